@@ -1,0 +1,14 @@
+//! Tidemark's domain: the types and rules that need no IO.
+//!
+//! This crate must not depend on any database, HTTP or async runtime crate; every other
+//! crate depends on it, and it depends on none of them.
+
+pub mod account;
+pub mod clock;
+pub mod ids;
+pub mod job;
+
+pub use account::{Account, ApiKey, ApiKeyScope, ApiKeySecret};
+pub use clock::{Clock, MockClock, SystemClock};
+pub use ids::{AccountId, ApiKeyId, IdGenerator, JobId, SequentialIds, UuidV7Ids};
+pub use job::{Job, JobState, NewJob, RetryPolicy};

@@ -1,0 +1,1 @@
+//! Geography: ports and time zones, sea routing, AIS decoding, GeoJSON. Depends on `domain` only.

@@ -1,0 +1,25 @@
+//! Forward-only migrations, embedded in the binary and tracked with `PRAGMA user_version`.
+
+use rusqlite::Connection;
+use tidemark_store::StoreResult;
+
+use crate::convert::backend;
+
+/// In order; a migration's number is its position plus one. Never edit a released one.
+const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_accounts_and_jobs.sql")];
+
+pub fn run(conn: &mut Connection) -> StoreResult<()> {
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(backend)?;
+    let applied: usize = tx
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(backend)?;
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
+        tracing::info!(migration = index + 1, "applying SQLite migration");
+        tx.execute_batch(sql).map_err(backend)?;
+        tx.pragma_update(None, "user_version", index + 1)
+            .map_err(backend)?;
+    }
+    tx.commit().map_err(backend)
+}

@@ -1,0 +1,95 @@
+//! The persistence port of Tidemark: the [`Store`] trait, its error type and the shared
+//! contract suite every backend must pass.
+//!
+//! Methods are use-case sized and atomic: each runs its own transaction inside the backend,
+//! so no transaction type has to cross the `dyn` boundary. This crate depends on `domain`
+//! only; backends depend on it, never the other way round.
+
+#[cfg(feature = "contract-tests")]
+pub mod contract;
+mod error;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Duration, Utc};
+use tidemark_domain::{Account, AccountId, ApiKey, ApiKeyId, Job, JobId, NewJob};
+
+pub use error::{BoxError, StoreError};
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Counts that operators watch on the job queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JobQueueStats {
+    /// Jobs due now or later that no worker holds.
+    pub queued: u64,
+    /// Jobs a worker holds under a lease.
+    pub running: u64,
+    /// When the oldest job that is due now became due.
+    pub oldest_due_at: Option<DateTime<Utc>>,
+}
+
+/// How a finished attempt ends a job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobOutcome {
+    Succeeded,
+    /// Run again at the given time.
+    RetryAt { at: DateTime<Utc>, error: String },
+    /// Give up for good.
+    Failed { error: String },
+}
+
+#[async_trait]
+pub trait Store: Send + Sync {
+    /// Answers when the database does: used by `/readyz`.
+    async fn ping(&self) -> StoreResult<()>;
+
+    // Accounts and API keys.
+
+    /// Creates an account; a taken name is `Conflict { constraint: "accounts_name" }`.
+    async fn create_account(&self, account: &Account) -> StoreResult<()>;
+    async fn account(&self, id: AccountId) -> StoreResult<Account>;
+    async fn account_by_name(&self, name: &str) -> StoreResult<Option<Account>>;
+    /// Creates `account` and `key` only when no account exists yet. Returns whether it did;
+    /// safe when several processes start at once.
+    async fn bootstrap_first_account(&self, account: &Account, key: &ApiKey) -> StoreResult<bool>;
+    async fn insert_api_key(&self, key: &ApiKey) -> StoreResult<()>;
+    /// The key with this hash, revoked or not.
+    async fn api_key_by_hash(&self, hash: &str) -> StoreResult<Option<ApiKey>>;
+    /// The account's keys, newest first.
+    async fn list_api_keys(&self, account: AccountId) -> StoreResult<Vec<ApiKey>>;
+    /// Revokes one of the account's keys. Another account's key is `NotFound`.
+    async fn revoke_api_key(
+        &self,
+        account: AccountId,
+        id: ApiKeyId,
+        at: DateTime<Utc>,
+    ) -> StoreResult<ApiKey>;
+
+    // The durable job queue.
+
+    /// Queues a job. If `dedup_key` is set and a job with that key is still queued or
+    /// running, nothing is added and that job's id is returned.
+    async fn enqueue_job(&self, job: &NewJob, now: DateTime<Utc>) -> StoreResult<JobId>;
+    /// Claims up to `limit` due jobs for `lease`: each claimed job's `attempts` grows by one,
+    /// and no other claim returns it until the lease expires. A job whose worker died on
+    /// its final attempt is marked failed instead of being claimed again.
+    async fn claim_jobs(
+        &self,
+        now: DateTime<Utc>,
+        lease: Duration,
+        limit: u32,
+    ) -> StoreResult<Vec<Job>>;
+    /// Records the end of attempt number `attempt` of a job. Returns `Conflict` when that
+    /// attempt no longer holds the job (its lease expired and another worker took it).
+    async fn finish_job(
+        &self,
+        id: JobId,
+        attempt: u32,
+        outcome: &JobOutcome,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    async fn job(&self, id: JobId) -> StoreResult<Job>;
+    async fn job_queue_stats(&self, now: DateTime<Utc>) -> StoreResult<JobQueueStats>;
+    /// Deletes succeeded and failed jobs last updated before `before`; returns how many.
+    async fn purge_finished_jobs(&self, before: DateTime<Utc>) -> StoreResult<u64>;
+}
