@@ -1,1 +1,373 @@
-//! PostgreSQL backend.
+//! Tidemark's PostgreSQL backend: tokio-postgres behind a deadpool pool.
+//!
+//! Every `Store` method runs as one statement or one transaction on a pooled connection,
+//! so any number of server processes can share the database: claims use
+//! `FOR UPDATE SKIP LOCKED`, and startup work (migrations, the first account) is
+//! serialized with transaction-level advisory locks. The SQL stays plain so that
+//! PostgreSQL-compatible databases can run it too. TLS is not built in (`NoTls`).
+//! This crate depends on `domain` and `store` only.
+
+mod convert;
+mod jobs;
+mod migrations;
+
+#[cfg(feature = "testing")]
+pub mod testing;
+
+use std::time::Duration as StdDuration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Duration, Utc};
+use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use tidemark_domain::{Account, AccountId, ApiKey, ApiKeyId, Job, JobId, NewJob};
+use tidemark_store::{JobOutcome, JobQueueStats, Store, StoreError, StoreResult};
+use tokio_postgres::NoTls;
+
+use crate::convert::{
+    ACCOUNT_COLUMNS, API_KEY_COLUMNS, account_from_row, api_key_from_row, backend, on_unique,
+};
+
+/// Advisory lock key held while bootstrapping ("tdmkboot"): the count-then-insert must not
+/// interleave with another process doing the same.
+const BOOTSTRAP_LOCK: i64 = 0x7464_6d6b_626f_6f74;
+
+/// How [`PgStore::connect_with`] sets up its pool.
+#[derive(Clone, Debug)]
+pub struct ConnectOptions {
+    /// Most connections the pool opens at once. At least 1.
+    pub max_connections: usize,
+    /// Schema every connection uses (its `search_path`), instead of the server default.
+    /// It must already exist. Tests use one schema per case to stay isolated.
+    pub schema: Option<String>,
+    /// How long to wait for a free connection, and for a new one to be established,
+    /// before failing with a `Backend` error.
+    pub acquire_timeout: StdDuration,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        Self {
+            max_connections: 16,
+            schema: None,
+            acquire_timeout: StdDuration::from_secs(30),
+        }
+    }
+}
+
+pub struct PgStore {
+    pool: Pool,
+    schema: Option<String>,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not the URL: it may carry a password.
+        f.debug_struct("PgStore")
+            .field("schema", &self.schema)
+            .field("pool", &self.pool.status())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PgStore {
+    /// Connects with default options (see [`ConnectOptions`]) and migrates the database.
+    /// `url` is a libpq-style URL or key/value string, e.g. `postgres://user@host/db`.
+    pub async fn connect(url: &str) -> StoreResult<Self> {
+        Self::connect_with(url, ConnectOptions::default()).await
+    }
+
+    /// Builds the pool described by `options` and migrates the database.
+    pub async fn connect_with(url: &str, options: ConnectOptions) -> StoreResult<Self> {
+        if options.max_connections == 0 {
+            return Err(backend("max_connections must be at least 1"));
+        }
+        let mut config: tokio_postgres::Config = url.parse().map_err(backend)?;
+        if let Some(schema) = &options.schema {
+            // A startup option rather than a `SET` after connecting: it holds for every
+            // connection the pool ever opens, with no extra round trip.
+            let search_path = search_path_option(schema);
+            let startup = match config.get_options() {
+                Some(existing) if !existing.is_empty() => format!("{existing} {search_path}"),
+                _ => search_path,
+            };
+            config.options(startup);
+        }
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(options.max_connections)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(options.acquire_timeout))
+            .create_timeout(Some(options.acquire_timeout))
+            .build()
+            .map_err(backend)?;
+        let store = Self {
+            pool,
+            schema: options.schema,
+        };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Applies the migrations this build knows and the database lacks. Safe to run from
+    /// several processes at once; `connect` already does it.
+    pub async fn migrate(&self) -> StoreResult<()> {
+        let mut client = self.client().await?;
+        migrations::run(&mut client).await
+    }
+
+    async fn client(&self) -> StoreResult<deadpool_postgres::Client> {
+        self.pool.get().await.map_err(backend)
+    }
+}
+
+/// `-c search_path=<schema>` for the startup `options` parameter. The name is quoted so it
+/// is taken literally; the server splits `options` on whitespace, where a backslash
+/// escapes the next character.
+fn search_path_option(schema: &str) -> String {
+    let quoted = format!("\"{}\"", schema.replace('"', "\"\""));
+    let mut option = String::from("-c search_path=");
+    for c in quoted.chars() {
+        if c.is_whitespace() || c == '\\' {
+            option.push('\\');
+        }
+        option.push(c);
+    }
+    option
+}
+
+async fn insert_account(client: &impl GenericClient, account: &Account) -> StoreResult<()> {
+    let statement = client
+        .prepare_cached("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
+        .await
+        .map_err(backend)?;
+    client
+        .execute(
+            &statement,
+            &[&account.id.0, &account.name, &account.created_at],
+        )
+        .await
+        .map_err(|e| on_unique(e, "accounts_name"))?;
+    Ok(())
+}
+
+async fn insert_api_key(client: &impl GenericClient, key: &ApiKey) -> StoreResult<()> {
+    let statement = client
+        .prepare_cached(
+            "INSERT INTO api_keys (id, account_id, prefix, hash, scope, created_at, revoked_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .await
+        .map_err(backend)?;
+    client
+        .execute(
+            &statement,
+            &[
+                &key.id.0,
+                &key.account_id.0,
+                &key.prefix,
+                &key.hash,
+                &key.scope.as_str(),
+                &key.created_at,
+                &key.revoked_at,
+            ],
+        )
+        .await
+        .map_err(|e| on_unique(e, "api_keys_hash"))?;
+    Ok(())
+}
+
+#[async_trait]
+impl Store for PgStore {
+    async fn ping(&self) -> StoreResult<()> {
+        self.client()
+            .await?
+            .batch_execute("SELECT 1")
+            .await
+            .map_err(backend)
+    }
+
+    async fn create_account(&self, account: &Account) -> StoreResult<()> {
+        insert_account(&self.client().await?, account).await
+    }
+
+    async fn account(&self, id: AccountId) -> StoreResult<Account> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = $1"
+            ))
+            .await
+            .map_err(backend)?;
+        client
+            .query_opt(&statement, &[&id.0])
+            .await
+            .map_err(backend)?
+            .as_ref()
+            .map(account_from_row)
+            .transpose()?
+            .ok_or(StoreError::NotFound)
+    }
+
+    async fn account_by_name(&self, name: &str) -> StoreResult<Option<Account>> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE name = $1"
+            ))
+            .await
+            .map_err(backend)?;
+        client
+            .query_opt(&statement, &[&name])
+            .await
+            .map_err(backend)?
+            .as_ref()
+            .map(account_from_row)
+            .transpose()
+    }
+
+    async fn bootstrap_first_account(&self, account: &Account, key: &ApiKey) -> StoreResult<bool> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&BOOTSTRAP_LOCK])
+            .await
+            .map_err(backend)?;
+        // Under READ COMMITTED this statement's snapshot is taken after the lock is held,
+        // so it sees an account a process that held the lock before us committed.
+        let existing: bool = tx
+            .query_one("SELECT EXISTS (SELECT 1 FROM accounts)", &[])
+            .await
+            .map_err(backend)?
+            .try_get(0)
+            .map_err(backend)?;
+        if existing {
+            tx.rollback().await.map_err(backend)?;
+            return Ok(false);
+        }
+        insert_account(&tx, account).await?;
+        insert_api_key(&tx, key).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(true)
+    }
+
+    async fn insert_api_key(&self, key: &ApiKey) -> StoreResult<()> {
+        insert_api_key(&self.client().await?, key).await
+    }
+
+    async fn api_key_by_hash(&self, hash: &str) -> StoreResult<Option<ApiKey>> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT {API_KEY_COLUMNS} FROM api_keys WHERE hash = $1"
+            ))
+            .await
+            .map_err(backend)?;
+        client
+            .query_opt(&statement, &[&hash])
+            .await
+            .map_err(backend)?
+            .as_ref()
+            .map(api_key_from_row)
+            .transpose()
+    }
+
+    async fn list_api_keys(&self, account: AccountId) -> StoreResult<Vec<ApiKey>> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT {API_KEY_COLUMNS} FROM api_keys WHERE account_id = $1
+                 ORDER BY created_at DESC, id DESC"
+            ))
+            .await
+            .map_err(backend)?;
+        client
+            .query(&statement, &[&account.0])
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(api_key_from_row)
+            .collect()
+    }
+
+    async fn revoke_api_key(
+        &self,
+        account: AccountId,
+        id: ApiKeyId,
+        at: DateTime<Utc>,
+    ) -> StoreResult<ApiKey> {
+        let client = self.client().await?;
+        // coalesce: revoking twice keeps the first revocation time.
+        let statement = client
+            .prepare_cached(&format!(
+                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, $3)
+                 WHERE id = $1 AND account_id = $2 RETURNING {API_KEY_COLUMNS}"
+            ))
+            .await
+            .map_err(backend)?;
+        client
+            .query_opt(&statement, &[&id.0, &account.0, &at])
+            .await
+            .map_err(backend)?
+            .as_ref()
+            .map(api_key_from_row)
+            .transpose()?
+            .ok_or(StoreError::NotFound)
+    }
+
+    async fn enqueue_job(&self, job: &NewJob, now: DateTime<Utc>) -> StoreResult<JobId> {
+        jobs::enqueue(&self.client().await?, job, now).await
+    }
+
+    async fn claim_jobs(
+        &self,
+        now: DateTime<Utc>,
+        lease: Duration,
+        limit: u32,
+    ) -> StoreResult<Vec<Job>> {
+        jobs::claim(&mut self.client().await?, now, lease, limit).await
+    }
+
+    async fn finish_job(
+        &self,
+        id: JobId,
+        attempt: u32,
+        outcome: &JobOutcome,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        jobs::finish(&self.client().await?, id, attempt, outcome, now).await
+    }
+
+    async fn job(&self, id: JobId) -> StoreResult<Job> {
+        jobs::get(&self.client().await?, id).await
+    }
+
+    async fn job_queue_stats(&self, now: DateTime<Utc>) -> StoreResult<JobQueueStats> {
+        jobs::stats(&self.client().await?, now).await
+    }
+
+    async fn purge_finished_jobs(&self, before: DateTime<Utc>) -> StoreResult<u64> {
+        jobs::purge_finished(&self.client().await?, before).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::search_path_option;
+
+    #[test]
+    fn the_schema_is_quoted_and_escaped_for_the_startup_options() {
+        assert_eq!(
+            search_path_option("test_ab12"),
+            r#"-c search_path="test_ab12""#
+        );
+        assert_eq!(
+            search_path_option(r#"my "odd" schema"#),
+            r#"-c search_path="my\ ""odd""\ schema""#
+        );
+    }
+}

@@ -1,0 +1,186 @@
+//! Authentication, authorization scope and rate limiting, as one middleware on `/v2`.
+//!
+//! `Authorization: Token <key>` (Terminal49's scheme) or `Bearer <key>`. Accepted keys are
+//! cached per process for `auth_cache_seconds` so the hot path needs no database round
+//! trip; a revocation in this process takes effect at once, elsewhere within that time.
+
+use std::collections::HashMap;
+use std::sync::{PoisonError, RwLock};
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Duration, Utc};
+use tidemark_domain::{AccountId, ApiKey, ApiKeyId, ApiKeyScope, ApiKeySecret};
+
+use crate::api::error::ApiError;
+use crate::app::AppState;
+
+/// Who is calling: put in the request's extensions by [`authenticate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Principal {
+    pub account_id: AccountId,
+    pub key_id: ApiKeyId,
+    pub scope: ApiKeyScope,
+}
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Principal {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, ApiError> {
+        parts
+            .extensions
+            .get::<Self>()
+            .copied()
+            .ok_or(ApiError::Unauthorized)
+    }
+}
+
+/// Accepted keys by hash, with when they were read from the store.
+#[derive(Debug)]
+pub struct AuthCache {
+    ttl: Duration,
+    entries: RwLock<HashMap<String, (ApiKey, DateTime<Utc>)>>,
+}
+
+impl AuthCache {
+    pub fn new(ttl: Duration) -> Self {
+        Self {
+            ttl,
+            entries: RwLock::new(HashMap::new()),
+        }
+    }
+
+    fn get(&self, hash: &str, now: DateTime<Utc>) -> Option<ApiKey> {
+        let entries = self.entries.read().unwrap_or_else(PoisonError::into_inner);
+        entries
+            .get(hash)
+            .filter(|(_, fetched)| now - *fetched < self.ttl)
+            .map(|(key, _)| key.clone())
+    }
+
+    fn put(&self, key: ApiKey, now: DateTime<Utc>) {
+        let mut entries = self.entries.write().unwrap_or_else(PoisonError::into_inner);
+        // Bounded: keys are few, but never let a flood of distinct keys grow it forever.
+        if entries.len() > 10_000 {
+            entries.retain(|_, (_, fetched)| now - *fetched < self.ttl);
+        }
+        entries.insert(key.hash.clone(), (key, now));
+    }
+
+    /// Drops a key from this process's cache (after revocation).
+    pub fn forget(&self, hash: &str) {
+        self.entries
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(hash);
+    }
+}
+
+fn presented_key(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
+    let (scheme, key) = value.split_once(' ')?;
+    (scheme.eq_ignore_ascii_case("token") || scheme.eq_ignore_ascii_case("bearer"))
+        .then(|| key.trim())
+        .filter(|key| !key.is_empty())
+}
+
+async fn resolve(state: &AppState, secret: &str) -> Result<ApiKey, ApiError> {
+    let hash = ApiKeySecret::from_presented(secret).hash();
+    let now = state.clock.now();
+    let key = match state.auth.get(&hash, now) {
+        Some(key) => key,
+        None => {
+            let key = state
+                .store
+                .api_key_by_hash(&hash)
+                .await?
+                .ok_or(ApiError::Unauthorized)?;
+            state.auth.put(key.clone(), now);
+            key
+        }
+    };
+    if key.revoked_at.is_some() {
+        return Err(ApiError::Unauthorized);
+    }
+    Ok(key)
+}
+
+fn is_read(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+fn set_rate_limit_headers(headers: &mut HeaderMap, status: &super::rate_limit::RateLimitStatus) {
+    for (name, value) in [
+        ("ratelimit-limit", status.limit.into()),
+        ("ratelimit-remaining", status.remaining.into()),
+        ("ratelimit-reset", status.reset_seconds),
+    ] {
+        headers.insert(name, HeaderValue::from(value));
+    }
+}
+
+/// Checks the key, counts the request against the key's rate limit, refuses writes with a
+/// read-only key, and makes the [`Principal`] available to handlers.
+pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let Some(secret) = presented_key(request.headers()) else {
+        return ApiError::Unauthorized.into_response();
+    };
+    let key = match resolve(&state, secret).await {
+        Ok(key) => key,
+        Err(error) => return error.into_response(),
+    };
+    let limit = state.rate_limits.default_limit();
+    let status = state
+        .rate_limits
+        .check(key.id, "default", limit, state.clock.now());
+    let mut response = if !status.allowed {
+        ApiError::TooManyRequests {
+            retry_after_seconds: status.reset_seconds,
+        }
+        .into_response()
+    } else if !is_read(request.method()) && !key.scope.can_write() {
+        ApiError::Forbidden("This API key is read-only.").into_response()
+    } else {
+        request.extensions_mut().insert(Principal {
+            account_id: key.account_id,
+            key_id: key.id,
+            scope: key.scope,
+        });
+        next.run(request).await
+    };
+    set_rate_limit_headers(response.headers_mut(), &status);
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+        headers
+    }
+
+    #[test]
+    fn the_token_scheme_is_accepted() {
+        assert_eq!(presented_key(&headers("Token tmk_abc")), Some("tmk_abc"));
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_accepted_in_any_case() {
+        assert_eq!(presented_key(&headers("bearer tmk_abc")), Some("tmk_abc"));
+    }
+
+    #[test]
+    fn other_schemes_and_bare_keys_are_not_keys() {
+        assert_eq!(presented_key(&headers("Basic dXNlcg==")), None);
+        assert_eq!(presented_key(&headers("tmk_abc")), None);
+        assert_eq!(presented_key(&headers("Token ")), None);
+    }
+}

@@ -1,0 +1,64 @@
+//! Operations endpoints, outside `/v2` and without authentication: liveness, readiness
+//! and Prometheus metrics.
+
+use axum::Router;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Serialize;
+
+use crate::app::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+}
+
+#[derive(Serialize)]
+struct Health {
+    status: &'static str,
+}
+
+/// The process is up.
+async fn healthz() -> Response {
+    crate::api::jsonapi::json_body(&Health { status: "ok" })
+}
+
+/// The process can serve: migrations ran (the store exists only once they did) and the
+/// database answers.
+async fn readyz(state: AppState) -> Response {
+    match state.store.ping().await {
+        Ok(()) => crate::api::jsonapi::json_body(&Health { status: "ready" }),
+        Err(error) => {
+            tracing::warn!(error = ?error, "readiness check failed");
+            crate::api::error::ApiError::Unavailable.into_response()
+        }
+    }
+}
+
+/// Prometheus text format. Job-queue gauges are read from the database at scrape time so
+/// every process reports the shared queue.
+async fn metrics(state: AppState) -> Response {
+    match state.store.job_queue_stats(state.clock.now()).await {
+        Ok(stats) => {
+            #[expect(clippy::cast_precision_loss, reason = "gauges are approximate")]
+            {
+                metrics::gauge!("tidemark_jobs_queued").set(stats.queued as f64);
+                metrics::gauge!("tidemark_jobs_running").set(stats.running as f64);
+                let age = stats
+                    .oldest_due_at
+                    .map_or(0.0, |due| (state.clock.now() - due).num_milliseconds().max(0) as f64 / 1000.0);
+                metrics::gauge!("tidemark_jobs_oldest_due_age_seconds").set(age);
+            }
+        }
+        Err(error) => tracing::warn!(error = ?error, "cannot read job queue stats"),
+    }
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.metrics.render(),
+    )
+        .into_response()
+}

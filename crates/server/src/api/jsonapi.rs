@@ -1,0 +1,548 @@
+//! The JSON:API envelope around typed attributes (<https://jsonapi.org/format/>).
+//!
+//! Primary data is strongly typed through [`Resource`]; `included` holds erased
+//! [`ResourceObject<Value>`]s so one code path serves every relationship. Query parsing
+//! (`include`, `page[...]`) and the request-body extractor [`JsonApiBody`] live here too, so
+//! every endpoint reports bad input the same way.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use serde::de::DeserializeOwned;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::api::error::{ApiError, FieldError};
+use crate::app::AppState;
+
+pub const CONTENT_TYPE: &str = "application/vnd.api+json";
+pub const DEFAULT_PAGE_SIZE: u32 = 30;
+pub const MAX_PAGE_SIZE: u32 = 100;
+
+/// A type the API serves as a JSON:API resource.
+pub trait Resource {
+    /// The `type` member, such as `"port"`.
+    const TYPE: &'static str;
+    /// The collection's URL segment under `/v2`, such as `"ports"`.
+    const PATH: &'static str;
+    type Attributes: Serialize;
+
+    fn id(&self) -> String;
+    fn attributes(&self) -> Self::Attributes;
+    fn relationships(&self) -> Relationships {
+        Relationships::default()
+    }
+}
+
+/// `{type, id}`: a reference to a resource.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct ResourceIdentifier {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+}
+
+impl ResourceIdentifier {
+    pub fn new(kind: &'static str, id: impl ToString) -> Self {
+        Self {
+            id: id.to_string(),
+            kind,
+        }
+    }
+}
+
+/// A relationship's `data`: one (possibly null) or many identifiers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum RelationshipData {
+    One(Option<ResourceIdentifier>),
+    Many(Vec<ResourceIdentifier>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Relationship {
+    pub data: RelationshipData,
+}
+
+/// Named relationships, serialized in name order for stable output.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(transparent)]
+pub struct Relationships(BTreeMap<&'static str, Relationship>);
+
+impl Relationships {
+    #[must_use]
+    pub fn one(mut self, name: &'static str, target: Option<ResourceIdentifier>) -> Self {
+        self.0.insert(name, Relationship {
+            data: RelationshipData::One(target),
+        });
+        self
+    }
+
+    #[must_use]
+    pub fn many(mut self, name: &'static str, targets: Vec<ResourceIdentifier>) -> Self {
+        self.0.insert(name, Relationship {
+            data: RelationshipData::Many(targets),
+        });
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SelfLink {
+    #[serde(rename = "self")]
+    pub self_: String,
+}
+
+/// One resource: `{id, type, attributes, relationships, links: {self}}`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ResourceObject<A> {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub attributes: A,
+    #[serde(skip_serializing_if = "Relationships::is_empty")]
+    pub relationships: Relationships,
+    pub links: SelfLink,
+}
+
+/// Builds the resource object of `resource`, with an absolute self link under `base`.
+pub fn resource_object<R: Resource>(resource: &R, base: &str) -> ResourceObject<R::Attributes> {
+    let id = resource.id();
+    ResourceObject {
+        links: SelfLink {
+            self_: format!("{base}/v2/{}/{id}", R::PATH),
+        },
+        id,
+        kind: R::TYPE,
+        attributes: resource.attributes(),
+        relationships: resource.relationships(),
+    }
+}
+
+/// The same, with attributes erased to JSON, for `included`.
+pub fn included_object<R: Resource>(resource: &R, base: &str) -> ResourceObject<Value> {
+    let object = resource_object(resource, base);
+    ResourceObject {
+        attributes: serde_json::to_value(&object.attributes).unwrap_or(Value::Null),
+        id: object.id,
+        kind: object.kind,
+        relationships: object.relationships,
+        links: object.links,
+    }
+}
+
+/// Links of a list response. `prev` and `next` are present only when those pages exist.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ListLinks {
+    #[serde(rename = "self")]
+    pub self_: String,
+    pub first: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prev: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+    pub last: String,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+pub struct ListMeta {
+    /// The page size used.
+    pub size: u32,
+    /// Matching resources on all pages.
+    pub total: u64,
+}
+
+/// A single-resource document.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Document<A> {
+    pub data: ResourceObject<A>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub included: Vec<ResourceObject<Value>>,
+    pub links: SelfLink,
+}
+
+/// A list document.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ListDocument<A> {
+    pub data: Vec<ResourceObject<A>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub included: Vec<ResourceObject<Value>>,
+    pub links: ListLinks,
+    pub meta: ListMeta,
+}
+
+impl<A: Serialize> Document<A> {
+    pub fn new(data: ResourceObject<A>, included: Vec<ResourceObject<Value>>) -> Self {
+        let links = data.links.clone();
+        Self {
+            data,
+            included,
+            links,
+        }
+    }
+}
+
+/// Serializes `value` as a JSON:API body.
+pub fn json_body<T: Serialize>(value: &T) -> Response {
+    match serde_json::to_vec(value) {
+        Ok(bytes) => (
+            [(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE))],
+            bytes,
+        )
+            .into_response(),
+        Err(error) => ApiError::Internal(anyhow::Error::new(error).context("serializing a response"))
+            .into_response(),
+    }
+}
+
+impl<A: Serialize> IntoResponse for Document<A> {
+    fn into_response(self) -> Response {
+        json_body(&self)
+    }
+}
+
+impl<A: Serialize> IntoResponse for ListDocument<A> {
+    fn into_response(self) -> Response {
+        json_body(&self)
+    }
+}
+
+/// Serializes timestamps as Terminal49 does: UTC, whole seconds, `Z`.
+pub mod timestamp {
+    use super::{DateTime, Serializer, Utc};
+
+    pub fn serialize<S: Serializer>(at: &DateTime<Utc>, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&at.format("%Y-%m-%dT%H:%M:%SZ"))
+    }
+
+    pub mod option {
+        use super::{DateTime, Serializer, Utc};
+
+        pub fn serialize<S: Serializer>(
+            at: &Option<DateTime<Utc>>,
+            serializer: S,
+        ) -> Result<S::Ok, S::Error> {
+            match at {
+                Some(at) => super::serialize(at, serializer),
+                None => serializer.serialize_none(),
+            }
+        }
+    }
+}
+
+/// The query string, parsed once: `include`, `page[...]` and everything else (filters).
+#[derive(Clone, Debug)]
+pub struct QueryParams {
+    path: String,
+    raw: Option<String>,
+    pairs: Vec<(String, String)>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let raw = parts.uri.query().map(str::to_owned);
+        let pairs = raw
+            .as_deref()
+            .map(|query| form_urlencoded::parse(query.as_bytes()).into_owned().collect())
+            .unwrap_or_default();
+        Ok(Self {
+            path: parts.uri.path().to_owned(),
+            raw,
+            pairs,
+        })
+    }
+}
+
+/// A page request, 1-based.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Page {
+    pub number: u32,
+    pub size: u32,
+}
+
+impl Page {
+    pub fn offset(self) -> u64 {
+        u64::from(self.number - 1) * u64::from(self.size)
+    }
+
+    /// The slice of `items` this page covers.
+    pub fn slice<T>(self, items: &[T]) -> &[T] {
+        let start = usize::try_from(self.offset()).unwrap_or(usize::MAX).min(items.len());
+        let end = start.saturating_add(self.size as usize).min(items.len());
+        &items[start..end]
+    }
+}
+
+impl QueryParams {
+    /// The last value given for `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .rev()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// A non-empty, trimmed filter value.
+    pub fn filter(&self, name: &str) -> Option<&str> {
+        self.get(name).map(str::trim).filter(|value| !value.is_empty())
+    }
+
+    /// `page[number]` (default 1) and `page[size]` (default `default_size`, at most 100).
+    /// Zero, negative or non-integer values are a 400 naming the parameter.
+    pub fn page(&self, default_size: u32) -> Result<Page, ApiError> {
+        let mut errors = Vec::new();
+        let mut read = |name: &str, default: u32| match self.get(name) {
+            None => default,
+            Some(value) => match value.trim().parse::<u64>() {
+                Ok(n) if n >= 1 => u32::try_from(n).unwrap_or(u32::MAX),
+                _ => {
+                    errors.push(FieldError::parameter(
+                        name,
+                        "invalid_page",
+                        format!("{name} must be an integer of at least 1, got {value:?}."),
+                    ));
+                    default
+                }
+            },
+        };
+        let number = read("page[number]", 1);
+        let size = read("page[size]", default_size).min(MAX_PAGE_SIZE);
+        if errors.is_empty() {
+            Ok(Page { number, size })
+        } else {
+            Err(ApiError::BadRequest(errors))
+        }
+    }
+
+    /// The requested `include` paths, each checked against `allowed` (dotted paths; a
+    /// prefix of an allowed path is allowed too).
+    pub fn includes(&self, resource_type: &str, allowed: &[&str]) -> Result<Includes, ApiError> {
+        let mut paths = BTreeSet::new();
+        let Some(value) = self.get("include") else {
+            return Ok(Includes(paths));
+        };
+        for path in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let known = allowed.iter().any(|allowed| {
+                *allowed == path
+                    || allowed
+                        .strip_prefix(path)
+                        .is_some_and(|rest| rest.starts_with('.'))
+            });
+            if !known {
+                return Err(ApiError::parameter(
+                    "include",
+                    "invalid_include",
+                    format!("{path} is not a relationship of {resource_type}."),
+                ));
+            }
+            paths.insert(path.to_owned());
+        }
+        Ok(Includes(paths))
+    }
+
+    /// `self`, `first`, `prev`, `next` and `last` links for a list, absolute under `base`.
+    pub fn list_links(&self, base: &str, page: Page, total: u64) -> ListLinks {
+        let last_page = u32::try_from(total.div_ceil(u64::from(page.size)).max(1)).unwrap_or(u32::MAX);
+        let mut others = form_urlencoded::Serializer::new(String::new());
+        for (key, value) in self
+            .pairs
+            .iter()
+            .filter(|(key, _)| key != "page[number]" && key != "page[size]")
+        {
+            others.append_pair(key, value);
+        }
+        let others = others.finish();
+        let link = |number: u32| {
+            let mut query = form_urlencoded::Serializer::new(others.clone());
+            query.append_pair("page[number]", &number.to_string());
+            query.append_pair("page[size]", &page.size.to_string());
+            format!("{base}{}?{}", self.path, query.finish())
+        };
+        ListLinks {
+            self_: match &self.raw {
+                Some(raw) => format!("{base}{}?{raw}", self.path),
+                None => format!("{base}{}", self.path),
+            },
+            first: link(1),
+            prev: (page.number > 1).then(|| link((page.number - 1).min(last_page))),
+            next: (page.number < last_page).then(|| link(page.number + 1)),
+            last: link(last_page),
+        }
+    }
+}
+
+/// The include paths a request asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Includes(BTreeSet<String>);
+
+impl Includes {
+    pub fn contains(&self, path: &str) -> bool {
+        self.0.contains(path)
+            || self
+                .0
+                .iter()
+                .any(|p| p.strip_prefix(path).is_some_and(|rest| rest.starts_with('.')))
+    }
+}
+
+/// A JSON:API request body for resource type `R`: content type checked, `data.type`
+/// checked, `data.attributes` deserialized into `T` with errors pointing at the field.
+#[derive(Debug)]
+pub struct JsonApiBody<T> {
+    pub attributes: T,
+    pub relationships: Option<Value>,
+}
+
+/// Names the resource type a body must carry.
+pub trait BodyType {
+    const TYPE: &'static str;
+}
+
+fn is_json_content_type(value: Option<&HeaderValue>) -> bool {
+    let Some(value) = value.and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let essence = value.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    essence == "application/json" || essence == CONTENT_TYPE
+}
+
+impl<T> FromRequest<AppState> for JsonApiBody<T>
+where
+    T: DeserializeOwned + BodyType,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, ApiError> {
+        if !is_json_content_type(request.headers().get(header::CONTENT_TYPE)) {
+            return Err(ApiError::UnsupportedMediaType);
+        }
+        let limit = state.config.max_body_bytes;
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(|_| ApiError::PayloadTooLarge { limit })?;
+        parse_body(&bytes)
+    }
+}
+
+/// Parses a JSON:API body; public so that it can be tested without HTTP.
+pub fn parse_body<T: DeserializeOwned + BodyType>(bytes: &[u8]) -> Result<JsonApiBody<T>, ApiError> {
+    let document: Value = serde_json::from_slice(bytes).map_err(|error| {
+        ApiError::BadRequest(vec![FieldError::pointer(
+            "",
+            "malformed_json",
+            format!("The body is not valid JSON: {error}."),
+        )])
+    })?;
+    let Some(data) = document.get("data").and_then(Value::as_object) else {
+        return Err(ApiError::Invalid(vec![FieldError::pointer(
+            "/data",
+            "blank",
+            "The body must have a data object.",
+        )]));
+    };
+    match data.get("type").and_then(Value::as_str) {
+        None => {
+            return Err(ApiError::Invalid(vec![FieldError::pointer(
+                "/data/type",
+                "blank",
+                format!("data.type must be {:?}.", T::TYPE),
+            )]));
+        }
+        Some(found) if found != T::TYPE => {
+            return Err(ApiError::TypeMismatch {
+                expected: T::TYPE,
+                found: found.to_owned(),
+            });
+        }
+        Some(_) => {}
+    }
+    let attributes = data
+        .get("attributes")
+        .cloned()
+        .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    let attributes = serde_path_to_error::deserialize(attributes).map_err(|error| {
+        let path = error.path().to_string();
+        let pointer = if path == "." {
+            "/data/attributes".to_owned()
+        } else {
+            format!("/data/attributes/{}", path.replace('.', "/"))
+        };
+        ApiError::Invalid(vec![FieldError::pointer(pointer, "invalid", error.inner().to_string())])
+    })?;
+    Ok(JsonApiBody {
+        attributes,
+        relationships: data.get("relationships").cloned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query(raw: &str) -> QueryParams {
+        QueryParams {
+            path: "/v2/ports".to_owned(),
+            raw: Some(raw.to_owned()),
+            pairs: form_urlencoded::parse(raw.as_bytes()).into_owned().collect(),
+        }
+    }
+
+    #[test]
+    fn page_defaults_apply_when_no_page_is_asked() {
+        assert_eq!(query("").page(30).unwrap(), Page { number: 1, size: 30 });
+    }
+
+    #[test]
+    fn page_size_is_capped_at_one_hundred() {
+        assert_eq!(query("page[size]=500").page(30).unwrap().size, 100);
+    }
+
+    #[test]
+    fn zero_negative_and_non_integer_pages_are_rejected() {
+        for bad in ["page[number]=0", "page[size]=-1", "page[number]=two", "page[size]=1.5"] {
+            assert!(query(bad).page(30).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn links_point_to_neighbouring_pages_and_keep_filters() {
+        let links = query("filter%5Bcountry%5D=DE&page%5Bnumber%5D=2&page%5Bsize%5D=10")
+            .list_links("http://x", Page { number: 2, size: 10 }, 35);
+
+        assert_eq!(
+            links.next.as_deref(),
+            Some("http://x/v2/ports?filter%5Bcountry%5D=DE&page%5Bnumber%5D=3&page%5Bsize%5D=10")
+        );
+        assert!(links.prev.is_some());
+        assert!(links.last.contains("page%5Bnumber%5D=4"));
+    }
+
+    #[test]
+    fn dotted_includes_allow_their_prefixes() {
+        let includes = query("include=tracked_object")
+            .includes("tracking_request", &["tracked_object.containers"])
+            .unwrap();
+
+        assert!(includes.contains("tracked_object"));
+    }
+
+    #[test]
+    fn an_unknown_include_is_rejected() {
+        let error = query("include=nope").includes("port", &["terminals"]).unwrap_err();
+
+        assert!(matches!(error, ApiError::BadRequest(_)));
+    }
+}

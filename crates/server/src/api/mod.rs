@@ -1,0 +1,102 @@
+//! The HTTP API: one module per URL segment under `/v2`, plus operations endpoints.
+//!
+//! Every response that is not a success is a JSON:API error document, including unknown
+//! routes (404), wrong methods (405), oversized bodies (413), timeouts and panics.
+
+pub mod api_keys;
+pub mod auth;
+pub mod docs;
+pub mod error;
+pub mod health;
+pub mod jsonapi;
+pub mod ports;
+pub mod rate_limit;
+pub mod shipping_lines;
+pub mod terminals;
+
+use std::time::Instant;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::http::{HeaderName, Response as HttpResponse};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use tower::ServiceBuilder;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::api::error::ApiError;
+use crate::app::AppState;
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The `/v2` routes with their OpenAPI description.
+pub fn v2_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(docs::base_openapi())
+        .merge(api_keys::router())
+        .merge(ports::router())
+        .merge(shipping_lines::router())
+        .merge(terminals::router())
+}
+
+pub fn router(state: AppState) -> Router {
+    let (v2, openapi) = v2_routes().split_for_parts();
+    let v2 = v2.route_layer(middleware::from_fn_with_state(state.clone(), auth::authenticate));
+    let max_body = state.config.max_body_bytes;
+    Router::new()
+        .merge(v2)
+        .merge(docs::router(openapi))
+        .merge(health::router())
+        .fallback(|| async { ApiError::NotFound })
+        .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
+        .layer(
+            ServiceBuilder::new()
+                .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+                .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
+                    let request_id = request
+                        .headers()
+                        .get(REQUEST_ID)
+                        .and_then(|value| value.to_str().ok())
+                        .unwrap_or("");
+                    tracing::info_span!(
+                        "request",
+                        method = %request.method(),
+                        path = %request.uri().path(),
+                        request_id,
+                    )
+                }))
+                .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+                .layer(CatchPanicLayer::custom(|_: Box<dyn std::any::Any + Send>| {
+                    tracing::error!("a request handler panicked");
+                    ApiError::Internal(anyhow::anyhow!("handler panicked")).into_response()
+                }))
+                .layer(middleware::from_fn_with_state(state.clone(), observe))
+                .layer(CompressionLayer::new())
+                .layer(DefaultBodyLimit::max(max_body)),
+        )
+        .with_state(state)
+}
+
+/// Records request metrics and enforces the request timeout.
+async fn observe(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().to_string();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |path| path.as_str().to_owned());
+    let response: HttpResponse<_> =
+        match tokio::time::timeout(state.config.request_timeout, next.run(request)).await {
+            Ok(response) => response,
+            Err(_) => ApiError::Unavailable.into_response(),
+        };
+    let status = response.status().as_u16().to_string();
+    metrics::counter!("http_requests_total", "method" => method.clone(), "route" => route.clone(), "status" => status)
+        .increment(1);
+    metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route)
+        .record(started.elapsed().as_secs_f64());
+    response
+}

@@ -1,0 +1,138 @@
+//! The application: shared dependencies, and how the API and the workers are run.
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+use anyhow::Context;
+use axum::extract::FromRef;
+use metrics_exporter_prometheus::PrometheusHandle;
+use tidemark_domain::{Clock, IdGenerator, SystemClock, UuidV7Ids};
+use tidemark_geo::reference::ReferenceData;
+use tidemark_store::Store;
+use tidemark_store_postgres::PgStore;
+use tidemark_store_sqlite::SqliteStore;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::api;
+use crate::api::auth::AuthCache;
+use crate::api::rate_limit::RateLimiter;
+use crate::config::{Config, DatabaseUrl};
+use crate::jobs;
+
+/// Everything a request or a job needs. Built once per process.
+pub struct App {
+    pub config: Config,
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+    pub reference: &'static ReferenceData,
+    pub auth: AuthCache,
+    pub rate_limits: RateLimiter,
+    pub metrics: PrometheusHandle,
+}
+
+/// The axum state: a cheap handle on the one [`App`].
+#[derive(Clone)]
+pub struct AppState(pub Arc<App>);
+
+impl Deref for AppState {
+    type Target = App;
+
+    fn deref(&self) -> &App {
+        &self.0
+    }
+}
+
+impl FromRef<AppState> for () {
+    fn from_ref(_: &AppState) -> Self {}
+}
+
+impl App {
+    /// Assembles an app from its parts; tests pass a mock clock and sequential ids.
+    pub fn new(
+        config: Config,
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+    ) -> Self {
+        Self {
+            auth: AuthCache::new(config.auth_cache_ttl),
+            rate_limits: RateLimiter::new(config.rate_limit_per_minute),
+            config,
+            store,
+            clock,
+            ids,
+            reference: ReferenceData::embedded(),
+            metrics: crate::telemetry::prometheus(),
+        }
+    }
+
+    /// Opens (and migrates) the configured database, with the real clock and ids.
+    pub async fn from_config(config: Config) -> anyhow::Result<Self> {
+        let store = open_store(&config).await?;
+        Ok(Self::new(
+            config,
+            store,
+            Arc::new(SystemClock),
+            Arc::new(UuidV7Ids),
+        ))
+    }
+
+    /// The HTTP API with all its layers.
+    pub fn router(self: &Arc<Self>) -> axum::Router {
+        api::router(AppState(Arc::clone(self)))
+    }
+
+    /// Serves the API on `listener` until `shutdown` is cancelled, then finishes the
+    /// requests in flight.
+    pub async fn serve(
+        self: Arc<Self>,
+        listener: TcpListener,
+        shutdown: CancellationToken,
+    ) -> std::io::Result<()> {
+        let router = self.router();
+        axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown.cancelled_owned())
+            .await
+    }
+
+    /// Runs the background workers and the scheduler until `shutdown` is cancelled; jobs
+    /// already started are finished first.
+    pub async fn run_workers(self: Arc<Self>, shutdown: CancellationToken) {
+        jobs::run(self, shutdown).await;
+    }
+}
+
+/// Opens the backend named by the database URL and applies its migrations.
+pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
+    Ok(match &config.database_url {
+        DatabaseUrl::Sqlite(path) => Arc::new(
+            SqliteStore::open(path)
+                .with_context(|| format!("opening SQLite database {}", path.display()))?,
+        ),
+        DatabaseUrl::Postgres(url) => Arc::new(
+            PgStore::connect_with(
+                url,
+                tidemark_store_postgres::ConnectOptions {
+                    max_connections: config.database_max_connections,
+                    schema: None,
+                    ..Default::default()
+                },
+            )
+            .await
+            .context("connecting to PostgreSQL")?,
+        ),
+    })
+}
+
+impl axum::extract::FromRequestParts<AppState> for AppState {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        _: &mut axum::http::request::Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(state.clone())
+    }
+}

@@ -1,0 +1,176 @@
+//! The command line (DESIGN.md §5): `serve`, `migrate`, `api-keys`, `sandbox-carrier`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use tidemark_domain::{ApiKeyId, ApiKeyScope};
+use tokio_util::sync::CancellationToken;
+
+use crate::accounts;
+use crate::app::{App, open_store};
+use crate::config::Config;
+use crate::telemetry;
+
+#[derive(Debug, Parser)]
+#[command(name = "tidemark", version, about = "Self-hosted container shipment tracking")]
+pub struct Cli {
+    /// A TOML file with settings (see defaults.toml); TIDEMARK_* variables override it.
+    #[arg(long, global = true, env = "TIDEMARK_CONFIG")]
+    pub config: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the service; migrates the database first.
+    Serve {
+        /// `all` runs the API and the workers in this process.
+        #[arg(long, value_enum, default_value_t = Role::All)]
+        role: Role,
+    },
+    /// Apply database migrations and exit.
+    Migrate,
+    /// Manage API keys.
+    #[command(name = "api-keys", subcommand)]
+    ApiKeys(ApiKeysCommand),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Role {
+    All,
+    Api,
+    Worker,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ApiKeysCommand {
+    /// Create a key (and the account, if new); prints the key alone on stdout.
+    Create {
+        #[arg(long)]
+        account: String,
+        #[arg(long)]
+        read_only: bool,
+    },
+    /// List an account's keys (prefix, scope, state); never the secrets.
+    List {
+        #[arg(long)]
+        account: String,
+    },
+    /// Revoke a key by its id.
+    Revoke {
+        #[arg(long)]
+        account: String,
+        #[arg(long)]
+        id: uuid::Uuid,
+    },
+}
+
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    let config = Config::load(cli.config.as_deref())?;
+    telemetry::init_logging(&config);
+    match cli.command {
+        Command::Serve { role } => serve(config, role).await,
+        Command::Migrate => {
+            open_store(&config).await?;
+            eprintln!("migrations applied");
+            Ok(())
+        }
+        Command::ApiKeys(command) => api_keys(config, command).await,
+    }
+}
+
+async fn serve(config: Config, role: Role) -> anyhow::Result<()> {
+    let app = Arc::new(App::from_config(config).await?);
+    if let Some(issued) = accounts::bootstrap(&app).await? {
+        // The newcomer's first key: printed once, on stdout, and never stored in clear.
+        println!("{}", issued.secret.expose());
+        tracing::info!(
+            prefix = %issued.key.prefix,
+            "created account \"default\" with the read-write API key printed above"
+        );
+    }
+    let shutdown = CancellationToken::new();
+    tokio::spawn(cancel_on_signal(shutdown.clone()));
+
+    let workers = matches!(role, Role::All | Role::Worker)
+        .then(|| tokio::spawn(Arc::clone(&app).run_workers(shutdown.clone())));
+    if matches!(role, Role::All | Role::Api) {
+        let listener = tokio::net::TcpListener::bind(app.config.listen)
+            .await
+            .with_context(|| format!("binding TIDEMARK_LISTEN {}", app.config.listen))?;
+        tracing::info!(listen = %app.config.listen, public_url = %app.config.public_url, "serving the API");
+        Arc::clone(&app).serve(listener, shutdown.clone()).await?;
+        shutdown.cancel();
+    }
+    if let Some(workers) = workers {
+        workers.await.context("worker task")?;
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn cancel_on_signal(shutdown: CancellationToken) {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(error) => {
+                    tracing::warn!(%error, "cannot listen for SIGTERM");
+                    let _ = ctrl_c.await;
+                    shutdown.cancel();
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+    tracing::info!("shutting down: finishing requests and jobs in flight");
+    shutdown.cancel();
+}
+
+async fn api_keys(config: Config, command: ApiKeysCommand) -> anyhow::Result<()> {
+    let app = App::from_config(config).await?;
+    match command {
+        ApiKeysCommand::Create { account, read_only } => {
+            let account = accounts::find_or_create_account(&app, &account).await?;
+            let scope = if read_only {
+                ApiKeyScope::ReadOnly
+            } else {
+                ApiKeyScope::ReadWrite
+            };
+            let issued = accounts::issue_key(&app, account.id, scope).await?;
+            println!("{}", issued.secret.expose());
+        }
+        ApiKeysCommand::List { account } => {
+            let Some(account) = app.store.account_by_name(&account).await? else {
+                bail!("no account named {account:?}");
+            };
+            for key in app.store.list_api_keys(account.id).await? {
+                let state = key
+                    .revoked_at
+                    .map_or_else(|| "active".to_owned(), |at| format!("revoked {at}"));
+                println!("{}\t{}\t{}\t{}", key.id, key.prefix, key.scope.as_str(), state);
+            }
+        }
+        ApiKeysCommand::Revoke { account, id } => {
+            let Some(account) = app.store.account_by_name(&account).await? else {
+                bail!("no account named {account:?}");
+            };
+            accounts::revoke_key(&app, account.id, ApiKeyId(id))
+                .await
+                .with_context(|| format!("revoking key {id}"))?;
+            eprintln!("revoked {id}");
+        }
+    }
+    Ok(())
+}

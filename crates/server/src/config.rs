@@ -1,0 +1,306 @@
+//! Settings: embedded `defaults.toml`, then an optional config file, then `TIDEMARK_*`
+//! environment variables. [`Config::load`] validates everything and names the offending
+//! setting, so a bad deployment fails at start rather than on the first request.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use figment::Figment;
+use figment::providers::{Env, Format, Toml};
+use serde::Deserialize;
+use url::Url;
+
+const DEFAULTS: &str = include_str!("defaults.toml");
+
+/// The settings as read, before validation.
+#[derive(Debug, Deserialize)]
+struct RawConfig {
+    listen: String,
+    database_url: String,
+    storage_url: String,
+    public_url: String,
+    webhooks_allow_private: bool,
+    rate_limit_per_minute: u32,
+    log_format: String,
+    log_level: String,
+    max_body_bytes: usize,
+    request_timeout_seconds: u64,
+    auth_cache_seconds: u64,
+    database_max_connections: usize,
+    worker_concurrency: usize,
+    job_lease_seconds: u64,
+    job_poll_milliseconds: u64,
+    bench_routes: bool,
+}
+
+/// Which database backend to use, chosen by the URL scheme.
+#[derive(Clone, PartialEq, Eq)]
+pub enum DatabaseUrl {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+impl fmt::Debug for DatabaseUrl {
+    // PostgreSQL URLs may carry a password: show only the scheme and host part.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Sqlite(path) => write!(f, "sqlite://{}", path.display()),
+            Self::Postgres(url) => match Url::parse(url) {
+                Ok(url) => write!(
+                    f,
+                    "postgres://{}{}",
+                    url.host_str().unwrap_or(""),
+                    url.port().map(|p| format!(":{p}")).unwrap_or_default()
+                ),
+                Err(_) => f.write_str("postgres://…"),
+            },
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    Json,
+    Pretty,
+}
+
+/// Validated settings.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub listen: SocketAddr,
+    pub database_url: DatabaseUrl,
+    pub storage_url: Url,
+    /// Base of absolute links, without a trailing slash.
+    pub public_url: String,
+    pub webhooks_allow_private: bool,
+    pub rate_limit_per_minute: u32,
+    pub log_format: LogFormat,
+    pub log_level: String,
+    pub max_body_bytes: usize,
+    pub request_timeout: std::time::Duration,
+    pub auth_cache_ttl: chrono::Duration,
+    pub database_max_connections: usize,
+    pub worker_concurrency: usize,
+    pub job_lease: chrono::Duration,
+    pub job_poll_interval: std::time::Duration,
+    /// Serves `/bench/static/{bytes}` for the load benchmark's baseline.
+    pub bench_routes: bool,
+}
+
+/// A setting that failed validation, named as the operator writes it.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid setting {setting}: {reason}")]
+pub struct ConfigError {
+    pub setting: String,
+    pub reason: String,
+}
+
+fn invalid(key: &str, reason: impl Into<String>) -> ConfigError {
+    ConfigError {
+        setting: format!("TIDEMARK_{}", key.to_uppercase()),
+        reason: reason.into(),
+    }
+}
+
+impl Config {
+    /// Reads defaults, the optional file and the environment.
+    pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
+        let mut figment = Figment::from(Toml::string(DEFAULTS));
+        if let Some(file) = file {
+            if !file.exists() {
+                return Err(ConfigError {
+                    setting: "--config".to_owned(),
+                    reason: format!("{} does not exist", file.display()),
+                });
+            }
+            figment = figment.merge(Toml::file(file));
+        }
+        figment = figment.merge(Env::prefixed("TIDEMARK_").ignore(&["config", "test_postgres_url"]));
+        Self::from_figment(&figment)
+    }
+
+    /// Defaults with overrides given as `(key, value)` pairs; used by tests and benchmarks,
+    /// which must not read the environment.
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Result<Self, ConfigError> {
+        let mut figment = Figment::from(Toml::string(DEFAULTS));
+        for (key, value) in pairs {
+            figment = figment.merge(Toml::string(&format!("{key} = {}", toml_value(value))));
+        }
+        Self::from_figment(&figment)
+    }
+
+    fn from_figment(figment: &Figment) -> Result<Self, ConfigError> {
+        let raw: RawConfig = figment.extract().map_err(|error| {
+            let key = error.path.join(".");
+            ConfigError {
+                setting: if key.is_empty() {
+                    "configuration".to_owned()
+                } else {
+                    format!("TIDEMARK_{}", key.to_uppercase())
+                },
+                reason: error.kind.to_string(),
+            }
+        })?;
+        raw.validate()
+    }
+}
+
+/// Quotes a value for TOML unless it is a number or boolean.
+fn toml_value(value: &str) -> String {
+    if value.parse::<i64>().is_ok() || value == "true" || value == "false" {
+        value.to_owned()
+    } else {
+        format!("{value:?}")
+    }
+}
+
+impl RawConfig {
+    fn validate(self) -> Result<Config, ConfigError> {
+        let listen: SocketAddr = self
+            .listen
+            .parse()
+            .map_err(|_| invalid("listen", format!("{:?} is not a host:port address", self.listen)))?;
+        let database_url = parse_database_url(&self.database_url)?;
+        let storage_url = Url::parse(&self.storage_url)
+            .ok()
+            .filter(|url| matches!(url.scheme(), "file" | "s3" | "memory"))
+            .ok_or_else(|| {
+                invalid(
+                    "storage_url",
+                    "expected file://DIR, s3://BUCKET/PREFIX or memory://",
+                )
+            })?;
+        let public_url = if self.public_url.trim().is_empty() {
+            format!("http://{listen}")
+        } else {
+            let url = Url::parse(self.public_url.trim())
+                .ok()
+                .filter(|url| matches!(url.scheme(), "http" | "https") && url.has_host())
+                .ok_or_else(|| invalid("public_url", "expected an absolute http(s) URL"))?;
+            url.as_str().trim_end_matches('/').to_owned()
+        };
+        if self.rate_limit_per_minute == 0 {
+            return Err(invalid("rate_limit_per_minute", "must be at least 1"));
+        }
+        let log_format = match self.log_format.as_str() {
+            "json" => LogFormat::Json,
+            "pretty" => LogFormat::Pretty,
+            other => return Err(invalid("log_format", format!("{other:?} is not json or pretty"))),
+        };
+        if tracing_subscriber::EnvFilter::try_new(&self.log_level).is_err() {
+            return Err(invalid("log_level", "not a valid tracing filter"));
+        }
+        positive("max_body_bytes", self.max_body_bytes)?;
+        positive("request_timeout_seconds", self.request_timeout_seconds)?;
+        positive("database_max_connections", self.database_max_connections)?;
+        positive("worker_concurrency", self.worker_concurrency)?;
+        positive("job_lease_seconds", self.job_lease_seconds)?;
+        positive("job_poll_milliseconds", self.job_poll_milliseconds)?;
+        Ok(Config {
+            listen,
+            database_url,
+            storage_url,
+            public_url,
+            webhooks_allow_private: self.webhooks_allow_private,
+            rate_limit_per_minute: self.rate_limit_per_minute,
+            log_format,
+            log_level: self.log_level,
+            max_body_bytes: self.max_body_bytes,
+            request_timeout: std::time::Duration::from_secs(self.request_timeout_seconds),
+            auth_cache_ttl: seconds(self.auth_cache_seconds),
+            database_max_connections: self.database_max_connections,
+            worker_concurrency: self.worker_concurrency,
+            job_lease: seconds(self.job_lease_seconds),
+            job_poll_interval: std::time::Duration::from_millis(self.job_poll_milliseconds),
+            bench_routes: self.bench_routes,
+        })
+    }
+}
+
+fn seconds(value: u64) -> chrono::Duration {
+    chrono::Duration::seconds(i64::try_from(value).unwrap_or(i64::MAX / 1000))
+}
+
+fn positive<T: PartialEq + Default>(key: &str, value: T) -> Result<(), ConfigError> {
+    if value == T::default() {
+        Err(invalid(key, "must be greater than zero"))
+    } else {
+        Ok(())
+    }
+}
+
+fn parse_database_url(value: &str) -> Result<DatabaseUrl, ConfigError> {
+    if value.starts_with("postgres://") || value.starts_with("postgresql://") {
+        return Url::parse(value)
+            .ok()
+            .filter(Url::has_host)
+            .map(|_| DatabaseUrl::Postgres(value.to_owned()))
+            .ok_or_else(|| invalid("database_url", "not a valid postgres:// URL"));
+    }
+    tidemark_store_sqlite::SqliteStore::path_from_url(value)
+        .map(DatabaseUrl::Sqlite)
+        .ok_or_else(|| {
+            invalid(
+                "database_url",
+                "expected sqlite://PATH or postgres://USER@HOST:PORT/DB",
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_documented_embedded_setup() {
+        let config = Config::from_pairs(&[]).unwrap();
+
+        assert_eq!(config.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(
+            config.database_url,
+            DatabaseUrl::Sqlite(PathBuf::from("./tidemark-data/tidemark.db"))
+        );
+        assert_eq!(config.storage_url.as_str(), "file://./tidemark-data/documents");
+        assert_eq!(config.public_url, "http://127.0.0.1:8080");
+        assert!(!config.webhooks_allow_private);
+        assert_eq!(config.rate_limit_per_minute, 100);
+    }
+
+    #[test]
+    fn a_postgres_url_selects_postgres() {
+        let config =
+            Config::from_pairs(&[("database_url", "postgres://u:secret@db:5432/tidemark")]).unwrap();
+
+        assert!(matches!(config.database_url, DatabaseUrl::Postgres(_)));
+        assert!(!format!("{config:?}").contains("secret"));
+    }
+
+    #[test]
+    fn an_unknown_database_scheme_names_the_setting() {
+        let error = Config::from_pairs(&[("database_url", "mysql://x")]).unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_DATABASE_URL");
+    }
+
+    #[test]
+    fn a_malformed_listen_address_names_the_setting() {
+        let error = Config::from_pairs(&[("listen", "localhost")]).unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_LISTEN");
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_the_setting() {
+        let error = Config::from_pairs(&[("rate_limit_per_minute", "lots")]).unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_RATE_LIMIT_PER_MINUTE");
+    }
+
+    #[test]
+    fn the_public_url_loses_its_trailing_slash() {
+        let config = Config::from_pairs(&[("public_url", "https://track.example.com/")]).unwrap();
+
+        assert_eq!(config.public_url, "https://track.example.com");
+    }
+}

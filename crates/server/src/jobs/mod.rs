@@ -1,0 +1,159 @@
+//! Background jobs: the kinds of job, their dispatch, and the worker loop.
+//!
+//! Jobs live in the store (DESIGN.md §1), so any worker process may run any job, and a job
+//! survives restarts. Later capabilities (carrier polls, webhook deliveries) add variants to
+//! [`JobKind`] and arms to [`Dispatcher`].
+
+pub mod runner;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Duration, Utc};
+use tidemark_domain::{Job, JobId, NewJob, RetryPolicy};
+use tidemark_store::StoreError;
+use tokio_util::sync::CancellationToken;
+
+use crate::app::App;
+pub use runner::Runner;
+
+/// Finished jobs are kept this long for inspection, then purged.
+const FINISHED_JOB_RETENTION_DAYS: i64 = 7;
+const HOUSEKEEPING_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Every kind of job, named as stored in the queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobKind {
+    /// Deletes finished jobs past their retention.
+    PurgeFinishedJobs,
+}
+
+impl JobKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::PurgeFinishedJobs => "purge_finished_jobs",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "purge_finished_jobs" => Some(Self::PurgeFinishedJobs),
+            _ => None,
+        }
+    }
+}
+
+/// How a job attempt failed: worth retrying, or not.
+#[derive(Debug)]
+pub enum JobError {
+    Retry(anyhow::Error),
+    Fail(anyhow::Error),
+}
+
+impl JobError {
+    pub fn retry(error: impl Into<anyhow::Error>) -> Self {
+        Self::Retry(error.into())
+    }
+
+    pub fn fail(error: impl Into<anyhow::Error>) -> Self {
+        Self::Fail(error.into())
+    }
+}
+
+impl From<StoreError> for JobError {
+    // A database hiccup is transient; the job will be retried with backoff.
+    fn from(error: StoreError) -> Self {
+        Self::Retry(error.into())
+    }
+}
+
+/// Runs one job attempt.
+#[async_trait]
+pub trait JobHandler: Send + Sync {
+    async fn run(&self, job: &Job) -> Result<(), JobError>;
+}
+
+/// The production handler: routes each job to its use case.
+pub struct Dispatcher {
+    pub app: Arc<App>,
+}
+
+#[async_trait]
+impl JobHandler for Dispatcher {
+    async fn run(&self, job: &Job) -> Result<(), JobError> {
+        match JobKind::parse(&job.kind) {
+            Some(JobKind::PurgeFinishedJobs) => {
+                let before = self.app.clock.now() - Duration::days(FINISHED_JOB_RETENTION_DAYS);
+                let purged = self.app.store.purge_finished_jobs(before).await?;
+                tracing::info!(purged, "purged finished jobs");
+                Ok(())
+            }
+            None => Err(JobError::fail(anyhow::anyhow!(
+                "unknown job kind {:?}",
+                job.kind
+            ))),
+        }
+    }
+}
+
+/// Queues a job of `kind`. With a `dedup_key`, a job with the same key that is still
+/// pending absorbs this one.
+pub async fn enqueue(
+    app: &App,
+    kind: JobKind,
+    payload: serde_json::Value,
+    dedup_key: Option<String>,
+    run_at: DateTime<Utc>,
+) -> Result<JobId, StoreError> {
+    let job = NewJob {
+        id: JobId::new(app.ids.as_ref()),
+        kind: kind.name().to_owned(),
+        payload,
+        dedup_key,
+        run_at,
+        max_attempts: 10,
+    };
+    app.store.enqueue_job(&job, app.clock.now()).await
+}
+
+/// The runner the app's workers use.
+pub fn runner(app: &Arc<App>) -> Runner {
+    Runner {
+        store: Arc::clone(&app.store),
+        clock: Arc::clone(&app.clock),
+        handler: Arc::new(Dispatcher {
+            app: Arc::clone(app),
+        }),
+        policy: RetryPolicy::default(),
+        lease: app.config.job_lease,
+        concurrency: app.config.worker_concurrency,
+        poll_interval: app.config.job_poll_interval,
+    }
+}
+
+/// The worker process: the job runner plus the housekeeping schedule.
+pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
+    let scheduler = tokio::spawn(schedule_housekeeping(Arc::clone(&app), shutdown.clone()));
+    runner(&app).run_until(shutdown).await;
+    let _ = scheduler.await;
+}
+
+async fn schedule_housekeeping(app: Arc<App>, shutdown: CancellationToken) {
+    loop {
+        let queued = enqueue(
+            &app,
+            JobKind::PurgeFinishedJobs,
+            serde_json::Value::Null,
+            Some(JobKind::PurgeFinishedJobs.name().to_owned()),
+            app.clock.now(),
+        )
+        .await;
+        if let Err(error) = queued {
+            tracing::warn!(error = ?error, "cannot schedule housekeeping");
+        }
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = tokio::time::sleep(HOUSEKEEPING_EVERY) => {}
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! Forward-only migrations, embedded in the binary and tracked in `schema_migrations`.
+
+use deadpool_postgres::GenericClient;
+use tidemark_store::StoreResult;
+
+use crate::convert::backend;
+
+/// In order, each with its version. Never edit a released one; add a new file instead.
+const MIGRATIONS: &[(i32, &str)] = &[(1, include_str!("../migrations/0001_accounts_and_jobs.sql"))];
+
+/// Advisory lock key held while migrating ("tdmkmigr"), so processes starting together
+/// apply each migration once instead of racing on the DDL.
+const MIGRATION_LOCK: i64 = 0x7464_6d6b_6d69_6772;
+
+pub async fn run(client: &mut deadpool_postgres::Client) -> StoreResult<()> {
+    let tx = client.transaction().await.map_err(backend)?;
+    // Taken before even the tracking table is created: two concurrent
+    // `CREATE TABLE IF NOT EXISTS` can still collide in the catalog.
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(backend)?;
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (
+             version     integer PRIMARY KEY,
+             applied_at  timestamptz NOT NULL DEFAULT now()
+         )",
+    )
+    .await
+    .map_err(backend)?;
+    let applied = tx
+        .query("SELECT version FROM schema_migrations", &[])
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(|row| row.try_get::<_, i32>(0))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(backend)?;
+    for (version, sql) in MIGRATIONS {
+        if applied.contains(version) {
+            continue;
+        }
+        tracing::info!(migration = version, "applying PostgreSQL migration");
+        tx.batch_execute(sql).await.map_err(backend)?;
+        tx.execute(
+            "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, now())",
+            &[version],
+        )
+        .await
+        .map_err(backend)?;
+    }
+    tx.commit().await.map_err(backend)
+}
