@@ -36,17 +36,26 @@ impl MockClock {
     }
 
     pub fn advance(&self, by: Duration) {
-        let mut now = self.now.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut now = self
+            .now
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         *now += by;
     }
 
     pub fn set(&self, to: DateTime<Utc>) {
-        *self.now.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = to;
+        *self
+            .now
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = to;
     }
 }
 
 impl Clock for MockClock {
     fn now(&self) -> DateTime<Utc> {
-        *self.now.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        *self
+            .now
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }

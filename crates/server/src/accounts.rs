@@ -68,13 +68,19 @@ pub async fn bootstrap(app: &App) -> Result<Option<IssuedKey>, StoreError> {
         created_at: app.clock.now(),
     };
     let issued = new_key(app, account.id, ApiKeyScope::ReadWrite);
-    let created = app.store.bootstrap_first_account(&account, &issued.key).await?;
+    let created = app
+        .store
+        .bootstrap_first_account(&account, &issued.key)
+        .await?;
     Ok(created.then_some(issued))
 }
 
 /// Revokes one of the account's keys and forgets it in this process at once.
 pub async fn revoke_key(app: &App, account: AccountId, id: ApiKeyId) -> Result<ApiKey, StoreError> {
-    let key = app.store.revoke_api_key(account, id, app.clock.now()).await?;
+    let key = app
+        .store
+        .revoke_api_key(account, id, app.clock.now())
+        .await?;
     app.auth.forget(&key.hash);
     Ok(key)
 }

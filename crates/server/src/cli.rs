@@ -14,7 +14,11 @@ use crate::config::Config;
 use crate::telemetry;
 
 #[derive(Debug, Parser)]
-#[command(name = "tidemark", version, about = "Self-hosted container shipment tracking")]
+#[command(
+    name = "tidemark",
+    version,
+    about = "Self-hosted container shipment tracking"
+)]
 pub struct Cli {
     /// A TOML file with settings (see defaults.toml); TIDEMARK_* variables override it.
     #[arg(long, global = true, env = "TIDEMARK_CONFIG")]
@@ -159,7 +163,13 @@ async fn api_keys(config: Config, command: ApiKeysCommand) -> anyhow::Result<()>
                 let state = key
                     .revoked_at
                     .map_or_else(|| "active".to_owned(), |at| format!("revoked {at}"));
-                println!("{}\t{}\t{}\t{}", key.id, key.prefix, key.scope.as_str(), state);
+                println!(
+                    "{}\t{}\t{}\t{}",
+                    key.id,
+                    key.prefix,
+                    key.scope.as_str(),
+                    state
+                );
             }
         }
         ApiKeysCommand::Revoke { account, id } => {

@@ -116,7 +116,8 @@ impl Config {
             }
             figment = figment.merge(Toml::file(file));
         }
-        figment = figment.merge(Env::prefixed("TIDEMARK_").ignore(&["config", "test_postgres_url"]));
+        figment =
+            figment.merge(Env::prefixed("TIDEMARK_").ignore(&["config", "test_postgres_url"]));
         Self::from_figment(&figment)
     }
 
@@ -157,10 +158,12 @@ fn toml_value(value: &str) -> String {
 
 impl RawConfig {
     fn validate(self) -> Result<Config, ConfigError> {
-        let listen: SocketAddr = self
-            .listen
-            .parse()
-            .map_err(|_| invalid("listen", format!("{:?} is not a host:port address", self.listen)))?;
+        let listen: SocketAddr = self.listen.parse().map_err(|_| {
+            invalid(
+                "listen",
+                format!("{:?} is not a host:port address", self.listen),
+            )
+        })?;
         let database_url = parse_database_url(&self.database_url)?;
         let storage_url = Url::parse(&self.storage_url)
             .ok()
@@ -186,7 +189,12 @@ impl RawConfig {
         let log_format = match self.log_format.as_str() {
             "json" => LogFormat::Json,
             "pretty" => LogFormat::Pretty,
-            other => return Err(invalid("log_format", format!("{other:?} is not json or pretty"))),
+            other => {
+                return Err(invalid(
+                    "log_format",
+                    format!("{other:?} is not json or pretty"),
+                ));
+            }
         };
         if tracing_subscriber::EnvFilter::try_new(&self.log_level).is_err() {
             return Err(invalid("log_level", "not a valid tracing filter"));
@@ -261,7 +269,10 @@ mod tests {
             config.database_url,
             DatabaseUrl::Sqlite(PathBuf::from("./tidemark-data/tidemark.db"))
         );
-        assert_eq!(config.storage_url.as_str(), "file://./tidemark-data/documents");
+        assert_eq!(
+            config.storage_url.as_str(),
+            "file://./tidemark-data/documents"
+        );
         assert_eq!(config.public_url, "http://127.0.0.1:8080");
         assert!(!config.webhooks_allow_private);
         assert_eq!(config.rate_limit_per_minute, 100);
@@ -270,7 +281,8 @@ mod tests {
     #[test]
     fn a_postgres_url_selects_postgres() {
         let config =
-            Config::from_pairs(&[("database_url", "postgres://u:secret@db:5432/tidemark")]).unwrap();
+            Config::from_pairs(&[("database_url", "postgres://u:secret@db:5432/tidemark")])
+                .unwrap();
 
         assert!(matches!(config.database_url, DatabaseUrl::Postgres(_)));
         assert!(!format!("{config:?}").contains("secret"));

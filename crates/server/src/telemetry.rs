@@ -15,7 +15,11 @@ pub fn init_logging(config: &Config) {
         .with_writer(std::io::stderr);
     // A second call (tests) finds a subscriber already set; that is fine.
     let _ = match config.log_format {
-        LogFormat::Json => builder.json().flatten_event(true).with_current_span(true).try_init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .try_init(),
         LogFormat::Pretty => builder.try_init(),
     };
 }
@@ -30,8 +34,8 @@ pub fn prometheus() -> PrometheusHandle {
                 .set_buckets_for_metric(
                     Matcher::Suffix("duration_seconds".to_owned()),
                     &[
-                        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
-                        2.5, 5.0, 10.0,
+                        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+                        5.0, 10.0,
                     ],
                 )
                 .expect("bucket list is not empty")

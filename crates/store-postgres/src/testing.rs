@@ -1,6 +1,9 @@
 //! Test support: a fresh, migrated schema per test (enabled by the `testing` feature).
 
-#![expect(clippy::expect_used, reason = "test support: failing to set up is a failed test")]
+#![expect(
+    clippy::expect_used,
+    reason = "test support: failing to set up is a failed test"
+)]
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -99,4 +102,3 @@ pub async fn temp_schema() -> Option<TempSchema> {
         store: Arc::new(store),
     })
 }
-

@@ -14,7 +14,10 @@ pub fn to_ts(at: DateTime<Utc>) -> String {
     at.format(TS_FORMAT).to_string()
 }
 
-fn conversion_error(index: usize, error: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
+fn conversion_error(
+    index: usize,
+    error: impl std::error::Error + Send + Sync + 'static,
+) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(index, Type::Text, Box::new(error))
 }
 
@@ -48,7 +51,11 @@ pub fn api_key_from_row(row: &Row<'_>) -> rusqlite::Result<ApiKey> {
         prefix: row.get(2)?,
         hash: row.get(3)?,
         scope: ApiKeyScope::parse(&scope).ok_or_else(|| {
-            rusqlite::Error::FromSqlConversionFailure(4, Type::Text, format!("unknown scope {scope}").into())
+            rusqlite::Error::FromSqlConversionFailure(
+                4,
+                Type::Text,
+                format!("unknown scope {scope}").into(),
+            )
         })?,
         created_at: from_ts(row, 5)?,
         revoked_at: from_optional_ts(row, 6)?,

@@ -23,7 +23,8 @@ fn job_from_row(row: &Row<'_>) -> rusqlite::Result<Job> {
         kind: row.get(1)?,
         payload: serde_json::from_str(&payload).map_err(|e| invalid(2, e.to_string()))?,
         dedup_key: row.get(3)?,
-        state: JobState::parse(&state).ok_or_else(|| invalid(4, format!("unknown state {state}")))?,
+        state: JobState::parse(&state)
+            .ok_or_else(|| invalid(4, format!("unknown state {state}")))?,
         attempts: row.get(5)?,
         max_attempts: row.get(6)?,
         run_at: from_ts(row, 7)?,
@@ -56,7 +57,9 @@ pub fn enqueue(conn: &Connection, job: &NewJob, now: DateTime<Utc>) -> StoreResu
         return Ok(job.id);
     }
     let Some(key) = &job.dedup_key else {
-        return Err(StoreError::Conflict { constraint: "jobs_id" });
+        return Err(StoreError::Conflict {
+            constraint: "jobs_id",
+        });
     };
     conn.query_row(
         "SELECT id FROM jobs WHERE dedup_key = ?1 AND state IN ('queued', 'running')",
@@ -122,14 +125,23 @@ pub fn finish(
             "UPDATE jobs SET state = ?3, run_at = coalesce(?4, run_at),
                     last_error = coalesce(?5, last_error), locked_until = NULL, updated_at = ?6
              WHERE id = ?1 AND attempts = ?2 AND state = 'running'",
-            params![id.0.to_string(), attempt, state.as_str(), run_at, error, to_ts(now)],
+            params![
+                id.0.to_string(),
+                attempt,
+                state.as_str(),
+                run_at,
+                error,
+                to_ts(now)
+            ],
         )
         .map_err(backend)?;
     if updated == 1 {
         return Ok(());
     }
     get(conn, id)?;
-    Err(StoreError::Conflict { constraint: "job_lease" })
+    Err(StoreError::Conflict {
+        constraint: "job_lease",
+    })
 }
 
 pub fn get(conn: &Connection, id: JobId) -> StoreResult<Job> {

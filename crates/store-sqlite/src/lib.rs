@@ -35,7 +35,9 @@ pub struct SqliteStore {
 
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteStore").field("path", &self.path).finish_non_exhaustive()
+        f.debug_struct("SqliteStore")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
     }
 }
 
@@ -93,12 +95,16 @@ fn open_connection(path: &Path) -> StoreResult<Connection> {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(backend)?;
-    conn.busy_timeout(StdDuration::from_secs(5)).map_err(backend)?;
+    conn.busy_timeout(StdDuration::from_secs(5))
+        .map_err(backend)?;
     // WAL lets readers run beside the writer; NORMAL sync is durable across process
     // crashes (only an OS crash may lose the last commits).
-    conn.pragma_update(None, "journal_mode", "WAL").map_err(backend)?;
-    conn.pragma_update(None, "synchronous", "NORMAL").map_err(backend)?;
-    conn.pragma_update(None, "foreign_keys", "ON").map_err(backend)?;
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(backend)?;
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(backend)?;
+    conn.pragma_update(None, "foreign_keys", "ON")
+        .map_err(backend)?;
     Ok(conn)
 }
 
@@ -113,7 +119,11 @@ fn account_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Account> {
 fn insert_account(conn: &Connection, account: &Account) -> StoreResult<()> {
     conn.execute(
         "INSERT INTO accounts (id, name, created_at) VALUES (?1, ?2, ?3)",
-        params![account.id.0.to_string(), account.name, to_ts(account.created_at)],
+        params![
+            account.id.0.to_string(),
+            account.name,
+            to_ts(account.created_at)
+        ],
     )
     .map_err(|e| convert::on_unique(e, "accounts_name"))?;
     Ok(())
@@ -153,7 +163,8 @@ impl Store for SqliteStore {
         self.reader()
             .prepare_cached("SELECT id, name, created_at FROM accounts WHERE id = ?1")
             .and_then(|mut stmt| {
-                stmt.query_row([id.0.to_string()], account_from_row).optional()
+                stmt.query_row([id.0.to_string()], account_from_row)
+                    .optional()
             })
             .map_err(backend)?
             .ok_or(StoreError::NotFound)
@@ -189,7 +200,9 @@ impl Store for SqliteStore {
 
     async fn api_key_by_hash(&self, hash: &str) -> StoreResult<Option<ApiKey>> {
         self.reader()
-            .prepare_cached(&format!("SELECT {API_KEY_COLUMNS} FROM api_keys WHERE hash = ?1"))
+            .prepare_cached(&format!(
+                "SELECT {API_KEY_COLUMNS} FROM api_keys WHERE hash = ?1"
+            ))
             .and_then(|mut stmt| stmt.query_row([hash], api_key_from_row).optional())
             .map_err(backend)
     }

@@ -3,7 +3,10 @@
 //!
 //! Each case gets a fresh, migrated database from a [`TestBackend`].
 
-#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a failed unwrap is a failed test"
+)]
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -11,8 +14,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use tidemark_domain::{
-    Account, AccountId, ApiKey, ApiKeyId, ApiKeyScope, ApiKeySecret, IdGenerator, JobId,
-    JobState, NewJob, SequentialIds,
+    Account, AccountId, ApiKey, ApiKeyId, ApiKeyScope, ApiKeySecret, IdGenerator, JobId, JobState,
+    NewJob, SequentialIds,
 };
 
 use crate::{JobOutcome, Store, StoreError};
@@ -67,7 +70,9 @@ macro_rules! store_contract_tests {
 }
 
 fn t0() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).single().expect("valid date")
+    Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0)
+        .single()
+        .expect("valid date")
 }
 
 fn account(ids: &SequentialIds, name: &str) -> Account {
@@ -225,7 +230,10 @@ pub async fn a_queued_job_is_claimed_once_it_is_due(backend: &dyn TestBackend) {
         .await
         .unwrap();
 
-    let early = store.claim_jobs(t0(), Duration::minutes(1), 10).await.unwrap();
+    let early = store
+        .claim_jobs(t0(), Duration::minutes(1), 10)
+        .await
+        .unwrap();
     let due = store
         .claim_jobs(t0() + Duration::minutes(5), Duration::minutes(1), 10)
         .await
@@ -242,9 +250,15 @@ pub async fn a_queued_job_is_claimed_once_it_is_due(backend: &dyn TestBackend) {
 pub async fn a_claimed_job_is_not_claimed_again_while_its_lease_holds(backend: &dyn TestBackend) {
     let store = backend.store();
     let ids = SequentialIds::default();
-    store.enqueue_job(&job(&ids, t0(), None), t0()).await.unwrap();
+    store
+        .enqueue_job(&job(&ids, t0(), None), t0())
+        .await
+        .unwrap();
 
-    let first = store.claim_jobs(t0(), Duration::minutes(1), 10).await.unwrap();
+    let first = store
+        .claim_jobs(t0(), Duration::minutes(1), 10)
+        .await
+        .unwrap();
     let second = store
         .claim_jobs(t0() + Duration::seconds(59), Duration::minutes(1), 10)
         .await
@@ -259,7 +273,12 @@ pub async fn concurrent_claims_never_hand_one_job_to_two_workers(backend: &dyn T
     let ids = SequentialIds::default();
     let mut queued = HashSet::new();
     for _ in 0..40 {
-        queued.insert(store.enqueue_job(&job(&ids, t0(), None), t0()).await.unwrap());
+        queued.insert(
+            store
+                .enqueue_job(&job(&ids, t0(), None), t0())
+                .await
+                .unwrap(),
+        );
     }
 
     let workers = (0..8).map(|_| {
@@ -267,7 +286,10 @@ pub async fn concurrent_claims_never_hand_one_job_to_two_workers(backend: &dyn T
         tokio::spawn(async move {
             let mut mine = Vec::new();
             loop {
-                let batch = store.claim_jobs(t0(), Duration::minutes(5), 3).await.unwrap();
+                let batch = store
+                    .claim_jobs(t0(), Duration::minutes(5), 3)
+                    .await
+                    .unwrap();
                 if batch.is_empty() {
                     return mine;
                 }
@@ -289,8 +311,14 @@ pub async fn concurrent_claims_never_hand_one_job_to_two_workers(backend: &dyn T
 pub async fn a_job_whose_worker_died_is_claimed_again_after_its_lease(backend: &dyn TestBackend) {
     let store = backend.store();
     let ids = SequentialIds::default();
-    let id = store.enqueue_job(&job(&ids, t0(), None), t0()).await.unwrap();
-    store.claim_jobs(t0(), Duration::minutes(1), 10).await.unwrap();
+    let id = store
+        .enqueue_job(&job(&ids, t0(), None), t0())
+        .await
+        .unwrap();
+    store
+        .claim_jobs(t0(), Duration::minutes(1), 10)
+        .await
+        .unwrap();
 
     let reclaimed = store
         .claim_jobs(t0() + Duration::minutes(2), Duration::minutes(1), 10)
@@ -305,10 +333,19 @@ pub async fn a_job_whose_worker_died_is_claimed_again_after_its_lease(backend: &
 pub async fn a_stale_attempt_cannot_finish_a_reclaimed_job(backend: &dyn TestBackend) {
     let store = backend.store();
     let ids = SequentialIds::default();
-    let id = store.enqueue_job(&job(&ids, t0(), None), t0()).await.unwrap();
-    store.claim_jobs(t0(), Duration::minutes(1), 10).await.unwrap();
+    let id = store
+        .enqueue_job(&job(&ids, t0(), None), t0())
+        .await
+        .unwrap();
+    store
+        .claim_jobs(t0(), Duration::minutes(1), 10)
+        .await
+        .unwrap();
     let later = t0() + Duration::minutes(2);
-    store.claim_jobs(later, Duration::minutes(1), 10).await.unwrap();
+    store
+        .claim_jobs(later, Duration::minutes(1), 10)
+        .await
+        .unwrap();
 
     let stale = store.finish_job(id, 1, &JobOutcome::Succeeded, later).await;
     let current = store.finish_job(id, 2, &JobOutcome::Succeeded, later).await;
@@ -321,8 +358,14 @@ pub async fn a_stale_attempt_cannot_finish_a_reclaimed_job(backend: &dyn TestBac
 pub async fn a_failed_attempt_is_retried_at_the_given_time(backend: &dyn TestBackend) {
     let store = backend.store();
     let ids = SequentialIds::default();
-    let id = store.enqueue_job(&job(&ids, t0(), None), t0()).await.unwrap();
-    store.claim_jobs(t0(), Duration::minutes(1), 10).await.unwrap();
+    let id = store
+        .enqueue_job(&job(&ids, t0(), None), t0())
+        .await
+        .unwrap();
+    store
+        .claim_jobs(t0(), Duration::minutes(1), 10)
+        .await
+        .unwrap();
     let retry_at = t0() + Duration::seconds(30);
 
     store
@@ -346,7 +389,10 @@ pub async fn a_failed_attempt_is_retried_at_the_given_time(backend: &dyn TestBac
         .await
         .unwrap();
     assert!(too_soon.is_empty());
-    let again = store.claim_jobs(retry_at, Duration::minutes(1), 10).await.unwrap();
+    let again = store
+        .claim_jobs(retry_at, Duration::minutes(1), 10)
+        .await
+        .unwrap();
     assert_eq!(again[0].attempts, 2);
 }
 
@@ -356,7 +402,10 @@ pub async fn a_job_whose_worker_died_on_its_final_attempt_fails(backend: &dyn Te
     let mut new_job = job(&ids, t0(), None);
     new_job.max_attempts = 1;
     let id = store.enqueue_job(&new_job, t0()).await.unwrap();
-    store.claim_jobs(t0(), Duration::minutes(1), 10).await.unwrap();
+    store
+        .claim_jobs(t0(), Duration::minutes(1), 10)
+        .await
+        .unwrap();
 
     let reclaimed = store
         .claim_jobs(t0() + Duration::minutes(2), Duration::minutes(1), 10)
@@ -381,7 +430,10 @@ pub async fn deduplicated_jobs_are_enqueued_once_while_pending(backend: &dyn Tes
         .enqueue_job(&job(&ids, t0(), Some("poll:1")), t0())
         .await
         .unwrap();
-    store.claim_jobs(t0(), Duration::minutes(1), 10).await.unwrap();
+    store
+        .claim_jobs(t0(), Duration::minutes(1), 10)
+        .await
+        .unwrap();
     let while_running = store
         .enqueue_job(&job(&ids, t0(), Some("poll:1")), t0())
         .await
@@ -399,7 +451,10 @@ pub async fn a_dedup_key_is_free_again_once_its_job_finished(backend: &dyn TestB
         .enqueue_job(&job(&ids, t0(), Some("poll:1")), t0())
         .await
         .unwrap();
-    store.claim_jobs(t0(), Duration::minutes(1), 10).await.unwrap();
+    store
+        .claim_jobs(t0(), Duration::minutes(1), 10)
+        .await
+        .unwrap();
     store
         .finish_job(first, 1, &JobOutcome::Succeeded, t0())
         .await
@@ -434,7 +489,10 @@ pub async fn queued_jobs_survive_a_restart(backend: &dyn TestBackend) {
 pub async fn queue_stats_count_queued_and_running_jobs(backend: &dyn TestBackend) {
     let store = backend.store();
     let ids = SequentialIds::default();
-    store.enqueue_job(&job(&ids, t0(), None), t0()).await.unwrap();
+    store
+        .enqueue_job(&job(&ids, t0(), None), t0())
+        .await
+        .unwrap();
     store
         .enqueue_job(&job(&ids, t0() + Duration::minutes(1), None), t0())
         .await
@@ -443,7 +501,10 @@ pub async fn queue_stats_count_queued_and_running_jobs(backend: &dyn TestBackend
         .enqueue_job(&job(&ids, t0() + Duration::minutes(2), None), t0())
         .await
         .unwrap();
-    store.claim_jobs(t0(), Duration::minutes(10), 1).await.unwrap();
+    store
+        .claim_jobs(t0(), Duration::minutes(10), 1)
+        .await
+        .unwrap();
 
     let stats = store
         .job_queue_stats(t0() + Duration::minutes(1))
@@ -458,12 +519,18 @@ pub async fn queue_stats_count_queued_and_running_jobs(backend: &dyn TestBackend
 pub async fn finished_jobs_are_purged_after_a_while(backend: &dyn TestBackend) {
     let store = backend.store();
     let ids = SequentialIds::default();
-    let done = store.enqueue_job(&job(&ids, t0(), None), t0()).await.unwrap();
+    let done = store
+        .enqueue_job(&job(&ids, t0(), None), t0())
+        .await
+        .unwrap();
     let pending = store
         .enqueue_job(&job(&ids, t0() + Duration::days(30), None), t0())
         .await
         .unwrap();
-    store.claim_jobs(t0(), Duration::minutes(1), 10).await.unwrap();
+    store
+        .claim_jobs(t0(), Duration::minutes(1), 10)
+        .await
+        .unwrap();
     store
         .finish_job(done, 1, &JobOutcome::Succeeded, t0())
         .await

@@ -33,9 +33,14 @@ pub struct JobQueueStats {
 pub enum JobOutcome {
     Succeeded,
     /// Run again at the given time.
-    RetryAt { at: DateTime<Utc>, error: String },
+    RetryAt {
+        at: DateTime<Utc>,
+        error: String,
+    },
     /// Give up for good.
-    Failed { error: String },
+    Failed {
+        error: String,
+    },
 }
 
 #[async_trait]

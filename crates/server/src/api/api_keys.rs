@@ -148,7 +148,10 @@ async fn create(
         key: &issued.key,
         secret: Some(issued.secret.expose().to_owned()),
     };
-    let document = Document::new(resource_object(&resource, &state.config.public_url), Vec::new());
+    let document = Document::new(
+        resource_object(&resource, &state.config.public_url),
+        Vec::new(),
+    );
     Ok((StatusCode::CREATED, document).into_response())
 }
 
@@ -173,4 +176,3 @@ async fn revoke(
     accounts::revoke_key(&state, principal.account_id, ApiKeyId(id)).await?;
     Ok(StatusCode::NO_CONTENT)
 }
-

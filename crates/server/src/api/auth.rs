@@ -126,7 +126,11 @@ fn set_rate_limit_headers(headers: &mut HeaderMap, status: &super::rate_limit::R
 
 /// Checks the key, counts the request against the key's rate limit, refuses writes with a
 /// read-only key, and makes the [`Principal`] available to handlers.
-pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+pub async fn authenticate(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let Some(secret) = presented_key(request.headers()) else {
         return ApiError::Unauthorized.into_response();
     };

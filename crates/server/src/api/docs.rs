@@ -56,7 +56,12 @@ pub fn router(openapi: OpenApi) -> Router<AppState> {
             "/v2/openapi.json",
             get(move || {
                 let json = Arc::clone(&json);
-                async move { ([(header::CONTENT_TYPE, "application/json")], json.to_string()) }
+                async move {
+                    (
+                        [(header::CONTENT_TYPE, "application/json")],
+                        json.to_string(),
+                    )
+                }
             }),
         )
         .route("/docs", get(|| async { Html(DOCS_PAGE) }))

@@ -27,7 +27,11 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    pub fn pointer(pointer: impl Into<String>, code: &'static str, detail: impl Into<String>) -> Self {
+    pub fn pointer(
+        pointer: impl Into<String>,
+        code: &'static str,
+        detail: impl Into<String>,
+    ) -> Self {
         Self {
             source: ErrorSource::Pointer(pointer.into()),
             code,
@@ -64,7 +68,10 @@ pub enum ApiError {
     MethodNotAllowed,
     /// The body's `data.type` is not the endpoint's resource type.
     #[error("conflicting resource type")]
-    TypeMismatch { expected: &'static str, found: String },
+    TypeMismatch {
+        expected: &'static str,
+        found: String,
+    },
     #[error("conflict")]
     Conflict { code: &'static str, detail: String },
     #[error("payload too large")]
@@ -195,7 +202,9 @@ impl ApiError {
                 Some("Send the body as application/json or application/vnd.api+json.".to_owned()),
                 None,
             ),
-            Self::TooManyRequests { retry_after_seconds } => single(
+            Self::TooManyRequests {
+                retry_after_seconds,
+            } => single(
                 Some("rate_limited"),
                 Some(format!(
                     "Your API key has exceeded its rate limit. Try again in {retry_after_seconds} seconds."
@@ -235,8 +244,12 @@ impl IntoResponse for ApiError {
             tracing::error!(error = ?error, "request failed");
         }
         let status = self.status();
-        let mut response = (status, crate::api::jsonapi::json_body(&self.document())).into_response();
-        if let Self::TooManyRequests { retry_after_seconds } = self {
+        let mut response =
+            (status, crate::api::jsonapi::json_body(&self.document())).into_response();
+        if let Self::TooManyRequests {
+            retry_after_seconds,
+        } = self
+        {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_seconds));

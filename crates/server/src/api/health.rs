@@ -47,9 +47,9 @@ async fn metrics(state: AppState) -> Response {
             {
                 metrics::gauge!("tidemark_jobs_queued").set(stats.queued as f64);
                 metrics::gauge!("tidemark_jobs_running").set(stats.running as f64);
-                let age = stats
-                    .oldest_due_at
-                    .map_or(0.0, |due| (state.clock.now() - due).num_milliseconds().max(0) as f64 / 1000.0);
+                let age = stats.oldest_due_at.map_or(0.0, |due| {
+                    (state.clock.now() - due).num_milliseconds().max(0) as f64 / 1000.0
+                });
                 metrics::gauge!("tidemark_jobs_oldest_due_age_seconds").set(age);
             }
         }

@@ -78,17 +78,23 @@ pub struct Relationships(BTreeMap<&'static str, Relationship>);
 impl Relationships {
     #[must_use]
     pub fn one(mut self, name: &'static str, target: Option<ResourceIdentifier>) -> Self {
-        self.0.insert(name, Relationship {
-            data: RelationshipData::One(target),
-        });
+        self.0.insert(
+            name,
+            Relationship {
+                data: RelationshipData::One(target),
+            },
+        );
         self
     }
 
     #[must_use]
     pub fn many(mut self, name: &'static str, targets: Vec<ResourceIdentifier>) -> Self {
-        self.0.insert(name, Relationship {
-            data: RelationshipData::Many(targets),
-        });
+        self.0.insert(
+            name,
+            Relationship {
+                data: RelationshipData::Many(targets),
+            },
+        );
         self
     }
 
@@ -200,8 +206,10 @@ pub fn json_body<T: Serialize>(value: &T) -> Response {
             bytes,
         )
             .into_response(),
-        Err(error) => ApiError::Internal(anyhow::Error::new(error).context("serializing a response"))
-            .into_response(),
+        Err(error) => {
+            ApiError::Internal(anyhow::Error::new(error).context("serializing a response"))
+                .into_response()
+        }
     }
 }
 
@@ -255,7 +263,11 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
         let raw = parts.uri.query().map(str::to_owned);
         let pairs = raw
             .as_deref()
-            .map(|query| form_urlencoded::parse(query.as_bytes()).into_owned().collect())
+            .map(|query| {
+                form_urlencoded::parse(query.as_bytes())
+                    .into_owned()
+                    .collect()
+            })
             .unwrap_or_default();
         Ok(Self {
             path: parts.uri.path().to_owned(),
@@ -279,7 +291,9 @@ impl Page {
 
     /// The slice of `items` this page covers.
     pub fn slice<T>(self, items: &[T]) -> &[T] {
-        let start = usize::try_from(self.offset()).unwrap_or(usize::MAX).min(items.len());
+        let start = usize::try_from(self.offset())
+            .unwrap_or(usize::MAX)
+            .min(items.len());
         let end = start.saturating_add(self.size as usize).min(items.len());
         &items[start..end]
     }
@@ -297,7 +311,9 @@ impl QueryParams {
 
     /// A non-empty, trimmed filter value.
     pub fn filter(&self, name: &str) -> Option<&str> {
-        self.get(name).map(str::trim).filter(|value| !value.is_empty())
+        self.get(name)
+            .map(str::trim)
+            .filter(|value| !value.is_empty())
     }
 
     /// `page[number]` (default 1) and `page[size]` (default `default_size`, at most 100).
@@ -355,7 +371,8 @@ impl QueryParams {
 
     /// `self`, `first`, `prev`, `next` and `last` links for a list, absolute under `base`.
     pub fn list_links(&self, base: &str, page: Page, total: u64) -> ListLinks {
-        let last_page = u32::try_from(total.div_ceil(u64::from(page.size)).max(1)).unwrap_or(u32::MAX);
+        let last_page =
+            u32::try_from(total.div_ceil(u64::from(page.size)).max(1)).unwrap_or(u32::MAX);
         let mut others = form_urlencoded::Serializer::new(String::new());
         for (key, value) in self
             .pairs
@@ -391,10 +408,10 @@ pub struct Includes(BTreeSet<String>);
 impl Includes {
     pub fn contains(&self, path: &str) -> bool {
         self.0.contains(path)
-            || self
-                .0
-                .iter()
-                .any(|p| p.strip_prefix(path).is_some_and(|rest| rest.starts_with('.')))
+            || self.0.iter().any(|p| {
+                p.strip_prefix(path)
+                    .is_some_and(|rest| rest.starts_with('.'))
+            })
     }
 }
 
@@ -415,7 +432,12 @@ fn is_json_content_type(value: Option<&HeaderValue>) -> bool {
     let Some(value) = value.and_then(|v| v.to_str().ok()) else {
         return false;
     };
-    let essence = value.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     essence == "application/json" || essence == CONTENT_TYPE
 }
 
@@ -438,7 +460,9 @@ where
 }
 
 /// Parses a JSON:API body; public so that it can be tested without HTTP.
-pub fn parse_body<T: DeserializeOwned + BodyType>(bytes: &[u8]) -> Result<JsonApiBody<T>, ApiError> {
+pub fn parse_body<T: DeserializeOwned + BodyType>(
+    bytes: &[u8],
+) -> Result<JsonApiBody<T>, ApiError> {
     let document: Value = serde_json::from_slice(bytes).map_err(|error| {
         ApiError::BadRequest(vec![FieldError::pointer(
             "",
@@ -480,7 +504,11 @@ pub fn parse_body<T: DeserializeOwned + BodyType>(bytes: &[u8]) -> Result<JsonAp
         } else {
             format!("/data/attributes/{}", path.replace('.', "/"))
         };
-        ApiError::Invalid(vec![FieldError::pointer(pointer, "invalid", error.inner().to_string())])
+        ApiError::Invalid(vec![FieldError::pointer(
+            pointer,
+            "invalid",
+            error.inner().to_string(),
+        )])
     })?;
     Ok(JsonApiBody {
         attributes,
@@ -496,13 +524,21 @@ mod tests {
         QueryParams {
             path: "/v2/ports".to_owned(),
             raw: Some(raw.to_owned()),
-            pairs: form_urlencoded::parse(raw.as_bytes()).into_owned().collect(),
+            pairs: form_urlencoded::parse(raw.as_bytes())
+                .into_owned()
+                .collect(),
         }
     }
 
     #[test]
     fn page_defaults_apply_when_no_page_is_asked() {
-        assert_eq!(query("").page(30).unwrap(), Page { number: 1, size: 30 });
+        assert_eq!(
+            query("").page(30).unwrap(),
+            Page {
+                number: 1,
+                size: 30
+            }
+        );
     }
 
     #[test]
@@ -512,7 +548,12 @@ mod tests {
 
     #[test]
     fn zero_negative_and_non_integer_pages_are_rejected() {
-        for bad in ["page[number]=0", "page[size]=-1", "page[number]=two", "page[size]=1.5"] {
+        for bad in [
+            "page[number]=0",
+            "page[size]=-1",
+            "page[number]=two",
+            "page[size]=1.5",
+        ] {
             assert!(query(bad).page(30).is_err(), "{bad}");
         }
     }
@@ -520,7 +561,14 @@ mod tests {
     #[test]
     fn links_point_to_neighbouring_pages_and_keep_filters() {
         let links = query("filter%5Bcountry%5D=DE&page%5Bnumber%5D=2&page%5Bsize%5D=10")
-            .list_links("http://x", Page { number: 2, size: 10 }, 35);
+            .list_links(
+                "http://x",
+                Page {
+                    number: 2,
+                    size: 10,
+                },
+                35,
+            );
 
         assert_eq!(
             links.next.as_deref(),
@@ -541,7 +589,9 @@ mod tests {
 
     #[test]
     fn an_unknown_include_is_rejected() {
-        let error = query("include=nope").includes("port", &["terminals"]).unwrap_err();
+        let error = query("include=nope")
+            .includes("port", &["terminals"])
+            .unwrap_err();
 
         assert!(matches!(error, ApiError::BadRequest(_)));
     }

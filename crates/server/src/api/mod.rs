@@ -44,7 +44,10 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
 
 pub fn router(state: AppState) -> Router {
     let (v2, openapi) = v2_routes().split_for_parts();
-    let v2 = v2.route_layer(middleware::from_fn_with_state(state.clone(), auth::authenticate));
+    let v2 = v2.route_layer(middleware::from_fn_with_state(
+        state.clone(),
+        auth::authenticate,
+    ));
     let max_body = state.config.max_body_bytes;
     Router::new()
         .merge(v2)
@@ -55,24 +58,28 @@ pub fn router(state: AppState) -> Router {
         .layer(
             ServiceBuilder::new()
                 .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
-                .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
-                    let request_id = request
-                        .headers()
-                        .get(REQUEST_ID)
-                        .and_then(|value| value.to_str().ok())
-                        .unwrap_or("");
-                    tracing::info_span!(
-                        "request",
-                        method = %request.method(),
-                        path = %request.uri().path(),
-                        request_id,
-                    )
-                }))
+                .layer(
+                    TraceLayer::new_for_http().make_span_with(|request: &Request| {
+                        let request_id = request
+                            .headers()
+                            .get(REQUEST_ID)
+                            .and_then(|value| value.to_str().ok())
+                            .unwrap_or("");
+                        tracing::info_span!(
+                            "request",
+                            method = %request.method(),
+                            path = %request.uri().path(),
+                            request_id,
+                        )
+                    }),
+                )
                 .layer(PropagateRequestIdLayer::new(REQUEST_ID))
-                .layer(CatchPanicLayer::custom(|_: Box<dyn std::any::Any + Send>| {
-                    tracing::error!("a request handler panicked");
-                    ApiError::Internal(anyhow::anyhow!("handler panicked")).into_response()
-                }))
+                .layer(CatchPanicLayer::custom(
+                    |_: Box<dyn std::any::Any + Send>| {
+                        tracing::error!("a request handler panicked");
+                        ApiError::Internal(anyhow::anyhow!("handler panicked")).into_response()
+                    },
+                ))
                 .layer(middleware::from_fn_with_state(state.clone(), observe))
                 .layer(CompressionLayer::new())
                 .layer(DefaultBodyLimit::max(max_body)),

@@ -15,7 +15,9 @@ use crate::api::jsonapi::{
 use crate::app::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list)).routes(routes!(show))
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(show))
 }
 
 const INCLUDES: &[&str] = &["terminals"];
@@ -104,7 +106,10 @@ fn port_resource<'a>(state: &'a AppState, port: &'a Port) -> PortResource<'a> {
     ),
     security(("token" = []))
 )]
-async fn list(state: AppState, query: QueryParams) -> Result<ListDocument<PortAttributes>, ApiError> {
+async fn list(
+    state: AppState,
+    query: QueryParams,
+) -> Result<ListDocument<PortAttributes>, ApiError> {
     let page = query.page(crate::api::jsonapi::DEFAULT_PAGE_SIZE)?;
     let includes = query.includes("port", INCLUDES)?;
     let filter = PortFilter {
@@ -129,7 +134,10 @@ async fn list(state: AppState, query: QueryParams) -> Result<ListDocument<PortAt
     };
     let total = ports.len() as u64;
     Ok(ListDocument {
-        data: shown.iter().map(|port| resource_object(port, base)).collect(),
+        data: shown
+            .iter()
+            .map(|port| resource_object(port, base))
+            .collect(),
         included,
         links: query.list_links(base, page, total),
         meta: ListMeta {
@@ -181,7 +189,13 @@ fn terminals_of(
         .flat_map(|port| port.terminals.iter())
         .map(|terminal| {
             included_object(
-                &crate::api::terminals::TerminalResource { terminal, port_id: state.reference.port_by_locode(&terminal.port_locode).map(|p| p.id) },
+                &crate::api::terminals::TerminalResource {
+                    terminal,
+                    port_id: state
+                        .reference
+                        .port_by_locode(&terminal.port_locode)
+                        .map(|p| p.id),
+                },
                 &state.config.public_url,
             )
         })

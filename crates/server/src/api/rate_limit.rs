@@ -84,7 +84,9 @@ impl RateLimiter {
             clippy::cast_sign_loss,
             reason = "clamped to 0..=limit first"
         )]
-        let remaining = (f64::from(limit) - used).floor().clamp(0.0, f64::from(limit)) as u32;
+        let remaining = (f64::from(limit) - used)
+            .floor()
+            .clamp(0.0, f64::from(limit)) as u32;
         let to_next_minute = u64::try_from(WINDOW_SECONDS * 1000 - elapsed_ms)
             .unwrap_or(0)
             .div_ceil(1000)
@@ -148,7 +150,10 @@ mod tests {
         let just_after = limiter.check(key, "default", 10, at(61));
         let much_later = limiter.check(key, "default", 10, at(125));
 
-        assert!(!just_after.allowed, "most of the burst is still in the window");
+        assert!(
+            !just_after.allowed,
+            "most of the burst is still in the window"
+        );
         assert!(much_later.allowed);
     }
 

@@ -14,7 +14,9 @@ use crate::api::jsonapi::{
 use crate::app::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list)).routes(routes!(show))
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(show))
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -29,6 +31,8 @@ pub struct ShippingLineAttributes {
     pub booking_number_tracking_support: bool,
     pub container_number_tracking_support: bool,
     pub tracking_url: Option<String>,
+    /// Not known for any line yet; kept for Terminal49 compatibility.
+    pub contact_url: Option<String>,
 }
 
 impl Resource for ShippingLine {
@@ -50,6 +54,7 @@ impl Resource for ShippingLine {
             booking_number_tracking_support: self.booking_number_tracking_support,
             container_number_tracking_support: self.container_number_tracking_support,
             tracking_url: self.tracking_url.clone(),
+            contact_url: None,
         }
     }
 }
@@ -103,7 +108,10 @@ async fn show(
     state: AppState,
     Path(id): Path<String>,
 ) -> Result<Document<ShippingLineAttributes>, ApiError> {
-    let line = state.reference.shipping_line(&id).ok_or(ApiError::NotFound)?;
+    let line = state
+        .reference
+        .shipping_line(&id)
+        .ok_or(ApiError::NotFound)?;
     Ok(Document::new(
         resource_object(line, &state.config.public_url),
         Vec::new(),

@@ -53,7 +53,11 @@ impl Runner {
 
     async fn claim_batch(&self) -> Vec<Job> {
         let limit = u32::try_from(self.concurrency).unwrap_or(u32::MAX).max(1);
-        match self.store.claim_jobs(self.clock.now(), self.lease, limit).await {
+        match self
+            .store
+            .claim_jobs(self.clock.now(), self.lease, limit)
+            .await
+        {
             Ok(jobs) => jobs,
             Err(error) => {
                 tracing::warn!(error = ?error, "cannot claim jobs");
@@ -95,18 +99,18 @@ impl Runner {
             Err(JobError::Fail(error)) => JobOutcome::Failed {
                 error: format!("{error:#}"),
             },
-            Err(JobError::Retry(error)) if job.attempts >= job.max_attempts => {
-                JobOutcome::Failed {
-                    error: format!("gave up after {} attempts: {error:#}", job.attempts),
-                }
-            }
+            Err(JobError::Retry(error)) if job.attempts >= job.max_attempts => JobOutcome::Failed {
+                error: format!("gave up after {} attempts: {error:#}", job.attempts),
+            },
             Err(JobError::Retry(error)) => JobOutcome::RetryAt {
                 at: now + self.policy.delay_after(job.attempts, rand::random::<f64>()),
                 error: format!("{error:#}"),
             },
         };
         match &outcome {
-            JobOutcome::Succeeded => tracing::debug!(job.id = %job.id, job.kind = %job.kind, "job succeeded"),
+            JobOutcome::Succeeded => {
+                tracing::debug!(job.id = %job.id, job.kind = %job.kind, "job succeeded");
+            }
             JobOutcome::RetryAt { at, error } => {
                 tracing::warn!(job.id = %job.id, job.kind = %job.kind, %at, error, "job will be retried");
             }
@@ -115,12 +119,18 @@ impl Runner {
             }
         }
         metrics::counter!("tidemark_jobs_finished_total", "kind" => job.kind.clone(), "outcome" => outcome_name(&outcome)).increment(1);
-        match self.store.finish_job(job.id, job.attempts, &outcome, now).await {
+        match self
+            .store
+            .finish_job(job.id, job.attempts, &outcome, now)
+            .await
+        {
             Ok(()) => {}
             Err(StoreError::Conflict { .. }) => {
                 tracing::warn!(job.id = %job.id, "lease lost: another worker has taken this job over");
             }
-            Err(error) => tracing::error!(job.id = %job.id, error = ?error, "cannot record job outcome"),
+            Err(error) => {
+                tracing::error!(job.id = %job.id, error = ?error, "cannot record job outcome");
+            }
         }
     }
 }

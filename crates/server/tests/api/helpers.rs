@@ -1,0 +1,226 @@
+//! `TestApp`: a real app on a fresh database, a mock clock and sequential ids, driven
+//! through `Router::oneshot` with no socket.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Method, Request, StatusCode, header};
+use chrono::{TimeZone, Utc};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tidemark_domain::{Account, ApiKeyScope, MockClock, SequentialIds};
+use tidemark_server::{App, Config, accounts};
+use tidemark_store::Store;
+use tidemark_store_sqlite::SqliteStore;
+use tower::ServiceExt;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+pub struct TestApp {
+    pub backend: Backend,
+    pub app: Arc<App>,
+    pub router: Router,
+    pub clock: Arc<MockClock>,
+    /// A read-write key of `account`.
+    pub key: String,
+    /// A read-only key of `account`.
+    pub read_only_key: String,
+    _guard: Box<dyn Any + Send>,
+}
+
+pub struct TestResponse {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl TestResponse {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|error| {
+            panic!(
+                "body is not JSON ({error}): {}",
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|value| value.to_str().ok())
+    }
+
+    /// The single error's member, e.g. `error_member("code")`.
+    pub fn error_member(&self, member: &str) -> Value {
+        self.json()["errors"][0][member].clone()
+    }
+}
+
+impl TestApp {
+    /// A test app, or `None` when the backend is not configured (PostgreSQL without
+    /// `TIDEMARK_TEST_POSTGRES_URL`).
+    pub async fn new(backend: Backend) -> Option<Self> {
+        Self::with_config(backend, &[]).await
+    }
+
+    pub async fn with_config(backend: Backend, settings: &[(&str, &str)]) -> Option<Self> {
+        let (store, guard): (Arc<dyn Store>, Box<dyn Any + Send>) = match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir().expect("temp dir");
+                let store = SqliteStore::open(dir.path().join("tidemark.db")).expect("open SQLite");
+                (Arc::new(store), Box::new(dir))
+            }
+            Backend::Postgres => {
+                let schema = tidemark_store_postgres::testing::temp_schema().await?;
+                (schema.store(), Box::new(schema))
+            }
+        };
+        let mut pairs = vec![("public_url", "http://tidemark.test")];
+        pairs.extend_from_slice(settings);
+        let config = Config::from_pairs(&pairs).expect("valid test config");
+        let clock = Arc::new(MockClock::new(
+            Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0)
+                .single()
+                .expect("valid date"),
+        ));
+        let app = Arc::new(App::new(
+            config,
+            store,
+            Arc::clone(&clock) as _,
+            Arc::new(SequentialIds::default()),
+        ));
+        let account: Account = accounts::find_or_create_account(&app, "acme")
+            .await
+            .expect("account");
+        let key = accounts::issue_key(&app, account.id, ApiKeyScope::ReadWrite)
+            .await
+            .expect("key");
+        let read_only = accounts::issue_key(&app, account.id, ApiKeyScope::ReadOnly)
+            .await
+            .expect("key");
+        Some(Self {
+            backend,
+            router: app.router(),
+            app,
+            clock,
+            key: key.secret.expose().to_owned(),
+            read_only_key: read_only.secret.expose().to_owned(),
+            _guard: guard,
+        })
+    }
+
+    /// A read-write key of a second account.
+    pub async fn other_account_key(&self) -> String {
+        let other = accounts::find_or_create_account(&self.app, "globex")
+            .await
+            .expect("account");
+        accounts::issue_key(&self.app, other.id, ApiKeyScope::ReadWrite)
+            .await
+            .expect("key")
+            .secret
+            .expose()
+            .to_owned()
+    }
+
+    pub async fn send(&self, request: Request<Body>) -> TestResponse {
+        let response = self
+            .router
+            .clone()
+            .oneshot(request)
+            .await
+            .expect("the router is infallible");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes()
+            .to_vec();
+        TestResponse {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    pub async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        key: Option<&str>,
+        body: Option<(&str, Vec<u8>)>,
+    ) -> TestResponse {
+        let mut builder = Request::builder().method(method).uri(path);
+        if let Some(key) = key {
+            builder = builder.header(header::AUTHORIZATION, format!("Token {key}"));
+        }
+        let request = match body {
+            Some((content_type, bytes)) => builder
+                .header(header::CONTENT_TYPE, content_type)
+                .body(Body::from(bytes)),
+            None => builder.body(Body::empty()),
+        }
+        .expect("valid request");
+        self.send(request).await
+    }
+
+    /// GET with the read-write key.
+    pub async fn get(&self, path: &str) -> TestResponse {
+        self.request(Method::GET, path, Some(&self.key), None).await
+    }
+
+    /// POST a JSON value with the read-write key.
+    pub async fn post_json(&self, path: &str, body: &Value) -> TestResponse {
+        self.request(
+            Method::POST,
+            path,
+            Some(&self.key),
+            Some(("application/json", body.to_string().into_bytes())),
+        )
+        .await
+    }
+
+    /// Runs every due job, as the workers would.
+    pub async fn run_pending_jobs(&self) -> usize {
+        tidemark_server::jobs::runner(&self.app).run_pending().await
+    }
+}
+
+/// Declares each listed `async fn(TestApp)` as a test on SQLite and one on PostgreSQL
+/// (skipped unless `TIDEMARK_TEST_POSTGRES_URL` is set).
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($case:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test]
+                async fn $case() {
+                    let app = $crate::helpers::TestApp::new($crate::helpers::Backend::Sqlite)
+                        .await
+                        .expect("SQLite is always available");
+                    super::$case(app).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test]
+                async fn $case() {
+                    let Some(app) =
+                        $crate::helpers::TestApp::new($crate::helpers::Backend::Postgres).await
+                    else {
+                        eprintln!("TIDEMARK_TEST_POSTGRES_URL is not set: skipped");
+                        return;
+                    };
+                    super::$case(app).await;
+                }
+            )*
+        }
+    };
+}

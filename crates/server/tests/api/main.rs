@@ -1,0 +1,13 @@
+//! The HTTP API, exercised end to end through the router, on SQLite and (when
+//! `TIDEMARK_TEST_POSTGRES_URL` is set) on PostgreSQL.
+
+#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
+
+mod helpers;
+
+mod api_keys;
+mod auth;
+mod conventions;
+mod jobs;
+mod operations;
+mod reference_data;
