@@ -1,7 +1,7 @@
 //! `/v2/api_keys`: an account's own keys. The secret appears once, in the response that
 //! creates it; listings show only the prefix.
 
-use axum::extract::Path;
+use crate::api::extract::Path;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};

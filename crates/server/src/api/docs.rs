@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use crate::api::extract::Path;
 use axum::Router;
-use axum::extract::Path;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;

@@ -1,33 +1,42 @@
 //! Operations endpoints, outside `/v2` and without authentication: liveness, readiness
 //! and Prometheus metrics.
 
-use axum::Router;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::app::AppState;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(healthz))
+        .routes(routes!(readyz))
+        .routes(routes!(metrics))
 }
 
-#[derive(Serialize)]
-struct Health {
+#[derive(Serialize, ToSchema)]
+pub struct Health {
     status: &'static str,
 }
 
 /// The process is up.
+#[utoipa::path(get, path = "/healthz", tag = "Operations", responses((status = 200, body = Health)))]
 async fn healthz() -> Response {
     crate::api::jsonapi::json_body(&Health { status: "ok" })
 }
 
 /// The process can serve: migrations ran (the store exists only once they did) and the
 /// database answers.
+#[utoipa::path(
+    get, path = "/readyz", tag = "Operations",
+    responses(
+        (status = 200, body = Health),
+        (status = 503, body = crate::api::error::ErrorDocument),
+    )
+)]
 async fn readyz(state: AppState) -> Response {
     match state.store.ping().await {
         Ok(()) => crate::api::jsonapi::json_body(&Health { status: "ready" }),
@@ -40,6 +49,10 @@ async fn readyz(state: AppState) -> Response {
 
 /// Prometheus text format. Job-queue gauges are read from the database at scrape time so
 /// every process reports the shared queue.
+#[utoipa::path(
+    get, path = "/metrics", tag = "Operations",
+    responses((status = 200, description = "Prometheus text exposition format", content_type = "text/plain"))
+)]
 async fn metrics(state: AppState) -> Response {
     match state.store.job_queue_stats(state.clock.now()).await {
         Ok(stats) => {

@@ -7,6 +7,7 @@ pub mod api_keys;
 pub mod auth;
 pub mod docs;
 pub mod error;
+pub mod extract;
 pub mod health;
 pub mod jsonapi;
 pub mod ports;
@@ -43,16 +44,18 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
 }
 
 pub fn router(state: AppState) -> Router {
-    let (v2, openapi) = v2_routes().split_for_parts();
+    let (v2, mut openapi) = v2_routes().split_for_parts();
     let v2 = v2.route_layer(middleware::from_fn_with_state(
         state.clone(),
         auth::authenticate,
     ));
+    let (operations, operations_openapi) = health::router().split_for_parts();
+    openapi.merge(operations_openapi);
     let max_body = state.config.max_body_bytes;
     Router::new()
         .merge(v2)
+        .merge(operations)
         .merge(docs::router(openapi))
-        .merge(health::router())
         .fallback(|| async { ApiError::NotFound })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(

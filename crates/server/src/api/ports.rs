@@ -1,6 +1,6 @@
 //! `/v2/ports`: the embedded port list (UN/LOCODE, coordinates, IANA time zone).
 
-use axum::extract::Path;
+use crate::api::extract::Path;
 use serde::Serialize;
 use tidemark_geo::reference::{Port, PortFilter, Terminal};
 use utoipa::ToSchema;

@@ -1,6 +1,6 @@
 //! `/v2/shipping_lines`: the ocean carriers Tidemark knows, and what each can track.
 
-use axum::extract::Path;
+use crate::api::extract::Path;
 use serde::Serialize;
 use tidemark_geo::reference::ShippingLine;
 use utoipa::ToSchema;

@@ -1,6 +1,6 @@
 //! `/v2/terminals/{id}`: the seed set of container terminals.
 
-use axum::extract::Path;
+use crate::api::extract::Path;
 use serde::Serialize;
 use tidemark_geo::reference::Terminal;
 use utoipa::ToSchema;

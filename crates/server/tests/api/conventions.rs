@@ -22,6 +22,8 @@ on_both_backends!(
     an_unknown_include_is_a_400_naming_the_parameter,
     list_links_are_absolute_and_meta_counts_everything,
     a_request_id_is_returned_and_kept_when_given,
+    an_undecodable_path_segment_is_a_json_404,
+    a_head_request_is_answered_like_a_get_without_a_body,
 );
 
 async fn an_unknown_route_answers_a_json_404(app: TestApp) {
@@ -220,4 +222,20 @@ async fn a_request_id_is_returned_and_kept_when_given(app: TestApp) {
             .is_some_and(|id| !id.is_empty())
     );
     assert_eq!(given.header("x-request-id"), Some("trace-me-42"));
+}
+
+async fn an_undecodable_path_segment_is_a_json_404(app: TestApp) {
+    let response = app.get("/v2/ports/%FF%FE").await;
+
+    assert_eq!(response.status, StatusCode::NOT_FOUND);
+    assert_eq!(response.error_member("status"), json!("404"));
+}
+
+async fn a_head_request_is_answered_like_a_get_without_a_body(app: TestApp) {
+    let response = app
+        .request(Method::HEAD, "/v2/ports/NLRTM", Some(&app.key), None)
+        .await;
+
+    assert_eq!(response.status, StatusCode::OK);
+    assert!(response.body.is_empty());
 }

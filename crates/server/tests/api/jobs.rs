@@ -18,6 +18,7 @@ on_both_backends!(
     a_panicking_job_is_retried_instead_of_crashing_the_worker,
     a_job_of_an_unknown_kind_fails,
     housekeeping_purges_old_finished_jobs,
+    a_worker_asked_to_stop_finishes_the_job_in_hand,
 );
 
 /// Fails the first `failures` attempts with a retryable error, then succeeds.
@@ -178,4 +179,43 @@ async fn housekeeping_purges_old_finished_jobs(app: TestApp) {
     app.run_pending_jobs().await;
 
     assert!(app.app.store.job(old).await.is_err());
+}
+
+/// Holds each job until released, to observe a shutdown in the middle of one.
+struct Gate {
+    started: tokio::sync::Notify,
+    release: tokio::sync::Notify,
+}
+
+#[async_trait]
+impl JobHandler for Gate {
+    async fn run(&self, _: &Job) -> Result<(), JobError> {
+        self.started.notify_one();
+        self.release.notified().await;
+        Ok(())
+    }
+}
+
+async fn a_worker_asked_to_stop_finishes_the_job_in_hand(app: TestApp) {
+    let id = enqueue(&app, "test", 5).await;
+    let gate = Arc::new(Gate {
+        started: tokio::sync::Notify::new(),
+        release: tokio::sync::Notify::new(),
+    });
+    let worker = runner(&app, Arc::clone(&gate) as Arc<dyn JobHandler>);
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let running = tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move { worker.run_until(shutdown).await }
+    });
+    gate.started.notified().await;
+
+    shutdown.cancel();
+    gate.release.notify_one();
+    running.await.unwrap();
+
+    assert_eq!(
+        app.app.store.job(id).await.unwrap().state,
+        JobState::Succeeded
+    );
 }

@@ -1,7 +1,10 @@
 //! The HTTP API, exercised end to end through the router, on SQLite and (when
 //! `TIDEMARK_TEST_POSTGRES_URL` is set) on PostgreSQL.
 
-#![expect(clippy::unwrap_used, reason = "tests: a failed unwrap is a failed test")]
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a failed unwrap is a failed test"
+)]
 
 mod helpers;
 

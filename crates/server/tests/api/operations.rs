@@ -85,6 +85,9 @@ async fn the_openapi_document_describes_every_v2_route(app: TestApp) {
         "/v2/terminals/{id}",
         "/v2/api_keys",
         "/v2/api_keys/{id}",
+        "/healthz",
+        "/readyz",
+        "/metrics",
     ] {
         assert!(
             spec["paths"].get(path).is_some(),
