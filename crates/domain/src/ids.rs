@@ -45,6 +45,14 @@ id_type!(
     /// A durable background job.
     JobId
 );
+id_type!(
+    /// A tracking request: a number a client asked Tidemark to follow.
+    TrackingRequestId
+);
+id_type!(
+    /// A shipment: what a bill of lading or booking covers.
+    ShipmentId
+);
 
 /// Source of new ids. Production uses UUIDv7 (time-ordered, which keeps B-tree inserts
 /// cheap); tests use [`SequentialIds`] so snapshots are stable.

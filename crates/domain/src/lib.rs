@@ -5,10 +5,22 @@
 
 pub mod account;
 pub mod clock;
+pub mod container_number;
 pub mod ids;
 pub mod job;
+pub mod tracking;
+pub mod tracking_request;
 
 pub use account::{Account, ApiKey, ApiKeyScope, ApiKeySecret};
 pub use clock::{Clock, MockClock, SystemClock};
-pub use ids::{AccountId, ApiKeyId, IdGenerator, JobId, SequentialIds, UuidV7Ids};
+pub use container_number::{ContainerNumber, ContainerNumberError};
+pub use ids::{
+    AccountId, ApiKeyId, IdGenerator, JobId, SequentialIds, ShipmentId, TrackingRequestId,
+    UuidV7Ids,
+};
 pub use job::{Job, JobState, NewJob, RetryPolicy};
+pub use tracking::{
+    ContainerStatus, FailedReason, RequestNumberProblem, RequestType, TrackingRequestStatus,
+    TransportEventName, validate_request_number,
+};
+pub use tracking_request::TrackingRequest;

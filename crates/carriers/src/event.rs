@@ -1,0 +1,331 @@
+//! What a carrier told us, in one shape for every connector: the events of one poll and the
+//! errors that decide whether to retry.
+//!
+//! The vocabulary is DCSA Track & Trace's (codes such as `ARRI` or `LOAD`), because every
+//! carrier we follow speaks it; a connector for another protocol translates into it.
+
+use std::fmt;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::{Serialize, Serializer};
+
+/// A failed poll of a carrier. Each variant is a decision for the caller.
+#[derive(Debug, thiserror::Error)]
+pub enum CarrierError {
+    /// The carrier asks us to slow down: retry after `retry_after` (from `Retry-After`) or
+    /// with backoff.
+    #[error("rate limited by the carrier")]
+    RateLimited { retry_after: Option<Duration> },
+    /// The carrier does not know the number: no retry, the request fails or waits for the
+    /// manifest.
+    #[error("the carrier does not know this number")]
+    NotFound,
+    /// The carrier could not be reached or answered with a server error: retry later.
+    #[error("the carrier is unavailable: {0}")]
+    Unavailable(String),
+    /// The carrier answered with something we cannot read: retry a few times, then give up
+    /// as `unrecognized_response`.
+    #[error("unexpected payload from the carrier: {0}")]
+    UnexpectedPayload(String),
+}
+
+/// The events of one poll, and the ones left out because they could not be read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CarrierSnapshot {
+    /// The events that were understood, in the carrier's order.
+    pub events: Vec<CarrierEvent>,
+    /// One line per event that was left out, saying which and why, so one odd event does not
+    /// hide the others and operators can still see what was dropped.
+    pub skipped: Vec<String>,
+}
+
+/// One carrier event: a vessel call (transport), a container move (equipment) or a document
+/// status (shipment).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CarrierEvent {
+    /// The carrier's id for the event; events are corrected by re-sending the same id.
+    pub event_id: Option<String>,
+    pub kind: EventKind,
+    /// What happened; always one of `kind`'s codes.
+    pub dcsa_code: DcsaCode,
+    pub classifier: Classifier,
+    /// When it happened or is expected to happen.
+    pub event_datetime: DateTime<Utc>,
+    /// When the carrier recorded the event.
+    pub event_created_datetime: Option<DateTime<Utc>>,
+    /// The container number, as the carrier wrote it (not checked against ISO 6346: carriers
+    /// also track trailers and chassis under other schemes).
+    pub equipment_reference: Option<String>,
+    /// The ISO 6346 size and type code, such as `22GP`.
+    pub iso_equipment_code: Option<String>,
+    pub empty_indicator: Option<EmptyIndicator>,
+    /// Where the event took place: the event location's UN/LOCODE, else the transport call's.
+    pub un_location_code: Option<String>,
+    /// The event location's name, when given.
+    pub location_name: Option<String>,
+    pub transport_call: Option<TransportCall>,
+    /// Booking and transport document (bill of lading) numbers the event belongs to. For a
+    /// shipment event this includes the document whose status it reports.
+    pub document_references: Vec<DocumentReference>,
+    /// The shipper's and forwarder's references (`FF`, `SI`, `PO`, `CR`, `AAO`, `EQ`).
+    pub references: Vec<Reference>,
+}
+
+impl CarrierEvent {
+    /// The transport call's facility type (`POTE`, `RAMP`, …), which some mapping rules need.
+    pub fn facility_type_code(&self) -> Option<&str> {
+        self.transport_call
+            .as_ref()
+            .and_then(|call| call.facility_type_code.as_deref())
+    }
+
+    /// The transport call's mode of transport.
+    pub fn mode_of_transport(&self) -> Option<ModeOfTransport> {
+        self.transport_call
+            .as_ref()
+            .and_then(|call| call.mode_of_transport)
+    }
+
+    /// The numbers of the documents of the given type that the event refers to.
+    pub fn document_numbers(&self, document_type: DocumentType) -> impl Iterator<Item = &str> {
+        self.document_references
+            .iter()
+            .filter(move |reference| reference.document_type == document_type)
+            .map(|reference| reference.value.as_str())
+    }
+}
+
+/// A call of a vessel, train, truck or barge at a place, which transport and equipment events
+/// refer to.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TransportCall {
+    pub transport_call_id: Option<String>,
+    /// Tells apart two calls at the same place within one voyage.
+    pub sequence_number: Option<i64>,
+    pub un_location_code: Option<String>,
+    /// The terminal's SMDG code (`ADT`); left out when the carrier uses another code list.
+    pub facility_smdg_code: Option<String>,
+    /// DCSA facility type: `POTE` port terminal, `RAMP` rail ramp, `INTE` inland terminal, …
+    pub facility_type_code: Option<String>,
+    pub mode_of_transport: Option<ModeOfTransport>,
+    /// The seven-digit IMO number, as sent.
+    pub vessel_imo: Option<String>,
+    pub vessel_name: Option<String>,
+    pub carrier_service_code: Option<String>,
+    /// The carrier's export voyage (the deprecated `carrierVoyageNumber` when that is all
+    /// there is).
+    pub carrier_export_voyage_number: Option<String>,
+    pub carrier_import_voyage_number: Option<String>,
+}
+
+/// A document number that an event refers to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DocumentReference {
+    pub document_type: DocumentType,
+    pub value: String,
+}
+
+/// A party's reference that an event carries, such as a purchase order number.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Reference {
+    /// DCSA reference type: `FF`, `SI`, `PO`, `CR`, `AAO` or `EQ`.
+    pub reference_type: String,
+    pub value: String,
+}
+
+/// Declares an enum of DCSA codes with `as_str`, `parse` and `ALL`, serialized as the code.
+macro_rules! dcsa_codes {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident => $text:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )+
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [Self] = &[ $( Self::$variant, )+ ];
+
+            /// The DCSA code.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( Self::$variant => $text, )+
+                }
+            }
+
+            /// The value for a DCSA code, or `None` for an unknown one.
+            pub fn parse(code: &str) -> Option<Self> {
+                match code {
+                    $( $text => Some(Self::$variant), )+
+                    _ => None,
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+dcsa_codes! {
+    /// The three families of DCSA T&T events (`eventType`).
+    pub enum EventKind {
+        /// A vessel, train, truck or barge arrived or departed.
+        Transport => "TRANSPORT",
+        /// A container moved: gated, loaded, discharged…
+        Equipment => "EQUIPMENT",
+        /// A document changed status: booking confirmed, bill of lading issued…
+        Shipment => "SHIPMENT",
+    }
+}
+
+dcsa_codes! {
+    /// What happened: `transportEventTypeCode`, `equipmentEventTypeCode` or
+    /// `shipmentEventTypeCode`. T&T 2.2's codes, plus the 3.0 equipment codes that carriers
+    /// already send and our mapping uses.
+    pub enum DcsaCode {
+        // Transport.
+        Arri => "ARRI",
+        Depa => "DEPA",
+        // Equipment, T&T 2.2.
+        Load => "LOAD",
+        Disc => "DISC",
+        Gtin => "GTIN",
+        Gtot => "GTOT",
+        Stuf => "STUF",
+        Strp => "STRP",
+        Pick => "PICK",
+        Drop => "DROP",
+        Insp => "INSP",
+        Rsea => "RSEA",
+        Rmvd => "RMVD",
+        // Equipment, T&T 3.0.
+        Avpu => "AVPU",
+        Avdo => "AVDO",
+        Cuss => "CUSS",
+        Cusi => "CUSI",
+        Cusr => "CUSR",
+        Cros => "CROS",
+        // Shipment (document statuses).
+        Rece => "RECE",
+        Drft => "DRFT",
+        Pena => "PENA",
+        Penu => "PENU",
+        Reje => "REJE",
+        Appr => "APPR",
+        Issu => "ISSU",
+        Surr => "SURR",
+        Subm => "SUBM",
+        Void => "VOID",
+        Conf => "CONF",
+        Reqs => "REQS",
+        Cmpl => "CMPL",
+        Hold => "HOLD",
+        Rels => "RELS",
+    }
+}
+
+impl DcsaCode {
+    /// The family of events this code belongs to; no code is shared between families.
+    pub fn kind(self) -> EventKind {
+        match self {
+            Self::Arri | Self::Depa => EventKind::Transport,
+            Self::Load
+            | Self::Disc
+            | Self::Gtin
+            | Self::Gtot
+            | Self::Stuf
+            | Self::Strp
+            | Self::Pick
+            | Self::Drop
+            | Self::Insp
+            | Self::Rsea
+            | Self::Rmvd
+            | Self::Avpu
+            | Self::Avdo
+            | Self::Cuss
+            | Self::Cusi
+            | Self::Cusr
+            | Self::Cros => EventKind::Equipment,
+            Self::Rece
+            | Self::Drft
+            | Self::Pena
+            | Self::Penu
+            | Self::Reje
+            | Self::Appr
+            | Self::Issu
+            | Self::Surr
+            | Self::Subm
+            | Self::Void
+            | Self::Conf
+            | Self::Reqs
+            | Self::Cmpl
+            | Self::Hold
+            | Self::Rels => EventKind::Shipment,
+        }
+    }
+}
+
+dcsa_codes! {
+    /// Whether an event happened, is planned, or is estimated (`eventClassifierCode`).
+    pub enum Classifier {
+        /// The schedule baseline.
+        Planned => "PLN",
+        Actual => "ACT",
+        /// A current estimate, which may change with every poll.
+        Estimated => "EST",
+    }
+}
+
+dcsa_codes! {
+    /// Whether the container was empty or full (`emptyIndicatorCode`).
+    pub enum EmptyIndicator {
+        Empty => "EMPTY",
+        Laden => "LADEN",
+    }
+}
+
+dcsa_codes! {
+    /// How the container travels on a transport call (`modeOfTransport`).
+    pub enum ModeOfTransport {
+        Vessel => "VESSEL",
+        Rail => "RAIL",
+        Truck => "TRUCK",
+        Barge => "BARGE",
+    }
+}
+
+dcsa_codes! {
+    /// The kind of document a number identifies (`documentReferenceType`, `documentTypeCode`).
+    pub enum DocumentType {
+        /// Carrier booking request reference.
+        CarrierBookingRequest => "CBR",
+        /// Booking (carrier booking reference).
+        Booking => "BKG",
+        ShippingInstruction => "SHI",
+        ShipmentReleaseMessage => "SRM",
+        /// Transport document: the bill of lading number.
+        TransportDocument => "TRD",
+        ArrivalNotice => "ARN",
+        VerifiedGrossMass => "VGM",
+        CargoSurvey => "CAS",
+        Customs => "CUS",
+        DangerousGoodsDeclaration => "DGD",
+        OutOfGauge => "OOG",
+    }
+}

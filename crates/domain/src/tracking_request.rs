@@ -1,0 +1,46 @@
+//! A tracking request: the number a client submitted, and where following it stands.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::ids::{AccountId, ShipmentId, TrackingRequestId};
+use crate::tracking::{FailedReason, RequestType, TrackingRequestStatus};
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrackingRequest {
+    pub id: TrackingRequestId,
+    pub account_id: AccountId,
+    pub request_type: RequestType,
+    /// As submitted, trimmed and upper-cased (carriers' numbers are case-insensitive).
+    pub request_number: String,
+    /// The SCAC as submitted, upper-cased.
+    pub scac: String,
+    pub ref_numbers: Vec<String>,
+    /// Copied onto the shipment when it is created.
+    pub shipment_tags: Vec<String>,
+    pub status: TrackingRequestStatus,
+    pub failed_reason: Option<FailedReason>,
+    pub is_retrying: bool,
+    pub retry_count: Option<u32>,
+    /// The shipment this request resolved to (`tracked_object`), once there is one.
+    pub shipment_id: Option<ShipmentId>,
+    /// `initial_custom_fields` as submitted, kept until the shipment exists to apply them.
+    pub initial_custom_fields: Option<serde_json::Value>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl TrackingRequest {
+    /// Whether a new request for the same number and SCAC would be a duplicate of this one.
+    pub fn blocks_duplicates(&self) -> bool {
+        matches!(
+            self.status,
+            TrackingRequestStatus::Pending | TrackingRequestStatus::Created
+        )
+    }
+}
+
+/// Normalizes a submitted number: carriers treat them case-insensitively.
+pub fn normalize_number(number: &str) -> String {
+    number.trim().to_uppercase()
+}
