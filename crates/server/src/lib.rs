@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 pub mod jobs;
 pub mod telemetry;
+pub mod tracking;
 
 pub use app::{App, AppState};
 pub use config::Config;

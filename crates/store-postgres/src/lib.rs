@@ -10,6 +10,7 @@
 mod convert;
 mod jobs;
 mod migrations;
+mod tracking_requests;
 
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -19,8 +20,13 @@ use std::time::Duration as StdDuration;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use tidemark_domain::{Account, AccountId, ApiKey, ApiKeyId, Job, JobId, NewJob};
-use tidemark_store::{JobOutcome, JobQueueStats, Store, StoreError, StoreResult};
+use tidemark_domain::{
+    Account, AccountId, ApiKey, ApiKeyId, Job, JobId, NewJob, TrackingRequest, TrackingRequestId,
+};
+use tidemark_store::{
+    IdempotencyState, JobOutcome, JobQueueStats, PageRequest, Paged, Store, StoreError,
+    StoreResult, TrackingRequestFilter,
+};
 use tokio_postgres::NoTls;
 
 use crate::convert::{
@@ -352,6 +358,68 @@ impl Store for PgStore {
 
     async fn purge_finished_jobs(&self, before: DateTime<Utc>) -> StoreResult<u64> {
         jobs::purge_finished(&self.client().await?, before).await
+    }
+
+    async fn create_tracking_request(&self, request: &TrackingRequest) -> StoreResult<()> {
+        tracking_requests::create(&self.client().await?, request).await
+    }
+
+    async fn tracking_request(
+        &self,
+        account: AccountId,
+        id: TrackingRequestId,
+    ) -> StoreResult<TrackingRequest> {
+        tracking_requests::get(&self.client().await?, account, id).await
+    }
+
+    async fn list_tracking_requests(
+        &self,
+        account: AccountId,
+        filter: &TrackingRequestFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<TrackingRequest>> {
+        tracking_requests::list(&self.client().await?, account, filter, page).await
+    }
+
+    async fn update_tracking_request_ref_numbers(
+        &self,
+        account: AccountId,
+        id: TrackingRequestId,
+        ref_numbers: &[String],
+        now: DateTime<Utc>,
+    ) -> StoreResult<TrackingRequest> {
+        tracking_requests::update_ref_numbers(&self.client().await?, account, id, ref_numbers, now)
+            .await
+    }
+
+    async fn begin_idempotent_request(
+        &self,
+        account: AccountId,
+        key: &str,
+        fingerprint: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<IdempotencyState> {
+        tracking_requests::begin_idempotent(&self.client().await?, account, key, fingerprint, now)
+            .await
+    }
+
+    async fn complete_idempotent_request(
+        &self,
+        account: AccountId,
+        key: &str,
+        status: u16,
+        body: &[u8],
+    ) -> StoreResult<()> {
+        tracking_requests::complete_idempotent(&self.client().await?, account, key, status, body)
+            .await
+    }
+
+    async fn abandon_idempotent_request(&self, account: AccountId, key: &str) -> StoreResult<()> {
+        tracking_requests::abandon_idempotent(&self.client().await?, account, key).await
+    }
+
+    async fn purge_idempotency_keys(&self, before: DateTime<Utc>) -> StoreResult<u64> {
+        tracking_requests::purge_idempotency_keys(&self.client().await?, before).await
     }
 }
 

@@ -6,7 +6,10 @@ use tidemark_store::StoreResult;
 use crate::convert::backend;
 
 /// In order, each with its version. Never edit a released one; add a new file instead.
-const MIGRATIONS: &[(i32, &str)] = &[(1, include_str!("../migrations/0001_accounts_and_jobs.sql"))];
+const MIGRATIONS: &[(i32, &str)] = &[
+    (1, include_str!("../migrations/0001_accounts_and_jobs.sql")),
+    (2, include_str!("../migrations/0002_tracking_requests.sql")),
+];
 
 /// Advisory lock key held while migrating ("tdmkmigr"), so processes starting together
 /// apply each migration once instead of racing on the DDL.

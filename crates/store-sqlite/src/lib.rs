@@ -9,6 +9,7 @@
 mod convert;
 mod jobs;
 mod migrations;
+mod tracking_requests;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,8 +19,13 @@ use std::time::Duration as StdDuration;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
-use tidemark_domain::{Account, AccountId, ApiKey, ApiKeyId, Job, JobId, NewJob};
-use tidemark_store::{JobOutcome, JobQueueStats, Store, StoreError, StoreResult};
+use tidemark_domain::{
+    Account, AccountId, ApiKey, ApiKeyId, Job, JobId, NewJob, TrackingRequest, TrackingRequestId,
+};
+use tidemark_store::{
+    IdempotencyState, JobOutcome, JobQueueStats, PageRequest, Paged, Store, StoreError,
+    StoreResult, TrackingRequestFilter,
+};
 
 use crate::convert::{api_key_from_row, backend, from_ts, to_ts, uuid_from};
 
@@ -273,5 +279,64 @@ impl Store for SqliteStore {
 
     async fn purge_finished_jobs(&self, before: DateTime<Utc>) -> StoreResult<u64> {
         jobs::purge_finished(&self.writer(), before)
+    }
+
+    async fn create_tracking_request(&self, request: &TrackingRequest) -> StoreResult<()> {
+        tracking_requests::create(&self.writer(), request)
+    }
+
+    async fn tracking_request(
+        &self,
+        account: AccountId,
+        id: TrackingRequestId,
+    ) -> StoreResult<TrackingRequest> {
+        tracking_requests::get(&self.reader(), account, id)
+    }
+
+    async fn list_tracking_requests(
+        &self,
+        account: AccountId,
+        filter: &TrackingRequestFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<TrackingRequest>> {
+        tracking_requests::list(&self.reader(), account, filter, page)
+    }
+
+    async fn update_tracking_request_ref_numbers(
+        &self,
+        account: AccountId,
+        id: TrackingRequestId,
+        ref_numbers: &[String],
+        now: DateTime<Utc>,
+    ) -> StoreResult<TrackingRequest> {
+        tracking_requests::update_ref_numbers(&self.writer(), account, id, ref_numbers, now)
+    }
+
+    async fn begin_idempotent_request(
+        &self,
+        account: AccountId,
+        key: &str,
+        fingerprint: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<IdempotencyState> {
+        tracking_requests::begin_idempotent(&self.writer(), account, key, fingerprint, now)
+    }
+
+    async fn complete_idempotent_request(
+        &self,
+        account: AccountId,
+        key: &str,
+        status: u16,
+        body: &[u8],
+    ) -> StoreResult<()> {
+        tracking_requests::complete_idempotent(&self.writer(), account, key, status, body)
+    }
+
+    async fn abandon_idempotent_request(&self, account: AccountId, key: &str) -> StoreResult<()> {
+        tracking_requests::abandon_idempotent(&self.writer(), account, key)
+    }
+
+    async fn purge_idempotency_keys(&self, before: DateTime<Utc>) -> StoreResult<u64> {
+        tracking_requests::purge_idempotency_keys(&self.writer(), before)
     }
 }

@@ -6,7 +6,10 @@ use tidemark_store::StoreResult;
 use crate::convert::backend;
 
 /// In order; a migration's number is its position plus one. Never edit a released one.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_accounts_and_jobs.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_accounts_and_jobs.sql"),
+    include_str!("../migrations/0002_tracking_requests.sql"),
+];
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {
     let tx = conn

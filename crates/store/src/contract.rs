@@ -14,11 +14,12 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use tidemark_domain::{
-    Account, AccountId, ApiKey, ApiKeyId, ApiKeyScope, ApiKeySecret, IdGenerator, JobId, JobState,
-    NewJob, SequentialIds,
+    Account, AccountId, ApiKey, ApiKeyId, ApiKeyScope, ApiKeySecret, FailedReason, IdGenerator,
+    JobId, JobState, NewJob, RequestType, SequentialIds, TrackingRequest, TrackingRequestId,
+    TrackingRequestStatus,
 };
 
-use crate::{JobOutcome, Store, StoreError};
+use crate::{IdempotencyState, JobOutcome, PageRequest, Store, StoreError, TrackingRequestFilter};
 
 /// A fresh database for one test case.
 #[async_trait]
@@ -53,6 +54,20 @@ macro_rules! store_contract_tests {
             queued_jobs_survive_a_restart,
             queue_stats_count_queued_and_running_jobs,
             finished_jobs_are_purged_after_a_while,
+            a_tracking_request_is_read_back_as_stored,
+            another_accounts_tracking_request_is_not_found,
+            an_active_request_for_the_same_number_and_scac_is_a_conflict,
+            a_failed_request_does_not_block_a_new_one,
+            the_same_number_may_be_tracked_by_two_accounts,
+            tracking_requests_are_listed_newest_first_with_a_total,
+            tracking_requests_are_filtered_by_status_scac_and_number,
+            tracking_requests_are_searched_by_ref_number,
+            tracking_requests_are_filtered_by_creation_time,
+            ref_numbers_of_a_tracking_request_can_be_replaced,
+            an_idempotency_key_is_reserved_then_replayed,
+            an_abandoned_idempotency_key_can_be_used_again,
+            idempotency_keys_belong_to_one_account,
+            old_idempotency_keys_are_purged,
         );
     };
     (@cases $backend:path; $($case:ident),* $(,)?) => {
@@ -544,4 +559,398 @@ pub async fn finished_jobs_are_purged_after_a_while(backend: &dyn TestBackend) {
     assert_eq!(purged, 1);
     assert!(matches!(store.job(done).await, Err(StoreError::NotFound)));
     assert!(store.job(pending).await.is_ok());
+}
+
+async fn account_in(store: &dyn Store, ids: &SequentialIds, name: &str) -> AccountId {
+    let account = account(ids, name);
+    store.create_account(&account).await.unwrap();
+    account.id
+}
+
+fn tracking_request(
+    ids: &SequentialIds,
+    account: AccountId,
+    number: &str,
+    at: DateTime<Utc>,
+) -> TrackingRequest {
+    TrackingRequest {
+        id: TrackingRequestId::new(ids),
+        account_id: account,
+        request_type: RequestType::BillOfLading,
+        request_number: number.to_owned(),
+        scac: "MAEU".to_owned(),
+        ref_numbers: vec!["PO-1".to_owned()],
+        shipment_tags: vec!["urgent".to_owned()],
+        status: TrackingRequestStatus::Pending,
+        failed_reason: None,
+        is_retrying: false,
+        retry_count: None,
+        shipment_id: None,
+        initial_custom_fields: Some(serde_json::json!({"shipment": []})),
+        created_at: at,
+        updated_at: at,
+    }
+}
+
+const ALL: PageRequest = PageRequest {
+    offset: 0,
+    limit: 100,
+};
+
+pub async fn a_tracking_request_is_read_back_as_stored(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let request = tracking_request(&ids, acme, "MAEU123456", t0());
+
+    store.create_tracking_request(&request).await.unwrap();
+
+    assert_eq!(
+        store.tracking_request(acme, request.id).await.unwrap(),
+        request
+    );
+}
+
+pub async fn another_accounts_tracking_request_is_not_found(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let request = tracking_request(&ids, acme, "MAEU123456", t0());
+    store.create_tracking_request(&request).await.unwrap();
+
+    let result = store.tracking_request(other, request.id).await;
+
+    assert!(matches!(result, Err(StoreError::NotFound)));
+}
+
+pub async fn an_active_request_for_the_same_number_and_scac_is_a_conflict(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    store
+        .create_tracking_request(&tracking_request(&ids, acme, "MAEU123456", t0()))
+        .await
+        .unwrap();
+
+    let again = store
+        .create_tracking_request(&tracking_request(&ids, acme, "MAEU123456", t0()))
+        .await;
+
+    assert!(matches!(
+        again,
+        Err(StoreError::Conflict {
+            constraint: "tracking_requests_active_number"
+        })
+    ));
+}
+
+pub async fn a_failed_request_does_not_block_a_new_one(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let mut failed = tracking_request(&ids, acme, "MAEU123456", t0());
+    failed.status = TrackingRequestStatus::Failed;
+    failed.failed_reason = Some(FailedReason::NotFound);
+    store.create_tracking_request(&failed).await.unwrap();
+
+    let again = store
+        .create_tracking_request(&tracking_request(&ids, acme, "MAEU123456", t0()))
+        .await;
+
+    assert!(again.is_ok());
+}
+
+pub async fn the_same_number_may_be_tracked_by_two_accounts(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    store
+        .create_tracking_request(&tracking_request(&ids, acme, "MAEU123456", t0()))
+        .await
+        .unwrap();
+
+    let theirs = store
+        .create_tracking_request(&tracking_request(&ids, other, "MAEU123456", t0()))
+        .await;
+
+    assert!(theirs.is_ok());
+}
+
+pub async fn tracking_requests_are_listed_newest_first_with_a_total(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let mut created = Vec::new();
+    for n in 0..5 {
+        let request = tracking_request(
+            &ids,
+            acme,
+            &format!("MAEU00000{n}"),
+            t0() + Duration::minutes(n),
+        );
+        store.create_tracking_request(&request).await.unwrap();
+        created.push(request.id);
+    }
+    store
+        .create_tracking_request(&tracking_request(&ids, other, "MAEU999999", t0()))
+        .await
+        .unwrap();
+
+    let page = store
+        .list_tracking_requests(
+            acme,
+            &TrackingRequestFilter::default(),
+            PageRequest {
+                offset: 1,
+                limit: 2,
+            },
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(page.total, 5);
+    let listed: Vec<TrackingRequestId> = page.items.iter().map(|r| r.id).collect();
+    assert_eq!(listed, vec![created[3], created[2]]);
+}
+
+pub async fn tracking_requests_are_filtered_by_status_scac_and_number(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let wanted = tracking_request(&ids, acme, "MAEU123456", t0());
+    let mut other_scac = tracking_request(&ids, acme, "MSCU123456", t0());
+    other_scac.scac = "MSCU".to_owned();
+    let mut failed = tracking_request(&ids, acme, "MAEU654321", t0());
+    failed.status = TrackingRequestStatus::Failed;
+    for request in [&wanted, &other_scac, &failed] {
+        store.create_tracking_request(request).await.unwrap();
+    }
+
+    let by_status_and_scac = store
+        .list_tracking_requests(
+            acme,
+            &TrackingRequestFilter {
+                status: Some(TrackingRequestStatus::Pending),
+                scac: Some("maeu".to_owned()),
+                ..TrackingRequestFilter::default()
+            },
+            ALL,
+        )
+        .await
+        .unwrap();
+    let by_number = store
+        .list_tracking_requests(
+            acme,
+            &TrackingRequestFilter {
+                request_number: Some("mscu123456".to_owned()),
+                ..TrackingRequestFilter::default()
+            },
+            ALL,
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(by_status_and_scac.items, vec![wanted]);
+    assert_eq!(by_number.items, vec![other_scac]);
+}
+
+pub async fn tracking_requests_are_searched_by_ref_number(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let mut tagged = tracking_request(&ids, acme, "MAEU123456", t0());
+    tagged.ref_numbers = vec!["ORDER-77%".to_owned()];
+    let plain = tracking_request(&ids, acme, "MAEU654321", t0());
+    store.create_tracking_request(&tagged).await.unwrap();
+    store.create_tracking_request(&plain).await.unwrap();
+
+    let search = |q: &str| TrackingRequestFilter {
+        q: Some(q.to_owned()),
+        ..TrackingRequestFilter::default()
+    };
+    let by_ref = store
+        .list_tracking_requests(acme, &search("order-77%"), ALL)
+        .await
+        .unwrap();
+    let by_number = store
+        .list_tracking_requests(acme, &search("654"), ALL)
+        .await
+        .unwrap();
+    let wildcard = store
+        .list_tracking_requests(acme, &search("%"), ALL)
+        .await
+        .unwrap();
+
+    assert_eq!(by_ref.items, vec![tagged.clone()]);
+    assert_eq!(by_number.items, vec![plain]);
+    assert_eq!(
+        wildcard.items,
+        vec![tagged],
+        "% is a literal, not a wildcard"
+    );
+}
+
+pub async fn tracking_requests_are_filtered_by_creation_time(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let early = tracking_request(&ids, acme, "MAEU000001", t0());
+    let late = tracking_request(&ids, acme, "MAEU000002", t0() + Duration::days(2));
+    store.create_tracking_request(&early).await.unwrap();
+    store.create_tracking_request(&late).await.unwrap();
+
+    let since_yesterday = store
+        .list_tracking_requests(
+            acme,
+            &TrackingRequestFilter {
+                created_from: Some(t0() + Duration::days(1)),
+                ..TrackingRequestFilter::default()
+            },
+            ALL,
+        )
+        .await
+        .unwrap();
+    let until_yesterday = store
+        .list_tracking_requests(
+            acme,
+            &TrackingRequestFilter {
+                created_to: Some(t0() + Duration::days(1)),
+                ..TrackingRequestFilter::default()
+            },
+            ALL,
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(since_yesterday.items, vec![late]);
+    assert_eq!(until_yesterday.items, vec![early]);
+}
+
+pub async fn ref_numbers_of_a_tracking_request_can_be_replaced(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let request = tracking_request(&ids, acme, "MAEU123456", t0());
+    store.create_tracking_request(&request).await.unwrap();
+    let later = t0() + Duration::hours(1);
+
+    let updated = store
+        .update_tracking_request_ref_numbers(
+            acme,
+            request.id,
+            &["A".to_owned(), "B".to_owned()],
+            later,
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(updated.ref_numbers, vec!["A", "B"]);
+    assert_eq!(updated.updated_at, later);
+    assert_eq!(
+        store.tracking_request(acme, request.id).await.unwrap(),
+        updated
+    );
+}
+
+pub async fn an_idempotency_key_is_reserved_then_replayed(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+
+    let first = store
+        .begin_idempotent_request(acme, "k1", "fp", t0())
+        .await
+        .unwrap();
+    let concurrent = store
+        .begin_idempotent_request(acme, "k1", "fp", t0())
+        .await
+        .unwrap();
+    store
+        .complete_idempotent_request(acme, "k1", 201, b"{\"data\":{}}")
+        .await
+        .unwrap();
+    let replay = store
+        .begin_idempotent_request(acme, "k1", "fp", t0())
+        .await
+        .unwrap();
+
+    assert_eq!(first, IdempotencyState::Started);
+    assert_eq!(concurrent, IdempotencyState::InProgress);
+    assert_eq!(
+        replay,
+        IdempotencyState::Completed {
+            fingerprint: "fp".to_owned(),
+            status: 201,
+            body: b"{\"data\":{}}".to_vec(),
+        }
+    );
+}
+
+pub async fn an_abandoned_idempotency_key_can_be_used_again(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    store
+        .begin_idempotent_request(acme, "k1", "fp", t0())
+        .await
+        .unwrap();
+
+    store.abandon_idempotent_request(acme, "k1").await.unwrap();
+    let again = store
+        .begin_idempotent_request(acme, "k1", "fp", t0())
+        .await
+        .unwrap();
+
+    assert_eq!(again, IdempotencyState::Started);
+}
+
+pub async fn idempotency_keys_belong_to_one_account(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    store
+        .begin_idempotent_request(acme, "k1", "fp", t0())
+        .await
+        .unwrap();
+
+    let theirs = store
+        .begin_idempotent_request(other, "k1", "fp", t0())
+        .await
+        .unwrap();
+
+    assert_eq!(theirs, IdempotencyState::Started);
+}
+
+pub async fn old_idempotency_keys_are_purged(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    store
+        .begin_idempotent_request(acme, "old", "fp", t0())
+        .await
+        .unwrap();
+    store
+        .begin_idempotent_request(acme, "new", "fp", t0() + Duration::days(2))
+        .await
+        .unwrap();
+
+    let purged = store
+        .purge_idempotency_keys(t0() + Duration::days(1))
+        .await
+        .unwrap();
+
+    assert_eq!(purged, 1);
+    assert_eq!(
+        store
+            .begin_idempotent_request(acme, "old", "fp", t0())
+            .await
+            .unwrap(),
+        IdempotencyState::Started
+    );
 }

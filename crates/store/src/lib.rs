@@ -11,7 +11,10 @@ mod error;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
-use tidemark_domain::{Account, AccountId, ApiKey, ApiKeyId, Job, JobId, NewJob};
+use tidemark_domain::{
+    Account, AccountId, ApiKey, ApiKeyId, Job, JobId, NewJob, TrackingRequest, TrackingRequestId,
+    TrackingRequestStatus,
+};
 
 pub use error::{BoxError, StoreError};
 
@@ -40,6 +43,50 @@ pub enum JobOutcome {
     /// Give up for good.
     Failed {
         error: String,
+    },
+}
+
+/// A window of a list: `limit` items after skipping `offset`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageRequest {
+    pub offset: u64,
+    pub limit: u32,
+}
+
+/// One page of a list, and how many items match in all.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Paged<T> {
+    pub items: Vec<T>,
+    pub total: u64,
+}
+
+/// Which tracking requests to list. Every set field must match.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TrackingRequestFilter {
+    /// Case-insensitive substring of the request number or of any ref number.
+    pub q: Option<String>,
+    /// Exact request number (case-insensitive).
+    pub request_number: Option<String>,
+    pub status: Option<TrackingRequestStatus>,
+    pub scac: Option<String>,
+    pub created_from: Option<DateTime<Utc>>,
+    pub created_to: Option<DateTime<Utc>>,
+    pub updated_from: Option<DateTime<Utc>>,
+    pub updated_to: Option<DateTime<Utc>>,
+}
+
+/// What is known of an `Idempotency-Key` when a request carrying it arrives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IdempotencyState {
+    /// First use: the key is now reserved for this request.
+    Started,
+    /// Another request with this key has not finished yet.
+    InProgress,
+    /// A request with this key finished with this response.
+    Completed {
+        fingerprint: String,
+        status: u16,
+        body: Vec<u8>,
     },
 }
 
@@ -97,4 +144,55 @@ pub trait Store: Send + Sync {
     async fn job_queue_stats(&self, now: DateTime<Utc>) -> StoreResult<JobQueueStats>;
     /// Deletes succeeded and failed jobs last updated before `before`; returns how many.
     async fn purge_finished_jobs(&self, before: DateTime<Utc>) -> StoreResult<u64>;
+
+    // Tracking requests.
+
+    /// Stores a new tracking request. Another `pending` or `created` request of the same
+    /// account for the same SCAC and number is `Conflict { constraint:
+    /// "tracking_requests_active_number" }`.
+    async fn create_tracking_request(&self, request: &TrackingRequest) -> StoreResult<()>;
+    /// One of the account's requests; another account's is `NotFound`.
+    async fn tracking_request(
+        &self,
+        account: AccountId,
+        id: TrackingRequestId,
+    ) -> StoreResult<TrackingRequest>;
+    /// The account's requests matching `filter`, newest first.
+    async fn list_tracking_requests(
+        &self,
+        account: AccountId,
+        filter: &TrackingRequestFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<TrackingRequest>>;
+    /// Replaces a request's ref numbers.
+    async fn update_tracking_request_ref_numbers(
+        &self,
+        account: AccountId,
+        id: TrackingRequestId,
+        ref_numbers: &[String],
+        now: DateTime<Utc>,
+    ) -> StoreResult<TrackingRequest>;
+
+    // Idempotency keys (the `Idempotency-Key` header).
+
+    /// Reserves `key` for a request with `fingerprint`, or reports its earlier use.
+    async fn begin_idempotent_request(
+        &self,
+        account: AccountId,
+        key: &str,
+        fingerprint: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<IdempotencyState>;
+    /// Records the response of the request that reserved `key`.
+    async fn complete_idempotent_request(
+        &self,
+        account: AccountId,
+        key: &str,
+        status: u16,
+        body: &[u8],
+    ) -> StoreResult<()>;
+    /// Releases `key` after a failure that the client should be able to retry.
+    async fn abandon_idempotent_request(&self, account: AccountId, key: &str) -> StoreResult<()>;
+    /// Forgets keys first used before `before`; returns how many.
+    async fn purge_idempotency_keys(&self, before: DateTime<Utc>) -> StoreResult<u64>;
 }

@@ -114,6 +114,20 @@ fn is_read(method: &Method) -> bool {
     matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
 }
 
+/// Which rate-limit bucket a request counts against. As in Terminal49, creating tracking
+/// requests has a bucket of its own, so a bulk import does not starve reads.
+fn rate_limit_bucket(state: &AppState, request: &Request) -> (&'static str, u32) {
+    let path = request
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map(axum::extract::MatchedPath::as_str);
+    let limit = state.rate_limits.default_limit();
+    match (request.method(), path) {
+        (&Method::POST, Some("/v2/tracking_requests")) => ("tracking_requests", limit),
+        _ => ("default", limit),
+    }
+}
+
 fn set_rate_limit_headers(headers: &mut HeaderMap, status: &super::rate_limit::RateLimitStatus) {
     for (name, value) in [
         ("ratelimit-limit", status.limit.into()),
@@ -138,10 +152,10 @@ pub async fn authenticate(
         Ok(key) => key,
         Err(error) => return error.into_response(),
     };
-    let limit = state.rate_limits.default_limit();
+    let (bucket, limit) = rate_limit_bucket(&state, &request);
     let status = state
         .rate_limits
-        .check(key.id, "default", limit, state.clock.now());
+        .check(key.id, bucket, limit, state.clock.now());
     let mut response = if !status.allowed {
         ApiError::TooManyRequests {
             retry_after_seconds: status.reset_seconds,

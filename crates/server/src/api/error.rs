@@ -16,6 +16,8 @@ pub enum ErrorSource {
     Pointer(String),
     /// A query parameter, such as `page[size]`.
     Parameter(String),
+    /// A request header, such as `Idempotency-Key` (JSON:API 1.1 `source.header`).
+    Header(String),
 }
 
 /// One problem with a field of the request, for 400 and 422 responses.

@@ -9,11 +9,13 @@ pub mod docs;
 pub mod error;
 pub mod extract;
 pub mod health;
+pub mod idempotency;
 pub mod jsonapi;
 pub mod ports;
 pub mod rate_limit;
 pub mod shipping_lines;
 pub mod terminals;
+pub mod tracking_requests;
 
 use std::time::Instant;
 
@@ -41,14 +43,21 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(ports::router())
         .merge(shipping_lines::router())
         .merge(terminals::router())
+        .merge(tracking_requests::router())
 }
 
 pub fn router(state: AppState) -> Router {
     let (v2, mut openapi) = v2_routes().split_for_parts();
-    let v2 = v2.route_layer(middleware::from_fn_with_state(
-        state.clone(),
-        auth::authenticate,
-    ));
+    // The last layer added runs first: authenticate, then handle idempotency keys.
+    let v2 = v2
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            idempotency::idempotency,
+        ))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::authenticate,
+        ));
     let (operations, operations_openapi) = health::router().split_for_parts();
     openapi.merge(operations_openapi);
     let max_body = state.config.max_body_bytes;

@@ -19,12 +19,14 @@ pub use runner::Runner;
 
 /// Finished jobs are kept this long for inspection, then purged.
 const FINISHED_JOB_RETENTION_DAYS: i64 = 7;
+/// `Idempotency-Key`s are honoured this long.
+const IDEMPOTENCY_KEY_HOURS: i64 = 24;
 const HOUSEKEEPING_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Every kind of job, named as stored in the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JobKind {
-    /// Deletes finished jobs past their retention.
+    /// Deletes finished jobs past their retention, and expired idempotency keys.
     PurgeFinishedJobs,
 }
 
@@ -85,7 +87,18 @@ impl JobHandler for Dispatcher {
             Some(JobKind::PurgeFinishedJobs) => {
                 let before = self.app.clock.now() - Duration::days(FINISHED_JOB_RETENTION_DAYS);
                 let purged = self.app.store.purge_finished_jobs(before).await?;
-                tracing::info!(purged, "purged finished jobs");
+                let keys = self
+                    .app
+                    .store
+                    .purge_idempotency_keys(
+                        self.app.clock.now() - Duration::hours(IDEMPOTENCY_KEY_HOURS),
+                    )
+                    .await?;
+                tracing::info!(
+                    purged,
+                    idempotency_keys = keys,
+                    "purged finished jobs and old idempotency keys"
+                );
                 Ok(())
             }
             None => Err(JobError::fail(anyhow::anyhow!(

@@ -14,3 +14,4 @@ mod conventions;
 mod jobs;
 mod operations;
 mod reference_data;
+mod tracking_requests;

@@ -85,6 +85,8 @@ async fn the_openapi_document_describes_every_v2_route(app: TestApp) {
         "/v2/terminals/{id}",
         "/v2/api_keys",
         "/v2/api_keys/{id}",
+        "/v2/tracking_requests",
+        "/v2/tracking_requests/{id}",
         "/healthz",
         "/readyz",
         "/metrics",

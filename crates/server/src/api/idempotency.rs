@@ -1,0 +1,139 @@
+//! `Idempotency-Key` on `POST`: the first response to a key is stored for 24 hours and
+//! replayed to any retry with the same key and body, so a client that lost a response can
+//! retry without creating a second resource. Failures the client should retry (5xx) are
+//! not stored.
+
+use axum::body::{Body, to_bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use sha2::{Digest, Sha256};
+use tidemark_store::IdempotencyState;
+
+use crate::api::auth::Principal;
+use crate::api::error::{ApiError, ErrorSource, FieldError};
+use crate::app::AppState;
+
+pub const HEADER: &str = "idempotency-key";
+const MAX_KEY_LENGTH: usize = 255;
+
+fn header_error(code: &'static str, detail: &str) -> ApiError {
+    ApiError::BadRequest(vec![FieldError {
+        source: ErrorSource::Header("Idempotency-Key".to_owned()),
+        code,
+        detail: detail.to_owned(),
+    }])
+}
+
+pub async fn idempotency(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let Some(raw_key) = request.headers().get(HEADER) else {
+        return next.run(request).await;
+    };
+    let key = match raw_key.to_str() {
+        Ok(key) if !key.trim().is_empty() && key.len() <= MAX_KEY_LENGTH => key.trim().to_owned(),
+        _ => {
+            return header_error(
+                "invalid_idempotency_key",
+                "Idempotency-Key must be 1 to 255 visible ASCII characters.",
+            )
+            .into_response();
+        }
+    };
+    let Some(principal) = request.extensions().get::<Principal>().copied() else {
+        return next.run(request).await;
+    };
+    let (parts, body) = request.into_parts();
+    let limit = state.config.max_body_bytes;
+    let Ok(bytes) = to_bytes(body, limit).await else {
+        return ApiError::PayloadTooLarge { limit }.into_response();
+    };
+    let mut hasher = Sha256::new();
+    hasher.update(parts.uri.path().as_bytes());
+    hasher.update([0]);
+    hasher.update(&bytes);
+    let fingerprint = hex::encode(hasher.finalize());
+
+    let now = state.clock.now();
+    match state
+        .store
+        .begin_idempotent_request(principal.account_id, &key, &fingerprint, now)
+        .await
+    {
+        Err(error) => ApiError::from(error).into_response(),
+        Ok(IdempotencyState::InProgress) => ApiError::Conflict {
+            code: "idempotency_key_in_use",
+            detail: "A request with this Idempotency-Key is still being processed.".to_owned(),
+        }
+        .into_response(),
+        Ok(IdempotencyState::Completed {
+            fingerprint: first,
+            status,
+            body,
+        }) => {
+            if first == fingerprint {
+                replay(status, body)
+            } else {
+                ApiError::Invalid(vec![FieldError {
+                    source: ErrorSource::Header("Idempotency-Key".to_owned()),
+                    code: "idempotency_key_reused",
+                    detail: "This Idempotency-Key was used for a different request.".to_owned(),
+                }])
+                .into_response()
+            }
+        }
+        Ok(IdempotencyState::Started) => {
+            let response = next
+                .run(Request::from_parts(parts, Body::from(bytes)))
+                .await;
+            remember(&state, principal, &key, response).await
+        }
+    }
+}
+
+fn replay(status: u16, body: Vec<u8>) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    let mut response = (status, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(crate::api::jsonapi::CONTENT_TYPE),
+    );
+    headers.insert("idempotent-replayed", HeaderValue::from_static("true"));
+    response
+}
+
+/// Stores the response for replay, or releases the key if the client should retry.
+async fn remember(
+    state: &AppState,
+    principal: Principal,
+    key: &str,
+    response: Response,
+) -> Response {
+    let (parts, body) = response.into_parts();
+    let Ok(bytes) = to_bytes(body, usize::MAX).await else {
+        let _ = state
+            .store
+            .abandon_idempotent_request(principal.account_id, key)
+            .await;
+        return ApiError::Internal(anyhow::anyhow!("response body unreadable")).into_response();
+    };
+    let outcome = if parts.status.is_server_error() {
+        state
+            .store
+            .abandon_idempotent_request(principal.account_id, key)
+            .await
+    } else {
+        state
+            .store
+            .complete_idempotent_request(principal.account_id, key, parts.status.as_u16(), &bytes)
+            .await
+    };
+    if let Err(error) = outcome {
+        tracing::warn!(error = ?error, "cannot record the idempotent response");
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}

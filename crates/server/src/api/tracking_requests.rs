@@ -1,0 +1,416 @@
+//! `/v2/tracking_requests`: submit a number to follow, and see how following it goes.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tidemark_domain::{TrackingRequest, TrackingRequestId, TrackingRequestStatus};
+use tidemark_store::{PageRequest, TrackingRequestFilter};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::api::auth::Principal;
+use crate::api::error::{ApiError, ErrorDocument, FieldError};
+use crate::api::extract::Path;
+use crate::api::jsonapi::{
+    BodyType, DEFAULT_PAGE_SIZE, Document, JsonApiBody, ListDocument, ListMeta, QueryParams,
+    Relationships, Resource, ResourceIdentifier, resource_object, timestamp,
+};
+use crate::app::AppState;
+use crate::tracking::requests::{self, Submission, SubmitError};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(show, update))
+}
+
+/// Relationships that `include` may name. The shipment itself arrives with the tracking
+/// engine; until then `tracked_object` is always null.
+const INCLUDES: &[&str] = &["tracked_object"];
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TrackingRequestAttributes {
+    pub request_number: String,
+    /// `bill_of_lading`, `booking_number` or `container`.
+    pub request_type: &'static str,
+    pub scac: String,
+    pub ref_numbers: Vec<String>,
+    pub shipment_tags: Vec<String>,
+    /// `pending`, `awaiting_manifest`, `created`, `failed` or `tracking_stopped`.
+    pub status: &'static str,
+    pub failed_reason: Option<&'static str>,
+    pub is_retrying: bool,
+    pub retry_count: Option<u32>,
+    #[serde(with = "timestamp")]
+    pub created_at: DateTime<Utc>,
+    #[serde(with = "timestamp")]
+    pub updated_at: DateTime<Utc>,
+}
+
+impl Resource for TrackingRequest {
+    const TYPE: &'static str = "tracking_request";
+    const PATH: &'static str = "tracking_requests";
+    type Attributes = TrackingRequestAttributes;
+
+    fn id(&self) -> String {
+        self.id.to_string()
+    }
+
+    fn attributes(&self) -> TrackingRequestAttributes {
+        TrackingRequestAttributes {
+            request_number: self.request_number.clone(),
+            request_type: self.request_type.as_str(),
+            scac: self.scac.clone(),
+            ref_numbers: self.ref_numbers.clone(),
+            shipment_tags: self.shipment_tags.clone(),
+            status: self.status.as_str(),
+            failed_reason: self
+                .failed_reason
+                .map(tidemark_domain::FailedReason::as_str),
+            is_retrying: self.is_retrying,
+            retry_count: self.retry_count,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        }
+    }
+
+    fn relationships(&self) -> Relationships {
+        Relationships::default().one(
+            "tracked_object",
+            self.shipment_id
+                .map(|id| ResourceIdentifier::new("shipment", id)),
+        )
+    }
+}
+
+/// Attributes of `POST /v2/tracking_requests`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct NewTrackingRequest {
+    /// `bill_of_lading`, `booking_number` or `container`.
+    pub request_type: Option<String>,
+    /// At least 6 characters; container numbers must pass the ISO 6346 check digit.
+    pub request_number: Option<String>,
+    /// A SCAC from `GET /v2/shipping_lines` that supports the request type; `TEST` is the
+    /// sandbox carrier.
+    pub scac: Option<String>,
+    #[serde(default)]
+    pub ref_numbers: Option<Vec<String>>,
+    #[serde(default)]
+    pub shipment_tags: Option<Vec<String>>,
+    #[serde(default)]
+    pub auto_detect_vocc_scac: Option<bool>,
+    /// Custom field values to apply once the shipment and containers exist.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub initial_custom_fields: Option<Value>,
+}
+
+impl BodyType for NewTrackingRequest {
+    const TYPE: &'static str = "tracking_request";
+}
+
+/// Attributes of `PATCH /v2/tracking_requests/{id}`: `ref_numbers` (or Terminal49's
+/// singular `ref_number`). Other attributes cannot be changed.
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+pub struct TrackingRequestChanges(Map<String, Value>);
+
+/// The documented shape of [`TrackingRequestChanges`].
+#[derive(ToSchema)]
+#[expect(
+    dead_code,
+    reason = "describes the request body in the OpenAPI document only"
+)]
+pub struct TrackingRequestPatch {
+    ref_numbers: Option<Vec<String>>,
+    /// Terminal49's singular form: replaces the ref numbers with this one.
+    ref_number: Option<String>,
+}
+
+impl BodyType for TrackingRequestChanges {
+    const TYPE: &'static str = "tracking_request";
+}
+
+impl From<SubmitError> for ApiError {
+    fn from(error: SubmitError) -> Self {
+        match error {
+            SubmitError::Invalid(problems) => Self::Invalid(
+                problems
+                    .into_iter()
+                    .map(|problem| {
+                        FieldError::pointer(
+                            format!("/data/attributes/{}", problem.attribute),
+                            problem.code,
+                            problem.detail,
+                        )
+                    })
+                    .collect(),
+            ),
+            SubmitError::Store(error) => error.into(),
+        }
+    }
+}
+
+fn parse_id(id: &str) -> Result<TrackingRequestId, ApiError> {
+    Uuid::parse_str(id)
+        .map(TrackingRequestId)
+        .map_err(|_| ApiError::NotFound)
+}
+
+fn time_parameter(query: &QueryParams, name: &str) -> Result<Option<DateTime<Utc>>, ApiError> {
+    let Some(value) = query.filter(name) else {
+        return Ok(None);
+    };
+    if let Ok(at) = DateTime::parse_from_rfc3339(value) {
+        return Ok(Some(at.with_timezone(&Utc)));
+    }
+    // A bare date means its start (for `start`) or its end (for `end`), in UTC.
+    if let Ok(date) = chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d") {
+        let time = if name.ends_with("[end]") {
+            date.and_hms_opt(23, 59, 59)
+        } else {
+            date.and_hms_opt(0, 0, 0)
+        };
+        return Ok(time.map(|t| t.and_utc()));
+    }
+    Err(ApiError::parameter(
+        name,
+        "invalid_time",
+        format!("{name} must be an ISO 8601 date or time, got {value:?}."),
+    ))
+}
+
+fn filter_from(query: &QueryParams) -> Result<TrackingRequestFilter, ApiError> {
+    let status = match query.filter("filter[status]") {
+        None => None,
+        Some(value) => Some(TrackingRequestStatus::parse(value).ok_or_else(|| {
+            ApiError::parameter(
+                "filter[status]",
+                "invalid_filter",
+                format!(
+                    "filter[status] must be one of pending, awaiting_manifest, created, failed, \
+                     tracking_stopped; got {value:?}."
+                ),
+            )
+        })?),
+    };
+    Ok(TrackingRequestFilter {
+        q: query.filter("q").map(str::to_owned),
+        request_number: query.filter("filter[request_number]").map(str::to_owned),
+        status,
+        scac: query.filter("filter[scac]").map(str::to_owned),
+        created_from: time_parameter(query, "filter[created_at][start]")?,
+        created_to: time_parameter(query, "filter[created_at][end]")?,
+        updated_from: time_parameter(query, "filter[updated_at][start]")?,
+        updated_to: time_parameter(query, "filter[updated_at][end]")?,
+    })
+}
+
+/// List tracking requests, newest first.
+#[utoipa::path(
+    get, path = "/v2/tracking_requests", tag = "Tracking requests",
+    params(
+        ("q" = Option<String>, Query, description = "Substring of the request number or a ref number"),
+        ("filter[request_number]" = Option<String>, Query),
+        ("filter[status]" = Option<String>, Query, description = "pending, awaiting_manifest, created, failed or tracking_stopped"),
+        ("filter[scac]" = Option<String>, Query),
+        ("filter[created_at][start]" = Option<String>, Query, description = "ISO 8601"),
+        ("filter[created_at][end]" = Option<String>, Query, description = "ISO 8601"),
+        ("filter[updated_at][start]" = Option<String>, Query, description = "ISO 8601"),
+        ("filter[updated_at][end]" = Option<String>, Query, description = "ISO 8601"),
+        ("include" = Option<String>, Query, description = "`tracked_object`"),
+        ("page[number]" = Option<u32>, Query), ("page[size]" = Option<u32>, Query),
+    ),
+    responses(
+        (status = 200, body = ListDocument<TrackingRequestAttributes>),
+        (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
+        (status = 429, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn list(
+    state: AppState,
+    principal: Principal,
+    query: QueryParams,
+) -> Result<ListDocument<TrackingRequestAttributes>, ApiError> {
+    let page = query.page(DEFAULT_PAGE_SIZE)?;
+    query.includes("tracking_request", INCLUDES)?;
+    let filter = filter_from(&query)?;
+    let found = state
+        .store
+        .list_tracking_requests(
+            principal.account_id,
+            &filter,
+            PageRequest {
+                offset: page.offset(),
+                limit: page.size,
+            },
+        )
+        .await?;
+    let base = &state.config.public_url;
+    Ok(ListDocument {
+        data: found
+            .items
+            .iter()
+            .map(|request| resource_object(request, base))
+            .collect(),
+        included: Vec::new(),
+        links: query.list_links(base, page, found.total),
+        meta: ListMeta {
+            size: page.size,
+            total: found.total,
+        },
+    })
+}
+
+/// Submit a number to track. The request starts `pending`; a duplicate of a pending or
+/// created request for the same number and SCAC is refused. Honours `Idempotency-Key`.
+#[utoipa::path(
+    post, path = "/v2/tracking_requests", tag = "Tracking requests",
+    request_body(content = NewTrackingRequest, description = "`{data: {type: \"tracking_request\", attributes}}`"),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Replays the first response for 24 hours")),
+    responses(
+        (status = 201, body = Document<TrackingRequestAttributes>),
+        (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
+        (status = 403, body = ErrorDocument), (status = 409, body = ErrorDocument),
+        (status = 413, body = ErrorDocument), (status = 415, body = ErrorDocument),
+        (status = 422, body = ErrorDocument), (status = 429, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn create(
+    state: AppState,
+    principal: Principal,
+    body: JsonApiBody<NewTrackingRequest>,
+) -> Result<Response, ApiError> {
+    let attributes = body.attributes;
+    let submission = Submission {
+        request_type: attributes.request_type,
+        request_number: attributes.request_number,
+        scac: attributes.scac,
+        ref_numbers: attributes.ref_numbers.unwrap_or_default(),
+        shipment_tags: attributes.shipment_tags.unwrap_or_default(),
+        auto_detect_scac: attributes.auto_detect_vocc_scac.unwrap_or(false),
+        initial_custom_fields: attributes.initial_custom_fields,
+    };
+    let request = requests::submit(&state, principal.account_id, submission).await?;
+    let document = Document::new(
+        resource_object(&request, &state.config.public_url),
+        Vec::new(),
+    );
+    Ok((StatusCode::CREATED, document).into_response())
+}
+
+/// Get a tracking request. `tracked_object` is included by default.
+#[utoipa::path(
+    get, path = "/v2/tracking_requests/{id}", tag = "Tracking requests",
+    params(
+        ("id" = Uuid, Path),
+        ("include" = Option<String>, Query, description = "`tracked_object` (the default)"),
+    ),
+    responses(
+        (status = 200, body = Document<TrackingRequestAttributes>),
+        (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
+        (status = 404, body = ErrorDocument), (status = 429, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn show(
+    state: AppState,
+    principal: Principal,
+    Path(id): Path<String>,
+    query: QueryParams,
+) -> Result<Document<TrackingRequestAttributes>, ApiError> {
+    query.includes("tracking_request", INCLUDES)?;
+    let request = state
+        .store
+        .tracking_request(principal.account_id, parse_id(&id)?)
+        .await?;
+    Ok(Document::new(
+        resource_object(&request, &state.config.public_url),
+        Vec::new(),
+    ))
+}
+
+/// Change a tracking request's ref numbers.
+#[utoipa::path(
+    patch, path = "/v2/tracking_requests/{id}", tag = "Tracking requests",
+    params(("id" = Uuid, Path)),
+    request_body(content = TrackingRequestPatch, description = "`ref_numbers` (array) or `ref_number` (string)"),
+    responses(
+        (status = 200, body = Document<TrackingRequestAttributes>),
+        (status = 401, body = ErrorDocument), (status = 403, body = ErrorDocument),
+        (status = 404, body = ErrorDocument), (status = 422, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn update(
+    state: AppState,
+    principal: Principal,
+    Path(id): Path<String>,
+    body: JsonApiBody<TrackingRequestChanges>,
+) -> Result<Document<TrackingRequestAttributes>, ApiError> {
+    let id = parse_id(&id)?;
+    let ref_numbers = ref_numbers_change(&body.attributes.0)?;
+    let request = match ref_numbers {
+        Some(ref_numbers) => {
+            requests::update_ref_numbers(&state, principal.account_id, id, &ref_numbers).await?
+        }
+        None => {
+            state
+                .store
+                .tracking_request(principal.account_id, id)
+                .await?
+        }
+    };
+    Ok(Document::new(
+        resource_object(&request, &state.config.public_url),
+        Vec::new(),
+    ))
+}
+
+/// The new ref numbers, or every reason the change is refused.
+fn ref_numbers_change(attributes: &Map<String, Value>) -> Result<Option<Vec<String>>, ApiError> {
+    let mut errors = Vec::new();
+    let mut change = None;
+    for (name, value) in attributes {
+        let pointer = format!("/data/attributes/{name}");
+        match (name.as_str(), value) {
+            ("ref_numbers", Value::Array(items)) => {
+                let strings: Option<Vec<String>> = items
+                    .iter()
+                    .map(|v| v.as_str().map(str::to_owned))
+                    .collect();
+                match strings {
+                    Some(strings) => change = Some(strings),
+                    None => errors.push(FieldError::pointer(
+                        pointer,
+                        "invalid",
+                        "ref_numbers must be an array of strings",
+                    )),
+                }
+            }
+            ("ref_numbers", Value::Null) => change = Some(Vec::new()),
+            ("ref_number", Value::String(one)) => change = Some(vec![one.clone()]),
+            ("ref_numbers" | "ref_number", _) => errors.push(FieldError::pointer(
+                pointer,
+                "invalid",
+                format!("{name} has the wrong type"),
+            )),
+            _ => errors.push(FieldError::pointer(
+                pointer,
+                "not_editable",
+                format!("{name} cannot be changed; only ref_numbers can"),
+            )),
+        }
+    }
+    if errors.is_empty() {
+        Ok(change)
+    } else {
+        Err(ApiError::Invalid(errors))
+    }
+}

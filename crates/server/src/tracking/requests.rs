@@ -1,0 +1,204 @@
+//! Accepting and editing tracking requests.
+
+use tidemark_domain::tracking_request::normalize_number;
+use tidemark_domain::{
+    AccountId, RequestType, TrackingRequest, TrackingRequestId, TrackingRequestStatus,
+    validate_request_number,
+};
+use tidemark_store::StoreError;
+
+use crate::app::App;
+
+/// A tracking request as submitted, before validation.
+#[derive(Clone, Debug, Default)]
+pub struct Submission {
+    pub request_type: Option<String>,
+    pub request_number: Option<String>,
+    pub scac: Option<String>,
+    pub ref_numbers: Vec<String>,
+    pub shipment_tags: Vec<String>,
+    pub auto_detect_scac: bool,
+    pub initial_custom_fields: Option<serde_json::Value>,
+}
+
+/// One reason to refuse a submission: the attribute, Terminal49's error code, a sentence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub attribute: &'static str,
+    pub code: &'static str,
+    pub detail: String,
+}
+
+impl Problem {
+    fn new(attribute: &'static str, code: &'static str, detail: impl Into<String>) -> Self {
+        Self {
+            attribute,
+            code,
+            detail: detail.into(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SubmitError {
+    /// Every problem found, so the client can fix them all at once.
+    #[error("invalid tracking request")]
+    Invalid(Vec<Problem>),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Checks a submission against Terminal49's rules: all problems together.
+pub fn validate(
+    app: &App,
+    submission: &Submission,
+) -> Result<(RequestType, String, String), Vec<Problem>> {
+    let mut problems = Vec::new();
+    let request_type = match submission.request_type.as_deref().map(str::trim) {
+        None | Some("") => {
+            problems.push(Problem::new(
+                "request_type",
+                "blank",
+                "Request type can't be blank",
+            ));
+            None
+        }
+        Some(value) => {
+            let parsed = RequestType::parse(value);
+            if parsed.is_none() {
+                problems.push(Problem::new(
+                    "request_type",
+                    "invalid_request_type",
+                    format!(
+                        "Request type '{value}' not recognized. Accepted request types are \
+                         'bill_of_lading', 'booking_number', and 'container'"
+                    ),
+                ));
+            }
+            parsed
+        }
+    };
+    let number = submission.request_number.as_deref().unwrap_or("");
+    if let Err(found) =
+        validate_request_number(request_type.unwrap_or(RequestType::BillOfLading), number)
+    {
+        problems.extend(
+            found
+                .into_iter()
+                .map(|problem| Problem::new("request_number", problem.code(), problem.to_string())),
+        );
+    }
+    let scac = submission
+        .scac
+        .as_deref()
+        .map(normalize_number)
+        .unwrap_or_default();
+    if scac.is_empty() {
+        if submission.auto_detect_scac {
+            problems.push(Problem::new(
+                "auto_detect_vocc_scac",
+                "not_supported",
+                "Carrier auto-detection is not available yet; give the scac",
+            ));
+        } else {
+            problems.push(Problem::new("scac", "blank", "Scac can't be blank"));
+        }
+    } else {
+        match app.reference.shipping_line(&scac) {
+            None => problems.push(Problem::new(
+                "scac",
+                "not_recognized",
+                format!("Scac '{scac}' is not recognized"),
+            )),
+            Some(line) => {
+                let supported = match request_type {
+                    Some(RequestType::BillOfLading) => line.bill_of_lading_tracking_support,
+                    Some(RequestType::BookingNumber) => line.booking_number_tracking_support,
+                    Some(RequestType::Container) => line.container_number_tracking_support,
+                    None => true,
+                };
+                if let (false, Some(request_type)) = (supported, request_type) {
+                    problems.push(Problem::new(
+                        "request_type",
+                        "invalid_request_type",
+                        format!(
+                            "{} does not support tracking by {}",
+                            line.name,
+                            request_type.as_str().replace('_', " ")
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    match (problems.is_empty(), request_type) {
+        (true, Some(request_type)) => Ok((request_type, normalize_number(number), scac)),
+        _ => Err(problems),
+    }
+}
+
+/// Trims entries and drops empty and repeated ones, keeping the client's order.
+fn clean_list(values: &[String]) -> Vec<String> {
+    let mut cleaned: Vec<String> = Vec::new();
+    for value in values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
+        if !cleaned.iter().any(|seen| seen == value) {
+            cleaned.push(value.to_owned());
+        }
+    }
+    cleaned
+}
+
+/// Accepts a tracking request: validated, stored as `pending`.
+pub async fn submit(
+    app: &App,
+    account: AccountId,
+    submission: Submission,
+) -> Result<TrackingRequest, SubmitError> {
+    let (request_type, request_number, scac) =
+        validate(app, &submission).map_err(SubmitError::Invalid)?;
+    let now = app.clock.now();
+    let request = TrackingRequest {
+        id: TrackingRequestId::new(app.ids.as_ref()),
+        account_id: account,
+        request_type,
+        request_number,
+        scac,
+        ref_numbers: clean_list(&submission.ref_numbers),
+        shipment_tags: clean_list(&submission.shipment_tags),
+        status: TrackingRequestStatus::Pending,
+        failed_reason: None,
+        is_retrying: false,
+        retry_count: None,
+        shipment_id: None,
+        initial_custom_fields: submission.initial_custom_fields,
+        created_at: now,
+        updated_at: now,
+    };
+    match app.store.create_tracking_request(&request).await {
+        Ok(()) => Ok(request),
+        Err(StoreError::Conflict {
+            constraint: "tracking_requests_active_number",
+        }) => Err(SubmitError::Invalid(vec![Problem::new(
+            "request_number",
+            "duplicate",
+            format!(
+                "Request number '{}' with scac '{}' already exists in a tracking_request with \
+                 a pending or created status",
+                request.request_number, request.scac
+            ),
+        )])),
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// Replaces a request's ref numbers.
+pub async fn update_ref_numbers(
+    app: &App,
+    account: AccountId,
+    id: TrackingRequestId,
+    ref_numbers: &[String],
+) -> Result<TrackingRequest, StoreError> {
+    app.store
+        .update_tracking_request_ref_numbers(account, id, &clean_list(ref_numbers), app.clock.now())
+        .await
+}
