@@ -16,8 +16,8 @@ use crate::accounts;
 use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::jsonapi::{
-    BodyType, DEFAULT_PAGE_SIZE, Document, JsonApiBody, ListDocument, ListMeta, QueryParams,
-    Resource, resource_object, timestamp,
+    BodyType, DEFAULT_PAGE_SIZE, Document, JsonApiBody, ListDocument, QueryParams, Resource,
+    resource_object, timestamp,
 };
 use crate::app::AppState;
 
@@ -99,19 +99,17 @@ async fn list(
     let keys = state.store.list_api_keys(principal.account_id).await?;
     let base = &state.config.public_url;
     let total = keys.len() as u64;
-    Ok(ListDocument {
-        data: page
-            .slice(&keys)
+    Ok(ListDocument::page(
+        page.slice(&keys)
             .iter()
             .map(|key| resource_object(&ApiKeyResource { key, secret: None }, base))
             .collect(),
-        included: Vec::new(),
-        links: query.list_links(base, page, total),
-        meta: ListMeta {
-            size: page.size,
-            total,
-        },
-    })
+        Vec::new(),
+        &query,
+        base,
+        page,
+        total,
+    ))
 }
 
 /// Create an API key for the calling account. The response is the only place the whole

@@ -187,6 +187,28 @@ pub struct ListDocument<A> {
     pub meta: ListMeta,
 }
 
+impl<A: Serialize> ListDocument<A> {
+    /// One page of a list, with its links and counts.
+    pub fn page(
+        data: Vec<ResourceObject<A>>,
+        included: Vec<ResourceObject<Value>>,
+        query: &QueryParams,
+        base: &str,
+        page: Page,
+        total: u64,
+    ) -> Self {
+        Self {
+            data,
+            included,
+            links: query.list_links(base, page, total),
+            meta: ListMeta {
+                size: page.size,
+                total,
+            },
+        }
+    }
+}
+
 impl<A: Serialize> Document<A> {
     pub fn new(data: ResourceObject<A>, included: Vec<ResourceObject<Value>>) -> Self {
         let links = data.links.clone();

@@ -9,7 +9,7 @@ use utoipa_axum::routes;
 
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::jsonapi::{
-    Document, ListDocument, ListMeta, QueryParams, Relationships, Resource, ResourceIdentifier,
+    Document, ListDocument, QueryParams, Relationships, Resource, ResourceIdentifier,
     included_object, resource_object,
 };
 use crate::app::AppState;
@@ -133,18 +133,17 @@ async fn list(
         Vec::new()
     };
     let total = ports.len() as u64;
-    Ok(ListDocument {
-        data: shown
+    Ok(ListDocument::page(
+        shown
             .iter()
             .map(|port| resource_object(port, base))
             .collect(),
         included,
-        links: query.list_links(base, page, total),
-        meta: ListMeta {
-            size: page.size,
-            total,
-        },
-    })
+        &query,
+        base,
+        page,
+        total,
+    ))
 }
 
 /// Get a port by its id or its UN/LOCODE.

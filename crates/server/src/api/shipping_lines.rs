@@ -9,7 +9,7 @@ use utoipa_axum::routes;
 
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::jsonapi::{
-    DEFAULT_PAGE_SIZE, Document, ListDocument, ListMeta, QueryParams, Resource, resource_object,
+    DEFAULT_PAGE_SIZE, Document, ListDocument, QueryParams, Resource, resource_object,
 };
 use crate::app::AppState;
 
@@ -78,19 +78,17 @@ async fn list(
     let lines = state.reference.shipping_lines();
     let base = &state.config.public_url;
     let total = lines.len() as u64;
-    Ok(ListDocument {
-        data: page
-            .slice(lines)
+    Ok(ListDocument::page(
+        page.slice(lines)
             .iter()
             .map(|line| resource_object(line, base))
             .collect(),
-        included: Vec::new(),
-        links: query.list_links(base, page, total),
-        meta: ListMeta {
-            size: page.size,
-            total,
-        },
-    })
+        Vec::new(),
+        &query,
+        base,
+        page,
+        total,
+    ))
 }
 
 /// Get a shipping line by id or SCAC.

@@ -16,8 +16,8 @@ use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::Path;
 use crate::api::jsonapi::{
-    BodyType, DEFAULT_PAGE_SIZE, Document, JsonApiBody, ListDocument, ListMeta, QueryParams,
-    Relationships, Resource, ResourceIdentifier, resource_object, timestamp,
+    BodyType, DEFAULT_PAGE_SIZE, Document, JsonApiBody, ListDocument, QueryParams, Relationships,
+    Resource, ResourceIdentifier, resource_object, timestamp,
 };
 use crate::app::AppState;
 use crate::tracking::requests::{self, Submission, SubmitError};
@@ -252,19 +252,18 @@ async fn list(
         )
         .await?;
     let base = &state.config.public_url;
-    Ok(ListDocument {
-        data: found
+    Ok(ListDocument::page(
+        found
             .items
             .iter()
             .map(|request| resource_object(request, base))
             .collect(),
-        included: Vec::new(),
-        links: query.list_links(base, page, found.total),
-        meta: ListMeta {
-            size: page.size,
-            total: found.total,
-        },
-    })
+        Vec::new(),
+        &query,
+        base,
+        page,
+        found.total,
+    ))
 }
 
 /// Submit a number to track. The request starts `pending`; a duplicate of a pending or
