@@ -53,6 +53,14 @@ id_type!(
     /// A shipment: what a bill of lading or booking covers.
     ShipmentId
 );
+id_type!(
+    /// A container on a shipment.
+    ContainerId
+);
+id_type!(
+    /// A milestone of a container's journey.
+    TransportEventId
+);
 
 /// Source of new ids. Production uses UUIDv7 (time-ordered, which keeps B-tree inserts
 /// cheap); tests use [`SequentialIds`] so snapshots are stable.

@@ -8,17 +8,20 @@ pub mod clock;
 pub mod container_number;
 pub mod ids;
 pub mod job;
+pub mod shipment;
 pub mod tracking;
 pub mod tracking_request;
+pub mod tracking_update;
 
 pub use account::{Account, ApiKey, ApiKeyScope, ApiKeySecret};
 pub use clock::{Clock, MockClock, SystemClock};
 pub use container_number::{ContainerNumber, ContainerNumberError};
 pub use ids::{
-    AccountId, ApiKeyId, IdGenerator, JobId, SequentialIds, ShipmentId, TrackingRequestId,
-    UuidV7Ids,
+    AccountId, ApiKeyId, ContainerId, IdGenerator, JobId, SequentialIds, ShipmentId,
+    TrackingRequestId, TransportEventId, UuidV7Ids,
 };
 pub use job::{Job, JobState, NewJob, RetryPolicy};
+pub use shipment::{Container, Shipment, TransportEvent};
 pub use tracking::{
     ContainerStatus, FailedReason, RequestNumberProblem, RequestType, TrackingRequestStatus,
     TransportEventName, validate_request_number,

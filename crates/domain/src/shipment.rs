@@ -1,0 +1,155 @@
+//! Shipments, their containers and the containers' transport events, as Tidemark keeps
+//! them. Field names follow Terminal49's resources, so the API maps them one to one.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::ids::{AccountId, ContainerId, ShipmentId, TrackingRequestId, TransportEventId};
+use crate::tracking::{ContainerStatus, TransportEventName};
+
+/// What a bill of lading or booking covers: a voyage from a port of lading to a port of
+/// discharge, with its containers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Shipment {
+    pub id: ShipmentId,
+    pub account_id: AccountId,
+    /// The tracking request that created it.
+    pub tracking_request_id: TrackingRequestId,
+    pub bill_of_lading_number: String,
+    /// The number as the carrier knows it (upper case, no spaces).
+    pub normalized_number: String,
+    pub ref_numbers: Vec<String>,
+    pub tags: Vec<String>,
+    pub shipping_line_scac: String,
+    pub port_of_lading_locode: Option<String>,
+    pub port_of_discharge_locode: Option<String>,
+    pub destination_locode: Option<String>,
+    pub pod_vessel_name: Option<String>,
+    pub pod_vessel_imo: Option<String>,
+    pub pod_voyage_number: Option<String>,
+    pub pol_etd_at: Option<DateTime<Utc>>,
+    pub pol_atd_at: Option<DateTime<Utc>>,
+    pub pod_eta_at: Option<DateTime<Utc>>,
+    /// The first ETA ever seen for the port of discharge.
+    pub pod_original_eta_at: Option<DateTime<Utc>>,
+    pub pod_ata_at: Option<DateTime<Utc>>,
+    pub destination_eta_at: Option<DateTime<Utc>>,
+    pub destination_ata_at: Option<DateTime<Utc>>,
+    pub line_tracking_last_attempted_at: Option<DateTime<Utc>>,
+    pub line_tracking_last_succeeded_at: Option<DateTime<Utc>>,
+    pub line_tracking_stopped_at: Option<DateTime<Utc>>,
+    /// Why tracking stopped: `user`, `all_containers_terminated`, `past_arrival_window`, …
+    pub line_tracking_stopped_reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl Shipment {
+    pub fn is_tracking(&self) -> bool {
+        self.line_tracking_stopped_at.is_none()
+    }
+}
+
+/// One container of a shipment, with its milestones as last known.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Container {
+    pub id: ContainerId,
+    pub account_id: AccountId,
+    pub shipment_id: ShipmentId,
+    pub number: String,
+    pub seal_number: Option<String>,
+    /// ISO 6346 size-type code as the carrier sent it (`45G1`).
+    pub iso_equipment_code: Option<String>,
+    pub equipment_type: Option<String>,
+    pub equipment_length: Option<u32>,
+    pub equipment_height: Option<String>,
+    pub weight_in_lbs: Option<u32>,
+    pub pod_arrived_at: Option<DateTime<Utc>>,
+    pub pod_discharged_at: Option<DateTime<Utc>>,
+    pub pod_full_out_at: Option<DateTime<Utc>>,
+    pub final_destination_full_out_at: Option<DateTime<Utc>>,
+    pub empty_terminated_at: Option<DateTime<Utc>>,
+    pub availability_known: bool,
+    pub available_for_pickup: bool,
+    pub current_status: ContainerStatus,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A milestone of one container's journey, past (`estimated == false`) or expected.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TransportEvent {
+    pub id: TransportEventId,
+    pub account_id: AccountId,
+    pub shipment_id: ShipmentId,
+    pub container_id: ContainerId,
+    pub event: TransportEventName,
+    pub timestamp: DateTime<Utc>,
+    pub voyage_number: Option<String>,
+    pub location_locode: Option<String>,
+    pub vessel_name: Option<String>,
+    pub vessel_imo: Option<String>,
+    /// The carrier's id of the event this came from: a re-sent event is recognised by it.
+    pub source_id: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Decodes the size and type of an ISO 6346 size-type code (`45G1` → 40 ft, high cube,
+/// dry). Unknown codes give `None`s rather than guesses.
+pub fn equipment_from_iso_code(
+    code: &str,
+) -> (Option<u32>, Option<&'static str>, Option<&'static str>) {
+    let mut chars = code.trim().chars();
+    let (Some(size), Some(height), Some(kind)) = (chars.next(), chars.next(), chars.next()) else {
+        return (None, None, None);
+    };
+    let length = match size {
+        '1' => Some(10),
+        '2' => Some(20),
+        '4' => Some(40),
+        'L' => Some(45),
+        _ => None,
+    };
+    let height = match height {
+        '0' | '2' => Some("standard"),
+        '5' => Some("high_cube"),
+        _ => None,
+    };
+    let kind = match kind {
+        'G' => Some("dry"),
+        'R' => Some("reefer"),
+        'U' => Some("open top"),
+        'P' => Some("flat rack"),
+        'T' => Some("tank"),
+        'B' => Some("bulk"),
+        _ => None,
+    };
+    (length, height, kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_forty_foot_high_cube_is_decoded() {
+        assert_eq!(
+            equipment_from_iso_code("45G1"),
+            (Some(40), Some("high_cube"), Some("dry"))
+        );
+    }
+
+    #[test]
+    fn a_twenty_foot_reefer_is_decoded() {
+        assert_eq!(
+            equipment_from_iso_code("22R1"),
+            (Some(20), Some("standard"), Some("reefer"))
+        );
+    }
+
+    #[test]
+    fn an_unknown_code_gives_nothing_rather_than_a_guess() {
+        assert_eq!(equipment_from_iso_code("?"), (None, None, None));
+        assert_eq!(equipment_from_iso_code("9XZ1"), (None, None, None));
+    }
+}

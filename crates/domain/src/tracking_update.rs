@@ -1,0 +1,837 @@
+//! Applying what a carrier reports to what Tidemark knows: a pure function from the known
+//! shipment, containers and events plus a [`CarrierReport`] to a [`TrackingUpdate`] that the
+//! store writes in one transaction.
+//!
+//! Rules:
+//! - An actual milestone is recorded once per container, recognised by the carrier's event
+//!   id; a re-sent event changes nothing, a corrected one (same id, other time or place)
+//!   replaces the recorded one.
+//! - A milestone without a container (vessel arrivals and departures) applies to every
+//!   container of the shipment.
+//! - An estimate is recorded as an `estimated.*` event only when its time changes, so
+//!   repeated polls of an unchanged ETA add nothing.
+//! - Shipment and container fields are derived from the events, never invented: a field with
+//!   no event behind it stays `None`.
+
+use chrono::{DateTime, Utc};
+
+use crate::ids::{ContainerId, IdGenerator, ShipmentId, TransportEventId};
+use crate::shipment::{Container, Shipment, TransportEvent, equipment_from_iso_code};
+use crate::tracking::{ContainerStatus, TransportEventName};
+use crate::tracking_request::TrackingRequest;
+
+/// A container the carrier reports on the shipment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportedContainer {
+    pub number: String,
+    pub iso_equipment_code: Option<String>,
+}
+
+/// One milestone as the carrier reports it, already named.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Milestone {
+    /// The carrier's event id.
+    pub source_id: String,
+    pub event: TransportEventName,
+    /// `None` for vessel-level events, which apply to every container.
+    pub container_number: Option<String>,
+    pub at: DateTime<Utc>,
+    pub location_locode: Option<String>,
+    pub vessel_name: Option<String>,
+    pub vessel_imo: Option<String>,
+    pub voyage_number: Option<String>,
+}
+
+/// Everything a carrier said about one shipment in one poll.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CarrierReport {
+    pub containers: Vec<ReportedContainer>,
+    pub port_of_lading: Option<String>,
+    pub port_of_discharge: Option<String>,
+    pub destination: Option<String>,
+    pub milestones: Vec<Milestone>,
+}
+
+/// What Tidemark already has for the shipment.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Known<'a> {
+    pub shipment: Option<&'a Shipment>,
+    pub containers: &'a [Container],
+    pub events: &'a [TransportEvent],
+}
+
+/// The changes to write, all in one transaction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrackingUpdate {
+    /// The shipment as it should now be stored (created when it did not exist).
+    pub shipment: Shipment,
+    pub shipment_created: bool,
+    pub new_containers: Vec<Container>,
+    /// Containers whose derived fields changed.
+    pub changed_containers: Vec<Container>,
+    pub new_events: Vec<TransportEvent>,
+    /// Recorded events the carrier corrected.
+    pub corrected_events: Vec<TransportEvent>,
+}
+
+impl TrackingUpdate {
+    /// Whether anything besides bookkeeping timestamps changed.
+    pub fn changes_anything(&self) -> bool {
+        self.shipment_created
+            || !self.new_containers.is_empty()
+            || !self.changed_containers.is_empty()
+            || !self.new_events.is_empty()
+            || !self.corrected_events.is_empty()
+    }
+}
+
+fn new_shipment(request: &TrackingRequest, ids: &dyn IdGenerator, now: DateTime<Utc>) -> Shipment {
+    Shipment {
+        id: ShipmentId::new(ids),
+        account_id: request.account_id,
+        tracking_request_id: request.id,
+        bill_of_lading_number: request.request_number.clone(),
+        normalized_number: request.request_number.replace(' ', ""),
+        ref_numbers: request.ref_numbers.clone(),
+        tags: request.shipment_tags.clone(),
+        shipping_line_scac: request.scac.clone(),
+        port_of_lading_locode: None,
+        port_of_discharge_locode: None,
+        destination_locode: None,
+        pod_vessel_name: None,
+        pod_vessel_imo: None,
+        pod_voyage_number: None,
+        pol_etd_at: None,
+        pol_atd_at: None,
+        pod_eta_at: None,
+        pod_original_eta_at: None,
+        pod_ata_at: None,
+        destination_eta_at: None,
+        destination_ata_at: None,
+        line_tracking_last_attempted_at: None,
+        line_tracking_last_succeeded_at: None,
+        line_tracking_stopped_at: None,
+        line_tracking_stopped_reason: None,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+fn new_container(
+    shipment: &Shipment,
+    reported: &ReportedContainer,
+    ids: &dyn IdGenerator,
+    now: DateTime<Utc>,
+) -> Container {
+    let (length, height, kind) = reported
+        .iso_equipment_code
+        .as_deref()
+        .map_or((None, None, None), equipment_from_iso_code);
+    Container {
+        id: ContainerId::new(ids),
+        account_id: shipment.account_id,
+        shipment_id: shipment.id,
+        number: reported.number.clone(),
+        seal_number: None,
+        iso_equipment_code: reported.iso_equipment_code.clone(),
+        equipment_type: kind.map(str::to_owned),
+        equipment_length: length,
+        equipment_height: height.map(str::to_owned),
+        weight_in_lbs: None,
+        pod_arrived_at: None,
+        pod_discharged_at: None,
+        pod_full_out_at: None,
+        final_destination_full_out_at: None,
+        empty_terminated_at: None,
+        availability_known: false,
+        available_for_pickup: false,
+        current_status: ContainerStatus::New,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+/// Plans the update for one poll of the carrier.
+pub fn plan(
+    request: &TrackingRequest,
+    known: Known<'_>,
+    report: &CarrierReport,
+    ids: &dyn IdGenerator,
+    now: DateTime<Utc>,
+) -> TrackingUpdate {
+    let mut shipment = known
+        .shipment
+        .cloned()
+        .unwrap_or_else(|| new_shipment(request, ids, now));
+    let shipment_created = known.shipment.is_none();
+
+    let mut containers: Vec<Container> = known.containers.to_vec();
+    let mut new_containers = Vec::new();
+    for reported in &report.containers {
+        if !containers.iter().any(|c| c.number == reported.number) {
+            let container = new_container(&shipment, reported, ids, now);
+            new_containers.push(container.clone());
+            containers.push(container);
+        }
+    }
+
+    let mut events: Vec<TransportEvent> = known.events.to_vec();
+    let mut new_events = Vec::new();
+    let mut corrected_events = Vec::new();
+    let mut milestones: Vec<&Milestone> = report.milestones.iter().collect();
+    milestones.sort_by_key(|m| (m.at, m.source_id.clone()));
+    for milestone in milestones {
+        let targets: Vec<&Container> = match &milestone.container_number {
+            Some(number) => containers.iter().filter(|c| &c.number == number).collect(),
+            None => containers.iter().collect(),
+        };
+        for container in targets {
+            record(
+                milestone,
+                container,
+                &shipment,
+                &mut events,
+                &mut new_events,
+                &mut corrected_events,
+                ids,
+                now,
+            );
+        }
+    }
+
+    derive_shipment_fields(&mut shipment, report, &events);
+    let mut changed_containers = Vec::new();
+    for container in &mut containers {
+        let before = container.clone();
+        derive_container_fields(container, &shipment, &events);
+        let is_new = new_containers.iter().any(|c| c.id == container.id);
+        if is_new {
+            if let Some(slot) = new_containers.iter_mut().find(|c| c.id == container.id) {
+                *slot = container.clone();
+            }
+        } else if *container != before {
+            container.updated_at = now;
+            changed_containers.push(container.clone());
+        }
+    }
+    if shipment_created || known.shipment != Some(&shipment) {
+        shipment.updated_at = now;
+    }
+    TrackingUpdate {
+        shipment,
+        shipment_created,
+        new_containers,
+        changed_containers,
+        new_events,
+        corrected_events,
+    }
+}
+
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call site; a struct would only rename the arguments"
+)]
+fn record(
+    milestone: &Milestone,
+    container: &Container,
+    shipment: &Shipment,
+    events: &mut Vec<TransportEvent>,
+    new_events: &mut Vec<TransportEvent>,
+    corrected_events: &mut Vec<TransportEvent>,
+    ids: &dyn IdGenerator,
+    now: DateTime<Utc>,
+) {
+    let fresh = |source_id: String| TransportEvent {
+        id: TransportEventId::new(ids),
+        account_id: shipment.account_id,
+        shipment_id: shipment.id,
+        container_id: container.id,
+        event: milestone.event,
+        timestamp: milestone.at,
+        voyage_number: milestone.voyage_number.clone(),
+        location_locode: milestone.location_locode.clone(),
+        vessel_name: milestone.vessel_name.clone(),
+        vessel_imo: milestone.vessel_imo.clone(),
+        source_id,
+        created_at: now,
+    };
+    if milestone.event.is_estimate() {
+        // The latest recorded estimate of this milestone for this container.
+        let latest = events
+            .iter()
+            .filter(|e| {
+                e.container_id == container.id
+                    && e.event == milestone.event
+                    && e.location_locode == milestone.location_locode
+            })
+            .max_by_key(|e| e.created_at);
+        if latest.is_some_and(|e| e.timestamp == milestone.at) {
+            return;
+        }
+        // Each new estimate is its own event; the id says which estimate it was.
+        let event = fresh(format!(
+            "{}@{}",
+            milestone.source_id,
+            milestone.at.timestamp()
+        ));
+        if events
+            .iter()
+            .any(|e| e.container_id == container.id && e.source_id == event.source_id)
+        {
+            return;
+        }
+        events.push(event.clone());
+        new_events.push(event);
+        return;
+    }
+    match events
+        .iter_mut()
+        .find(|e| e.container_id == container.id && e.source_id == milestone.source_id)
+    {
+        None => {
+            let event = fresh(milestone.source_id.clone());
+            events.push(event.clone());
+            new_events.push(event);
+        }
+        Some(existing) => {
+            let corrected = existing.timestamp != milestone.at
+                || existing.location_locode != milestone.location_locode
+                || existing.event != milestone.event;
+            if corrected {
+                existing.timestamp = milestone.at;
+                existing
+                    .location_locode
+                    .clone_from(&milestone.location_locode);
+                existing.event = milestone.event;
+                existing.vessel_name.clone_from(&milestone.vessel_name);
+                existing.vessel_imo.clone_from(&milestone.vessel_imo);
+                existing.voyage_number.clone_from(&milestone.voyage_number);
+                if let Some(slot) = new_events.iter_mut().find(|e| e.id == existing.id) {
+                    *slot = existing.clone();
+                } else {
+                    corrected_events.push(existing.clone());
+                }
+            }
+        }
+    }
+}
+
+/// The latest event with this name (at `locode`, when given), by its timestamp.
+fn latest<'a>(
+    events: &'a [TransportEvent],
+    name: TransportEventName,
+    locode: Option<&str>,
+) -> Option<&'a TransportEvent> {
+    events
+        .iter()
+        .filter(|e| e.event == name)
+        .filter(|e| locode.is_none_or(|l| e.location_locode.as_deref() == Some(l)))
+        .max_by_key(|e| (e.created_at, e.timestamp))
+}
+
+fn derive_shipment_fields(
+    shipment: &mut Shipment,
+    report: &CarrierReport,
+    events: &[TransportEvent],
+) {
+    use TransportEventName as E;
+    if report.port_of_lading.is_some() {
+        shipment
+            .port_of_lading_locode
+            .clone_from(&report.port_of_lading);
+    }
+    if report.port_of_discharge.is_some() {
+        shipment
+            .port_of_discharge_locode
+            .clone_from(&report.port_of_discharge);
+    }
+    if report.destination.is_some() {
+        shipment.destination_locode.clone_from(&report.destination);
+    }
+    let pol = shipment.port_of_lading_locode.clone();
+    let pod = shipment.port_of_discharge_locode.clone();
+    let destination = shipment.destination_locode.clone();
+
+    shipment.pol_atd_at = latest(events, E::VesselDeparted, pol.as_deref()).map(|e| e.timestamp);
+    shipment.pol_etd_at = latest(events, E::EstimatedVesselDeparted, pol.as_deref())
+        .map(|e| e.timestamp)
+        .or(shipment.pol_etd_at);
+    shipment.pod_ata_at = latest(events, E::VesselArrived, pod.as_deref()).map(|e| e.timestamp);
+    let eta = latest(events, E::EstimatedVesselArrived, pod.as_deref()).map(|e| e.timestamp);
+    if eta.is_some() {
+        shipment.pod_eta_at = eta;
+    }
+    if shipment.pod_original_eta_at.is_none() {
+        shipment.pod_original_eta_at = events
+            .iter()
+            .filter(|e| {
+                e.event == E::EstimatedVesselArrived
+                    && e.location_locode.as_deref() == pod.as_deref()
+            })
+            .min_by_key(|e| e.created_at)
+            .map(|e| e.timestamp);
+    }
+    if destination.is_some() && destination != pod {
+        shipment.destination_ata_at = latest(
+            events,
+            E::ArrivedAtInlandDestination,
+            destination.as_deref(),
+        )
+        .map(|e| e.timestamp);
+        let eta = latest(
+            events,
+            E::EstimatedArrivedAtInlandDestination,
+            destination.as_deref(),
+        )
+        .map(|e| e.timestamp);
+        if eta.is_some() {
+            shipment.destination_eta_at = eta;
+        }
+    }
+    // The vessel that brings the cargo to the port of discharge: the last one loaded.
+    if let Some(last_vessel) = events
+        .iter()
+        .filter(|e| {
+            !e.event.is_estimate()
+                && matches!(
+                    e.event,
+                    E::VesselLoaded
+                        | E::TransshipmentLoaded
+                        | E::VesselArrived
+                        | E::VesselDeparted
+                        | E::TransshipmentDeparted
+                )
+                && e.vessel_name.is_some()
+        })
+        .max_by_key(|e| e.timestamp)
+    {
+        shipment
+            .pod_vessel_name
+            .clone_from(&last_vessel.vessel_name);
+        shipment.pod_vessel_imo.clone_from(&last_vessel.vessel_imo);
+        shipment
+            .pod_voyage_number
+            .clone_from(&last_vessel.voyage_number);
+    }
+}
+
+fn derive_container_fields(container: &mut Container, shipment: &Shipment, all: &[TransportEvent]) {
+    use TransportEventName as E;
+    let events: Vec<TransportEvent> = all
+        .iter()
+        .filter(|e| e.container_id == container.id)
+        .cloned()
+        .collect();
+    let pod = shipment.port_of_discharge_locode.as_deref();
+    let at = |name| latest(&events, name, None).map(|e: &TransportEvent| e.timestamp);
+    let at_pod = |name| latest(&events, name, pod).map(|e: &TransportEvent| e.timestamp);
+    container.pod_arrived_at = at_pod(E::VesselArrived);
+    container.pod_discharged_at = at_pod(E::VesselDischarged);
+    container.pod_full_out_at = at_pod(E::FullOut);
+    container.empty_terminated_at = at(E::EmptyIn);
+    if let Some(destination) = shipment
+        .destination_locode
+        .as_deref()
+        .filter(|d| Some(*d) != pod)
+    {
+        container.final_destination_full_out_at =
+            latest(&events, E::FullOut, Some(destination)).map(|e| e.timestamp);
+    }
+    let last_actual = events
+        .iter()
+        .filter(|e| !e.event.is_estimate())
+        .max_by_key(|e| e.timestamp);
+    let availability = events
+        .iter()
+        .filter(|e| matches!(e.event, E::Available | E::NotAvailable))
+        .max_by_key(|e| e.timestamp);
+    container.availability_known = availability.is_some();
+    container.available_for_pickup = availability.is_some_and(|e| e.event == E::Available)
+        && container.pod_full_out_at.is_none();
+    container.current_status = match last_actual.map(|e| e.event) {
+        None | Some(E::EmptyOut | E::FullIn) => ContainerStatus::New,
+        Some(E::EmptyIn) => ContainerStatus::EmptyReturned,
+        Some(E::FullOut) if container.final_destination_full_out_at.is_some() => {
+            ContainerStatus::Delivered
+        }
+        Some(E::FullOut | E::Delivered) => ContainerStatus::PickedUp,
+        Some(E::Available) => ContainerStatus::Available,
+        Some(E::NotAvailable) => ContainerStatus::NotAvailable,
+        Some(E::VesselDischarged) => {
+            if container.availability_known {
+                ContainerStatus::NotAvailable
+            } else {
+                ContainerStatus::Grounded
+            }
+        }
+        Some(E::RailLoaded | E::RailDeparted | E::RailArrived) => ContainerStatus::OnRail,
+        Some(E::RailUnloaded | E::ArrivedAtInlandDestination) => ContainerStatus::Available,
+        Some(_) => ContainerStatus::OnShip,
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{Duration, TimeZone};
+
+    use super::*;
+    use crate::ids::{AccountId, SequentialIds, TrackingRequestId};
+    use crate::tracking::{RequestType, TrackingRequestStatus};
+
+    fn t(hours: i64) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 5, 1, 0, 0, 0)
+            .single()
+            .expect("valid")
+            + Duration::hours(hours)
+    }
+
+    fn request(ids: &SequentialIds) -> TrackingRequest {
+        TrackingRequest {
+            id: TrackingRequestId::new(ids),
+            account_id: AccountId::new(ids),
+            request_type: RequestType::BillOfLading,
+            request_number: "TESTBL0001".to_owned(),
+            scac: "TEST".to_owned(),
+            ref_numbers: vec!["PO-1".to_owned()],
+            shipment_tags: vec!["hot".to_owned()],
+            status: TrackingRequestStatus::Pending,
+            failed_reason: None,
+            is_retrying: false,
+            retry_count: None,
+            shipment_id: None,
+            initial_custom_fields: None,
+            created_at: t(0),
+            updated_at: t(0),
+        }
+    }
+
+    fn milestone(
+        id: &str,
+        event: TransportEventName,
+        container: Option<&str>,
+        at: DateTime<Utc>,
+        locode: &str,
+    ) -> Milestone {
+        Milestone {
+            source_id: id.to_owned(),
+            event,
+            container_number: container.map(str::to_owned),
+            at,
+            location_locode: Some(locode.to_owned()),
+            vessel_name: Some("TIDEMARK SPIRIT".to_owned()),
+            vessel_imo: Some("9321483".to_owned()),
+            voyage_number: Some("001E".to_owned()),
+        }
+    }
+
+    fn report(milestones: Vec<Milestone>) -> CarrierReport {
+        CarrierReport {
+            containers: vec![
+                ReportedContainer {
+                    number: "TDMU1000001".to_owned(),
+                    iso_equipment_code: Some("45G1".to_owned()),
+                },
+                ReportedContainer {
+                    number: "TDMU1000002".to_owned(),
+                    iso_equipment_code: None,
+                },
+            ],
+            port_of_lading: Some("CNSHA".to_owned()),
+            port_of_discharge: Some("NLRTM".to_owned()),
+            destination: None,
+            milestones,
+        }
+    }
+
+    fn voyage_so_far() -> Vec<Milestone> {
+        use TransportEventName as E;
+        vec![
+            milestone(
+                "load-1",
+                E::VesselLoaded,
+                Some("TDMU1000001"),
+                t(10),
+                "CNSHA",
+            ),
+            milestone(
+                "load-2",
+                E::VesselLoaded,
+                Some("TDMU1000002"),
+                t(11),
+                "CNSHA",
+            ),
+            milestone("depart", E::VesselDeparted, None, t(20), "CNSHA"),
+            milestone("eta", E::EstimatedVesselArrived, None, t(500), "NLRTM"),
+        ]
+    }
+
+    /// Applies `update` to what is known, as the store would.
+    fn applied(
+        update: &TrackingUpdate,
+        containers: &mut Vec<Container>,
+        events: &mut Vec<TransportEvent>,
+    ) {
+        for changed in update
+            .new_containers
+            .iter()
+            .chain(&update.changed_containers)
+        {
+            containers.retain(|c| c.id != changed.id);
+            containers.push(changed.clone());
+        }
+        for changed in update.new_events.iter().chain(&update.corrected_events) {
+            events.retain(|e| e.id != changed.id);
+            events.push(changed.clone());
+        }
+    }
+
+    #[test]
+    fn a_first_report_creates_the_shipment_its_containers_and_their_events() {
+        let ids = SequentialIds::default();
+        let request = request(&ids);
+
+        let update = plan(
+            &request,
+            Known::default(),
+            &report(voyage_so_far()),
+            &ids,
+            t(30),
+        );
+
+        assert!(update.shipment_created);
+        assert_eq!(update.new_containers.len(), 2);
+        // Two loads, plus departure and estimate for each of the two containers.
+        assert_eq!(update.new_events.len(), 6);
+        let shipment = &update.shipment;
+        assert_eq!(shipment.port_of_lading_locode.as_deref(), Some("CNSHA"));
+        assert_eq!(shipment.port_of_discharge_locode.as_deref(), Some("NLRTM"));
+        assert_eq!(shipment.pol_atd_at, Some(t(20)));
+        assert_eq!(shipment.pod_eta_at, Some(t(500)));
+        assert_eq!(shipment.pod_original_eta_at, Some(t(500)));
+        assert_eq!(shipment.pod_vessel_name.as_deref(), Some("TIDEMARK SPIRIT"));
+        assert_eq!(shipment.ref_numbers, vec!["PO-1"]);
+        assert_eq!(shipment.tags, vec!["hot"]);
+    }
+
+    #[test]
+    fn containers_are_on_ship_once_their_vessel_departed() {
+        let ids = SequentialIds::default();
+
+        let update = plan(
+            &request(&ids),
+            Known::default(),
+            &report(voyage_so_far()),
+            &ids,
+            t(30),
+        );
+
+        assert!(
+            update
+                .new_containers
+                .iter()
+                .all(|c| c.current_status == ContainerStatus::OnShip)
+        );
+        assert_eq!(update.new_containers[0].equipment_length, Some(40));
+        assert_eq!(
+            update.new_containers[0].equipment_height.as_deref(),
+            Some("high_cube")
+        );
+    }
+
+    #[test]
+    fn the_same_report_again_changes_nothing() {
+        let ids = SequentialIds::default();
+        let request = request(&ids);
+        let first = plan(
+            &request,
+            Known::default(),
+            &report(voyage_so_far()),
+            &ids,
+            t(30),
+        );
+        let (mut containers, mut events) = (Vec::new(), Vec::new());
+        applied(&first, &mut containers, &mut events);
+
+        let second = plan(
+            &request,
+            Known {
+                shipment: Some(&first.shipment),
+                containers: &containers,
+                events: &events,
+            },
+            &report(voyage_so_far()),
+            &ids,
+            t(31),
+        );
+
+        assert!(!second.changes_anything(), "{second:#?}");
+        assert_eq!(second.shipment, first.shipment);
+    }
+
+    #[test]
+    fn a_corrected_event_replaces_the_recorded_one() {
+        let ids = SequentialIds::default();
+        let request = request(&ids);
+        let first = plan(
+            &request,
+            Known::default(),
+            &report(voyage_so_far()),
+            &ids,
+            t(30),
+        );
+        let (mut containers, mut events) = (Vec::new(), Vec::new());
+        applied(&first, &mut containers, &mut events);
+        let mut corrected = voyage_so_far();
+        corrected[2].at = t(21);
+
+        let second = plan(
+            &request,
+            Known {
+                shipment: Some(&first.shipment),
+                containers: &containers,
+                events: &events,
+            },
+            &report(corrected),
+            &ids,
+            t(31),
+        );
+
+        assert!(second.new_events.is_empty());
+        assert_eq!(
+            second.corrected_events.len(),
+            2,
+            "one departure per container"
+        );
+        assert!(second.corrected_events.iter().all(|e| e.timestamp == t(21)));
+        assert_eq!(second.shipment.pol_atd_at, Some(t(21)));
+    }
+
+    #[test]
+    fn an_estimate_is_recorded_again_only_when_it_changes() {
+        let ids = SequentialIds::default();
+        let request = request(&ids);
+        let first = plan(
+            &request,
+            Known::default(),
+            &report(voyage_so_far()),
+            &ids,
+            t(30),
+        );
+        let (mut containers, mut events) = (Vec::new(), Vec::new());
+        applied(&first, &mut containers, &mut events);
+        let mut slipped = voyage_so_far();
+        slipped[3].at = t(530);
+
+        let second = plan(
+            &request,
+            Known {
+                shipment: Some(&first.shipment),
+                containers: &containers,
+                events: &events,
+            },
+            &report(slipped),
+            &ids,
+            t(100),
+        );
+
+        assert_eq!(second.new_events.len(), 2);
+        assert!(
+            second
+                .new_events
+                .iter()
+                .all(|e| e.event == TransportEventName::EstimatedVesselArrived)
+        );
+        assert_eq!(second.shipment.pod_eta_at, Some(t(530)));
+        assert_eq!(second.shipment.pod_original_eta_at, Some(t(500)));
+    }
+
+    #[test]
+    fn a_container_event_applies_to_that_container_only() {
+        use TransportEventName as E;
+        let ids = SequentialIds::default();
+        let mut milestones = voyage_so_far();
+        milestones.push(milestone("disc-1", E::VesselArrived, None, t(510), "NLRTM"));
+        milestones.push(milestone(
+            "disc-2",
+            E::VesselDischarged,
+            Some("TDMU1000001"),
+            t(520),
+            "NLRTM",
+        ));
+        milestones.push(milestone(
+            "out-1",
+            E::FullOut,
+            Some("TDMU1000001"),
+            t(600),
+            "NLRTM",
+        ));
+
+        let update = plan(
+            &request(&ids),
+            Known::default(),
+            &report(milestones),
+            &ids,
+            t(700),
+        );
+
+        let first = &update.new_containers[0];
+        let second = &update.new_containers[1];
+        assert_eq!(first.current_status, ContainerStatus::PickedUp);
+        assert_eq!(first.pod_full_out_at, Some(t(600)));
+        assert_eq!(first.pod_discharged_at, Some(t(520)));
+        assert_eq!(second.current_status, ContainerStatus::OnShip);
+        assert_eq!(second.pod_arrived_at, Some(t(510)));
+        assert_eq!(update.shipment.pod_ata_at, Some(t(510)));
+    }
+
+    #[test]
+    fn an_empty_return_ends_the_containers_journey() {
+        use TransportEventName as E;
+        let ids = SequentialIds::default();
+        let mut milestones = voyage_so_far();
+        milestones.push(milestone(
+            "in-1",
+            E::EmptyIn,
+            Some("TDMU1000001"),
+            t(800),
+            "NLRTM",
+        ));
+
+        let update = plan(
+            &request(&ids),
+            Known::default(),
+            &report(milestones),
+            &ids,
+            t(900),
+        );
+
+        assert_eq!(
+            update.new_containers[0].current_status,
+            ContainerStatus::EmptyReturned
+        );
+        assert_eq!(update.new_containers[0].empty_terminated_at, Some(t(800)));
+    }
+
+    #[test]
+    fn a_shipment_field_without_an_event_behind_it_stays_empty() {
+        let ids = SequentialIds::default();
+
+        let update = plan(
+            &request(&ids),
+            Known::default(),
+            &report(Vec::new()),
+            &ids,
+            t(1),
+        );
+
+        assert_eq!(update.shipment.pol_atd_at, None);
+        assert_eq!(update.shipment.pod_eta_at, None);
+        assert_eq!(update.shipment.pod_vessel_name, None);
+        assert!(
+            update
+                .new_containers
+                .iter()
+                .all(|c| c.current_status == ContainerStatus::New)
+        );
+    }
+}
