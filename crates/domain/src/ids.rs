@@ -88,6 +88,16 @@ pub struct SequentialIds {
     next: AtomicU64,
 }
 
+impl SequentialIds {
+    /// A generator whose first id follows `n`, so two generators over one database (a test
+    /// restarting its app) do not collide.
+    pub fn starting_after(n: u64) -> Self {
+        Self {
+            next: AtomicU64::new(n),
+        }
+    }
+}
+
 impl IdGenerator for SequentialIds {
     fn next_id(&self) -> Uuid {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;

@@ -19,6 +19,7 @@ use crate::api::auth::AuthCache;
 use crate::api::rate_limit::RateLimiter;
 use crate::config::{Config, DatabaseUrl};
 use crate::jobs;
+use crate::tracking::carriers::{Carriers, remote_sandbox, start_in_process_sandbox};
 
 /// Everything a request or a job needs. Built once per process.
 pub struct App {
@@ -30,6 +31,7 @@ pub struct App {
     pub auth: AuthCache,
     pub rate_limits: RateLimiter,
     pub metrics: PrometheusHandle,
+    pub carriers: Carriers,
 }
 
 /// The axum state: a cheap handle on the one [`App`].
@@ -65,18 +67,34 @@ impl App {
             ids,
             reference: ReferenceData::embedded(),
             metrics: crate::telemetry::prometheus(),
+            carriers: Carriers::default(),
         }
+    }
+
+    /// The same app with these carrier connectors.
+    #[must_use]
+    pub fn with_carriers(mut self, carriers: Carriers) -> Self {
+        self.carriers = carriers;
+        self
     }
 
     /// Opens (and migrates) the configured database, with the real clock and ids.
     pub async fn from_config(config: Config) -> anyhow::Result<Self> {
         let store = open_store(&config).await?;
-        Ok(Self::new(
-            config,
-            store,
-            Arc::new(SystemClock),
-            Arc::new(UuidV7Ids),
-        ))
+        let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+        let mut carriers = Carriers::default();
+        carriers.insert(match &config.sandbox_carrier_url {
+            Some(url) => remote_sandbox(url)?,
+            None => {
+                start_in_process_sandbox(
+                    ReferenceData::embedded(),
+                    Arc::clone(&clock),
+                    CancellationToken::new(),
+                )
+                .await?
+            }
+        });
+        Ok(Self::new(config, store, clock, Arc::new(UuidV7Ids)).with_carriers(carriers))
     }
 
     /// The HTTP API with all its layers.

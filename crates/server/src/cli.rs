@@ -41,6 +41,12 @@ pub enum Command {
     /// Manage API keys.
     #[command(name = "api-keys", subcommand)]
     ApiKeys(ApiKeysCommand),
+    /// Run the sandbox carrier (SCAC TEST) on its own, as a DCSA Track & Trace 2.2 server.
+    #[command(name = "sandbox-carrier")]
+    SandboxCarrier {
+        #[arg(long, default_value = "127.0.0.1:8081")]
+        listen: std::net::SocketAddr,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -84,6 +90,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::ApiKeys(command) => api_keys(config, command).await,
+        Command::SandboxCarrier { listen } => sandbox_carrier(listen).await,
     }
 }
 
@@ -114,6 +121,23 @@ async fn serve(config: Config, role: Role) -> anyhow::Result<()> {
         workers.await.context("worker task")?;
     }
     tracing::info!("stopped");
+    Ok(())
+}
+
+async fn sandbox_carrier(listen: std::net::SocketAddr) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("binding --listen {listen}"))?;
+    let shutdown = CancellationToken::new();
+    tokio::spawn(cancel_on_signal(shutdown.clone()));
+    tracing::info!(%listen, "sandbox carrier serving DCSA T&T 2.2 at /v2/events");
+    crate::tracking::carriers::serve_sandbox(
+        listener,
+        crate::tracking::carriers::sandbox(tidemark_geo::reference::ReferenceData::embedded()),
+        std::sync::Arc::new(tidemark_domain::SystemClock),
+        shutdown,
+    )
+    .await?;
     Ok(())
 }
 

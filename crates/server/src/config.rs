@@ -32,6 +32,9 @@ struct RawConfig {
     job_lease_seconds: u64,
     job_poll_milliseconds: u64,
     bench_routes: bool,
+    sandbox_carrier_url: String,
+    tracking_poll_seconds: u64,
+    scheduler_tick_seconds: u64,
 }
 
 /// Which database backend to use, chosen by the URL scheme.
@@ -86,6 +89,12 @@ pub struct Config {
     pub job_poll_interval: std::time::Duration,
     /// Serves `/bench/static/{bytes}` for the load benchmark's baseline.
     pub bench_routes: bool,
+    /// Where the `TEST` carrier is; `None` runs it inside this process.
+    pub sandbox_carrier_url: Option<Url>,
+    /// How often a tracked shipment is polled.
+    pub tracking_poll_interval: chrono::Duration,
+    /// How often the scheduler looks for due polls.
+    pub scheduler_tick: std::time::Duration,
 }
 
 /// A setting that failed validation, named as the operator writes it.
@@ -205,6 +214,17 @@ impl RawConfig {
         positive("worker_concurrency", self.worker_concurrency)?;
         positive("job_lease_seconds", self.job_lease_seconds)?;
         positive("job_poll_milliseconds", self.job_poll_milliseconds)?;
+        positive("tracking_poll_seconds", self.tracking_poll_seconds)?;
+        positive("scheduler_tick_seconds", self.scheduler_tick_seconds)?;
+        let sandbox_carrier_url = match self.sandbox_carrier_url.trim() {
+            "" => None,
+            url => Some(
+                Url::parse(url)
+                    .ok()
+                    .filter(|url| matches!(url.scheme(), "http" | "https"))
+                    .ok_or_else(|| invalid("sandbox_carrier_url", "expected an http(s) URL"))?,
+            ),
+        };
         Ok(Config {
             listen,
             database_url,
@@ -222,6 +242,9 @@ impl RawConfig {
             job_lease: seconds(self.job_lease_seconds),
             job_poll_interval: std::time::Duration::from_millis(self.job_poll_milliseconds),
             bench_routes: self.bench_routes,
+            sandbox_carrier_url,
+            tracking_poll_interval: seconds(self.tracking_poll_seconds),
+            scheduler_tick: std::time::Duration::from_secs(self.scheduler_tick_seconds),
         })
     }
 }

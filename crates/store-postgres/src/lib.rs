@@ -10,6 +10,7 @@
 mod convert;
 mod jobs;
 mod migrations;
+mod shipments;
 mod tracking_requests;
 
 #[cfg(feature = "testing")]
@@ -20,12 +21,14 @@ use std::time::Duration as StdDuration;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
-    Account, AccountId, ApiKey, ApiKeyId, Job, JobId, NewJob, TrackingRequest, TrackingRequestId,
+    Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, Job, JobId, NewJob, Shipment,
+    ShipmentId, TrackingRequest, TrackingRequestId, TransportEvent,
 };
 use tidemark_store::{
-    IdempotencyState, JobOutcome, JobQueueStats, PageRequest, Paged, Store, StoreError,
-    StoreResult, TrackingRequestFilter,
+    ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, PageRequest, Paged,
+    ShipmentFilter, Store, StoreError, StoreResult, TrackingRequestFilter, TransportEventFilter,
 };
 use tokio_postgres::NoTls;
 
@@ -390,6 +393,84 @@ impl Store for PgStore {
     ) -> StoreResult<TrackingRequest> {
         tracking_requests::update_ref_numbers(&self.client().await?, account, id, ref_numbers, now)
             .await
+    }
+
+    async fn unresolved_tracking_requests(&self, limit: u32) -> StoreResult<Vec<TrackingRequest>> {
+        tracking_requests::unresolved(&self.client().await?, limit).await
+    }
+
+    async fn record_tracking_result(
+        &self,
+        request: &TrackingRequest,
+        update: Option<&TrackingUpdate>,
+    ) -> StoreResult<()> {
+        shipments::record_tracking_result(&mut self.client().await?, request, update).await
+    }
+
+    async fn shipment(&self, account: AccountId, id: ShipmentId) -> StoreResult<Shipment> {
+        shipments::shipment(&self.client().await?, account, id).await
+    }
+
+    async fn list_shipments(
+        &self,
+        account: AccountId,
+        filter: &ShipmentFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<Shipment>> {
+        shipments::list_shipments(&self.client().await?, account, filter, page).await
+    }
+
+    async fn update_shipment(&self, shipment: &Shipment) -> StoreResult<()> {
+        shipments::update_shipment(&mut self.client().await?, shipment).await
+    }
+
+    async fn shipments_to_poll(
+        &self,
+        after: Option<ShipmentId>,
+        limit: u32,
+    ) -> StoreResult<Vec<Shipment>> {
+        shipments::shipments_to_poll(&self.client().await?, after, limit).await
+    }
+
+    async fn containers_of_shipment(&self, shipment: ShipmentId) -> StoreResult<Vec<Container>> {
+        shipments::containers_of_shipment(&self.client().await?, shipment).await
+    }
+
+    async fn transport_events_of_shipment(
+        &self,
+        shipment: ShipmentId,
+    ) -> StoreResult<Vec<TransportEvent>> {
+        shipments::transport_events_of_shipment(&self.client().await?, shipment).await
+    }
+
+    async fn container(&self, account: AccountId, id: ContainerId) -> StoreResult<Container> {
+        shipments::container(&self.client().await?, account, id).await
+    }
+
+    async fn list_containers(
+        &self,
+        account: AccountId,
+        filter: &ContainerFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<Container>> {
+        shipments::list_containers(&self.client().await?, account, filter, page).await
+    }
+
+    async fn transport_events_of_container(
+        &self,
+        account: AccountId,
+        container: ContainerId,
+        filter: &TransportEventFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<TransportEvent>> {
+        shipments::transport_events_of_container(
+            &self.client().await?,
+            account,
+            container,
+            filter,
+            page,
+        )
+        .await
     }
 
     async fn begin_idempotent_request(

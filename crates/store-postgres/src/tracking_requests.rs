@@ -119,7 +119,7 @@ pub async fn get(
 
 /// `%`, `_` and `\` in user input are literals, not wildcards (the queries say
 /// `ESCAPE '\'`).
-fn like_pattern(text: &str) -> String {
+pub fn like_pattern(text: &str) -> String {
     let escaped = text
         .replace('\\', "\\\\")
         .replace('%', "\\%")
@@ -128,19 +128,20 @@ fn like_pattern(text: &str) -> String {
 }
 
 /// A `WHERE` condition with numbered parameters, built one clause at a time.
-struct Condition {
-    clauses: Vec<String>,
+#[derive(Default)]
+pub struct Condition {
+    pub clauses: Vec<String>,
     values: Vec<Param>,
 }
 
 impl Condition {
     /// Adds `value` as the next parameter and returns its placeholder (`$n`).
-    fn bind(&mut self, value: impl ToSql + Sync + Send + 'static) -> String {
+    pub fn bind(&mut self, value: impl ToSql + Sync + Send + 'static) -> String {
         self.values.push(Box::new(value));
         format!("${}", self.values.len())
     }
 
-    fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
+    pub fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
         self.values
             .iter()
             .map(|value| value.as_ref() as &(dyn ToSql + Sync))
@@ -149,10 +150,7 @@ impl Condition {
 }
 
 fn condition(account: AccountId, filter: &TrackingRequestFilter) -> Condition {
-    let mut condition = Condition {
-        clauses: Vec::new(),
-        values: Vec::new(),
-    };
+    let mut condition = Condition::default();
     let placeholder = condition.bind(account.0);
     condition
         .clauses
@@ -363,4 +361,25 @@ pub async fn purge_idempotency_keys(
         )
         .await
         .map_err(backend)
+}
+
+/// Requests still waiting for the carrier, oldest first, across accounts.
+pub async fn unresolved(
+    client: &impl GenericClient,
+    limit: u32,
+) -> StoreResult<Vec<TrackingRequest>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM tracking_requests
+             WHERE status IN ('pending', 'awaiting_manifest') ORDER BY created_at, id LIMIT $1"
+        ))
+        .await
+        .map_err(backend)?;
+    client
+        .query(&statement, &[&i64::from(limit)])
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(from_row)
+        .collect()
 }

@@ -9,6 +9,7 @@
 mod convert;
 mod jobs;
 mod migrations;
+mod shipments;
 mod tracking_requests;
 
 use std::path::{Path, PathBuf};
@@ -19,12 +20,14 @@ use std::time::Duration as StdDuration;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
-    Account, AccountId, ApiKey, ApiKeyId, Job, JobId, NewJob, TrackingRequest, TrackingRequestId,
+    Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, Job, JobId, NewJob, Shipment,
+    ShipmentId, TrackingRequest, TrackingRequestId, TransportEvent,
 };
 use tidemark_store::{
-    IdempotencyState, JobOutcome, JobQueueStats, PageRequest, Paged, Store, StoreError,
-    StoreResult, TrackingRequestFilter,
+    ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, PageRequest, Paged,
+    ShipmentFilter, Store, StoreError, StoreResult, TrackingRequestFilter, TransportEventFilter,
 };
 
 use crate::convert::{api_key_from_row, backend, from_ts, to_ts, uuid_from};
@@ -338,5 +341,76 @@ impl Store for SqliteStore {
 
     async fn purge_idempotency_keys(&self, before: DateTime<Utc>) -> StoreResult<u64> {
         tracking_requests::purge_idempotency_keys(&self.writer(), before)
+    }
+
+    async fn unresolved_tracking_requests(&self, limit: u32) -> StoreResult<Vec<TrackingRequest>> {
+        tracking_requests::unresolved(&self.reader(), limit)
+    }
+
+    async fn record_tracking_result(
+        &self,
+        request: &TrackingRequest,
+        update: Option<&TrackingUpdate>,
+    ) -> StoreResult<()> {
+        shipments::record_tracking_result(&mut self.writer(), request, update)
+    }
+
+    async fn shipment(&self, account: AccountId, id: ShipmentId) -> StoreResult<Shipment> {
+        shipments::shipment(&self.reader(), account, id)
+    }
+
+    async fn list_shipments(
+        &self,
+        account: AccountId,
+        filter: &ShipmentFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<Shipment>> {
+        shipments::list_shipments(&self.reader(), account, filter, page)
+    }
+
+    async fn update_shipment(&self, shipment: &Shipment) -> StoreResult<()> {
+        shipments::update_shipment(&mut self.writer(), shipment)
+    }
+
+    async fn shipments_to_poll(
+        &self,
+        after: Option<ShipmentId>,
+        limit: u32,
+    ) -> StoreResult<Vec<Shipment>> {
+        shipments::shipments_to_poll(&self.reader(), after, limit)
+    }
+
+    async fn containers_of_shipment(&self, shipment: ShipmentId) -> StoreResult<Vec<Container>> {
+        shipments::containers_of_shipment(&self.reader(), shipment)
+    }
+
+    async fn transport_events_of_shipment(
+        &self,
+        shipment: ShipmentId,
+    ) -> StoreResult<Vec<TransportEvent>> {
+        shipments::transport_events_of_shipment(&self.reader(), shipment)
+    }
+
+    async fn container(&self, account: AccountId, id: ContainerId) -> StoreResult<Container> {
+        shipments::container(&self.reader(), account, id)
+    }
+
+    async fn list_containers(
+        &self,
+        account: AccountId,
+        filter: &ContainerFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<Container>> {
+        shipments::list_containers(&self.reader(), account, filter, page)
+    }
+
+    async fn transport_events_of_container(
+        &self,
+        account: AccountId,
+        container: ContainerId,
+        filter: &TransportEventFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<TransportEvent>> {
+        shipments::transport_events_of_container(&self.reader(), account, container, filter, page)
     }
 }

@@ -9,6 +9,7 @@ use crate::convert::backend;
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_accounts_and_jobs.sql"),
     include_str!("../migrations/0002_tracking_requests.sql"),
+    include_str!("../migrations/0003_shipments.sql"),
 ];
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {

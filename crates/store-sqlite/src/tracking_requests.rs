@@ -121,7 +121,7 @@ pub fn get(
 }
 
 /// `%`, `_` and `\` in user input are literals, not wildcards.
-fn like_pattern(text: &str) -> String {
+pub(crate) fn like_pattern(text: &str) -> String {
     let escaped = text
         .replace('\\', "\\\\")
         .replace('%', "\\%")
@@ -290,4 +290,16 @@ pub fn purge_idempotency_keys(conn: &Connection, before: DateTime<Utc>) -> Store
         )
         .map_err(backend)?;
     Ok(deleted as u64)
+}
+
+pub fn unresolved(conn: &Connection, limit: u32) -> StoreResult<Vec<TrackingRequest>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM tracking_requests
+             WHERE status IN ('pending', 'awaiting_manifest') ORDER BY created_at, id LIMIT ?1"
+        ))
+        .map_err(backend)?;
+    stmt.query_map([limit], from_row)
+        .and_then(Iterator::collect)
+        .map_err(backend)
 }

@@ -19,7 +19,13 @@ use tidemark_domain::{
     TrackingRequestStatus,
 };
 
-use crate::{IdempotencyState, JobOutcome, PageRequest, Store, StoreError, TrackingRequestFilter};
+use tidemark_domain::tracking_update::{self, CarrierReport, Known, Milestone, ReportedContainer};
+use tidemark_domain::{ContainerStatus, TransportEventName};
+
+use crate::{
+    ContainerFilter, IdempotencyState, JobOutcome, PageRequest, ShipmentFilter, Store, StoreError,
+    TrackingRequestFilter, TransportEventFilter,
+};
 
 /// A fresh database for one test case.
 #[async_trait]
@@ -68,6 +74,14 @@ macro_rules! store_contract_tests {
             an_abandoned_idempotency_key_can_be_used_again,
             idempotency_keys_belong_to_one_account,
             old_idempotency_keys_are_purged,
+            a_tracking_result_stores_the_shipment_its_containers_and_events,
+            a_later_result_updates_the_shipment_and_corrects_events,
+            another_accounts_shipment_and_container_are_not_found,
+            shipments_are_filtered_and_searched,
+            containers_are_filtered_by_status_port_scac_and_number,
+            transport_events_of_a_container_are_filtered_by_event_and_time,
+            stopped_shipments_are_not_polled,
+            unresolved_tracking_requests_are_pending_or_awaiting_manifest,
         );
     };
     (@cases $backend:path; $($case:ident),* $(,)?) => {
@@ -953,4 +967,456 @@ pub async fn old_idempotency_keys_are_purged(backend: &dyn TestBackend) {
             .unwrap(),
         IdempotencyState::Started
     );
+}
+
+fn milestone(
+    id: &str,
+    event: TransportEventName,
+    container: Option<&str>,
+    at: DateTime<Utc>,
+    locode: &str,
+) -> Milestone {
+    Milestone {
+        source_id: id.to_owned(),
+        event,
+        container_number: container.map(str::to_owned),
+        at,
+        location_locode: Some(locode.to_owned()),
+        vessel_name: Some("TIDEMARK SPIRIT".to_owned()),
+        vessel_imo: Some("9321483".to_owned()),
+        voyage_number: Some("001E".to_owned()),
+    }
+}
+
+fn carrier_report(milestones: Vec<Milestone>) -> CarrierReport {
+    CarrierReport {
+        containers: vec![
+            ReportedContainer {
+                number: "TDMU1000001".to_owned(),
+                iso_equipment_code: Some("45G1".to_owned()),
+            },
+            ReportedContainer {
+                number: "TDMU1000002".to_owned(),
+                iso_equipment_code: Some("22G1".to_owned()),
+            },
+        ],
+        port_of_lading: Some("CNSHA".to_owned()),
+        port_of_discharge: Some("NLRTM".to_owned()),
+        destination: None,
+        milestones,
+    }
+}
+
+fn departed_voyage() -> Vec<Milestone> {
+    use TransportEventName as E;
+    vec![
+        milestone(
+            "load-1",
+            E::VesselLoaded,
+            Some("TDMU1000001"),
+            t0() + Duration::hours(1),
+            "CNSHA",
+        ),
+        milestone(
+            "load-2",
+            E::VesselLoaded,
+            Some("TDMU1000002"),
+            t0() + Duration::hours(2),
+            "CNSHA",
+        ),
+        milestone(
+            "depart",
+            E::VesselDeparted,
+            None,
+            t0() + Duration::hours(5),
+            "CNSHA",
+        ),
+        milestone(
+            "eta",
+            E::EstimatedVesselArrived,
+            None,
+            t0() + Duration::days(20),
+            "NLRTM",
+        ),
+    ]
+}
+
+/// A tracked request of `account` with its first carrier result recorded.
+async fn tracked(
+    store: &dyn Store,
+    ids: &SequentialIds,
+    account: AccountId,
+    number: &str,
+    milestones: Vec<Milestone>,
+) -> (TrackingRequest, tracking_update::TrackingUpdate) {
+    let mut request = tracking_request(ids, account, number, t0());
+    store.create_tracking_request(&request).await.unwrap();
+    let update = tracking_update::plan(
+        &request,
+        Known::default(),
+        &carrier_report(milestones),
+        ids,
+        t0() + Duration::hours(6),
+    );
+    request.status = TrackingRequestStatus::Created;
+    request.shipment_id = Some(update.shipment.id);
+    request.updated_at = t0() + Duration::hours(6);
+    store
+        .record_tracking_result(&request, Some(&update))
+        .await
+        .unwrap();
+    (request, update)
+}
+
+pub async fn a_tracking_result_stores_the_shipment_its_containers_and_events(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+
+    let (request, update) =
+        tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+
+    let shipment = store.shipment(acme, update.shipment.id).await.unwrap();
+    assert_eq!(shipment, update.shipment);
+    let containers = store.containers_of_shipment(shipment.id).await.unwrap();
+    assert_eq!(containers, update.new_containers);
+    let mut events = store
+        .transport_events_of_shipment(shipment.id)
+        .await
+        .unwrap();
+    let mut expected = update.new_events.clone();
+    events.sort_by_key(|e| e.id);
+    expected.sort_by_key(|e| e.id);
+    assert_eq!(events, expected);
+    assert_eq!(
+        store.tracking_request(acme, request.id).await.unwrap(),
+        request
+    );
+}
+
+pub async fn a_later_result_updates_the_shipment_and_corrects_events(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (request, first) =
+        tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+    let containers = store
+        .containers_of_shipment(first.shipment.id)
+        .await
+        .unwrap();
+    let events = store
+        .transport_events_of_shipment(first.shipment.id)
+        .await
+        .unwrap();
+    let mut milestones = departed_voyage();
+    milestones[2].at = t0() + Duration::hours(7);
+    milestones.push(milestone(
+        "arrive",
+        TransportEventName::VesselArrived,
+        None,
+        t0() + Duration::days(21),
+        "NLRTM",
+    ));
+
+    let second = tracking_update::plan(
+        &request,
+        Known {
+            shipment: Some(&first.shipment),
+            containers: &containers,
+            events: &events,
+        },
+        &carrier_report(milestones),
+        &ids,
+        t0() + Duration::days(22),
+    );
+    store
+        .record_tracking_result(&request, Some(&second))
+        .await
+        .unwrap();
+
+    let shipment = store.shipment(acme, first.shipment.id).await.unwrap();
+    assert_eq!(shipment.pol_atd_at, Some(t0() + Duration::hours(7)));
+    assert_eq!(shipment.pod_ata_at, Some(t0() + Duration::days(21)));
+    let events = store
+        .transport_events_of_shipment(first.shipment.id)
+        .await
+        .unwrap();
+    assert_eq!(events.len(), first.new_events.len() + 2);
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e.event == TransportEventName::VesselDeparted)
+            .map(|e| e.timestamp)
+            .collect::<Vec<_>>(),
+        vec![t0() + Duration::hours(7); 2]
+    );
+}
+
+pub async fn another_accounts_shipment_and_container_are_not_found(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let (_, update) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+
+    let shipment = store.shipment(other, update.shipment.id).await;
+    let container = store.container(other, update.new_containers[0].id).await;
+    let events = store
+        .transport_events_of_container(
+            other,
+            update.new_containers[0].id,
+            &TransportEventFilter::default(),
+            ALL,
+        )
+        .await
+        .unwrap();
+
+    assert!(matches!(shipment, Err(StoreError::NotFound)));
+    assert!(matches!(container, Err(StoreError::NotFound)));
+    assert_eq!(events.total, 0);
+}
+
+pub async fn shipments_are_filtered_and_searched(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, first) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+    let (_, second) = tracked(store.as_ref(), &ids, acme, "TESTBL0002", Vec::new()).await;
+    let mut stopped = second.shipment.clone();
+    stopped.line_tracking_stopped_at = Some(t0() + Duration::days(1));
+    stopped.line_tracking_stopped_reason = Some("user".to_owned());
+    store.update_shipment(&stopped).await.unwrap();
+    let list = |filter: ShipmentFilter| {
+        let store = Arc::clone(&store);
+        async move {
+            store
+                .list_shipments(acme, &filter, ALL)
+                .await
+                .unwrap()
+                .items
+                .into_iter()
+                .map(|s| s.id)
+                .collect::<Vec<_>>()
+        }
+    };
+
+    assert_eq!(
+        list(ShipmentFilter::default()).await,
+        vec![second.shipment.id, first.shipment.id]
+    );
+    assert_eq!(
+        list(ShipmentFilter {
+            q: Some("tdmu1000001".to_owned()),
+            ..ShipmentFilter::default()
+        })
+        .await
+        .len(),
+        2,
+        "both shipments carry containers with that number"
+    );
+    assert_eq!(
+        list(ShipmentFilter {
+            number: Some("testbl0001".to_owned()),
+            ..ShipmentFilter::default()
+        })
+        .await,
+        vec![first.shipment.id]
+    );
+    assert_eq!(
+        list(ShipmentFilter {
+            tracking_stopped: Some(true),
+            ..ShipmentFilter::default()
+        })
+        .await,
+        vec![second.shipment.id]
+    );
+    assert_eq!(
+        list(ShipmentFilter {
+            container_status: Some(ContainerStatus::OnShip),
+            ..ShipmentFilter::default()
+        })
+        .await,
+        vec![first.shipment.id]
+    );
+    assert_eq!(
+        list(ShipmentFilter {
+            port_of_discharge: Some("nlrtm".to_owned()),
+            scac: Some("MAEU".to_owned()),
+            ..ShipmentFilter::default()
+        })
+        .await
+        .len(),
+        2
+    );
+    assert!(
+        list(ShipmentFilter {
+            port_of_lading: Some("USLAX".to_owned()),
+            ..ShipmentFilter::default()
+        })
+        .await
+        .is_empty()
+    );
+}
+
+pub async fn containers_are_filtered_by_status_port_scac_and_number(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+    tracked(store.as_ref(), &ids, acme, "TESTBL0002", Vec::new()).await;
+    let count = |filter: ContainerFilter| {
+        let store = Arc::clone(&store);
+        async move {
+            store
+                .list_containers(acme, &filter, ALL)
+                .await
+                .unwrap()
+                .total
+        }
+    };
+
+    assert_eq!(count(ContainerFilter::default()).await, 4);
+    assert_eq!(
+        count(ContainerFilter {
+            status: Some(ContainerStatus::OnShip),
+            ..ContainerFilter::default()
+        })
+        .await,
+        2
+    );
+    assert_eq!(
+        count(ContainerFilter {
+            status: Some(ContainerStatus::New),
+            ..ContainerFilter::default()
+        })
+        .await,
+        2
+    );
+    assert_eq!(
+        count(ContainerFilter {
+            number: Some("tdmu1000002".to_owned()),
+            ..ContainerFilter::default()
+        })
+        .await,
+        2
+    );
+    assert_eq!(
+        count(ContainerFilter {
+            port: Some("CNSHA".to_owned()),
+            ..ContainerFilter::default()
+        })
+        .await,
+        4
+    );
+    assert_eq!(
+        count(ContainerFilter {
+            scac: Some("MSCU".to_owned()),
+            ..ContainerFilter::default()
+        })
+        .await,
+        0
+    );
+    assert_eq!(
+        count(ContainerFilter {
+            updated_since: Some(t0() + Duration::days(1)),
+            ..ContainerFilter::default()
+        })
+        .await,
+        0
+    );
+}
+
+pub async fn transport_events_of_a_container_are_filtered_by_event_and_time(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, update) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+    let container = update.new_containers[0].id;
+    let events = |filter: TransportEventFilter| {
+        let store = Arc::clone(&store);
+        async move {
+            store
+                .transport_events_of_container(acme, container, &filter, ALL)
+                .await
+                .unwrap()
+                .items
+                .into_iter()
+                .map(|e| e.event)
+                .collect::<Vec<_>>()
+        }
+    };
+
+    assert_eq!(
+        events(TransportEventFilter::default()).await,
+        vec![
+            TransportEventName::VesselLoaded,
+            TransportEventName::VesselDeparted,
+            TransportEventName::EstimatedVesselArrived
+        ]
+    );
+    assert_eq!(
+        events(TransportEventFilter {
+            event: Some(TransportEventName::VesselDeparted),
+            ..TransportEventFilter::default()
+        })
+        .await,
+        vec![TransportEventName::VesselDeparted]
+    );
+    assert_eq!(
+        events(TransportEventFilter {
+            from: Some(t0() + Duration::hours(3)),
+            to: Some(t0() + Duration::days(1)),
+            event: None
+        })
+        .await,
+        vec![TransportEventName::VesselDeparted]
+    );
+}
+
+pub async fn stopped_shipments_are_not_polled(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, first) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
+    let (_, second) = tracked(store.as_ref(), &ids, acme, "TESTBL0002", Vec::new()).await;
+    let (_, third) = tracked(store.as_ref(), &ids, acme, "TESTBL0003", Vec::new()).await;
+    let mut stopped = second.shipment.clone();
+    stopped.line_tracking_stopped_at = Some(t0());
+    store.update_shipment(&stopped).await.unwrap();
+
+    let batch = store.shipments_to_poll(None, 1).await.unwrap();
+    let rest = store
+        .shipments_to_poll(Some(batch[0].id), 10)
+        .await
+        .unwrap();
+
+    assert_eq!(batch[0].id, first.shipment.id);
+    assert_eq!(
+        rest.iter().map(|s| s.id).collect::<Vec<_>>(),
+        vec![third.shipment.id]
+    );
+}
+
+pub async fn unresolved_tracking_requests_are_pending_or_awaiting_manifest(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let pending = tracking_request(&ids, acme, "MAEU000001", t0());
+    let mut waiting = tracking_request(&ids, acme, "MAEU000002", t0() + Duration::minutes(1));
+    waiting.status = TrackingRequestStatus::AwaitingManifest;
+    let mut failed = tracking_request(&ids, acme, "MAEU000003", t0());
+    failed.status = TrackingRequestStatus::Failed;
+    for request in [&pending, &waiting, &failed] {
+        store.create_tracking_request(request).await.unwrap();
+    }
+
+    let unresolved = store.unresolved_tracking_requests(10).await.unwrap();
+
+    assert_eq!(unresolved, vec![pending, waiting]);
 }

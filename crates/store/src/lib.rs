@@ -11,9 +11,11 @@ mod error;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
+use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
-    Account, AccountId, ApiKey, ApiKeyId, Job, JobId, NewJob, TrackingRequest, TrackingRequestId,
-    TrackingRequestStatus,
+    Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, ContainerStatus, Job, JobId,
+    NewJob, Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TrackingRequestStatus,
+    TransportEvent, TransportEventName,
 };
 
 pub use error::{BoxError, StoreError};
@@ -73,6 +75,41 @@ pub struct TrackingRequestFilter {
     pub created_to: Option<DateTime<Utc>>,
     pub updated_from: Option<DateTime<Utc>>,
     pub updated_to: Option<DateTime<Utc>>,
+}
+
+/// Which shipments to list. Every set field must match.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ShipmentFilter {
+    /// Case-insensitive substring of the bill of lading, a ref number or a container number.
+    pub q: Option<String>,
+    /// The original request number, exactly (case-insensitive).
+    pub number: Option<String>,
+    pub tracking_stopped: Option<bool>,
+    pub port_of_lading: Option<String>,
+    pub port_of_discharge: Option<String>,
+    pub scac: Option<String>,
+    /// Shipments with at least one container in this status.
+    pub container_status: Option<ContainerStatus>,
+    pub updated_since: Option<DateTime<Utc>>,
+}
+
+/// Which containers to list. Every set field must match.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ContainerFilter {
+    pub number: Option<String>,
+    pub status: Option<ContainerStatus>,
+    /// The shipment's port of lading or discharge.
+    pub port: Option<String>,
+    pub scac: Option<String>,
+    pub updated_since: Option<DateTime<Utc>>,
+}
+
+/// Which transport events to list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TransportEventFilter {
+    pub event: Option<TransportEventName>,
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
 }
 
 /// What is known of an `Idempotency-Key` when a request carrying it arrives.
@@ -172,6 +209,62 @@ pub trait Store: Send + Sync {
         ref_numbers: &[String],
         now: DateTime<Utc>,
     ) -> StoreResult<TrackingRequest>;
+
+    /// Requests still waiting for the carrier (`pending` or `awaiting_manifest`), oldest
+    /// first, across accounts: the poll scheduler's input.
+    async fn unresolved_tracking_requests(&self, limit: u32) -> StoreResult<Vec<TrackingRequest>>;
+
+    // Shipments, containers and transport events.
+
+    /// Writes the outcome of one poll in one transaction: the request's new state, and the
+    /// shipment, containers and events of `update` when there is one.
+    async fn record_tracking_result(
+        &self,
+        request: &TrackingRequest,
+        update: Option<&TrackingUpdate>,
+    ) -> StoreResult<()>;
+    /// One of the account's shipments.
+    async fn shipment(&self, account: AccountId, id: ShipmentId) -> StoreResult<Shipment>;
+    /// The account's shipments matching `filter`, newest first.
+    async fn list_shipments(
+        &self,
+        account: AccountId,
+        filter: &ShipmentFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<Shipment>>;
+    /// Saves a shipment's editable and tracking fields (ref numbers, tags, stop and resume).
+    async fn update_shipment(&self, shipment: &Shipment) -> StoreResult<()>;
+    /// Shipments still being tracked, by id, across accounts: the poll scheduler's input.
+    /// `after` continues from the last id of the previous batch.
+    async fn shipments_to_poll(
+        &self,
+        after: Option<ShipmentId>,
+        limit: u32,
+    ) -> StoreResult<Vec<Shipment>>;
+    /// A shipment's containers, by number.
+    async fn containers_of_shipment(&self, shipment: ShipmentId) -> StoreResult<Vec<Container>>;
+    /// Every recorded event of a shipment's containers.
+    async fn transport_events_of_shipment(
+        &self,
+        shipment: ShipmentId,
+    ) -> StoreResult<Vec<TransportEvent>>;
+    /// One of the account's containers.
+    async fn container(&self, account: AccountId, id: ContainerId) -> StoreResult<Container>;
+    /// The account's containers matching `filter`, most recently updated first.
+    async fn list_containers(
+        &self,
+        account: AccountId,
+        filter: &ContainerFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<Container>>;
+    /// A container's events matching `filter`, in time order.
+    async fn transport_events_of_container(
+        &self,
+        account: AccountId,
+        container: ContainerId,
+        filter: &TransportEventFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<TransportEvent>>;
 
     // Idempotency keys (the `Idempotency-Key` header).
 

@@ -338,6 +338,63 @@ impl QueryParams {
             .filter(|value| !value.is_empty())
     }
 
+    /// An ISO 8601 time filter. A bare date means its start, or its end for a parameter
+    /// ending in `[end]`, in UTC. Anything else is a 400 naming the parameter.
+    pub fn time(&self, name: &str) -> Result<Option<DateTime<Utc>>, ApiError> {
+        let Some(value) = self.filter(name) else {
+            return Ok(None);
+        };
+        if let Ok(at) = DateTime::parse_from_rfc3339(value) {
+            return Ok(Some(at.with_timezone(&Utc)));
+        }
+        if let Ok(date) = chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d") {
+            let time = if name.ends_with("[end]") {
+                date.and_hms_opt(23, 59, 59)
+            } else {
+                date.and_hms_opt(0, 0, 0)
+            };
+            return Ok(time.map(|t| t.and_utc()));
+        }
+        Err(ApiError::parameter(
+            name,
+            "invalid_time",
+            format!("{name} must be an ISO 8601 date or time, got {value:?}."),
+        ))
+    }
+
+    /// A boolean filter (`true`/`false`); anything else is a 400 naming the parameter.
+    pub fn flag(&self, name: &str) -> Result<Option<bool>, ApiError> {
+        match self.filter(name) {
+            None => Ok(None),
+            Some("true") => Ok(Some(true)),
+            Some("false") => Ok(Some(false)),
+            Some(other) => Err(ApiError::parameter(
+                name,
+                "invalid_filter",
+                format!("{name} must be true or false, got {other:?}."),
+            )),
+        }
+    }
+
+    /// A filter whose values are a closed list, parsed with `parse`.
+    pub fn choice<T>(
+        &self,
+        name: &str,
+        parse: fn(&str) -> Option<T>,
+        allowed: &str,
+    ) -> Result<Option<T>, ApiError> {
+        match self.filter(name) {
+            None => Ok(None),
+            Some(value) => parse(value).map(Some).ok_or_else(|| {
+                ApiError::parameter(
+                    name,
+                    "invalid_filter",
+                    format!("{name} must be one of {allowed}; got {value:?}."),
+                )
+            }),
+        }
+    }
+
     /// `page[number]` (default 1) and `page[size]` (default `default_size`, at most 100).
     /// Zero, negative or non-integer values are a 400 naming the parameter.
     pub fn page(&self, default_size: u32) -> Result<Page, ApiError> {

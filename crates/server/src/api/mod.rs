@@ -5,6 +5,7 @@
 
 pub mod api_keys;
 pub mod auth;
+pub mod containers;
 pub mod docs;
 pub mod error;
 pub mod extract;
@@ -13,6 +14,7 @@ pub mod idempotency;
 pub mod jsonapi;
 pub mod ports;
 pub mod rate_limit;
+pub mod shipments;
 pub mod shipping_lines;
 pub mod terminals;
 pub mod tracking_requests;
@@ -44,6 +46,8 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(shipping_lines::router())
         .merge(terminals::router())
         .merge(tracking_requests::router())
+        .merge(shipments::router())
+        .merge(containers::router())
 }
 
 pub fn router(state: AppState) -> Router {

@@ -161,29 +161,6 @@ fn parse_id(id: &str) -> Result<TrackingRequestId, ApiError> {
         .map_err(|_| ApiError::NotFound)
 }
 
-fn time_parameter(query: &QueryParams, name: &str) -> Result<Option<DateTime<Utc>>, ApiError> {
-    let Some(value) = query.filter(name) else {
-        return Ok(None);
-    };
-    if let Ok(at) = DateTime::parse_from_rfc3339(value) {
-        return Ok(Some(at.with_timezone(&Utc)));
-    }
-    // A bare date means its start (for `start`) or its end (for `end`), in UTC.
-    if let Ok(date) = chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d") {
-        let time = if name.ends_with("[end]") {
-            date.and_hms_opt(23, 59, 59)
-        } else {
-            date.and_hms_opt(0, 0, 0)
-        };
-        return Ok(time.map(|t| t.and_utc()));
-    }
-    Err(ApiError::parameter(
-        name,
-        "invalid_time",
-        format!("{name} must be an ISO 8601 date or time, got {value:?}."),
-    ))
-}
-
 fn filter_from(query: &QueryParams) -> Result<TrackingRequestFilter, ApiError> {
     let status = match query.filter("filter[status]") {
         None => None,
@@ -203,10 +180,10 @@ fn filter_from(query: &QueryParams) -> Result<TrackingRequestFilter, ApiError> {
         request_number: query.filter("filter[request_number]").map(str::to_owned),
         status,
         scac: query.filter("filter[scac]").map(str::to_owned),
-        created_from: time_parameter(query, "filter[created_at][start]")?,
-        created_to: time_parameter(query, "filter[created_at][end]")?,
-        updated_from: time_parameter(query, "filter[updated_at][start]")?,
-        updated_to: time_parameter(query, "filter[updated_at][end]")?,
+        created_from: query.time("filter[created_at][start]")?,
+        created_to: query.time("filter[created_at][end]")?,
+        updated_from: query.time("filter[updated_at][start]")?,
+        updated_to: query.time("filter[updated_at][end]")?,
     })
 }
 

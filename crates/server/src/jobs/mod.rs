@@ -28,18 +28,22 @@ const HOUSEKEEPING_EVERY: std::time::Duration = std::time::Duration::from_secs(3
 pub enum JobKind {
     /// Deletes finished jobs past their retention, and expired idempotency keys.
     PurgeFinishedJobs,
+    /// Polls the carrier for one tracking request (and its shipment once there is one).
+    Track,
 }
 
 impl JobKind {
     pub fn name(self) -> &'static str {
         match self {
             Self::PurgeFinishedJobs => "purge_finished_jobs",
+            Self::Track => "track",
         }
     }
 
     pub fn parse(name: &str) -> Option<Self> {
         match name {
             "purge_finished_jobs" => Some(Self::PurgeFinishedJobs),
+            "track" => Some(Self::Track),
             _ => None,
         }
     }
@@ -101,12 +105,37 @@ impl JobHandler for Dispatcher {
                 );
                 Ok(())
             }
+            Some(JobKind::Track) => {
+                let payload: TrackPayload = serde_json::from_value(job.payload.clone())
+                    .map_err(|e| JobError::fail(anyhow::anyhow!("bad track payload: {e}")))?;
+                match crate::tracking::engine::poll(
+                    &self.app,
+                    payload.account_id,
+                    payload.tracking_request_id,
+                )
+                .await
+                {
+                    Ok(outcome) => {
+                        tracing::debug!(?outcome, tracking_request.id = %payload.tracking_request_id, "polled");
+                        Ok(())
+                    }
+                    // The request was deleted with its account: nothing to follow.
+                    Err(StoreError::NotFound) => Ok(()),
+                    Err(error) => Err(error.into()),
+                }
+            }
             None => Err(JobError::fail(anyhow::anyhow!(
                 "unknown job kind {:?}",
                 job.kind
             ))),
         }
     }
+}
+
+#[derive(serde::Deserialize)]
+struct TrackPayload {
+    account_id: tidemark_domain::AccountId,
+    tracking_request_id: tidemark_domain::TrackingRequestId,
 }
 
 /// Queues a job of `kind`. With a `dedup_key`, a job with the same key that is still
@@ -146,9 +175,24 @@ pub fn runner(app: &Arc<App>) -> Runner {
 
 /// The worker process: the job runner plus the housekeeping schedule.
 pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
-    let scheduler = tokio::spawn(schedule_housekeeping(Arc::clone(&app), shutdown.clone()));
+    let housekeeping = tokio::spawn(schedule_housekeeping(Arc::clone(&app), shutdown.clone()));
+    let polls = tokio::spawn(schedule_polls(Arc::clone(&app), shutdown.clone()));
     runner(&app).run_until(shutdown).await;
-    let _ = scheduler.await;
+    let _ = tokio::join!(housekeeping, polls);
+}
+
+/// Sweeps for due carrier polls every `scheduler_tick`.
+async fn schedule_polls(app: Arc<App>, shutdown: CancellationToken) {
+    loop {
+        match crate::tracking::sweep(&app).await {
+            Ok(queued) => tracing::debug!(queued, "scheduled carrier polls"),
+            Err(error) => tracing::warn!(error = ?error, "cannot schedule carrier polls"),
+        }
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = tokio::time::sleep(app.config.scheduler_tick) => {}
+        }
+    }
 }
 
 async fn schedule_housekeeping(app: Arc<App>, shutdown: CancellationToken) {

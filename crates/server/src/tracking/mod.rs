@@ -1,4 +1,54 @@
 //! Use cases of tracking: accepting tracking requests (and, next, following them with the
 //! carriers). Shared by the API and the workers.
 
+pub mod carriers;
+pub mod engine;
+pub mod report;
 pub mod requests;
+pub mod shipments;
+
+use tidemark_domain::{AccountId, TrackingRequestId};
+use tidemark_store::StoreError;
+
+use crate::app::App;
+use crate::jobs::{self, JobKind};
+
+/// Queues a poll of a tracking request, unless one is already queued or running.
+pub async fn queue_poll(
+    app: &App,
+    account: AccountId,
+    request: TrackingRequestId,
+) -> Result<(), StoreError> {
+    jobs::enqueue(
+        app,
+        JobKind::Track,
+        serde_json::json!({"account_id": account, "tracking_request_id": request}),
+        Some(format!("track:{request}")),
+        app.clock.now(),
+    )
+    .await
+    .map(|_| ())
+}
+
+/// Queues a poll for every request still waiting for its carrier and every shipment still
+/// tracked; each poll decides for itself whether it is due. Returns how many it queued.
+pub async fn sweep(app: &App) -> Result<usize, StoreError> {
+    const BATCH: u32 = 1_000;
+    let mut queued = 0;
+    for request in app.store.unresolved_tracking_requests(10 * BATCH).await? {
+        queue_poll(app, request.account_id, request.id).await?;
+        queued += 1;
+    }
+    let mut after = None;
+    loop {
+        let shipments = app.store.shipments_to_poll(after, BATCH).await?;
+        let Some(last) = shipments.last() else {
+            return Ok(queued);
+        };
+        after = Some(last.id);
+        for shipment in &shipments {
+            queue_poll(app, shipment.account_id, shipment.tracking_request_id).await?;
+            queued += 1;
+        }
+    }
+}

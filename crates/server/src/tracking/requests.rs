@@ -138,7 +138,7 @@ pub fn validate(
 }
 
 /// Trims entries and drops empty and repeated ones, keeping the client's order.
-fn clean_list(values: &[String]) -> Vec<String> {
+pub fn clean_list(values: &[String]) -> Vec<String> {
     let mut cleaned: Vec<String> = Vec::new();
     for value in values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
         if !cleaned.iter().any(|seen| seen == value) {
@@ -175,7 +175,13 @@ pub async fn submit(
         updated_at: now,
     };
     match app.store.create_tracking_request(&request).await {
-        Ok(()) => Ok(request),
+        Ok(()) => {
+            // If this is lost (a crash right here), the scheduler's sweep queues it again.
+            if let Err(error) = super::queue_poll(app, account, request.id).await {
+                tracing::warn!(error = ?error, "cannot queue the first poll; the sweep will");
+            }
+            Ok(request)
+        }
         Err(StoreError::Conflict {
             constraint: "tracking_requests_active_number",
         }) => Err(SubmitError::Invalid(vec![Problem::new(

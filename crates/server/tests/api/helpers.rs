@@ -10,7 +10,9 @@ use axum::http::{HeaderMap, Method, Request, StatusCode, header};
 use chrono::{TimeZone, Utc};
 use http_body_util::BodyExt;
 use serde_json::Value;
+use tidemark_carriers::Carrier;
 use tidemark_domain::{Account, ApiKeyScope, MockClock, SequentialIds};
+use tidemark_server::tracking::carriers::{Carriers, start_in_process_sandbox};
 use tidemark_server::{App, Config, accounts};
 use tidemark_store::Store;
 use tidemark_store_sqlite::SqliteStore;
@@ -68,6 +70,19 @@ impl TestApp {
     }
 
     pub async fn with_config(backend: Backend, settings: &[(&str, &str)]) -> Option<Self> {
+        Self::build(backend, settings, Vec::new()).await
+    }
+
+    /// A test app with extra carrier connectors beside the sandbox.
+    pub async fn with_carriers(backend: Backend, carriers: Vec<Arc<dyn Carrier>>) -> Option<Self> {
+        Self::build(backend, &[], carriers).await
+    }
+
+    async fn build(
+        backend: Backend,
+        settings: &[(&str, &str)],
+        extra_carriers: Vec<Arc<dyn Carrier>>,
+    ) -> Option<Self> {
         let (store, guard): (Arc<dyn Store>, Box<dyn Any + Send>) = match backend {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("temp dir");
@@ -87,12 +102,28 @@ impl TestApp {
                 .single()
                 .expect("valid date"),
         ));
-        let app = Arc::new(App::new(
-            config,
-            store,
-            Arc::clone(&clock) as _,
-            Arc::new(SequentialIds::default()),
-        ));
+        let mut carriers = Carriers::default();
+        carriers.insert(
+            start_in_process_sandbox(
+                tidemark_geo::reference::ReferenceData::embedded(),
+                Arc::clone(&clock) as _,
+                tokio_util::sync::CancellationToken::new(),
+            )
+            .await
+            .expect("sandbox carrier"),
+        );
+        for carrier in extra_carriers {
+            carriers.insert(carrier);
+        }
+        let app = Arc::new(
+            App::new(
+                config,
+                store,
+                Arc::clone(&clock) as _,
+                Arc::new(SequentialIds::default()),
+            )
+            .with_carriers(carriers),
+        );
         let account: Account = accounts::find_or_create_account(&app, "acme")
             .await
             .expect("account");
@@ -189,6 +220,27 @@ impl TestApp {
     /// Runs every due job, as the workers would.
     pub async fn run_pending_jobs(&self) -> usize {
         tidemark_server::jobs::runner(&self.app).run_pending().await
+    }
+
+    /// One turn of the workers: the poll scheduler's sweep, then every due job.
+    pub async fn tick(&self) -> usize {
+        tidemark_server::tracking::sweep(&self.app)
+            .await
+            .expect("sweep");
+        self.run_pending_jobs().await
+    }
+
+    /// The same database and clock under a new app, as after a restart of the process.
+    pub fn restarted(&self) -> Arc<App> {
+        Arc::new(
+            App::new(
+                self.app.config.clone(),
+                Arc::clone(&self.app.store),
+                Arc::clone(&self.clock) as _,
+                Arc::new(SequentialIds::starting_after(1_000_000)),
+            )
+            .with_carriers(self.app.carriers.clone()),
+        )
     }
 }
 

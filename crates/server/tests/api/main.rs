@@ -14,4 +14,5 @@ mod conventions;
 mod jobs;
 mod operations;
 mod reference_data;
+mod tracking;
 mod tracking_requests;

@@ -1,0 +1,484 @@
+//! `/v2/shipments`: what each tracked bill of lading or booking covers.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tidemark_domain::{Container, ContainerStatus, Shipment, ShipmentId};
+use tidemark_store::{PageRequest, ShipmentFilter};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::api::auth::Principal;
+use crate::api::containers::ContainerResource;
+use crate::api::error::{ApiError, ErrorDocument, FieldError};
+use crate::api::extract::Path;
+use crate::api::jsonapi::{
+    BodyType, DEFAULT_PAGE_SIZE, Document, Includes, JsonApiBody, ListDocument, QueryParams,
+    Relationships, Resource, ResourceIdentifier, ResourceObject, included_object, resource_object,
+    timestamp,
+};
+use crate::api::ports::PortResource;
+use crate::app::AppState;
+use crate::tracking::shipments;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(show, update))
+        .routes(routes!(stop_tracking))
+        .routes(routes!(resume_tracking))
+}
+
+const INCLUDES: &[&str] = &[
+    "containers",
+    "port_of_lading",
+    "port_of_discharge",
+    "destination",
+    "pod_terminal",
+    "destination_terminal",
+];
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ShipmentAttributes {
+    #[serde(with = "timestamp")]
+    pub created_at: DateTime<Utc>,
+    pub ref_numbers: Vec<String>,
+    pub tags: Vec<String>,
+    pub bill_of_lading_number: String,
+    pub normalized_number: String,
+    pub shipping_line_scac: String,
+    pub shipping_line_name: Option<String>,
+    pub shipping_line_short_name: Option<String>,
+    /// Parties are not kept yet.
+    pub customer_name: Option<String>,
+    pub port_of_lading_locode: Option<String>,
+    pub port_of_lading_name: Option<String>,
+    pub port_of_discharge_locode: Option<String>,
+    pub port_of_discharge_name: Option<String>,
+    pub pod_vessel_name: Option<String>,
+    pub pod_vessel_imo: Option<String>,
+    pub pod_voyage_number: Option<String>,
+    pub destination_locode: Option<String>,
+    pub destination_name: Option<String>,
+    pub destination_timezone: Option<String>,
+    #[serde(with = "timestamp::option")]
+    pub destination_ata_at: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::option")]
+    pub destination_eta_at: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::option")]
+    pub pol_etd_at: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::option")]
+    pub pol_atd_at: Option<DateTime<Utc>>,
+    pub pol_timezone: Option<String>,
+    #[serde(with = "timestamp::option")]
+    pub pod_eta_at: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::option")]
+    pub pod_original_eta_at: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::option")]
+    pub pod_ata_at: Option<DateTime<Utc>>,
+    pub pod_timezone: Option<String>,
+    #[serde(with = "timestamp::option")]
+    pub line_tracking_last_attempted_at: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::option")]
+    pub line_tracking_last_succeeded_at: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::option")]
+    pub line_tracking_stopped_at: Option<DateTime<Utc>>,
+    pub line_tracking_stopped_reason: Option<String>,
+}
+
+/// A shipment with what its resource shows beside it: reference data and container ids.
+pub struct ShipmentResource<'a> {
+    pub shipment: &'a Shipment,
+    pub containers: &'a [Container],
+    pub state: &'a AppState,
+}
+
+impl ShipmentResource<'_> {
+    fn port(&self, locode: Option<&String>) -> Option<&tidemark_geo::reference::Port> {
+        locode.and_then(|l| self.state.reference.port_by_locode(l))
+    }
+}
+
+impl Resource for ShipmentResource<'_> {
+    const TYPE: &'static str = "shipment";
+    const PATH: &'static str = "shipments";
+    type Attributes = ShipmentAttributes;
+
+    fn id(&self) -> String {
+        self.shipment.id.to_string()
+    }
+
+    fn attributes(&self) -> ShipmentAttributes {
+        let s = self.shipment;
+        let line = self.state.reference.shipping_line(&s.shipping_line_scac);
+        let pol = self.port(s.port_of_lading_locode.as_ref());
+        let pod = self.port(s.port_of_discharge_locode.as_ref());
+        let destination = self.port(s.destination_locode.as_ref());
+        ShipmentAttributes {
+            created_at: s.created_at,
+            ref_numbers: s.ref_numbers.clone(),
+            tags: s.tags.clone(),
+            bill_of_lading_number: s.bill_of_lading_number.clone(),
+            normalized_number: s.normalized_number.clone(),
+            shipping_line_scac: s.shipping_line_scac.clone(),
+            shipping_line_name: line.map(|l| l.name.clone()),
+            shipping_line_short_name: line.map(|l| l.short_name.clone()),
+            customer_name: None,
+            port_of_lading_locode: s.port_of_lading_locode.clone(),
+            port_of_lading_name: pol.map(|p| p.name.clone()),
+            port_of_discharge_locode: s.port_of_discharge_locode.clone(),
+            port_of_discharge_name: pod.map(|p| p.name.clone()),
+            pod_vessel_name: s.pod_vessel_name.clone(),
+            pod_vessel_imo: s.pod_vessel_imo.clone(),
+            pod_voyage_number: s.pod_voyage_number.clone(),
+            destination_locode: s.destination_locode.clone(),
+            destination_name: destination.map(|p| p.name.clone()),
+            destination_timezone: destination.map(|p| p.time_zone.clone()),
+            destination_ata_at: s.destination_ata_at,
+            destination_eta_at: s.destination_eta_at,
+            pol_etd_at: s.pol_etd_at,
+            pol_atd_at: s.pol_atd_at,
+            pol_timezone: pol.map(|p| p.time_zone.clone()),
+            pod_eta_at: s.pod_eta_at,
+            pod_original_eta_at: s.pod_original_eta_at,
+            pod_ata_at: s.pod_ata_at,
+            pod_timezone: pod.map(|p| p.time_zone.clone()),
+            line_tracking_last_attempted_at: s.line_tracking_last_attempted_at,
+            line_tracking_last_succeeded_at: s.line_tracking_last_succeeded_at,
+            line_tracking_stopped_at: s.line_tracking_stopped_at,
+            line_tracking_stopped_reason: s.line_tracking_stopped_reason.clone(),
+        }
+    }
+
+    fn relationships(&self) -> Relationships {
+        let s = self.shipment;
+        let port = |locode: Option<&String>| {
+            self.port(locode)
+                .map(|p| ResourceIdentifier::new("port", p.id))
+        };
+        Relationships::default()
+            .one("port_of_lading", port(s.port_of_lading_locode.as_ref()))
+            .one(
+                "port_of_discharge",
+                port(s.port_of_discharge_locode.as_ref()),
+            )
+            .one("destination", port(s.destination_locode.as_ref()))
+            .one("pod_terminal", None)
+            .one("destination_terminal", None)
+            .one("line_tracking_stopped_by_user", None)
+            .many(
+                "containers",
+                self.containers
+                    .iter()
+                    .map(|c| ResourceIdentifier::new("container", c.id))
+                    .collect(),
+            )
+    }
+}
+
+/// The `included` resources asked for of these shipments.
+pub fn included_of(
+    state: &AppState,
+    includes: &Includes,
+    shipments: &[ShipmentResource<'_>],
+) -> Vec<ResourceObject<Value>> {
+    let base = &state.config.public_url;
+    let mut included: Vec<ResourceObject<Value>> = Vec::new();
+    let mut push = |object: ResourceObject<Value>| {
+        if !included
+            .iter()
+            .any(|o| o.id == object.id && o.kind == object.kind)
+        {
+            included.push(object);
+        }
+    };
+    for resource in shipments {
+        let s = resource.shipment;
+        for (name, locode) in [
+            ("port_of_lading", &s.port_of_lading_locode),
+            ("port_of_discharge", &s.port_of_discharge_locode),
+            ("destination", &s.destination_locode),
+        ] {
+            if let Some(port) = includes
+                .contains(name)
+                .then(|| resource.port(locode.as_ref()))
+                .flatten()
+            {
+                push(included_object(
+                    &PortResource {
+                        port,
+                        terminals: state.reference.terminals_at_port(&port.locode),
+                    },
+                    base,
+                ));
+            }
+        }
+        if includes.contains("containers") {
+            for container in resource.containers {
+                push(included_object(
+                    &ContainerResource {
+                        container,
+                        shipment: Some(s),
+                        state,
+                    },
+                    base,
+                ));
+            }
+        }
+    }
+    included
+}
+
+fn parse_id(id: &str) -> Result<ShipmentId, ApiError> {
+    Uuid::parse_str(id)
+        .map(ShipmentId)
+        .map_err(|_| ApiError::NotFound)
+}
+
+fn filter_from(query: &QueryParams) -> Result<ShipmentFilter, ApiError> {
+    let text = |name: &str| query.filter(name).map(str::to_owned);
+    Ok(ShipmentFilter {
+        q: text("q"),
+        number: text("number").or_else(|| text("filter[number]")),
+        tracking_stopped: query.flag("filter[tracking_stopped]")?,
+        port_of_lading: text("filter[port_of_lading]").or_else(|| text("filter[pol]")),
+        port_of_discharge: text("filter[port_of_discharge]").or_else(|| text("filter[pod]")),
+        scac: text("filter[scac]").or_else(|| text("filter[shipping_line]")),
+        container_status: query.choice(
+            "filter[container_status]",
+            ContainerStatus::parse,
+            "a container status such as on_ship, available or picked_up",
+        )?,
+        updated_since: query.time("filter[updated_since]")?,
+    })
+}
+
+async fn document(
+    state: &AppState,
+    shipment: &Shipment,
+    includes: &Includes,
+) -> Result<Document<ShipmentAttributes>, ApiError> {
+    let containers = state.store.containers_of_shipment(shipment.id).await?;
+    let resource = ShipmentResource {
+        shipment,
+        containers: &containers,
+        state,
+    };
+    let included = included_of(state, includes, std::slice::from_ref(&resource));
+    Ok(Document::new(
+        resource_object(&resource, &state.config.public_url),
+        included,
+    ))
+}
+
+/// List shipments, newest first.
+#[utoipa::path(
+    get, path = "/v2/shipments", tag = "Shipments",
+    params(
+        ("q" = Option<String>, Query, description = "Substring of the bill of lading, a ref number or a container number"),
+        ("number" = Option<String>, Query, description = "The original request number"),
+        ("filter[tracking_stopped]" = Option<bool>, Query),
+        ("filter[port_of_lading]" = Option<String>, Query, description = "UN/LOCODE"),
+        ("filter[port_of_discharge]" = Option<String>, Query, description = "UN/LOCODE"),
+        ("filter[scac]" = Option<String>, Query),
+        ("filter[container_status]" = Option<String>, Query, description = "Shipments with a container in this status"),
+        ("filter[updated_since]" = Option<String>, Query, description = "ISO 8601"),
+        ("include" = Option<String>, Query, description = "containers, port_of_lading, port_of_discharge, destination"),
+        ("page[number]" = Option<u32>, Query), ("page[size]" = Option<u32>, Query),
+    ),
+    responses(
+        (status = 200, body = ListDocument<ShipmentAttributes>),
+        (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
+        (status = 429, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn list(
+    state: AppState,
+    principal: Principal,
+    query: QueryParams,
+) -> Result<ListDocument<ShipmentAttributes>, ApiError> {
+    let page = query.page(DEFAULT_PAGE_SIZE)?;
+    let includes = query.includes("shipment", INCLUDES)?;
+    let filter = filter_from(&query)?;
+    let found = state
+        .store
+        .list_shipments(
+            principal.account_id,
+            &filter,
+            PageRequest {
+                offset: page.offset(),
+                limit: page.size,
+            },
+        )
+        .await?;
+    let mut containers = Vec::with_capacity(found.items.len());
+    for shipment in &found.items {
+        containers.push(state.store.containers_of_shipment(shipment.id).await?);
+    }
+    let resources: Vec<ShipmentResource<'_>> = found
+        .items
+        .iter()
+        .zip(&containers)
+        .map(|(shipment, containers)| ShipmentResource {
+            shipment,
+            containers,
+            state: &state,
+        })
+        .collect();
+    let base = &state.config.public_url;
+    Ok(ListDocument::page(
+        resources.iter().map(|r| resource_object(r, base)).collect(),
+        included_of(&state, &includes, &resources),
+        &query,
+        base,
+        page,
+        found.total,
+    ))
+}
+
+/// Get a shipment.
+#[utoipa::path(
+    get, path = "/v2/shipments/{id}", tag = "Shipments",
+    params(("id" = Uuid, Path), ("include" = Option<String>, Query, description = "containers, port_of_lading, port_of_discharge, destination")),
+    responses(
+        (status = 200, body = Document<ShipmentAttributes>),
+        (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
+        (status = 404, body = ErrorDocument), (status = 429, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn show(
+    state: AppState,
+    principal: Principal,
+    Path(id): Path<String>,
+    query: QueryParams,
+) -> Result<Document<ShipmentAttributes>, ApiError> {
+    let includes = query.includes("shipment", INCLUDES)?;
+    let shipment = state
+        .store
+        .shipment(principal.account_id, parse_id(&id)?)
+        .await?;
+    document(&state, &shipment, &includes).await
+}
+
+/// Attributes of `PATCH /v2/shipments/{id}`: only `ref_numbers` and `tags`.
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+pub struct ShipmentChanges(Map<String, Value>);
+
+impl BodyType for ShipmentChanges {
+    const TYPE: &'static str = "shipment";
+}
+
+/// The documented shape of [`ShipmentChanges`].
+#[derive(ToSchema)]
+#[expect(
+    dead_code,
+    reason = "describes the request body in the OpenAPI document only"
+)]
+pub struct ShipmentPatch {
+    ref_numbers: Option<Vec<String>>,
+    /// Replaces all tags.
+    tags: Option<Vec<String>>,
+}
+
+fn string_list(name: &str, value: &Value, errors: &mut Vec<FieldError>) -> Option<Vec<String>> {
+    let list = match value {
+        Value::Null => Some(Vec::new()),
+        Value::Array(items) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+        _ => None,
+    };
+    if list.is_none() {
+        errors.push(FieldError::pointer(
+            format!("/data/attributes/{name}"),
+            "invalid",
+            format!("{name} must be an array of strings"),
+        ));
+    }
+    list
+}
+
+/// Change a shipment's ref numbers or tags.
+#[utoipa::path(
+    patch, path = "/v2/shipments/{id}", tag = "Shipments",
+    params(("id" = Uuid, Path)),
+    request_body(content = ShipmentPatch),
+    responses(
+        (status = 200, body = Document<ShipmentAttributes>),
+        (status = 401, body = ErrorDocument), (status = 403, body = ErrorDocument),
+        (status = 404, body = ErrorDocument), (status = 422, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn update(
+    state: AppState,
+    principal: Principal,
+    Path(id): Path<String>,
+    body: JsonApiBody<ShipmentChanges>,
+) -> Result<Document<ShipmentAttributes>, ApiError> {
+    let id = parse_id(&id)?;
+    let mut errors = Vec::new();
+    let (mut ref_numbers, mut tags) = (None, None);
+    for (name, value) in &body.attributes.0 {
+        match name.as_str() {
+            "ref_numbers" => ref_numbers = string_list(name, value, &mut errors),
+            "tags" => tags = string_list(name, value, &mut errors),
+            _ => errors.push(FieldError::pointer(
+                format!("/data/attributes/{name}"),
+                "not_editable",
+                format!("{name} cannot be changed; only ref_numbers and tags can"),
+            )),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::Invalid(errors));
+    }
+    let shipment = shipments::edit(&state, principal.account_id, id, ref_numbers, tags).await?;
+    document(&state, &shipment, &Includes::default()).await
+}
+
+/// Stop tracking a shipment: no more polls or notifications; its history stays.
+#[utoipa::path(
+    patch, path = "/v2/shipments/{id}/stop_tracking", tag = "Shipments",
+    params(("id" = Uuid, Path)),
+    responses(
+        (status = 200, body = Document<ShipmentAttributes>),
+        (status = 401, body = ErrorDocument), (status = 403, body = ErrorDocument),
+        (status = 404, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn stop_tracking(
+    state: AppState,
+    principal: Principal,
+    Path(id): Path<String>,
+) -> Result<Document<ShipmentAttributes>, ApiError> {
+    let shipment = shipments::stop_tracking(&state, principal.account_id, parse_id(&id)?).await?;
+    document(&state, &shipment, &Includes::default()).await
+}
+
+/// Resume tracking a stopped shipment.
+#[utoipa::path(
+    patch, path = "/v2/shipments/{id}/resume_tracking", tag = "Shipments",
+    params(("id" = Uuid, Path)),
+    responses(
+        (status = 200, body = Document<ShipmentAttributes>),
+        (status = 401, body = ErrorDocument), (status = 403, body = ErrorDocument),
+        (status = 404, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn resume_tracking(
+    state: AppState,
+    principal: Principal,
+    Path(id): Path<String>,
+) -> Result<Document<ShipmentAttributes>, ApiError> {
+    let shipment = shipments::resume_tracking(&state, principal.account_id, parse_id(&id)?).await?;
+    document(&state, &shipment, &Includes::default()).await
+}

@@ -1,0 +1,208 @@
+//! Following a tracking request with its carrier: one poll, and the lifecycle rules that
+//! decide what the request becomes (Terminal49's, NOTES §6):
+//!
+//! - found: the shipment, containers and events are created or updated, status `created`;
+//! - a container number the carrier does not know fails at once (`not_found`);
+//! - a bill of lading or booking it does not know waits as `awaiting_manifest`, re-checked
+//!   daily, and fails as `expired` after 7 days;
+//! - transient errors are retried with backoff (`is_retrying`, `retry_count`, the reason in
+//!   `failed_reason`) and fail as `retries_exhausted` after 14 retries, about a day.
+//!
+//! Polls are jobs on the durable queue; the scheduler sweeps unresolved requests and tracked
+//! shipments and queues a de-duplicated poll for each, and a poll that is not due yet does
+//! nothing. So a crash at any point loses nothing: the next sweep finds the work again.
+
+use chrono::{DateTime, Duration, Utc};
+use tidemark_carriers::{CarrierError, ReferenceKind, TrackingQuery};
+use tidemark_domain::tracking_update::{self, Known};
+use tidemark_domain::{
+    AccountId, FailedReason, RequestType, RetryPolicy, Shipment, TrackingRequest,
+    TrackingRequestId, TrackingRequestStatus,
+};
+use tidemark_store::StoreError;
+
+use crate::app::App;
+use crate::tracking::report;
+
+/// Retries of transient carrier errors before a request fails as `retries_exhausted`.
+pub const MAX_RETRIES: u32 = 14;
+/// How long a bill of lading or booking may wait for the carrier's manifest.
+pub const AWAITING_MANIFEST_DAYS: i64 = 7;
+/// Backoff between retries: 1 minute doubling to at most 4 hours, so 14 retries span about
+/// a day.
+const RETRY_POLICY: RetryPolicy = RetryPolicy {
+    base: Duration::minutes(1),
+    cap: Duration::hours(4),
+    jitter: 0.0,
+};
+
+/// What one poll did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PollOutcome {
+    /// Not due yet, or nothing left to follow.
+    Skipped,
+    Tracked,
+    AwaitingManifest,
+    Retrying,
+    Failed(FailedReason),
+}
+
+/// When a request or its shipment is next due for a poll.
+fn due_at(
+    app: &App,
+    request: &TrackingRequest,
+    shipment: Option<&Shipment>,
+) -> Option<DateTime<Utc>> {
+    match (request.status, shipment) {
+        (TrackingRequestStatus::Failed | TrackingRequestStatus::TrackingStopped, _) => None,
+        (_, Some(shipment)) if !shipment.is_tracking() => None,
+        (_, Some(shipment)) => Some(
+            shipment
+                .line_tracking_last_attempted_at
+                .map_or(request.updated_at, |at| {
+                    at + app.config.tracking_poll_interval
+                }),
+        ),
+        (TrackingRequestStatus::AwaitingManifest, None) => {
+            Some(request.updated_at + Duration::days(1))
+        }
+        (_, None) if request.is_retrying => Some(
+            request.updated_at + RETRY_POLICY.delay_after(request.retry_count.unwrap_or(1), 0.5),
+        ),
+        (_, None) => Some(request.created_at),
+    }
+}
+
+fn query_for(request: &TrackingRequest) -> TrackingQuery {
+    TrackingQuery {
+        reference_kind: match request.request_type {
+            RequestType::BillOfLading => ReferenceKind::BillOfLading,
+            RequestType::BookingNumber => ReferenceKind::Booking,
+            RequestType::Container => ReferenceKind::Equipment,
+        },
+        reference: request.request_number.clone(),
+        sandbox_epoch: Some(request.created_at),
+    }
+}
+
+/// Polls the carrier for one tracking request, if it is due, and records the outcome.
+pub async fn poll(
+    app: &App,
+    account: AccountId,
+    id: TrackingRequestId,
+) -> Result<PollOutcome, StoreError> {
+    let mut request = app.store.tracking_request(account, id).await?;
+    let shipment = match request.shipment_id {
+        Some(shipment_id) => Some(app.store.shipment(account, shipment_id).await?),
+        None => None,
+    };
+    let now = app.clock.now();
+    if due_at(app, &request, shipment.as_ref()).is_none_or(|due| due > now) {
+        return Ok(PollOutcome::Skipped);
+    }
+    let fetched = match app.carriers.get(&request.scac) {
+        Some(carrier) => carrier.fetch(&query_for(&request)).await,
+        None => Err(CarrierError::Unavailable(format!(
+            "no connector is configured for {}",
+            request.scac
+        ))),
+    };
+    let report = fetched.map(|snapshot| report::from_snapshot(&snapshot));
+    match (report, shipment) {
+        (Ok(report), Some(shipment)) => {
+            record_found(app, request, Some(shipment), &report, now).await
+        }
+        (Ok(report), None) if !report.containers.is_empty() => {
+            record_found(app, request, None, &report, now).await
+        }
+        (Ok(_) | Err(CarrierError::NotFound), None) => {
+            request.updated_at = now;
+            // The sandbox's numbers are never "not yet manifested": unknown is final there.
+            let final_not_found = request.request_type == RequestType::Container
+                || request.scac == tidemark_carriers::sandbox::SCAC;
+            let outcome = if final_not_found {
+                fail(&mut request, FailedReason::NotFound)
+            } else if now - request.created_at >= Duration::days(AWAITING_MANIFEST_DAYS) {
+                fail(&mut request, FailedReason::Expired)
+            } else {
+                request.status = TrackingRequestStatus::AwaitingManifest;
+                request.is_retrying = false;
+                PollOutcome::AwaitingManifest
+            };
+            app.store.record_tracking_result(&request, None).await?;
+            Ok(outcome)
+        }
+        (Err(error), None) => {
+            tracing::warn!(tracking_request.id = %request.id, %error, "carrier poll failed");
+            let retries = request.retry_count.unwrap_or(0) + 1;
+            request.updated_at = now;
+            let outcome = if retries > MAX_RETRIES {
+                fail(&mut request, FailedReason::RetriesExhausted)
+            } else {
+                request.retry_count = Some(retries);
+                request.is_retrying = true;
+                request.failed_reason = Some(match error {
+                    CarrierError::UnexpectedPayload(_) => FailedReason::UnrecognizedResponse,
+                    _ => FailedReason::ShippingLineUnreachable,
+                });
+                PollOutcome::Retrying
+            };
+            app.store.record_tracking_result(&request, None).await?;
+            Ok(outcome)
+        }
+        (Err(error), Some(mut shipment)) => {
+            // The shipment keeps its data; the next scheduled poll tries again.
+            tracing::warn!(shipment.id = %shipment.id, %error, "carrier poll failed");
+            shipment.line_tracking_last_attempted_at = Some(now);
+            app.store.update_shipment(&shipment).await?;
+            Ok(PollOutcome::Retrying)
+        }
+    }
+}
+
+fn fail(request: &mut TrackingRequest, reason: FailedReason) -> PollOutcome {
+    request.status = TrackingRequestStatus::Failed;
+    request.failed_reason = Some(reason);
+    request.is_retrying = false;
+    PollOutcome::Failed(reason)
+}
+
+async fn record_found(
+    app: &App,
+    mut request: TrackingRequest,
+    shipment: Option<Shipment>,
+    report: &tidemark_domain::tracking_update::CarrierReport,
+    now: DateTime<Utc>,
+) -> Result<PollOutcome, StoreError> {
+    let (containers, events) = match &shipment {
+        Some(shipment) => (
+            app.store.containers_of_shipment(shipment.id).await?,
+            app.store.transport_events_of_shipment(shipment.id).await?,
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    let mut update = tracking_update::plan(
+        &request,
+        Known {
+            shipment: shipment.as_ref(),
+            containers: &containers,
+            events: &events,
+        },
+        report,
+        app.ids.as_ref(),
+        now,
+    );
+    update.shipment.line_tracking_last_attempted_at = Some(now);
+    update.shipment.line_tracking_last_succeeded_at = Some(now);
+    if request.status != TrackingRequestStatus::Created || request.shipment_id.is_none() {
+        request.status = TrackingRequestStatus::Created;
+        request.failed_reason = None;
+        request.is_retrying = false;
+        request.shipment_id = Some(update.shipment.id);
+        request.updated_at = now;
+    }
+    app.store
+        .record_tracking_result(&request, Some(&update))
+        .await?;
+    Ok(PollOutcome::Tracked)
+}

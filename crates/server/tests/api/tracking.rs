@@ -1,0 +1,545 @@
+//! The tracking engine end to end: a tracking request is polled at its carrier (the sandbox
+//! `TEST` carrier over HTTP, or a scripted one), becomes a shipment with containers and
+//! events, and follows Terminal49's lifecycle.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use axum::http::{Method, StatusCode};
+use chrono::Duration;
+use serde_json::{Value, json};
+use tidemark_carriers::{Carrier, CarrierError, CarrierSnapshot, TrackingQuery};
+
+use crate::helpers::{Backend, TestApp};
+use crate::on_both_backends;
+
+on_both_backends!(
+    a_test_number_becomes_a_tracked_shipment_with_containers_and_events,
+    the_sandbox_failure_number_fails_as_not_found,
+    the_voyage_unfolds_as_the_clock_moves,
+    polling_again_creates_no_duplicate_events,
+    an_unknown_bill_of_lading_awaits_its_manifest_then_expires,
+    an_unknown_container_number_fails_at_once,
+    transient_carrier_errors_are_retried_then_exhausted,
+    a_carrier_that_recovers_clears_the_retry_state,
+    stopping_tracking_stops_polling_and_resuming_restarts_it,
+    tracking_survives_a_restart_in_the_middle,
+    shipments_and_containers_are_listed_and_filtered,
+    another_accounts_shipment_and_container_are_not_found,
+    a_shipment_accepts_only_ref_numbers_and_tags,
+);
+
+/// A carrier that answers each poll with the next scripted result.
+struct Scripted {
+    scac: &'static str,
+    answers: Mutex<VecDeque<Result<CarrierSnapshot, CarrierError>>>,
+}
+
+#[async_trait]
+impl Carrier for Scripted {
+    fn scac(&self) -> &str {
+        self.scac
+    }
+
+    async fn fetch(&self, _: &TrackingQuery) -> Result<CarrierSnapshot, CarrierError> {
+        self.answers
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or(Err(CarrierError::NotFound))
+    }
+}
+
+async fn scripted_app(
+    backend: Backend,
+    answers: Vec<Result<CarrierSnapshot, CarrierError>>,
+) -> TestApp {
+    let carrier = Arc::new(Scripted {
+        scac: "MAEU",
+        answers: Mutex::new(answers.into()),
+    });
+    TestApp::with_carriers(backend, vec![carrier])
+        .await
+        .unwrap()
+}
+
+async fn track(app: &TestApp, request_type: &str, number: &str, scac: &str) -> String {
+    let response = app
+        .post_json(
+            "/v2/tracking_requests",
+            &json!({"data": {"type": "tracking_request", "attributes": {
+                "request_type": request_type, "request_number": number, "scac": scac
+            }}}),
+        )
+        .await;
+    assert_eq!(
+        response.status,
+        StatusCode::CREATED,
+        "{}",
+        String::from_utf8_lossy(&response.body)
+    );
+    response.json()["data"]["id"].as_str().unwrap().to_owned()
+}
+
+async fn request_of(app: &TestApp, id: &str) -> Value {
+    app.get(&format!("/v2/tracking_requests/{id}")).await.json()["data"].clone()
+}
+
+async fn shipment_of(app: &TestApp, request_id: &str) -> Value {
+    let request = request_of(app, request_id).await;
+    let shipment_id = request["relationships"]["tracked_object"]["data"]["id"]
+        .as_str()
+        .expect("the request has a shipment")
+        .to_owned();
+    app.get(&format!(
+        "/v2/shipments/{shipment_id}?include=containers,port_of_lading,port_of_discharge"
+    ))
+    .await
+    .json()
+}
+
+async fn events_of(app: &TestApp, container_id: &str) -> Vec<Value> {
+    app.get(&format!(
+        "/v2/containers/{container_id}/transport_events?page[size]=100"
+    ))
+    .await
+    .json()["data"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+async fn a_test_number_becomes_a_tracked_shipment_with_containers_and_events(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-TR-SUCCEEDED", "TEST").await;
+
+    app.run_pending_jobs().await;
+
+    let request = request_of(&app, &id).await;
+    assert_eq!(request["attributes"]["status"], json!("created"));
+    assert_eq!(
+        request["relationships"]["tracked_object"]["data"]["type"],
+        json!("shipment")
+    );
+    let shipment = shipment_of(&app, &id).await;
+    let attributes = &shipment["data"]["attributes"];
+    assert_eq!(
+        attributes["bill_of_lading_number"],
+        json!("TEST-TR-SUCCEEDED")
+    );
+    assert_eq!(attributes["shipping_line_scac"], json!("TEST"));
+    assert!(attributes["port_of_lading_locode"].is_string());
+    assert!(attributes["port_of_discharge_locode"].is_string());
+    assert!(attributes["pod_timezone"].is_string());
+    assert!(attributes["line_tracking_last_succeeded_at"].is_string());
+    let containers = shipment["data"]["relationships"]["containers"]["data"]
+        .as_array()
+        .unwrap();
+    assert!(!containers.is_empty());
+    let included_types: Vec<&str> = shipment["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["type"].as_str().unwrap())
+        .collect();
+    assert!(included_types.contains(&"container") && included_types.contains(&"port"));
+    let container_id = containers[0]["id"].as_str().unwrap();
+    let container = app
+        .get(&format!("/v2/containers/{container_id}"))
+        .await
+        .json();
+    assert!(
+        container["data"]["attributes"]["number"]
+            .as_str()
+            .unwrap()
+            .starts_with("TDMU")
+    );
+    let now = app.get("/healthz").await;
+    assert_eq!(now.status, StatusCode::OK);
+    for event in events_of(&app, container_id).await {
+        let name = event["attributes"]["event"].as_str().unwrap();
+        assert!(name.starts_with("container.transport."), "{name}");
+    }
+}
+
+async fn the_sandbox_failure_number_fails_as_not_found(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-TR-FAILED", "TEST").await;
+
+    app.run_pending_jobs().await;
+
+    let request = request_of(&app, &id).await;
+    assert_eq!(request["attributes"]["status"], json!("failed"));
+    assert_eq!(request["attributes"]["failed_reason"], json!("not_found"));
+    assert_eq!(
+        request["relationships"]["tracked_object"]["data"],
+        Value::Null
+    );
+}
+
+async fn actual_events(app: &TestApp, request_id: &str) -> usize {
+    let shipment = shipment_of(app, request_id).await;
+    let mut count = 0;
+    for container in shipment["data"]["relationships"]["containers"]["data"]
+        .as_array()
+        .unwrap()
+    {
+        count += events_of(app, container["id"].as_str().unwrap())
+            .await
+            .iter()
+            .filter(|e| {
+                !e["attributes"]["event"]
+                    .as_str()
+                    .unwrap()
+                    .contains(".estimated.")
+            })
+            .count();
+    }
+    count
+}
+
+async fn the_voyage_unfolds_as_the_clock_moves(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-UNFOLDS-1", "TEST").await;
+    app.run_pending_jobs().await;
+    let before = actual_events(&app, &id).await;
+
+    app.clock.advance(Duration::days(60));
+    app.tick().await;
+
+    let after = actual_events(&app, &id).await;
+    assert!(
+        after > before,
+        "{before} actual events before, {after} after"
+    );
+    let shipment = shipment_of(&app, &id).await;
+    assert!(shipment["data"]["attributes"]["pod_ata_at"].is_string());
+}
+
+async fn polling_again_creates_no_duplicate_events(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-NODUPES", "TEST").await;
+    app.run_pending_jobs().await;
+    let first = actual_events(&app, &id).await;
+
+    app.clock.advance(Duration::hours(2));
+    app.tick().await;
+    app.clock.advance(Duration::hours(2));
+    app.tick().await;
+
+    // Two hours apart the sandbox may reveal new moves, but none twice: compare with a
+    // fresh count of distinct events.
+    let shipment = shipment_of(&app, &id).await;
+    for container in shipment["data"]["relationships"]["containers"]["data"]
+        .as_array()
+        .unwrap()
+    {
+        let events = events_of(&app, container["id"].as_str().unwrap()).await;
+        let mut keys: Vec<(String, String)> = events
+            .iter()
+            .map(|e| {
+                (
+                    e["attributes"]["event"].as_str().unwrap().to_owned(),
+                    e["attributes"]["timestamp"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let total = keys.len();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), total, "an event was recorded twice");
+    }
+    assert!(actual_events(&app, &id).await >= first);
+}
+
+async fn an_unknown_bill_of_lading_awaits_its_manifest_then_expires(app: TestApp) {
+    let app = scripted_app(app.backend, Vec::new()).await;
+    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+
+    app.run_pending_jobs().await;
+    let waiting = request_of(&app, &id).await;
+    app.clock.advance(Duration::hours(12));
+    app.tick().await;
+    let half_a_day_later = request_of(&app, &id).await;
+    for _ in 0..7 {
+        app.clock.advance(Duration::days(1));
+        app.tick().await;
+    }
+
+    assert_eq!(waiting["attributes"]["status"], json!("awaiting_manifest"));
+    assert_eq!(
+        half_a_day_later["attributes"]["updated_at"], waiting["attributes"]["updated_at"],
+        "re-checked daily, not sooner"
+    );
+    let expired = request_of(&app, &id).await;
+    assert_eq!(expired["attributes"]["status"], json!("failed"));
+    assert_eq!(expired["attributes"]["failed_reason"], json!("expired"));
+}
+
+async fn an_unknown_container_number_fails_at_once(app: TestApp) {
+    let app = scripted_app(app.backend, Vec::new()).await;
+    let id = track(&app, "container", "CSQU3054383", "MAEU").await;
+
+    app.run_pending_jobs().await;
+
+    let request = request_of(&app, &id).await;
+    assert_eq!(request["attributes"]["status"], json!("failed"));
+    assert_eq!(request["attributes"]["failed_reason"], json!("not_found"));
+}
+
+async fn transient_carrier_errors_are_retried_then_exhausted(app: TestApp) {
+    let answers = (0..20)
+        .map(|_| Err(CarrierError::Unavailable("503".to_owned())))
+        .collect();
+    let app = scripted_app(app.backend, answers).await;
+    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+
+    app.run_pending_jobs().await;
+    let first = request_of(&app, &id).await;
+    for _ in 0..20 {
+        app.clock.advance(Duration::hours(5));
+        app.tick().await;
+    }
+
+    assert_eq!(first["attributes"]["status"], json!("pending"));
+    assert_eq!(first["attributes"]["is_retrying"], json!(true));
+    assert_eq!(first["attributes"]["retry_count"], json!(1));
+    assert_eq!(
+        first["attributes"]["failed_reason"],
+        json!("shipping_line_unreachable")
+    );
+    let exhausted = request_of(&app, &id).await;
+    assert_eq!(exhausted["attributes"]["status"], json!("failed"));
+    assert_eq!(
+        exhausted["attributes"]["failed_reason"],
+        json!("retries_exhausted")
+    );
+    assert_eq!(exhausted["attributes"]["retry_count"], json!(14));
+}
+
+fn sandbox_snapshot() -> CarrierSnapshot {
+    let sandbox =
+        tidemark_carriers::sandbox::Sandbox::new(tidemark_carriers::sandbox::builtin_ports());
+    let epoch = chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, 2026, 3, 1, 0, 0, 0).unwrap();
+    let voyage = sandbox.voyage("TESTSCRIPTED", epoch).unwrap();
+    let body = serde_json::to_vec(&voyage.events_until(epoch + Duration::days(3))).unwrap();
+    tidemark_carriers::dcsa::parse_events(&body).unwrap()
+}
+
+async fn a_carrier_that_recovers_clears_the_retry_state(app: TestApp) {
+    let app = scripted_app(
+        app.backend,
+        vec![
+            Err(CarrierError::UnexpectedPayload("html".to_owned())),
+            Ok(sandbox_snapshot()),
+        ],
+    )
+    .await;
+    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+    app.run_pending_jobs().await;
+    let retrying = request_of(&app, &id).await;
+
+    app.clock.advance(Duration::minutes(5));
+    app.tick().await;
+
+    assert_eq!(
+        retrying["attributes"]["failed_reason"],
+        json!("unrecognized_response")
+    );
+    let created = request_of(&app, &id).await;
+    assert_eq!(created["attributes"]["status"], json!("created"));
+    assert_eq!(created["attributes"]["is_retrying"], json!(false));
+    assert_eq!(created["attributes"]["failed_reason"], Value::Null);
+}
+
+async fn stopping_tracking_stops_polling_and_resuming_restarts_it(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-STOPME", "TEST").await;
+    app.run_pending_jobs().await;
+    let shipment_id = shipment_of(&app, &id).await["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let stopped = app
+        .request(
+            Method::PATCH,
+            &format!("/v2/shipments/{shipment_id}/stop_tracking"),
+            Some(&app.key),
+            None,
+        )
+        .await;
+    app.clock.advance(Duration::days(3));
+    app.tick().await;
+    let while_stopped = app
+        .get(&format!("/v2/shipments/{shipment_id}"))
+        .await
+        .json();
+    let resumed = app
+        .request(
+            Method::PATCH,
+            &format!("/v2/shipments/{shipment_id}/resume_tracking"),
+            Some(&app.key),
+            None,
+        )
+        .await;
+    app.tick().await;
+
+    assert_eq!(stopped.status, StatusCode::OK);
+    let stopped = stopped.json();
+    assert!(stopped["data"]["attributes"]["line_tracking_stopped_at"].is_string());
+    assert_eq!(
+        stopped["data"]["attributes"]["line_tracking_stopped_reason"],
+        json!("stopped_by_user")
+    );
+    assert_eq!(
+        while_stopped["data"]["attributes"]["line_tracking_last_attempted_at"],
+        stopped["data"]["attributes"]["line_tracking_last_attempted_at"],
+        "no poll while stopped"
+    );
+    assert_eq!(
+        request_of(&app, &id).await["attributes"]["status"],
+        json!("created")
+    );
+    assert_eq!(
+        resumed.json()["data"]["attributes"]["line_tracking_stopped_at"],
+        Value::Null
+    );
+    let after = app
+        .get(&format!("/v2/shipments/{shipment_id}"))
+        .await
+        .json();
+    assert_ne!(
+        after["data"]["attributes"]["line_tracking_last_attempted_at"],
+        stopped["data"]["attributes"]["line_tracking_last_attempted_at"],
+        "polled again after resuming"
+    );
+}
+
+async fn tracking_survives_a_restart_in_the_middle(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-RESTART", "TEST").await;
+    // The process dies before any worker ran: the request and its queued poll are stored.
+
+    let restarted = app.restarted();
+    tidemark_server::tracking::sweep(&restarted).await.unwrap();
+    tidemark_server::jobs::runner(&restarted)
+        .run_pending()
+        .await;
+
+    assert_eq!(
+        request_of(&app, &id).await["attributes"]["status"],
+        json!("created")
+    );
+}
+
+async fn shipments_and_containers_are_listed_and_filtered(app: TestApp) {
+    let first = track(&app, "bill_of_lading", "TEST-LIST-1", "TEST").await;
+    track(&app, "bill_of_lading", "TEST-LIST-2", "TEST").await;
+    app.run_pending_jobs().await;
+    let shipment = shipment_of(&app, &first).await;
+    let pol = shipment["data"]["attributes"]["port_of_lading_locode"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let container_number = shipment["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["type"] == json!("container"))
+        .unwrap()["attributes"]["number"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let all = app.get("/v2/shipments").await.json();
+    let by_number = app.get("/v2/shipments?number=TEST-LIST-1").await.json();
+    let by_container = app
+        .get(&format!("/v2/shipments?q={container_number}"))
+        .await
+        .json();
+    let by_pol = app
+        .get(&format!("/v2/shipments?filter[port_of_lading]={pol}"))
+        .await
+        .json();
+    let stopped = app
+        .get("/v2/shipments?filter[tracking_stopped]=true")
+        .await
+        .json();
+    let containers = app
+        .get(&format!("/v2/containers?filter[number]={container_number}"))
+        .await
+        .json();
+    let bad_status = app.get("/v2/containers?filter[status]=sunk").await;
+
+    assert_eq!(all["meta"]["total"], json!(2));
+    assert_eq!(by_number["meta"]["total"], json!(1));
+    assert_eq!(by_number["data"][0]["id"], shipment["data"]["id"]);
+    assert_eq!(by_container["data"][0]["id"], shipment["data"]["id"]);
+    assert!(by_pol["meta"]["total"].as_u64().unwrap() >= 1);
+    assert_eq!(stopped["meta"]["total"], json!(0));
+    assert_eq!(containers["meta"]["total"], json!(1));
+    assert_eq!(bad_status.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        bad_status.error_member("source"),
+        json!({"parameter": "filter[status]"})
+    );
+}
+
+async fn another_accounts_shipment_and_container_are_not_found(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-MINE", "TEST").await;
+    app.run_pending_jobs().await;
+    let shipment = shipment_of(&app, &id).await;
+    let shipment_id = shipment["data"]["id"].as_str().unwrap();
+    let container_id = shipment["data"]["relationships"]["containers"]["data"][0]["id"]
+        .as_str()
+        .unwrap();
+    let intruder = app.other_account_key().await;
+
+    for path in [
+        format!("/v2/shipments/{shipment_id}"),
+        format!("/v2/containers/{container_id}"),
+        format!("/v2/containers/{container_id}/transport_events"),
+    ] {
+        let response = app.request(Method::GET, &path, Some(&intruder), None).await;
+        assert_eq!(response.status, StatusCode::NOT_FOUND, "{path}");
+    }
+    let stop = app
+        .request(
+            Method::PATCH,
+            &format!("/v2/shipments/{shipment_id}/stop_tracking"),
+            Some(&intruder),
+            None,
+        )
+        .await;
+    assert_eq!(stop.status, StatusCode::NOT_FOUND);
+}
+
+async fn a_shipment_accepts_only_ref_numbers_and_tags(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-EDIT", "TEST").await;
+    app.run_pending_jobs().await;
+    let shipment_id = shipment_of(&app, &id).await["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let path = format!("/v2/shipments/{shipment_id}");
+    let patch = |attributes: Value| {
+        app.request(
+            Method::PATCH,
+            &path,
+            Some(&app.key),
+            Some((
+                "application/json",
+                json!({"data": {"type": "shipment", "attributes": attributes}})
+                    .to_string()
+                    .into_bytes(),
+            )),
+        )
+    };
+
+    let edited = patch(json!({"ref_numbers": ["PO-9"], "tags": ["hot", "hot", "fragile"]})).await;
+    let refused = patch(json!({"bill_of_lading_number": "X", "tags": "hot"})).await;
+
+    assert_eq!(edited.status, StatusCode::OK);
+    assert_eq!(
+        edited.json()["data"]["attributes"]["tags"],
+        json!(["hot", "fragile"])
+    );
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(refused.json()["errors"].as_array().unwrap().len(), 2);
+}

@@ -1,0 +1,688 @@
+//! Shipments, containers and transport events on PostgreSQL.
+//!
+//! A poll's outcome is written in one transaction; rows are upserted by id, updating only
+//! the columns a later carrier result may change.
+
+use deadpool_postgres::GenericClient;
+use tidemark_domain::tracking_update::TrackingUpdate;
+use tidemark_domain::{
+    AccountId, Container, ContainerId, ContainerStatus, FailedReason, Shipment, ShipmentId,
+    TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
+};
+use tidemark_store::{
+    ContainerFilter, PageRequest, Paged, ShipmentFilter, StoreError, StoreResult,
+    TransportEventFilter,
+};
+use tokio_postgres::Row;
+use tokio_postgres::types::{FromSql, Json};
+
+use crate::convert::{backend, to_int};
+use crate::tracking_requests::{Condition, like_pattern};
+
+/// Reads a row's columns in order, so column lists and readers cannot drift apart by index.
+struct Columns<'r> {
+    row: &'r Row,
+    next: usize,
+}
+
+impl<'r> Columns<'r> {
+    fn new(row: &'r Row) -> Self {
+        Self { row, next: 0 }
+    }
+
+    fn get<T: FromSql<'r>>(&mut self) -> StoreResult<T> {
+        let value = self.row.try_get(self.next).map_err(backend);
+        self.next += 1;
+        value
+    }
+
+    fn opt_u32(&mut self) -> StoreResult<Option<u32>> {
+        self.get::<Option<i32>>()?
+            .map(u32::try_from)
+            .transpose()
+            .map_err(backend)
+    }
+
+    fn strings(&mut self) -> StoreResult<Vec<String>> {
+        let Json(values) = self.get::<Json<Vec<String>>>()?;
+        Ok(values)
+    }
+}
+
+/// `columns` with each name prefixed by `alias.`.
+fn prefixed(columns: &str, alias: &str) -> String {
+    columns
+        .split(',')
+        .map(|c| format!("{alias}.{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, \
+    normalized_number, ref_numbers, tags, shipping_line_scac, port_of_lading_locode, \
+    port_of_discharge_locode, destination_locode, pod_vessel_name, pod_vessel_imo, \
+    pod_voyage_number, pol_etd_at, pol_atd_at, pod_eta_at, pod_original_eta_at, pod_ata_at, \
+    destination_eta_at, destination_ata_at, line_tracking_last_attempted_at, \
+    line_tracking_last_succeeded_at, line_tracking_stopped_at, line_tracking_stopped_reason, \
+    created_at, updated_at";
+
+fn shipment_from_row(row: &Row) -> StoreResult<Shipment> {
+    let mut c = Columns::new(row);
+    Ok(Shipment {
+        id: ShipmentId(c.get()?),
+        account_id: AccountId(c.get()?),
+        tracking_request_id: TrackingRequestId(c.get()?),
+        bill_of_lading_number: c.get()?,
+        normalized_number: c.get()?,
+        ref_numbers: c.strings()?,
+        tags: c.strings()?,
+        shipping_line_scac: c.get()?,
+        port_of_lading_locode: c.get()?,
+        port_of_discharge_locode: c.get()?,
+        destination_locode: c.get()?,
+        pod_vessel_name: c.get()?,
+        pod_vessel_imo: c.get()?,
+        pod_voyage_number: c.get()?,
+        pol_etd_at: c.get()?,
+        pol_atd_at: c.get()?,
+        pod_eta_at: c.get()?,
+        pod_original_eta_at: c.get()?,
+        pod_ata_at: c.get()?,
+        destination_eta_at: c.get()?,
+        destination_ata_at: c.get()?,
+        line_tracking_last_attempted_at: c.get()?,
+        line_tracking_last_succeeded_at: c.get()?,
+        line_tracking_stopped_at: c.get()?,
+        line_tracking_stopped_reason: c.get()?,
+        created_at: c.get()?,
+        updated_at: c.get()?,
+    })
+}
+
+async fn upsert_shipment(client: &impl GenericClient, s: &Shipment) -> StoreResult<()> {
+    let statement = client
+        .prepare_cached(&format!(
+            "INSERT INTO shipments ({SHIPMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
+             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, \
+             $26, $27)
+             ON CONFLICT (id) DO UPDATE SET ref_numbers = excluded.ref_numbers,
+                tags = excluded.tags, port_of_lading_locode = excluded.port_of_lading_locode,
+                port_of_discharge_locode = excluded.port_of_discharge_locode,
+                destination_locode = excluded.destination_locode,
+                pod_vessel_name = excluded.pod_vessel_name, pod_vessel_imo = excluded.pod_vessel_imo,
+                pod_voyage_number = excluded.pod_voyage_number, pol_etd_at = excluded.pol_etd_at,
+                pol_atd_at = excluded.pol_atd_at, pod_eta_at = excluded.pod_eta_at,
+                pod_original_eta_at = excluded.pod_original_eta_at, pod_ata_at = excluded.pod_ata_at,
+                destination_eta_at = excluded.destination_eta_at,
+                destination_ata_at = excluded.destination_ata_at,
+                line_tracking_last_attempted_at = excluded.line_tracking_last_attempted_at,
+                line_tracking_last_succeeded_at = excluded.line_tracking_last_succeeded_at,
+                line_tracking_stopped_at = excluded.line_tracking_stopped_at,
+                line_tracking_stopped_reason = excluded.line_tracking_stopped_reason,
+                updated_at = excluded.updated_at"
+        ))
+        .await
+        .map_err(backend)?;
+    client
+        .execute(
+            &statement,
+            &[
+                &s.id.0,
+                &s.account_id.0,
+                &s.tracking_request_id.0,
+                &s.bill_of_lading_number,
+                &s.normalized_number,
+                &Json(&s.ref_numbers),
+                &Json(&s.tags),
+                &s.shipping_line_scac,
+                &s.port_of_lading_locode,
+                &s.port_of_discharge_locode,
+                &s.destination_locode,
+                &s.pod_vessel_name,
+                &s.pod_vessel_imo,
+                &s.pod_voyage_number,
+                &s.pol_etd_at,
+                &s.pol_atd_at,
+                &s.pod_eta_at,
+                &s.pod_original_eta_at,
+                &s.pod_ata_at,
+                &s.destination_eta_at,
+                &s.destination_ata_at,
+                &s.line_tracking_last_attempted_at,
+                &s.line_tracking_last_succeeded_at,
+                &s.line_tracking_stopped_at,
+                &s.line_tracking_stopped_reason,
+                &s.created_at,
+                &s.updated_at,
+            ],
+        )
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, seal_number, \
+    iso_equipment_code, equipment_type, equipment_length, equipment_height, weight_in_lbs, \
+    pod_arrived_at, pod_discharged_at, pod_full_out_at, final_destination_full_out_at, \
+    empty_terminated_at, availability_known, available_for_pickup, current_status, created_at, \
+    updated_at";
+
+fn container_from_row(row: &Row) -> StoreResult<Container> {
+    let mut c = Columns::new(row);
+    Ok(Container {
+        id: ContainerId(c.get()?),
+        account_id: AccountId(c.get()?),
+        shipment_id: ShipmentId(c.get()?),
+        number: c.get()?,
+        seal_number: c.get()?,
+        iso_equipment_code: c.get()?,
+        equipment_type: c.get()?,
+        equipment_length: c.opt_u32()?,
+        equipment_height: c.get()?,
+        weight_in_lbs: c.opt_u32()?,
+        pod_arrived_at: c.get()?,
+        pod_discharged_at: c.get()?,
+        pod_full_out_at: c.get()?,
+        final_destination_full_out_at: c.get()?,
+        empty_terminated_at: c.get()?,
+        availability_known: c.get()?,
+        available_for_pickup: c.get()?,
+        current_status: {
+            let status: &str = c.get()?;
+            ContainerStatus::parse(status)
+                .ok_or_else(|| backend(format!("unknown container status {status}")))?
+        },
+        created_at: c.get()?,
+        updated_at: c.get()?,
+    })
+}
+
+async fn upsert_container(client: &impl GenericClient, c: &Container) -> StoreResult<()> {
+    let statement = client
+        .prepare_cached(&format!(
+            "INSERT INTO containers ({CONTAINER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
+             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+             ON CONFLICT (id) DO UPDATE SET seal_number = excluded.seal_number,
+                pod_arrived_at = excluded.pod_arrived_at,
+                pod_discharged_at = excluded.pod_discharged_at,
+                pod_full_out_at = excluded.pod_full_out_at,
+                final_destination_full_out_at = excluded.final_destination_full_out_at,
+                empty_terminated_at = excluded.empty_terminated_at,
+                availability_known = excluded.availability_known,
+                available_for_pickup = excluded.available_for_pickup,
+                current_status = excluded.current_status, updated_at = excluded.updated_at"
+        ))
+        .await
+        .map_err(backend)?;
+    let equipment_length = c.equipment_length.map(to_int).transpose()?;
+    let weight_in_lbs = c.weight_in_lbs.map(to_int).transpose()?;
+    client
+        .execute(
+            &statement,
+            &[
+                &c.id.0,
+                &c.account_id.0,
+                &c.shipment_id.0,
+                &c.number,
+                &c.seal_number,
+                &c.iso_equipment_code,
+                &c.equipment_type,
+                &equipment_length,
+                &c.equipment_height,
+                &weight_in_lbs,
+                &c.pod_arrived_at,
+                &c.pod_discharged_at,
+                &c.pod_full_out_at,
+                &c.final_destination_full_out_at,
+                &c.empty_terminated_at,
+                &c.availability_known,
+                &c.available_for_pickup,
+                &c.current_status.as_str(),
+                &c.created_at,
+                &c.updated_at,
+            ],
+        )
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+const EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_id, event, timestamp, \
+    voyage_number, location_locode, vessel_name, vessel_imo, source_id, created_at";
+
+fn event_from_row(row: &Row) -> StoreResult<TransportEvent> {
+    let mut c = Columns::new(row);
+    Ok(TransportEvent {
+        id: TransportEventId(c.get()?),
+        account_id: AccountId(c.get()?),
+        shipment_id: ShipmentId(c.get()?),
+        container_id: ContainerId(c.get()?),
+        event: {
+            let name: &str = c.get()?;
+            TransportEventName::parse(name)
+                .ok_or_else(|| backend(format!("unknown event {name}")))?
+        },
+        timestamp: c.get()?,
+        voyage_number: c.get()?,
+        location_locode: c.get()?,
+        vessel_name: c.get()?,
+        vessel_imo: c.get()?,
+        source_id: c.get()?,
+        created_at: c.get()?,
+    })
+}
+
+async fn upsert_event(client: &impl GenericClient, e: &TransportEvent) -> StoreResult<()> {
+    let statement = client
+        .prepare_cached(&format!(
+            "INSERT INTO transport_events ({EVENT_COLUMNS})
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+             ON CONFLICT (id) DO UPDATE SET event = excluded.event,
+                timestamp = excluded.timestamp, voyage_number = excluded.voyage_number,
+                location_locode = excluded.location_locode, vessel_name = excluded.vessel_name,
+                vessel_imo = excluded.vessel_imo"
+        ))
+        .await
+        .map_err(backend)?;
+    client
+        .execute(
+            &statement,
+            &[
+                &e.id.0,
+                &e.account_id.0,
+                &e.shipment_id.0,
+                &e.container_id.0,
+                &e.event.as_str(),
+                &e.timestamp,
+                &e.voyage_number,
+                &e.location_locode,
+                &e.vessel_name,
+                &e.vessel_imo,
+                &e.source_id,
+                &e.created_at,
+            ],
+        )
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+pub async fn record_tracking_result(
+    client: &mut deadpool_postgres::Client,
+    request: &TrackingRequest,
+    update: Option<&TrackingUpdate>,
+) -> StoreResult<()> {
+    let tx = client.transaction().await.map_err(backend)?;
+    if let Some(update) = update {
+        upsert_shipment(&tx, &update.shipment).await?;
+        for container in update
+            .new_containers
+            .iter()
+            .chain(&update.changed_containers)
+        {
+            upsert_container(&tx, container).await?;
+        }
+        for event in update.new_events.iter().chain(&update.corrected_events) {
+            upsert_event(&tx, event).await?;
+        }
+    }
+    let statement = tx
+        .prepare_cached(
+            "UPDATE tracking_requests SET status = $2, failed_reason = $3, is_retrying = $4,
+                retry_count = $5, shipment_id = $6, updated_at = $7
+             WHERE id = $1",
+        )
+        .await
+        .map_err(backend)?;
+    let retry_count = request.retry_count.map(to_int).transpose()?;
+    let updated = tx
+        .execute(
+            &statement,
+            &[
+                &request.id.0,
+                &request.status.as_str(),
+                &request.failed_reason.map(FailedReason::as_str),
+                &request.is_retrying,
+                &retry_count,
+                &request.shipment_id.map(|id| id.0),
+                &request.updated_at,
+            ],
+        )
+        .await
+        .map_err(backend)?;
+    if updated == 0 {
+        // Dropping the transaction rolls it back.
+        return Err(StoreError::NotFound);
+    }
+    tx.commit().await.map_err(backend)
+}
+
+pub async fn shipment(
+    client: &impl GenericClient,
+    account: AccountId,
+    id: ShipmentId,
+) -> StoreResult<Shipment> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {SHIPMENT_COLUMNS} FROM shipments WHERE id = $1 AND account_id = $2"
+        ))
+        .await
+        .map_err(backend)?;
+    client
+        .query_opt(&statement, &[&id.0, &account.0])
+        .await
+        .map_err(backend)?
+        .as_ref()
+        .map(shipment_from_row)
+        .transpose()?
+        .ok_or(StoreError::NotFound)
+}
+
+/// Runs a counted, paged list query: `SELECT {select} {from} WHERE {condition}`.
+async fn paged<T>(
+    client: &impl GenericClient,
+    select: &str,
+    from: &str,
+    mut condition: Condition,
+    order: &str,
+    page: PageRequest,
+    read: fn(&Row) -> StoreResult<T>,
+) -> StoreResult<Paged<T>> {
+    let clauses = condition.clauses.join(" AND ");
+
+    // The filters take a bounded number of shapes, so caching each statement is fine.
+    let count = client
+        .prepare_cached(&format!("SELECT count(*) {from} WHERE {clauses}"))
+        .await
+        .map_err(backend)?;
+    let total: i64 = client
+        .query_one(&count, &condition.params())
+        .await
+        .map_err(backend)?
+        .try_get(0)
+        .map_err(backend)?;
+
+    let limit = condition.bind(i64::from(page.limit));
+    let offset = condition.bind(i64::try_from(page.offset).unwrap_or(i64::MAX));
+    let select = client
+        .prepare_cached(&format!(
+            "SELECT {select} {from} WHERE {clauses}
+             ORDER BY {order} LIMIT {limit} OFFSET {offset}"
+        ))
+        .await
+        .map_err(backend)?;
+    let items = client
+        .query(&select, &condition.params())
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(read)
+        .collect::<StoreResult<Vec<_>>>()?;
+    Ok(Paged {
+        items,
+        total: u64::try_from(total).map_err(backend)?,
+    })
+}
+
+pub async fn list_shipments(
+    client: &impl GenericClient,
+    account: AccountId,
+    filter: &ShipmentFilter,
+    page: PageRequest,
+) -> StoreResult<Paged<Shipment>> {
+    let mut condition = Condition::default();
+    let placeholder = condition.bind(account.0);
+    condition
+        .clauses
+        .push(format!("s.account_id = {placeholder}"));
+    if let Some(q) = &filter.q {
+        let placeholder = condition.bind(like_pattern(q));
+        condition.clauses.push(format!(
+            "(s.bill_of_lading_number ILIKE {placeholder} ESCAPE '\\' \
+             OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(s.ref_numbers) r \
+             WHERE r ILIKE {placeholder} ESCAPE '\\') \
+             OR EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = s.id \
+             AND c.number ILIKE {placeholder} ESCAPE '\\'))"
+        ));
+    }
+    for (column, value) in [
+        ("s.normalized_number", &filter.number),
+        ("s.port_of_lading_locode", &filter.port_of_lading),
+        ("s.port_of_discharge_locode", &filter.port_of_discharge),
+        ("s.shipping_line_scac", &filter.scac),
+    ] {
+        if let Some(value) = value {
+            let placeholder = condition.bind(value.trim().to_uppercase());
+            condition.clauses.push(format!("{column} = {placeholder}"));
+        }
+    }
+    match filter.tracking_stopped {
+        Some(true) => condition
+            .clauses
+            .push("s.line_tracking_stopped_at IS NOT NULL".to_owned()),
+        Some(false) => condition
+            .clauses
+            .push("s.line_tracking_stopped_at IS NULL".to_owned()),
+        None => {}
+    }
+    if let Some(status) = filter.container_status {
+        let placeholder = condition.bind(status.as_str());
+        condition.clauses.push(format!(
+            "EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = s.id \
+             AND c.current_status = {placeholder})"
+        ));
+    }
+    if let Some(since) = filter.updated_since {
+        let placeholder = condition.bind(since);
+        condition
+            .clauses
+            .push(format!("s.updated_at >= {placeholder}"));
+    }
+    paged(
+        client,
+        &prefixed(SHIPMENT_COLUMNS, "s"),
+        "FROM shipments s",
+        condition,
+        "s.created_at DESC, s.id DESC",
+        page,
+        shipment_from_row,
+    )
+    .await
+}
+
+pub async fn update_shipment(
+    client: &mut deadpool_postgres::Client,
+    shipment: &Shipment,
+) -> StoreResult<()> {
+    let tx = client.transaction().await.map_err(backend)?;
+    let statement = tx
+        .prepare_cached("SELECT 1 FROM shipments WHERE id = $1 AND account_id = $2 FOR UPDATE")
+        .await
+        .map_err(backend)?;
+    let exists = tx
+        .query_opt(&statement, &[&shipment.id.0, &shipment.account_id.0])
+        .await
+        .map_err(backend)?
+        .is_some();
+    if !exists {
+        return Err(StoreError::NotFound);
+    }
+    upsert_shipment(&tx, shipment).await?;
+    tx.commit().await.map_err(backend)
+}
+
+pub async fn shipments_to_poll(
+    client: &impl GenericClient,
+    after: Option<ShipmentId>,
+    limit: u32,
+) -> StoreResult<Vec<Shipment>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {SHIPMENT_COLUMNS} FROM shipments
+             WHERE line_tracking_stopped_at IS NULL AND ($1::uuid IS NULL OR id > $1)
+             ORDER BY id LIMIT $2"
+        ))
+        .await
+        .map_err(backend)?;
+    client
+        .query(&statement, &[&after.map(|id| id.0), &i64::from(limit)])
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(shipment_from_row)
+        .collect()
+}
+
+pub async fn containers_of_shipment(
+    client: &impl GenericClient,
+    shipment: ShipmentId,
+) -> StoreResult<Vec<Container>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {CONTAINER_COLUMNS} FROM containers WHERE shipment_id = $1 ORDER BY number"
+        ))
+        .await
+        .map_err(backend)?;
+    client
+        .query(&statement, &[&shipment.0])
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(container_from_row)
+        .collect()
+}
+
+pub async fn transport_events_of_shipment(
+    client: &impl GenericClient,
+    shipment: ShipmentId,
+) -> StoreResult<Vec<TransportEvent>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {EVENT_COLUMNS} FROM transport_events WHERE shipment_id = $1
+             ORDER BY timestamp, id"
+        ))
+        .await
+        .map_err(backend)?;
+    client
+        .query(&statement, &[&shipment.0])
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(event_from_row)
+        .collect()
+}
+
+pub async fn container(
+    client: &impl GenericClient,
+    account: AccountId,
+    id: ContainerId,
+) -> StoreResult<Container> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {CONTAINER_COLUMNS} FROM containers WHERE id = $1 AND account_id = $2"
+        ))
+        .await
+        .map_err(backend)?;
+    client
+        .query_opt(&statement, &[&id.0, &account.0])
+        .await
+        .map_err(backend)?
+        .as_ref()
+        .map(container_from_row)
+        .transpose()?
+        .ok_or(StoreError::NotFound)
+}
+
+pub async fn list_containers(
+    client: &impl GenericClient,
+    account: AccountId,
+    filter: &ContainerFilter,
+    page: PageRequest,
+) -> StoreResult<Paged<Container>> {
+    let mut condition = Condition::default();
+    let placeholder = condition.bind(account.0);
+    condition
+        .clauses
+        .push(format!("c.account_id = {placeholder}"));
+    if let Some(number) = &filter.number {
+        let placeholder = condition.bind(number.trim().to_uppercase());
+        condition.clauses.push(format!("c.number = {placeholder}"));
+    }
+    if let Some(status) = filter.status {
+        let placeholder = condition.bind(status.as_str());
+        condition
+            .clauses
+            .push(format!("c.current_status = {placeholder}"));
+    }
+    if let Some(port) = &filter.port {
+        let placeholder = condition.bind(port.trim().to_uppercase());
+        condition.clauses.push(format!(
+            "(s.port_of_lading_locode = {placeholder} \
+             OR s.port_of_discharge_locode = {placeholder})"
+        ));
+    }
+    if let Some(scac) = &filter.scac {
+        let placeholder = condition.bind(scac.trim().to_uppercase());
+        condition
+            .clauses
+            .push(format!("s.shipping_line_scac = {placeholder}"));
+    }
+    if let Some(since) = filter.updated_since {
+        let placeholder = condition.bind(since);
+        condition
+            .clauses
+            .push(format!("c.updated_at >= {placeholder}"));
+    }
+    paged(
+        client,
+        &prefixed(CONTAINER_COLUMNS, "c"),
+        "FROM containers c JOIN shipments s ON s.id = c.shipment_id",
+        condition,
+        "c.updated_at DESC, c.id DESC",
+        page,
+        container_from_row,
+    )
+    .await
+}
+
+pub async fn transport_events_of_container(
+    client: &impl GenericClient,
+    account: AccountId,
+    container: ContainerId,
+    filter: &TransportEventFilter,
+    page: PageRequest,
+) -> StoreResult<Paged<TransportEvent>> {
+    let mut condition = Condition::default();
+    let account = condition.bind(account.0);
+    let container = condition.bind(container.0);
+    condition.clauses.push(format!("account_id = {account}"));
+    condition
+        .clauses
+        .push(format!("container_id = {container}"));
+    if let Some(event) = filter.event {
+        let placeholder = condition.bind(event.as_str());
+        condition.clauses.push(format!("event = {placeholder}"));
+    }
+    if let Some(from) = filter.from {
+        let placeholder = condition.bind(from);
+        condition
+            .clauses
+            .push(format!("timestamp >= {placeholder}"));
+    }
+    if let Some(to) = filter.to {
+        let placeholder = condition.bind(to);
+        condition
+            .clauses
+            .push(format!("timestamp <= {placeholder}"));
+    }
+    paged(
+        client,
+        EVENT_COLUMNS,
+        "FROM transport_events",
+        condition,
+        "timestamp, id",
+        page,
+        event_from_row,
+    )
+    .await
+}

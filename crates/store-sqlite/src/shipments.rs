@@ -1,0 +1,615 @@
+//! Shipments, containers and transport events on SQLite.
+
+use chrono::{DateTime, Utc};
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
+use tidemark_domain::tracking_update::TrackingUpdate;
+use tidemark_domain::{
+    AccountId, Container, ContainerId, ContainerStatus, FailedReason, Shipment, ShipmentId,
+    TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
+};
+use tidemark_store::{
+    ContainerFilter, PageRequest, Paged, ShipmentFilter, StoreError, StoreResult,
+    TransportEventFilter,
+};
+use uuid::Uuid;
+
+use crate::convert::{backend, to_ts};
+use crate::tracking_requests::like_pattern;
+
+/// Reads a row's columns in order, so column lists and readers cannot drift apart by index.
+struct Columns<'r, 's> {
+    row: &'r Row<'s>,
+    next: usize,
+}
+
+impl<'r, 's> Columns<'r, 's> {
+    fn new(row: &'r Row<'s>) -> Self {
+        Self { row, next: 0 }
+    }
+
+    fn get<T: rusqlite::types::FromSql>(&mut self) -> rusqlite::Result<T> {
+        let value = self.row.get(self.next);
+        self.next += 1;
+        value
+    }
+
+    fn invalid(&self, what: String) -> rusqlite::Error {
+        rusqlite::Error::FromSqlConversionFailure(
+            self.next - 1,
+            rusqlite::types::Type::Text,
+            what.into(),
+        )
+    }
+
+    fn uuid(&mut self) -> rusqlite::Result<Uuid> {
+        let text: String = self.get()?;
+        Uuid::parse_str(&text).map_err(|e| self.invalid(e.to_string()))
+    }
+
+    fn ts(&mut self) -> rusqlite::Result<DateTime<Utc>> {
+        self.opt_ts()?
+            .ok_or_else(|| self.invalid("missing timestamp".to_owned()))
+    }
+
+    fn opt_ts(&mut self) -> rusqlite::Result<Option<DateTime<Utc>>> {
+        let text: Option<String> = self.get()?;
+        text.map(|text| {
+            chrono::NaiveDateTime::parse_from_str(&text, "%Y-%m-%dT%H:%M:%S%.6fZ")
+                .map(|naive| naive.and_utc())
+                .map_err(|e| self.invalid(e.to_string()))
+        })
+        .transpose()
+    }
+
+    fn strings(&mut self) -> rusqlite::Result<Vec<String>> {
+        let text: String = self.get()?;
+        serde_json::from_str(&text).map_err(|e| self.invalid(e.to_string()))
+    }
+}
+
+const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, \
+    normalized_number, ref_numbers, tags, shipping_line_scac, port_of_lading_locode, \
+    port_of_discharge_locode, destination_locode, pod_vessel_name, pod_vessel_imo, \
+    pod_voyage_number, pol_etd_at, pol_atd_at, pod_eta_at, pod_original_eta_at, pod_ata_at, \
+    destination_eta_at, destination_ata_at, line_tracking_last_attempted_at, \
+    line_tracking_last_succeeded_at, line_tracking_stopped_at, line_tracking_stopped_reason, \
+    created_at, updated_at";
+
+fn shipment_from_row(row: &Row<'_>) -> rusqlite::Result<Shipment> {
+    let mut c = Columns::new(row);
+    Ok(Shipment {
+        id: ShipmentId(c.uuid()?),
+        account_id: AccountId(c.uuid()?),
+        tracking_request_id: TrackingRequestId(c.uuid()?),
+        bill_of_lading_number: c.get()?,
+        normalized_number: c.get()?,
+        ref_numbers: c.strings()?,
+        tags: c.strings()?,
+        shipping_line_scac: c.get()?,
+        port_of_lading_locode: c.get()?,
+        port_of_discharge_locode: c.get()?,
+        destination_locode: c.get()?,
+        pod_vessel_name: c.get()?,
+        pod_vessel_imo: c.get()?,
+        pod_voyage_number: c.get()?,
+        pol_etd_at: c.opt_ts()?,
+        pol_atd_at: c.opt_ts()?,
+        pod_eta_at: c.opt_ts()?,
+        pod_original_eta_at: c.opt_ts()?,
+        pod_ata_at: c.opt_ts()?,
+        destination_eta_at: c.opt_ts()?,
+        destination_ata_at: c.opt_ts()?,
+        line_tracking_last_attempted_at: c.opt_ts()?,
+        line_tracking_last_succeeded_at: c.opt_ts()?,
+        line_tracking_stopped_at: c.opt_ts()?,
+        line_tracking_stopped_reason: c.get()?,
+        created_at: c.ts()?,
+        updated_at: c.ts()?,
+    })
+}
+
+fn json(values: &[String]) -> StoreResult<String> {
+    serde_json::to_string(values).map_err(backend)
+}
+
+fn upsert_shipment(tx: &Transaction<'_>, s: &Shipment) -> StoreResult<()> {
+    tx.execute(
+        &format!(
+            "INSERT INTO shipments ({SHIPMENT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
+             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, \
+             ?26, ?27)
+             ON CONFLICT (id) DO UPDATE SET ref_numbers = excluded.ref_numbers,
+                tags = excluded.tags, port_of_lading_locode = excluded.port_of_lading_locode,
+                port_of_discharge_locode = excluded.port_of_discharge_locode,
+                destination_locode = excluded.destination_locode,
+                pod_vessel_name = excluded.pod_vessel_name, pod_vessel_imo = excluded.pod_vessel_imo,
+                pod_voyage_number = excluded.pod_voyage_number, pol_etd_at = excluded.pol_etd_at,
+                pol_atd_at = excluded.pol_atd_at, pod_eta_at = excluded.pod_eta_at,
+                pod_original_eta_at = excluded.pod_original_eta_at, pod_ata_at = excluded.pod_ata_at,
+                destination_eta_at = excluded.destination_eta_at,
+                destination_ata_at = excluded.destination_ata_at,
+                line_tracking_last_attempted_at = excluded.line_tracking_last_attempted_at,
+                line_tracking_last_succeeded_at = excluded.line_tracking_last_succeeded_at,
+                line_tracking_stopped_at = excluded.line_tracking_stopped_at,
+                line_tracking_stopped_reason = excluded.line_tracking_stopped_reason,
+                updated_at = excluded.updated_at"
+        ),
+        params![
+            s.id.0.to_string(),
+            s.account_id.0.to_string(),
+            s.tracking_request_id.0.to_string(),
+            s.bill_of_lading_number,
+            s.normalized_number,
+            json(&s.ref_numbers)?,
+            json(&s.tags)?,
+            s.shipping_line_scac,
+            s.port_of_lading_locode,
+            s.port_of_discharge_locode,
+            s.destination_locode,
+            s.pod_vessel_name,
+            s.pod_vessel_imo,
+            s.pod_voyage_number,
+            s.pol_etd_at.map(to_ts),
+            s.pol_atd_at.map(to_ts),
+            s.pod_eta_at.map(to_ts),
+            s.pod_original_eta_at.map(to_ts),
+            s.pod_ata_at.map(to_ts),
+            s.destination_eta_at.map(to_ts),
+            s.destination_ata_at.map(to_ts),
+            s.line_tracking_last_attempted_at.map(to_ts),
+            s.line_tracking_last_succeeded_at.map(to_ts),
+            s.line_tracking_stopped_at.map(to_ts),
+            s.line_tracking_stopped_reason,
+            to_ts(s.created_at),
+            to_ts(s.updated_at),
+        ],
+    )
+    .map_err(backend)?;
+    Ok(())
+}
+
+const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, seal_number, \
+    iso_equipment_code, equipment_type, equipment_length, equipment_height, weight_in_lbs, \
+    pod_arrived_at, pod_discharged_at, pod_full_out_at, final_destination_full_out_at, \
+    empty_terminated_at, availability_known, available_for_pickup, current_status, created_at, \
+    updated_at";
+
+fn container_from_row(row: &Row<'_>) -> rusqlite::Result<Container> {
+    let mut c = Columns::new(row);
+    Ok(Container {
+        id: ContainerId(c.uuid()?),
+        account_id: AccountId(c.uuid()?),
+        shipment_id: ShipmentId(c.uuid()?),
+        number: c.get()?,
+        seal_number: c.get()?,
+        iso_equipment_code: c.get()?,
+        equipment_type: c.get()?,
+        equipment_length: c.get()?,
+        equipment_height: c.get()?,
+        weight_in_lbs: c.get()?,
+        pod_arrived_at: c.opt_ts()?,
+        pod_discharged_at: c.opt_ts()?,
+        pod_full_out_at: c.opt_ts()?,
+        final_destination_full_out_at: c.opt_ts()?,
+        empty_terminated_at: c.opt_ts()?,
+        availability_known: c.get()?,
+        available_for_pickup: c.get()?,
+        current_status: {
+            let status: String = c.get()?;
+            ContainerStatus::parse(&status)
+                .ok_or_else(|| c.invalid(format!("unknown container status {status}")))?
+        },
+        created_at: c.ts()?,
+        updated_at: c.ts()?,
+    })
+}
+
+fn upsert_container(tx: &Transaction<'_>, c: &Container) -> StoreResult<()> {
+    tx.execute(
+        &format!(
+            "INSERT INTO containers ({CONTAINER_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
+             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
+             ON CONFLICT (id) DO UPDATE SET seal_number = excluded.seal_number,
+                pod_arrived_at = excluded.pod_arrived_at,
+                pod_discharged_at = excluded.pod_discharged_at,
+                pod_full_out_at = excluded.pod_full_out_at,
+                final_destination_full_out_at = excluded.final_destination_full_out_at,
+                empty_terminated_at = excluded.empty_terminated_at,
+                availability_known = excluded.availability_known,
+                available_for_pickup = excluded.available_for_pickup,
+                current_status = excluded.current_status, updated_at = excluded.updated_at"
+        ),
+        params![
+            c.id.0.to_string(),
+            c.account_id.0.to_string(),
+            c.shipment_id.0.to_string(),
+            c.number,
+            c.seal_number,
+            c.iso_equipment_code,
+            c.equipment_type,
+            c.equipment_length,
+            c.equipment_height,
+            c.weight_in_lbs,
+            c.pod_arrived_at.map(to_ts),
+            c.pod_discharged_at.map(to_ts),
+            c.pod_full_out_at.map(to_ts),
+            c.final_destination_full_out_at.map(to_ts),
+            c.empty_terminated_at.map(to_ts),
+            c.availability_known,
+            c.available_for_pickup,
+            c.current_status.as_str(),
+            to_ts(c.created_at),
+            to_ts(c.updated_at),
+        ],
+    )
+    .map_err(backend)?;
+    Ok(())
+}
+
+const EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_id, event, timestamp, \
+    voyage_number, location_locode, vessel_name, vessel_imo, source_id, created_at";
+
+fn event_from_row(row: &Row<'_>) -> rusqlite::Result<TransportEvent> {
+    let mut c = Columns::new(row);
+    Ok(TransportEvent {
+        id: TransportEventId(c.uuid()?),
+        account_id: AccountId(c.uuid()?),
+        shipment_id: ShipmentId(c.uuid()?),
+        container_id: ContainerId(c.uuid()?),
+        event: {
+            let name: String = c.get()?;
+            TransportEventName::parse(&name)
+                .ok_or_else(|| c.invalid(format!("unknown event {name}")))?
+        },
+        timestamp: c.ts()?,
+        voyage_number: c.get()?,
+        location_locode: c.get()?,
+        vessel_name: c.get()?,
+        vessel_imo: c.get()?,
+        source_id: c.get()?,
+        created_at: c.ts()?,
+    })
+}
+
+fn upsert_event(tx: &Transaction<'_>, e: &TransportEvent) -> StoreResult<()> {
+    tx.execute(
+        &format!(
+            "INSERT INTO transport_events ({EVENT_COLUMNS})
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+             ON CONFLICT (id) DO UPDATE SET event = excluded.event,
+                timestamp = excluded.timestamp, voyage_number = excluded.voyage_number,
+                location_locode = excluded.location_locode, vessel_name = excluded.vessel_name,
+                vessel_imo = excluded.vessel_imo"
+        ),
+        params![
+            e.id.0.to_string(),
+            e.account_id.0.to_string(),
+            e.shipment_id.0.to_string(),
+            e.container_id.0.to_string(),
+            e.event.as_str(),
+            to_ts(e.timestamp),
+            e.voyage_number,
+            e.location_locode,
+            e.vessel_name,
+            e.vessel_imo,
+            e.source_id,
+            to_ts(e.created_at),
+        ],
+    )
+    .map_err(backend)?;
+    Ok(())
+}
+
+pub fn record_tracking_result(
+    conn: &mut Connection,
+    request: &TrackingRequest,
+    update: Option<&TrackingUpdate>,
+) -> StoreResult<()> {
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(backend)?;
+    if let Some(update) = update {
+        upsert_shipment(&tx, &update.shipment)?;
+        for container in update
+            .new_containers
+            .iter()
+            .chain(&update.changed_containers)
+        {
+            upsert_container(&tx, container)?;
+        }
+        for event in update.new_events.iter().chain(&update.corrected_events) {
+            upsert_event(&tx, event)?;
+        }
+    }
+    let updated = tx
+        .execute(
+            "UPDATE tracking_requests SET status = ?2, failed_reason = ?3, is_retrying = ?4,
+                retry_count = ?5, shipment_id = ?6, updated_at = ?7
+             WHERE id = ?1",
+            params![
+                request.id.0.to_string(),
+                request.status.as_str(),
+                request.failed_reason.map(FailedReason::as_str),
+                request.is_retrying,
+                request.retry_count,
+                request.shipment_id.map(|id| id.0.to_string()),
+                to_ts(request.updated_at),
+            ],
+        )
+        .map_err(backend)?;
+    if updated == 0 {
+        return Err(StoreError::NotFound);
+    }
+    tx.commit().map_err(backend)
+}
+
+pub fn shipment(conn: &Connection, account: AccountId, id: ShipmentId) -> StoreResult<Shipment> {
+    conn.prepare_cached(&format!(
+        "SELECT {SHIPMENT_COLUMNS} FROM shipments WHERE id = ?1 AND account_id = ?2"
+    ))
+    .and_then(|mut stmt| {
+        stmt.query_row([id.0.to_string(), account.0.to_string()], shipment_from_row)
+            .optional()
+    })
+    .map_err(backend)?
+    .ok_or(StoreError::NotFound)
+}
+
+/// Runs a counted, paged list query over `table` (aliased `t`).
+fn paged<T>(
+    conn: &Connection,
+    select: &str,
+    from_where: &str,
+    order: &str,
+    mut values: Vec<Value>,
+    page: PageRequest,
+    read: fn(&Row<'_>) -> rusqlite::Result<T>,
+) -> StoreResult<Paged<T>> {
+    let total: i64 = conn
+        .query_row(
+            &format!("SELECT count(*) {from_where}"),
+            params_from_iter(values.iter()),
+            |row| row.get(0),
+        )
+        .map_err(backend)?;
+    values.push(Value::Integer(i64::from(page.limit)));
+    values.push(Value::Integer(
+        i64::try_from(page.offset).unwrap_or(i64::MAX),
+    ));
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT {select} {from_where} ORDER BY {order} LIMIT ? OFFSET ?"
+        ))
+        .map_err(backend)?;
+    let items = stmt
+        .query_map(params_from_iter(values.iter()), read)
+        .and_then(Iterator::collect)
+        .map_err(backend)?;
+    Ok(Paged {
+        items,
+        total: u64::try_from(total).unwrap_or(0),
+    })
+}
+
+fn prefixed(columns: &str, alias: &str) -> String {
+    columns
+        .split(',')
+        .map(|c| format!("{alias}.{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub fn list_shipments(
+    conn: &Connection,
+    account: AccountId,
+    filter: &ShipmentFilter,
+    page: PageRequest,
+) -> StoreResult<Paged<Shipment>> {
+    let mut clauses = vec!["s.account_id = ?".to_owned()];
+    let mut values = vec![Value::Text(account.0.to_string())];
+    if let Some(q) = &filter.q {
+        clauses.push(
+            "(s.bill_of_lading_number LIKE ? ESCAPE '\\' \
+             OR EXISTS (SELECT 1 FROM json_each(s.ref_numbers) WHERE json_each.value LIKE ? ESCAPE '\\') \
+             OR EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = s.id AND c.number LIKE ? ESCAPE '\\'))"
+                .to_owned(),
+        );
+        let pattern = like_pattern(q);
+        values.extend([
+            Value::Text(pattern.clone()),
+            Value::Text(pattern.clone()),
+            Value::Text(pattern),
+        ]);
+    }
+    let mut equal = |column: &str, value: &Option<String>| {
+        if let Some(value) = value {
+            clauses.push(format!("{column} = ?"));
+            values.push(Value::Text(value.trim().to_uppercase()));
+        }
+    };
+    equal("s.normalized_number", &filter.number);
+    equal("s.port_of_lading_locode", &filter.port_of_lading);
+    equal("s.port_of_discharge_locode", &filter.port_of_discharge);
+    equal("s.shipping_line_scac", &filter.scac);
+    match filter.tracking_stopped {
+        Some(true) => clauses.push("s.line_tracking_stopped_at IS NOT NULL".to_owned()),
+        Some(false) => clauses.push("s.line_tracking_stopped_at IS NULL".to_owned()),
+        None => {}
+    }
+    if let Some(status) = filter.container_status {
+        clauses.push(
+            "EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = s.id AND c.current_status = ?)"
+                .to_owned(),
+        );
+        values.push(Value::Text(status.as_str().to_owned()));
+    }
+    if let Some(since) = filter.updated_since {
+        clauses.push("s.updated_at >= ?".to_owned());
+        values.push(Value::Text(to_ts(since)));
+    }
+    paged(
+        conn,
+        &prefixed(SHIPMENT_COLUMNS, "s"),
+        &format!("FROM shipments s WHERE {}", clauses.join(" AND ")),
+        "s.created_at DESC, s.id DESC",
+        values,
+        page,
+        shipment_from_row,
+    )
+}
+
+pub fn update_shipment(conn: &mut Connection, shipment: &Shipment) -> StoreResult<()> {
+    let tx = conn.transaction().map_err(backend)?;
+    let exists: bool = tx
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM shipments WHERE id = ?1 AND account_id = ?2)",
+            params![shipment.id.0.to_string(), shipment.account_id.0.to_string()],
+            |row| row.get(0),
+        )
+        .map_err(backend)?;
+    if !exists {
+        return Err(StoreError::NotFound);
+    }
+    upsert_shipment(&tx, shipment)?;
+    tx.commit().map_err(backend)
+}
+
+pub fn shipments_to_poll(
+    conn: &Connection,
+    after: Option<ShipmentId>,
+    limit: u32,
+) -> StoreResult<Vec<Shipment>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {SHIPMENT_COLUMNS} FROM shipments
+             WHERE line_tracking_stopped_at IS NULL AND id > ?1 ORDER BY id LIMIT ?2"
+        ))
+        .map_err(backend)?;
+    let after = after.map_or_else(String::new, |id| id.0.to_string());
+    stmt.query_map(params![after, limit], shipment_from_row)
+        .and_then(Iterator::collect)
+        .map_err(backend)
+}
+
+pub fn containers_of_shipment(
+    conn: &Connection,
+    shipment: ShipmentId,
+) -> StoreResult<Vec<Container>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {CONTAINER_COLUMNS} FROM containers WHERE shipment_id = ?1 ORDER BY number"
+        ))
+        .map_err(backend)?;
+    stmt.query_map([shipment.0.to_string()], container_from_row)
+        .and_then(Iterator::collect)
+        .map_err(backend)
+}
+
+pub fn transport_events_of_shipment(
+    conn: &Connection,
+    shipment: ShipmentId,
+) -> StoreResult<Vec<TransportEvent>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {EVENT_COLUMNS} FROM transport_events WHERE shipment_id = ?1
+             ORDER BY timestamp, id"
+        ))
+        .map_err(backend)?;
+    stmt.query_map([shipment.0.to_string()], event_from_row)
+        .and_then(Iterator::collect)
+        .map_err(backend)
+}
+
+pub fn container(conn: &Connection, account: AccountId, id: ContainerId) -> StoreResult<Container> {
+    conn.prepare_cached(&format!(
+        "SELECT {CONTAINER_COLUMNS} FROM containers WHERE id = ?1 AND account_id = ?2"
+    ))
+    .and_then(|mut stmt| {
+        stmt.query_row(
+            [id.0.to_string(), account.0.to_string()],
+            container_from_row,
+        )
+        .optional()
+    })
+    .map_err(backend)?
+    .ok_or(StoreError::NotFound)
+}
+
+pub fn list_containers(
+    conn: &Connection,
+    account: AccountId,
+    filter: &ContainerFilter,
+    page: PageRequest,
+) -> StoreResult<Paged<Container>> {
+    let mut clauses = vec!["c.account_id = ?".to_owned()];
+    let mut values = vec![Value::Text(account.0.to_string())];
+    if let Some(number) = &filter.number {
+        clauses.push("c.number = ?".to_owned());
+        values.push(Value::Text(number.trim().to_uppercase()));
+    }
+    if let Some(status) = filter.status {
+        clauses.push("c.current_status = ?".to_owned());
+        values.push(Value::Text(status.as_str().to_owned()));
+    }
+    if let Some(port) = &filter.port {
+        clauses.push("(s.port_of_lading_locode = ? OR s.port_of_discharge_locode = ?)".to_owned());
+        let port = port.trim().to_uppercase();
+        values.extend([Value::Text(port.clone()), Value::Text(port)]);
+    }
+    if let Some(scac) = &filter.scac {
+        clauses.push("s.shipping_line_scac = ?".to_owned());
+        values.push(Value::Text(scac.trim().to_uppercase()));
+    }
+    if let Some(since) = filter.updated_since {
+        clauses.push("c.updated_at >= ?".to_owned());
+        values.push(Value::Text(to_ts(since)));
+    }
+    paged(
+        conn,
+        &prefixed(CONTAINER_COLUMNS, "c"),
+        &format!(
+            "FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE {}",
+            clauses.join(" AND ")
+        ),
+        "c.updated_at DESC, c.id DESC",
+        values,
+        page,
+        container_from_row,
+    )
+}
+
+pub fn transport_events_of_container(
+    conn: &Connection,
+    account: AccountId,
+    container: ContainerId,
+    filter: &TransportEventFilter,
+    page: PageRequest,
+) -> StoreResult<Paged<TransportEvent>> {
+    let mut clauses = vec!["account_id = ?".to_owned(), "container_id = ?".to_owned()];
+    let mut values = vec![
+        Value::Text(account.0.to_string()),
+        Value::Text(container.0.to_string()),
+    ];
+    if let Some(event) = filter.event {
+        clauses.push("event = ?".to_owned());
+        values.push(Value::Text(event.as_str().to_owned()));
+    }
+    if let Some(from) = filter.from {
+        clauses.push("timestamp >= ?".to_owned());
+        values.push(Value::Text(to_ts(from)));
+    }
+    if let Some(to) = filter.to {
+        clauses.push("timestamp <= ?".to_owned());
+        values.push(Value::Text(to_ts(to)));
+    }
+    paged(
+        conn,
+        EVENT_COLUMNS,
+        &format!("FROM transport_events WHERE {}", clauses.join(" AND ")),
+        "timestamp, id",
+        values,
+        page,
+        event_from_row,
+    )
+}
