@@ -485,6 +485,28 @@ impl QueryParams {
 pub struct Includes(BTreeSet<String>);
 
 impl Includes {
+    /// These paths, as if the client had asked for them.
+    pub fn of(paths: &[&str]) -> Self {
+        Self(paths.iter().map(|p| (*p).to_owned()).collect())
+    }
+
+    /// Whether no include was asked for.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The paths below `relationship`, relative to it (`tracked_object.containers` →
+    /// `containers`).
+    pub fn below(&self, relationship: &str) -> Self {
+        let prefix = format!("{relationship}.");
+        Self(
+            self.0
+                .iter()
+                .filter_map(|p| p.strip_prefix(&prefix).map(str::to_owned))
+                .collect(),
+        )
+    }
+
     pub fn contains(&self, path: &str) -> bool {
         self.0.contains(path)
             || self.0.iter().any(|p| {

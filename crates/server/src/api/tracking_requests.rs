@@ -16,9 +16,11 @@ use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::Path;
 use crate::api::jsonapi::{
-    BodyType, DEFAULT_PAGE_SIZE, Document, JsonApiBody, ListDocument, QueryParams, Relationships,
-    Resource, ResourceIdentifier, resource_object, timestamp,
+    BodyType, DEFAULT_PAGE_SIZE, Document, Includes, JsonApiBody, ListDocument, QueryParams,
+    Relationships, Resource, ResourceIdentifier, ResourceObject, included_object,
+    resource_object, timestamp,
 };
+use crate::api::shipments::{ShipmentResource, included_of};
 use crate::app::AppState;
 use crate::tracking::requests::{self, Submission, SubmitError};
 
@@ -28,9 +30,42 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(show, update))
 }
 
-/// Relationships that `include` may name. The shipment itself arrives with the tracking
-/// engine; until then `tracked_object` is always null.
-const INCLUDES: &[&str] = &["tracked_object"];
+/// Relationships that `include` may name: the shipment and, through it, its containers and
+/// ports.
+const INCLUDES: &[&str] = &[
+    "tracked_object.containers",
+    "tracked_object.port_of_lading",
+    "tracked_object.port_of_discharge",
+    "tracked_object.destination",
+    "tracked_object.pod_terminal",
+    "tracked_object.destination_terminal",
+];
+
+/// The tracked shipment and what `includes` asks for through it.
+async fn tracked_object_included(
+    state: &AppState,
+    request: &TrackingRequest,
+    includes: &Includes,
+) -> Result<Vec<ResourceObject<Value>>, ApiError> {
+    let Some(shipment_id) = request.shipment_id.filter(|_| includes.contains("tracked_object"))
+    else {
+        return Ok(Vec::new());
+    };
+    let shipment = state.store.shipment(request.account_id, shipment_id).await?;
+    let containers = state.store.containers_of_shipment(shipment.id).await?;
+    let resource = ShipmentResource {
+        shipment: &shipment,
+        containers: &containers,
+        state,
+    };
+    let mut included = vec![included_object(&resource, &state.config.public_url)];
+    included.extend(included_of(
+        state,
+        &includes.below("tracked_object"),
+        std::slice::from_ref(&resource),
+    ));
+    Ok(included)
+}
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TrackingRequestAttributes {
@@ -215,7 +250,7 @@ async fn list(
     query: QueryParams,
 ) -> Result<ListDocument<TrackingRequestAttributes>, ApiError> {
     let page = query.page(DEFAULT_PAGE_SIZE)?;
-    query.includes("tracking_request", INCLUDES)?;
+    let includes = query.includes("tracking_request", INCLUDES)?;
     let filter = filter_from(&query)?;
     let found = state
         .store
@@ -229,13 +264,21 @@ async fn list(
         )
         .await?;
     let base = &state.config.public_url;
+    let mut included: Vec<ResourceObject<Value>> = Vec::new();
+    for request in &found.items {
+        for object in tracked_object_included(&state, request, &includes).await? {
+            if !included.iter().any(|o| o.id == object.id && o.kind == object.kind) {
+                included.push(object);
+            }
+        }
+    }
     Ok(ListDocument::page(
         found
             .items
             .iter()
             .map(|request| resource_object(request, base))
             .collect(),
-        Vec::new(),
+        included,
         &query,
         base,
         page,
@@ -301,14 +344,19 @@ async fn show(
     Path(id): Path<String>,
     query: QueryParams,
 ) -> Result<Document<TrackingRequestAttributes>, ApiError> {
-    query.includes("tracking_request", INCLUDES)?;
+    let mut includes = query.includes("tracking_request", INCLUDES)?;
+    // Terminal49 includes the tracked shipment unless told otherwise.
+    if query.get("include").is_none() {
+        includes = Includes::of(&["tracked_object"]);
+    }
     let request = state
         .store
         .tracking_request(principal.account_id, parse_id(&id)?)
         .await?;
+    let included = tracked_object_included(&state, &request, &includes).await?;
     Ok(Document::new(
         resource_object(&request, &state.config.public_url),
-        Vec::new(),
+        included,
     ))
 }
 

@@ -28,6 +28,8 @@ on_both_backends!(
     shipments_and_containers_are_listed_and_filtered,
     another_accounts_shipment_and_container_are_not_found,
     a_shipment_accepts_only_ref_numbers_and_tags,
+    a_tracking_request_includes_its_shipment_by_default,
+    a_tracking_request_includes_containers_and_ports_through_its_shipment,
 );
 
 /// A carrier that answers each poll with the next scripted result.
@@ -542,4 +544,41 @@ async fn a_shipment_accepts_only_ref_numbers_and_tags(app: TestApp) {
     );
     assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(refused.json()["errors"].as_array().unwrap().len(), 2);
+}
+
+async fn a_tracking_request_includes_its_shipment_by_default(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-INCLUDE", "TEST").await;
+    app.run_pending_jobs().await;
+
+    let response = app.get(&format!("/v2/tracking_requests/{id}")).await.json();
+
+    let included = response["included"].as_array().unwrap();
+    assert_eq!(included.len(), 1);
+    assert_eq!(included[0]["type"], json!("shipment"));
+    assert_eq!(included[0]["id"], response["data"]["relationships"]["tracked_object"]["data"]["id"]);
+}
+
+async fn a_tracking_request_includes_containers_and_ports_through_its_shipment(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-INCLUDE-2", "TEST").await;
+    app.run_pending_jobs().await;
+
+    let response = app
+        .get(&format!(
+            "/v2/tracking_requests/{id}?include=tracked_object.containers,tracked_object.port_of_lading"
+        ))
+        .await
+        .json();
+    let unknown = app
+        .get(&format!("/v2/tracking_requests/{id}?include=tracked_object.captain"))
+        .await;
+
+    let types: Vec<&str> = response["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["type"].as_str().unwrap())
+        .collect();
+    assert!(types.contains(&"shipment") && types.contains(&"container") && types.contains(&"port"), "{types:?}");
+    assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
+    assert_eq!(unknown.error_member("source"), json!({"parameter": "include"}));
 }
