@@ -151,6 +151,37 @@ fn new_container(
     }
 }
 
+/// Tracking ends by itself this long after the vessel arrived at the port of discharge.
+pub const ARRIVAL_WINDOW_DAYS: i64 = 56;
+
+/// Why tracking should stop by itself after this update, if it should: every container has
+/// been returned empty, or the arrival is long past.
+pub fn stop_reason(
+    update: &TrackingUpdate,
+    containers: &[Container],
+    now: DateTime<Utc>,
+) -> Option<&'static str> {
+    let mut all: Vec<&Container> = update
+        .new_containers
+        .iter()
+        .chain(&update.changed_containers)
+        .collect();
+    for known in containers {
+        if !all.iter().any(|c| c.id == known.id) {
+            all.push(known);
+        }
+    }
+    if !all.is_empty()
+        && all
+            .iter()
+            .all(|c| c.current_status == ContainerStatus::EmptyReturned)
+    {
+        return Some("all_containers_terminated");
+    }
+    let arrived = update.shipment.pod_ata_at?;
+    (now - arrived > chrono::Duration::days(ARRIVAL_WINDOW_DAYS)).then_some("past_arrival_window")
+}
+
 /// Plans the update for one poll of the carrier.
 pub fn plan(
     request: &TrackingRequest,
@@ -810,6 +841,72 @@ mod tests {
             ContainerStatus::EmptyReturned
         );
         assert_eq!(update.new_containers[0].empty_terminated_at, Some(t(800)));
+    }
+
+    #[test]
+    fn tracking_stops_once_every_container_is_returned_empty() {
+        use TransportEventName as E;
+        let ids = SequentialIds::default();
+        let mut milestones = voyage_so_far();
+        milestones.push(milestone(
+            "in-1",
+            E::EmptyIn,
+            Some("TDMU1000001"),
+            t(800),
+            "NLRTM",
+        ));
+        let one_returned = plan(
+            &request(&ids),
+            Known::default(),
+            &report(milestones.clone()),
+            &ids,
+            t(900),
+        );
+        milestones.push(milestone(
+            "in-2",
+            E::EmptyIn,
+            Some("TDMU1000002"),
+            t(810),
+            "NLRTM",
+        ));
+
+        let both_returned = plan(
+            &request(&ids),
+            Known::default(),
+            &report(milestones),
+            &ids,
+            t(900),
+        );
+
+        assert_eq!(stop_reason(&one_returned, &[], t(900)), None);
+        assert_eq!(
+            stop_reason(&both_returned, &[], t(900)),
+            Some("all_containers_terminated")
+        );
+    }
+
+    #[test]
+    fn tracking_stops_long_after_arrival() {
+        use TransportEventName as E;
+        let ids = SequentialIds::default();
+        let mut milestones = voyage_so_far();
+        milestones.push(milestone("arrive", E::VesselArrived, None, t(500), "NLRTM"));
+        let update = plan(
+            &request(&ids),
+            Known::default(),
+            &report(milestones),
+            &ids,
+            t(600),
+        );
+
+        assert_eq!(
+            stop_reason(&update, &[], t(500) + chrono::Duration::days(56)),
+            None
+        );
+        assert_eq!(
+            stop_reason(&update, &[], t(500) + chrono::Duration::days(57)),
+            Some("past_arrival_window")
+        );
     }
 
     #[test]

@@ -114,6 +114,9 @@ fn is_read(method: &Method) -> bool {
     matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
 }
 
+/// Refreshes per minute per key, as in Terminal49: each one costs a carrier call.
+const REFRESH_PER_MINUTE: u32 = 10;
+
 /// Which rate-limit bucket a request counts against. As in Terminal49, creating tracking
 /// requests has a bucket of its own, so a bulk import does not starve reads.
 fn rate_limit_bucket(state: &AppState, request: &Request) -> (&'static str, u32) {
@@ -124,6 +127,7 @@ fn rate_limit_bucket(state: &AppState, request: &Request) -> (&'static str, u32)
     let limit = state.rate_limits.default_limit();
     match (request.method(), path) {
         (&Method::POST, Some("/v2/tracking_requests")) => ("tracking_requests", limit),
+        (&Method::PATCH, Some("/v2/containers/{id}/refresh")) => ("refresh", REFRESH_PER_MINUTE),
         _ => ("default", limit),
     }
 }

@@ -26,6 +26,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list))
         .routes(routes!(show))
         .routes(routes!(transport_events))
+        .routes(routes!(refresh))
 }
 
 const INCLUDES: &[&str] = &["shipment", "transport_events", "pod_terminal"];
@@ -475,4 +476,52 @@ async fn transport_events(
         page,
         found.total,
     ))
+}
+
+/// `{"message": …}`, as Terminal49 answers a refresh.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RefreshStarted {
+    pub message: &'static str,
+}
+
+/// Poll the container's carrier now instead of at the next scheduled poll. Limited to 10
+/// per minute per API key.
+#[utoipa::path(
+    patch, path = "/v2/containers/{id}/refresh", tag = "Containers",
+    params(("id" = Uuid, Path)),
+    responses(
+        (status = 200, body = RefreshStarted),
+        (status = 401, body = ErrorDocument), (status = 403, body = ErrorDocument),
+        (status = 404, body = ErrorDocument), (status = 422, body = ErrorDocument),
+        (status = 429, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn refresh(
+    state: AppState,
+    principal: Principal,
+    Path(id): Path<String>,
+) -> Result<axum::response::Response, ApiError> {
+    let container = state
+        .store
+        .container(principal.account_id, parse_id(&id)?)
+        .await?;
+    let shipment = state
+        .store
+        .shipment(principal.account_id, container.shipment_id)
+        .await?;
+    if !shipment.is_tracking() {
+        return Err(ApiError::Invalid(vec![
+            crate::api::error::FieldError::pointer(
+                "",
+                "tracking_stopped",
+                "Tracking of this container's shipment is stopped; resume it first.",
+            ),
+        ]));
+    }
+    crate::tracking::queue_refresh(&state, principal.account_id, shipment.tracking_request_id)
+        .await?;
+    Ok(crate::api::jsonapi::json_body(&RefreshStarted {
+        message: "Started refresh for Shipping line",
+    }))
 }

@@ -17,8 +17,8 @@ use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::Path;
 use crate::api::jsonapi::{
     BodyType, DEFAULT_PAGE_SIZE, Document, Includes, JsonApiBody, ListDocument, QueryParams,
-    Relationships, Resource, ResourceIdentifier, ResourceObject, included_object,
-    resource_object, timestamp,
+    Relationships, Resource, ResourceIdentifier, ResourceObject, included_object, resource_object,
+    timestamp,
 };
 use crate::api::shipments::{ShipmentResource, included_of};
 use crate::app::AppState;
@@ -47,11 +47,16 @@ async fn tracked_object_included(
     request: &TrackingRequest,
     includes: &Includes,
 ) -> Result<Vec<ResourceObject<Value>>, ApiError> {
-    let Some(shipment_id) = request.shipment_id.filter(|_| includes.contains("tracked_object"))
+    let Some(shipment_id) = request
+        .shipment_id
+        .filter(|_| includes.contains("tracked_object"))
     else {
         return Ok(Vec::new());
     };
-    let shipment = state.store.shipment(request.account_id, shipment_id).await?;
+    let shipment = state
+        .store
+        .shipment(request.account_id, shipment_id)
+        .await?;
     let containers = state.store.containers_of_shipment(shipment.id).await?;
     let resource = ShipmentResource {
         shipment: &shipment,
@@ -267,7 +272,10 @@ async fn list(
     let mut included: Vec<ResourceObject<Value>> = Vec::new();
     for request in &found.items {
         for object in tracked_object_included(&state, request, &includes).await? {
-            if !included.iter().any(|o| o.id == object.id && o.kind == object.kind) {
+            if !included
+                .iter()
+                .any(|o| o.id == object.id && o.kind == object.kind)
+            {
                 included.push(object);
             }
         }

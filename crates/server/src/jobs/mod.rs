@@ -112,6 +112,7 @@ impl JobHandler for Dispatcher {
                     &self.app,
                     payload.account_id,
                     payload.tracking_request_id,
+                    payload.forced,
                 )
                 .await
                 {
@@ -136,6 +137,9 @@ impl JobHandler for Dispatcher {
 struct TrackPayload {
     account_id: tidemark_domain::AccountId,
     tracking_request_id: tidemark_domain::TrackingRequestId,
+    /// A refresh the user asked for: poll even if not due.
+    #[serde(default)]
+    forced: bool,
 }
 
 /// Queues a job of `kind`. With a `dedup_key`, a job with the same key that is still

@@ -85,11 +85,13 @@ fn query_for(request: &TrackingRequest) -> TrackingQuery {
     }
 }
 
-/// Polls the carrier for one tracking request, if it is due, and records the outcome.
+/// Polls the carrier for one tracking request, if it is due (or `forced`, for a refresh
+/// the user asked for), and records the outcome.
 pub async fn poll(
     app: &App,
     account: AccountId,
     id: TrackingRequestId,
+    forced: bool,
 ) -> Result<PollOutcome, StoreError> {
     let mut request = app.store.tracking_request(account, id).await?;
     let shipment = match request.shipment_id {
@@ -97,7 +99,8 @@ pub async fn poll(
         None => None,
     };
     let now = app.clock.now();
-    if due_at(app, &request, shipment.as_ref()).is_none_or(|due| due > now) {
+    let due = due_at(app, &request, shipment.as_ref());
+    if due.is_none_or(|due| due > now && !forced) {
         return Ok(PollOutcome::Skipped);
     }
     let fetched = match app.carriers.get(&request.scac) {
@@ -194,7 +197,13 @@ async fn record_found(
     );
     update.shipment.line_tracking_last_attempted_at = Some(now);
     update.shipment.line_tracking_last_succeeded_at = Some(now);
-    if request.status != TrackingRequestStatus::Created || request.shipment_id.is_none() {
+    if let Some(reason) = tracking_update::stop_reason(&update, &containers, now) {
+        update.shipment.line_tracking_stopped_at = Some(now);
+        update.shipment.line_tracking_stopped_reason = Some(reason.to_owned());
+        request.status = TrackingRequestStatus::TrackingStopped;
+        request.shipment_id = Some(update.shipment.id);
+        request.updated_at = now;
+    } else if request.status != TrackingRequestStatus::Created || request.shipment_id.is_none() {
         request.status = TrackingRequestStatus::Created;
         request.failed_reason = None;
         request.is_retrying = false;

@@ -30,6 +30,24 @@ pub async fn queue_poll(
     .map(|_| ())
 }
 
+/// Queues a poll of a tracked shipment now, whether or not it is due (`PATCH
+/// /containers/{id}/refresh`).
+pub async fn queue_refresh(
+    app: &App,
+    account: AccountId,
+    request: TrackingRequestId,
+) -> Result<(), StoreError> {
+    jobs::enqueue(
+        app,
+        JobKind::Track,
+        serde_json::json!({"account_id": account, "tracking_request_id": request, "forced": true}),
+        Some(format!("refresh:{request}")),
+        app.clock.now(),
+    )
+    .await
+    .map(|_| ())
+}
+
 /// Queues a poll for every request still waiting for its carrier and every shipment still
 /// tracked; each poll decides for itself whether it is due. Returns how many it queued.
 pub async fn sweep(app: &App) -> Result<usize, StoreError> {

@@ -30,6 +30,8 @@ on_both_backends!(
     a_shipment_accepts_only_ref_numbers_and_tags,
     a_tracking_request_includes_its_shipment_by_default,
     a_tracking_request_includes_containers_and_ports_through_its_shipment,
+    a_refresh_polls_now_and_has_its_own_limit_of_ten_a_minute,
+    tracking_stops_by_itself_once_every_container_is_returned,
 );
 
 /// A carrier that answers each poll with the next scripted result.
@@ -555,7 +557,10 @@ async fn a_tracking_request_includes_its_shipment_by_default(app: TestApp) {
     let included = response["included"].as_array().unwrap();
     assert_eq!(included.len(), 1);
     assert_eq!(included[0]["type"], json!("shipment"));
-    assert_eq!(included[0]["id"], response["data"]["relationships"]["tracked_object"]["data"]["id"]);
+    assert_eq!(
+        included[0]["id"],
+        response["data"]["relationships"]["tracked_object"]["data"]["id"]
+    );
 }
 
 async fn a_tracking_request_includes_containers_and_ports_through_its_shipment(app: TestApp) {
@@ -569,7 +574,9 @@ async fn a_tracking_request_includes_containers_and_ports_through_its_shipment(a
         .await
         .json();
     let unknown = app
-        .get(&format!("/v2/tracking_requests/{id}?include=tracked_object.captain"))
+        .get(&format!(
+            "/v2/tracking_requests/{id}?include=tracked_object.captain"
+        ))
         .await;
 
     let types: Vec<&str> = response["included"]
@@ -578,7 +585,83 @@ async fn a_tracking_request_includes_containers_and_ports_through_its_shipment(a
         .iter()
         .map(|o| o["type"].as_str().unwrap())
         .collect();
-    assert!(types.contains(&"shipment") && types.contains(&"container") && types.contains(&"port"), "{types:?}");
+    assert!(
+        types.contains(&"shipment") && types.contains(&"container") && types.contains(&"port"),
+        "{types:?}"
+    );
     assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
-    assert_eq!(unknown.error_member("source"), json!({"parameter": "include"}));
+    assert_eq!(
+        unknown.error_member("source"),
+        json!({"parameter": "include"})
+    );
+}
+
+async fn a_refresh_polls_now_and_has_its_own_limit_of_ten_a_minute(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-REFRESH", "TEST").await;
+    app.run_pending_jobs().await;
+    let shipment = shipment_of(&app, &id).await;
+    let container_id = shipment["data"]["relationships"]["containers"]["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let attempted = shipment["data"]["attributes"]["line_tracking_last_attempted_at"].clone();
+    let path = format!("/v2/containers/{container_id}/refresh");
+    app.clock.advance(Duration::minutes(10));
+
+    let first = app
+        .request(Method::PATCH, &path, Some(&app.key), None)
+        .await;
+    app.run_pending_jobs().await;
+    let mut statuses = Vec::new();
+    for _ in 0..10 {
+        statuses.push(
+            app.request(Method::PATCH, &path, Some(&app.key), None)
+                .await
+                .status,
+        );
+    }
+
+    assert_eq!(first.status, StatusCode::OK);
+    assert_eq!(
+        first.json()["message"],
+        json!("Started refresh for Shipping line")
+    );
+    let after = shipment_of(&app, &id).await;
+    assert_ne!(
+        after["data"]["attributes"]["line_tracking_last_attempted_at"],
+        attempted
+    );
+    assert_eq!(statuses.iter().filter(|s| **s == StatusCode::OK).count(), 9);
+    assert_eq!(statuses.last(), Some(&StatusCode::TOO_MANY_REQUESTS));
+    assert_eq!(
+        app.get("/v2/shipments").await.status,
+        StatusCode::OK,
+        "reads are not limited by refreshes"
+    );
+}
+
+async fn tracking_stops_by_itself_once_every_container_is_returned(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-TO-THE-END", "TEST").await;
+    app.run_pending_jobs().await;
+
+    for _ in 0..12 {
+        app.clock.advance(Duration::days(10));
+        app.tick().await;
+    }
+
+    let request = request_of(&app, &id).await;
+    let shipment = shipment_of(&app, &id).await;
+    assert_eq!(request["attributes"]["status"], json!("tracking_stopped"));
+    let reason = shipment["data"]["attributes"]["line_tracking_stopped_reason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        ["all_containers_terminated", "past_arrival_window"].contains(&reason),
+        "{reason}"
+    );
+    let containers = app
+        .get("/v2/containers?filter[status]=empty_returned")
+        .await
+        .json();
+    assert!(containers["meta"]["total"].as_u64().unwrap() >= 1);
 }
