@@ -22,6 +22,32 @@ impl Clock for SystemClock {
     }
 }
 
+/// A clock that runs `scale` times faster than the wall clock from the moment it is made,
+/// for demonstrations: with a scale of 1440 a day passes every minute, so a sandbox voyage
+/// plays out in minutes.
+#[derive(Debug)]
+pub struct ScaledClock {
+    anchor: DateTime<Utc>,
+    scale: i64,
+}
+
+impl ScaledClock {
+    pub fn new(scale: u32) -> Self {
+        Self {
+            anchor: SystemClock.now(),
+            scale: i64::from(scale.max(1)),
+        }
+    }
+}
+
+impl Clock for ScaledClock {
+    fn now(&self) -> DateTime<Utc> {
+        let real = SystemClock.now() - self.anchor;
+        let scaled_ms = real.num_milliseconds().saturating_mul(self.scale);
+        self.anchor + Duration::milliseconds(scaled_ms)
+    }
+}
+
 /// A clock that only moves when told to, for deterministic tests.
 #[derive(Debug)]
 pub struct MockClock {
@@ -57,5 +83,29 @@ impl Clock for MockClock {
             .now
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scaled_clock_starts_at_the_real_time() {
+        let clock = ScaledClock::new(1440);
+
+        let drift = clock.now() - SystemClock.now();
+
+        assert!(drift < Duration::seconds(60), "{drift}");
+    }
+
+    #[test]
+    fn a_mock_clock_moves_only_when_told() {
+        let start = SystemClock.now();
+        let clock = MockClock::new(start);
+
+        clock.advance(Duration::hours(2));
+
+        assert_eq!(clock.now(), start + Duration::hours(2));
     }
 }

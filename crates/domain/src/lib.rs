@@ -14,7 +14,7 @@ pub mod tracking_request;
 pub mod tracking_update;
 
 pub use account::{Account, ApiKey, ApiKeyScope, ApiKeySecret};
-pub use clock::{Clock, MockClock, SystemClock};
+pub use clock::{Clock, MockClock, ScaledClock, SystemClock};
 pub use container_number::{ContainerNumber, ContainerNumberError};
 pub use ids::{
     AccountId, ApiKeyId, ContainerId, IdGenerator, JobId, SequentialIds, ShipmentId,

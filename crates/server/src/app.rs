@@ -6,7 +6,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use axum::extract::FromRef;
 use metrics_exporter_prometheus::PrometheusHandle;
-use tidemark_domain::{Clock, IdGenerator, SystemClock, UuidV7Ids};
+use tidemark_domain::{Clock, IdGenerator, ScaledClock, SystemClock, UuidV7Ids};
 use tidemark_geo::reference::ReferenceData;
 use tidemark_store::Store;
 use tidemark_store_postgres::PgStore;
@@ -81,7 +81,15 @@ impl App {
     /// Opens (and migrates) the configured database, with the real clock and ids.
     pub async fn from_config(config: Config) -> anyhow::Result<Self> {
         let store = open_store(&config).await?;
-        let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+        let clock: Arc<dyn Clock> = if config.demo_time_scale > 1 {
+            tracing::warn!(
+                scale = config.demo_time_scale,
+                "demo mode: the clock runs fast"
+            );
+            Arc::new(ScaledClock::new(config.demo_time_scale))
+        } else {
+            Arc::new(SystemClock)
+        };
         let mut carriers = Carriers::default();
         carriers.insert(match &config.sandbox_carrier_url {
             Some(url) => remote_sandbox(url)?,

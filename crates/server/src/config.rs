@@ -35,6 +35,7 @@ struct RawConfig {
     sandbox_carrier_url: String,
     tracking_poll_seconds: u64,
     scheduler_tick_seconds: u64,
+    demo_time_scale: u32,
 }
 
 /// Which database backend to use, chosen by the URL scheme.
@@ -95,6 +96,8 @@ pub struct Config {
     pub tracking_poll_interval: chrono::Duration,
     /// How often the scheduler looks for due polls.
     pub scheduler_tick: std::time::Duration,
+    /// Runs the process's clock this many times faster than real time (demos only).
+    pub demo_time_scale: u32,
 }
 
 /// A setting that failed validation, named as the operator writes it.
@@ -216,6 +219,7 @@ impl RawConfig {
         positive("job_poll_milliseconds", self.job_poll_milliseconds)?;
         positive("tracking_poll_seconds", self.tracking_poll_seconds)?;
         positive("scheduler_tick_seconds", self.scheduler_tick_seconds)?;
+        positive("demo_time_scale", self.demo_time_scale)?;
         let sandbox_carrier_url = match self.sandbox_carrier_url.trim() {
             "" => None,
             url => Some(
@@ -245,6 +249,7 @@ impl RawConfig {
             sandbox_carrier_url,
             tracking_poll_interval: seconds(self.tracking_poll_seconds),
             scheduler_tick: std::time::Duration::from_secs(self.scheduler_tick_seconds),
+            demo_time_scale: self.demo_time_scale,
         })
     }
 }

@@ -30,7 +30,7 @@ use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::api::error::ApiError;
@@ -75,19 +75,21 @@ pub fn router(state: AppState) -> Router {
             ServiceBuilder::new()
                 .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
                 .layer(
-                    TraceLayer::new_for_http().make_span_with(|request: &Request| {
-                        let request_id = request
-                            .headers()
-                            .get(REQUEST_ID)
-                            .and_then(|value| value.to_str().ok())
-                            .unwrap_or("");
-                        tracing::info_span!(
-                            "request",
-                            method = %request.method(),
-                            path = %request.uri().path(),
-                            request_id,
-                        )
-                    }),
+                    TraceLayer::new_for_http()
+                        .on_response(DefaultOnResponse::new().level(tracing::Level::INFO))
+                        .make_span_with(|request: &Request| {
+                            let request_id = request
+                                .headers()
+                                .get(REQUEST_ID)
+                                .and_then(|value| value.to_str().ok())
+                                .unwrap_or("");
+                            tracing::info_span!(
+                                "request",
+                                method = %request.method(),
+                                path = %request.uri().path(),
+                                request_id,
+                            )
+                        }),
                 )
                 .layer(PropagateRequestIdLayer::new(REQUEST_ID))
                 .layer(CatchPanicLayer::custom(
