@@ -61,6 +61,10 @@ id_type!(
     /// A milestone of a container's journey.
     TransportEventId
 );
+id_type!(
+    /// Something that happened to a tracked object, kept for notifications.
+    DomainEventId
+);
 
 /// Source of new ids. Production uses UUIDv7 (time-ordered, which keeps B-tree inserts
 /// cheap); tests use [`SequentialIds`] so snapshots are stable.

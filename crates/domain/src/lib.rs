@@ -6,6 +6,7 @@
 pub mod account;
 pub mod clock;
 pub mod container_number;
+pub mod domain_event;
 pub mod ids;
 pub mod job;
 pub mod shipment;
@@ -16,8 +17,9 @@ pub mod tracking_update;
 pub use account::{Account, ApiKey, ApiKeyScope, ApiKeySecret};
 pub use clock::{Clock, MockClock, ScaledClock, SystemClock};
 pub use container_number::{ContainerNumber, ContainerNumberError};
+pub use domain_event::DomainEvent;
 pub use ids::{
-    AccountId, ApiKeyId, ContainerId, IdGenerator, JobId, SequentialIds, ShipmentId,
+    AccountId, ApiKeyId, ContainerId, DomainEventId, IdGenerator, JobId, SequentialIds, ShipmentId,
     TrackingRequestId, TransportEventId, UuidV7Ids,
 };
 pub use job::{Job, JobState, NewJob, RetryPolicy};

@@ -23,8 +23,8 @@ use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
-    Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, Job, JobId, NewJob, Shipment,
-    ShipmentId, TrackingRequest, TrackingRequestId, TransportEvent,
+    Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, DomainEvent, DomainEventId, Job,
+    JobId, NewJob, Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TransportEvent,
 };
 use tidemark_store::{
     ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, PageRequest, Paged,
@@ -403,8 +403,18 @@ impl Store for PgStore {
         &self,
         request: &TrackingRequest,
         update: Option<&TrackingUpdate>,
+        events: &[DomainEvent],
     ) -> StoreResult<()> {
-        shipments::record_tracking_result(&mut self.client().await?, request, update).await
+        shipments::record_tracking_result(&mut self.client().await?, request, update, events).await
+    }
+
+    async fn domain_events(
+        &self,
+        account: AccountId,
+        after: Option<DomainEventId>,
+        limit: u32,
+    ) -> StoreResult<Vec<DomainEvent>> {
+        shipments::domain_events(&self.client().await?, account, after, limit).await
     }
 
     async fn shipment(&self, account: AccountId, id: ShipmentId) -> StoreResult<Shipment> {

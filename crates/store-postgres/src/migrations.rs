@@ -10,6 +10,7 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (1, include_str!("../migrations/0001_accounts_and_jobs.sql")),
     (2, include_str!("../migrations/0002_tracking_requests.sql")),
     (3, include_str!("../migrations/0003_shipments.sql")),
+    (4, include_str!("../migrations/0004_domain_events.sql")),
 ];
 
 /// Advisory lock key held while migrating ("tdmkmigr"), so processes starting together

@@ -3,11 +3,13 @@
 //! A poll's outcome is written in one transaction; rows are upserted by id, updating only
 //! the columns a later carrier result may change.
 
+use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
-    AccountId, Container, ContainerId, ContainerStatus, FailedReason, Shipment, ShipmentId,
-    TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
+    AccountId, Container, ContainerId, ContainerStatus, DomainEvent, DomainEventId, FailedReason,
+    Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId,
+    TransportEventName,
 };
 use tidemark_store::{
     ContainerFilter, PageRequest, Paged, ShipmentFilter, StoreError, StoreResult,
@@ -15,6 +17,7 @@ use tidemark_store::{
 };
 use tokio_postgres::Row;
 use tokio_postgres::types::{FromSql, Json};
+use uuid::Uuid;
 
 use crate::convert::{backend, to_int};
 use crate::tracking_requests::{Condition, like_pattern};
@@ -311,6 +314,7 @@ pub async fn record_tracking_result(
     client: &mut deadpool_postgres::Client,
     request: &TrackingRequest,
     update: Option<&TrackingUpdate>,
+    events: &[DomainEvent],
 ) -> StoreResult<()> {
     let tx = client.transaction().await.map_err(backend)?;
     if let Some(update) = update {
@@ -354,7 +358,102 @@ pub async fn record_tracking_result(
         // Dropping the transaction rolls it back.
         return Err(StoreError::NotFound);
     }
+    insert_domain_events(&tx, events).await?;
     tx.commit().await.map_err(backend)
+}
+
+/// One statement for all of an update's events: arrays unnested into rows.
+async fn insert_domain_events(
+    tx: &deadpool_postgres::Transaction<'_>,
+    events: &[DomainEvent],
+) -> StoreResult<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let statement = tx
+        .prepare_cached(
+            "INSERT INTO domain_events (id, account_id, event, reference_type, reference_id,
+                shipment_id, container_id, created_at)
+             SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[],
+                $6::uuid[], $7::uuid[], $8::timestamptz[])",
+        )
+        .await
+        .map_err(backend)?;
+    let ids: Vec<Uuid> = events.iter().map(|e| e.id.0).collect();
+    let accounts: Vec<Uuid> = events.iter().map(|e| e.account_id.0).collect();
+    let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+    let types: Vec<&str> = events.iter().map(|e| e.reference_type.as_str()).collect();
+    let references: Vec<Uuid> = events.iter().map(|e| e.reference_id).collect();
+    let shipments: Vec<Option<Uuid>> = events
+        .iter()
+        .map(|e| e.shipment_id.map(|id| id.0))
+        .collect();
+    let containers: Vec<Option<Uuid>> = events
+        .iter()
+        .map(|e| e.container_id.map(|id| id.0))
+        .collect();
+    let times: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
+    tx.execute(
+        &statement,
+        &[
+            &ids,
+            &accounts,
+            &names,
+            &types,
+            &references,
+            &shipments,
+            &containers,
+            &times,
+        ],
+    )
+    .await
+    .map_err(backend)?;
+    Ok(())
+}
+
+pub async fn domain_events(
+    client: &deadpool_postgres::Client,
+    account: AccountId,
+    after: Option<DomainEventId>,
+    limit: u32,
+) -> StoreResult<Vec<DomainEvent>> {
+    let statement = client
+        .prepare_cached(
+            "SELECT id, account_id, event, reference_type, reference_id, shipment_id,
+                    container_id, created_at
+             FROM domain_events
+             WHERE account_id = $1 AND ($2::uuid IS NULL OR id > $2)
+             ORDER BY id LIMIT $3",
+        )
+        .await
+        .map_err(backend)?;
+    let rows = client
+        .query(
+            &statement,
+            &[&account.0, &after.map(|id| id.0), &i64::from(limit)],
+        )
+        .await
+        .map_err(backend)?;
+    rows.iter()
+        .map(|row| {
+            Ok(DomainEvent {
+                id: DomainEventId(row.try_get(0).map_err(backend)?),
+                account_id: AccountId(row.try_get(1).map_err(backend)?),
+                event: row.try_get(2).map_err(backend)?,
+                reference_type: row.try_get(3).map_err(backend)?,
+                reference_id: row.try_get(4).map_err(backend)?,
+                shipment_id: row
+                    .try_get::<_, Option<Uuid>>(5)
+                    .map_err(backend)?
+                    .map(ShipmentId),
+                container_id: row
+                    .try_get::<_, Option<Uuid>>(6)
+                    .map_err(backend)?
+                    .map(ContainerId),
+                created_at: row.try_get(7).map_err(backend)?,
+            })
+        })
+        .collect()
 }
 
 pub async fn shipment(

@@ -22,8 +22,8 @@ use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
-    Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, Job, JobId, NewJob, Shipment,
-    ShipmentId, TrackingRequest, TrackingRequestId, TransportEvent,
+    Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, DomainEvent, DomainEventId, Job,
+    JobId, NewJob, Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TransportEvent,
 };
 use tidemark_store::{
     ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, PageRequest, Paged,
@@ -351,8 +351,18 @@ impl Store for SqliteStore {
         &self,
         request: &TrackingRequest,
         update: Option<&TrackingUpdate>,
+        events: &[DomainEvent],
     ) -> StoreResult<()> {
-        shipments::record_tracking_result(&mut self.writer(), request, update)
+        shipments::record_tracking_result(&mut self.writer(), request, update, events)
+    }
+
+    async fn domain_events(
+        &self,
+        account: AccountId,
+        after: Option<DomainEventId>,
+        limit: u32,
+    ) -> StoreResult<Vec<DomainEvent>> {
+        shipments::domain_events(&self.reader(), account, after, limit)
     }
 
     async fn shipment(&self, account: AccountId, id: ShipmentId) -> StoreResult<Shipment> {

@@ -10,6 +10,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_accounts_and_jobs.sql"),
     include_str!("../migrations/0002_tracking_requests.sql"),
     include_str!("../migrations/0003_shipments.sql"),
+    include_str!("../migrations/0004_domain_events.sql"),
 ];
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {

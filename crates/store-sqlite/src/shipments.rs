@@ -5,8 +5,9 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
-    AccountId, Container, ContainerId, ContainerStatus, FailedReason, Shipment, ShipmentId,
-    TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
+    AccountId, Container, ContainerId, ContainerStatus, DomainEvent, DomainEventId, FailedReason,
+    Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId,
+    TransportEventName,
 };
 use tidemark_store::{
     ContainerFilter, PageRequest, Paged, ShipmentFilter, StoreError, StoreResult,
@@ -45,6 +46,12 @@ impl<'r, 's> Columns<'r, 's> {
     fn uuid(&mut self) -> rusqlite::Result<Uuid> {
         let text: String = self.get()?;
         Uuid::parse_str(&text).map_err(|e| self.invalid(e.to_string()))
+    }
+
+    fn opt_uuid(&mut self) -> rusqlite::Result<Option<Uuid>> {
+        let text: Option<String> = self.get()?;
+        text.map(|text| Uuid::parse_str(&text).map_err(|e| self.invalid(e.to_string())))
+            .transpose()
     }
 
     fn ts(&mut self) -> rusqlite::Result<DateTime<Utc>> {
@@ -305,6 +312,7 @@ pub fn record_tracking_result(
     conn: &mut Connection,
     request: &TrackingRequest,
     update: Option<&TrackingUpdate>,
+    events: &[DomainEvent],
 ) -> StoreResult<()> {
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -341,7 +349,61 @@ pub fn record_tracking_result(
     if updated == 0 {
         return Err(StoreError::NotFound);
     }
+    for event in events {
+        tx.execute(
+            "INSERT INTO domain_events (id, account_id, event, reference_type, reference_id,
+                shipment_id, container_id, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                event.id.0.to_string(),
+                event.account_id.0.to_string(),
+                event.event,
+                event.reference_type,
+                event.reference_id.to_string(),
+                event.shipment_id.map(|id| id.0.to_string()),
+                event.container_id.map(|id| id.0.to_string()),
+                to_ts(event.created_at),
+            ],
+        )
+        .map_err(backend)?;
+    }
     tx.commit().map_err(backend)
+}
+
+fn domain_event_from_row(row: &Row<'_>) -> rusqlite::Result<DomainEvent> {
+    let mut c = Columns::new(row);
+    Ok(DomainEvent {
+        id: DomainEventId(c.uuid()?),
+        account_id: AccountId(c.uuid()?),
+        event: c.get()?,
+        reference_type: c.get()?,
+        reference_id: c.uuid()?,
+        shipment_id: c.opt_uuid()?.map(ShipmentId),
+        container_id: c.opt_uuid()?.map(ContainerId),
+        created_at: c.ts()?,
+    })
+}
+
+pub fn domain_events(
+    conn: &Connection,
+    account: AccountId,
+    after: Option<DomainEventId>,
+    limit: u32,
+) -> StoreResult<Vec<DomainEvent>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT id, account_id, event, reference_type, reference_id, shipment_id,
+                    container_id, created_at
+             FROM domain_events WHERE account_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+        )
+        .map_err(backend)?;
+    let after = after.map_or_else(String::new, |id| id.0.to_string());
+    stmt.query_map(
+        params![account.0.to_string(), after, limit],
+        domain_event_from_row,
+    )
+    .and_then(Iterator::collect)
+    .map_err(backend)
 }
 
 pub fn shipment(conn: &Connection, account: AccountId, id: ShipmentId) -> StoreResult<Shipment> {

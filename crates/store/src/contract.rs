@@ -82,6 +82,7 @@ macro_rules! store_contract_tests {
             transport_events_of_a_container_are_filtered_by_event_and_time,
             stopped_shipments_are_not_polled,
             unresolved_tracking_requests_are_pending_or_awaiting_manifest,
+            domain_events_are_written_with_the_result_and_read_in_order,
         );
     };
     (@cases $backend:path; $($case:ident),* $(,)?) => {
@@ -1041,6 +1042,20 @@ fn departed_voyage() -> Vec<Milestone> {
     ]
 }
 
+fn announcements(
+    request: &TrackingRequest,
+    update: &tracking_update::TrackingUpdate,
+    ids: &SequentialIds,
+) -> Vec<tidemark_domain::DomainEvent> {
+    tidemark_domain::domain_event::events_of(
+        TrackingRequestStatus::Pending,
+        request,
+        Some(update),
+        ids,
+        t0() + Duration::hours(6),
+    )
+}
+
 /// A tracked request of `account` with its first carrier result recorded.
 async fn tracked(
     store: &dyn Store,
@@ -1062,7 +1077,11 @@ async fn tracked(
     request.shipment_id = Some(update.shipment.id);
     request.updated_at = t0() + Duration::hours(6);
     store
-        .record_tracking_result(&request, Some(&update))
+        .record_tracking_result(
+            &request,
+            Some(&update),
+            &announcements(&request, &update, ids),
+        )
         .await
         .unwrap();
     (request, update)
@@ -1132,7 +1151,7 @@ pub async fn a_later_result_updates_the_shipment_and_corrects_events(backend: &d
         t0() + Duration::days(22),
     );
     store
-        .record_tracking_result(&request, Some(&second))
+        .record_tracking_result(&request, Some(&second), &[])
         .await
         .unwrap();
 
@@ -1419,4 +1438,30 @@ pub async fn unresolved_tracking_requests_are_pending_or_awaiting_manifest(
     let unresolved = store.unresolved_tracking_requests(10).await.unwrap();
 
     assert_eq!(unresolved, vec![pending, waiting]);
+}
+
+pub async fn domain_events_are_written_with_the_result_and_read_in_order(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let (request, update) =
+        tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+    tracked(store.as_ref(), &ids, other, "TESTBL0002", Vec::new()).await;
+    let expected = announcements(&request, &update, &ids);
+
+    let all = store.domain_events(acme, None, 1000).await.unwrap();
+    let after_first = store.domain_events(acme, Some(all[0].id), 2).await.unwrap();
+
+    assert_eq!(all.len(), expected.len());
+    assert_eq!(all[0].event, "tracking_request.succeeded");
+    assert!(all.iter().all(|e| e.account_id == acme));
+    assert!(all.windows(2).all(|pair| pair[0].id < pair[1].id));
+    assert_eq!(after_first, all[1..3].to_vec());
+    assert!(
+        all.iter()
+            .any(|e| e.event == "container.transport.vessel_departed")
+    );
 }

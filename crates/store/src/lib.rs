@@ -13,9 +13,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
-    Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, ContainerStatus, Job, JobId,
-    NewJob, Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TrackingRequestStatus,
-    TransportEvent, TransportEventName,
+    Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, ContainerStatus, DomainEvent,
+    DomainEventId, Job, JobId, NewJob, Shipment, ShipmentId, TrackingRequest, TrackingRequestId,
+    TrackingRequestStatus, TransportEvent, TransportEventName,
 };
 
 pub use error::{BoxError, StoreError};
@@ -216,13 +216,22 @@ pub trait Store: Send + Sync {
 
     // Shipments, containers and transport events.
 
-    /// Writes the outcome of one poll in one transaction: the request's new state, and the
-    /// shipment, containers and events of `update` when there is one.
+    /// Writes the outcome of one poll in one transaction: the request's new state, the
+    /// shipment, containers and events of `update` when there is one, and the domain events
+    /// that announce them (the outbox).
     async fn record_tracking_result(
         &self,
         request: &TrackingRequest,
         update: Option<&TrackingUpdate>,
+        events: &[DomainEvent],
     ) -> StoreResult<()>;
+    /// The account's domain events after `after` (all when `None`), oldest first.
+    async fn domain_events(
+        &self,
+        account: AccountId,
+        after: Option<DomainEventId>,
+        limit: u32,
+    ) -> StoreResult<Vec<DomainEvent>>;
     /// One of the account's shipments.
     async fn shipment(&self, account: AccountId, id: ShipmentId) -> StoreResult<Shipment>;
     /// The account's shipments matching `filter`, newest first.

@@ -14,7 +14,8 @@
 
 use chrono::{DateTime, Duration, Utc};
 use tidemark_carriers::{CarrierError, ReferenceKind, TrackingQuery};
-use tidemark_domain::tracking_update::{self, Known};
+use tidemark_domain::domain_event::events_of;
+use tidemark_domain::tracking_update::{self, Known, TrackingUpdate};
 use tidemark_domain::{
     AccountId, FailedReason, RequestType, RetryPolicy, Shipment, TrackingRequest,
     TrackingRequestId, TrackingRequestStatus,
@@ -94,6 +95,7 @@ pub async fn poll(
     forced: bool,
 ) -> Result<PollOutcome, StoreError> {
     let mut request = app.store.tracking_request(account, id).await?;
+    let status_before = request.status;
     let shipment = match request.shipment_id {
         Some(shipment_id) => Some(app.store.shipment(account, shipment_id).await?),
         None => None,
@@ -113,10 +115,10 @@ pub async fn poll(
     let report = fetched.map(|snapshot| report::from_snapshot(&snapshot));
     match (report, shipment) {
         (Ok(report), Some(shipment)) => {
-            record_found(app, request, Some(shipment), &report, now).await
+            record_found(app, status_before, request, Some(shipment), &report, now).await
         }
         (Ok(report), None) if !report.containers.is_empty() => {
-            record_found(app, request, None, &report, now).await
+            record_found(app, status_before, request, None, &report, now).await
         }
         (Ok(_) | Err(CarrierError::NotFound), None) => {
             request.updated_at = now;
@@ -132,7 +134,7 @@ pub async fn poll(
                 request.is_retrying = false;
                 PollOutcome::AwaitingManifest
             };
-            app.store.record_tracking_result(&request, None).await?;
+            record(app, status_before, &request, None).await?;
             Ok(outcome)
         }
         (Err(error), None) => {
@@ -150,7 +152,7 @@ pub async fn poll(
                 });
                 PollOutcome::Retrying
             };
-            app.store.record_tracking_result(&request, None).await?;
+            record(app, status_before, &request, None).await?;
             Ok(outcome)
         }
         (Err(error), Some(mut shipment)) => {
@@ -163,6 +165,25 @@ pub async fn poll(
     }
 }
 
+/// Writes the request's new state (and the update) with the domain events announcing them.
+pub async fn record(
+    app: &App,
+    status_before: TrackingRequestStatus,
+    request: &TrackingRequest,
+    update: Option<&TrackingUpdate>,
+) -> Result<(), StoreError> {
+    let events = events_of(
+        status_before,
+        request,
+        update,
+        app.ids.as_ref(),
+        app.clock.now(),
+    );
+    app.store
+        .record_tracking_result(request, update, &events)
+        .await
+}
+
 fn fail(request: &mut TrackingRequest, reason: FailedReason) -> PollOutcome {
     request.status = TrackingRequestStatus::Failed;
     request.failed_reason = Some(reason);
@@ -172,6 +193,7 @@ fn fail(request: &mut TrackingRequest, reason: FailedReason) -> PollOutcome {
 
 async fn record_found(
     app: &App,
+    status_before: TrackingRequestStatus,
     mut request: TrackingRequest,
     shipment: Option<Shipment>,
     report: &tidemark_domain::tracking_update::CarrierReport,
@@ -210,8 +232,6 @@ async fn record_found(
         request.shipment_id = Some(update.shipment.id);
         request.updated_at = now;
     }
-    app.store
-        .record_tracking_result(&request, Some(&update))
-        .await?;
+    record(app, status_before, &request, Some(&update)).await?;
     Ok(PollOutcome::Tracked)
 }

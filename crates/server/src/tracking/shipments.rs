@@ -63,9 +63,10 @@ async fn set_request_status(
         .store
         .tracking_request(account, shipment.tracking_request_id)
         .await?;
+    let before = request.status;
     request.status = status;
     request.updated_at = app.clock.now();
-    app.store.record_tracking_result(&request, None).await
+    super::engine::record(app, before, &request, None).await
 }
 
 /// Replaces the shipment's ref numbers and/or tags.

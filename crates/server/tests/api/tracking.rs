@@ -32,6 +32,7 @@ on_both_backends!(
     a_tracking_request_includes_containers_and_ports_through_its_shipment,
     a_refresh_polls_now_and_has_its_own_limit_of_ten_a_minute,
     tracking_stops_by_itself_once_every_container_is_returned,
+    every_change_is_recorded_as_a_domain_event_for_notifications,
 );
 
 /// A carrier that answers each poll with the next scripted result.
@@ -664,4 +665,54 @@ async fn tracking_stops_by_itself_once_every_container_is_returned(app: TestApp)
         .await
         .json();
     assert!(containers["meta"]["total"].as_u64().unwrap() >= 1);
+}
+
+async fn every_change_is_recorded_as_a_domain_event_for_notifications(app: TestApp) {
+    let failed = track(&app, "bill_of_lading", "TEST-TR-FAILED", "TEST").await;
+    let succeeded = track(&app, "bill_of_lading", "TEST-TR-SUCCEEDED", "TEST").await;
+    app.run_pending_jobs().await;
+    let account = app
+        .app
+        .store
+        .account_by_name("acme")
+        .await
+        .unwrap()
+        .unwrap();
+
+    let events = app
+        .app
+        .store
+        .domain_events(account.id, None, 1000)
+        .await
+        .unwrap();
+
+    let about = |request: &str, name: &str| {
+        events
+            .iter()
+            .any(|e| e.event == name && e.reference_id.to_string() == request)
+    };
+    assert!(about(&failed, "tracking_request.failed"));
+    assert!(about(&succeeded, "tracking_request.succeeded"));
+    assert!(events.iter().any(|e| e.event == "container.created"));
+    assert!(
+        events
+            .iter()
+            .any(|e| e.event.starts_with("container.transport."))
+    );
+    let before = events.len();
+
+    app.clock.advance(Duration::minutes(1));
+    app.tick().await;
+
+    let again = app
+        .app
+        .store
+        .domain_events(account.id, None, 1000)
+        .await
+        .unwrap();
+    assert_eq!(
+        again.len(),
+        before,
+        "a poll that changes nothing announces nothing"
+    );
 }
