@@ -19,7 +19,9 @@ use crate::api::auth::AuthCache;
 use crate::api::rate_limit::RateLimiter;
 use crate::config::{Config, DatabaseUrl};
 use crate::jobs;
-use crate::tracking::carriers::{Carriers, remote_sandbox, start_in_process_sandbox};
+use crate::tracking::carriers::{
+    Carriers, dcsa_connector, remote_sandbox, start_in_process_sandbox,
+};
 
 /// Everything a request or a job needs. Built once per process.
 pub struct App {
@@ -102,6 +104,9 @@ impl App {
                 .await?
             }
         });
+        for carrier in &config.carriers {
+            carriers.insert(dcsa_connector(carrier)?);
+        }
         Ok(Self::new(config, store, clock, Arc::new(UuidV7Ids)).with_carriers(carriers))
     }
 

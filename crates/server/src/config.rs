@@ -13,9 +13,84 @@ use url::Url;
 
 const DEFAULTS: &str = include_str!("defaults.toml");
 
+/// One carrier's DCSA Track & Trace connection, as read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCarrier {
+    base_url: String,
+    #[serde(default)]
+    auth_header: Option<String>,
+    #[serde(default)]
+    auth_value: Option<String>,
+    #[serde(default)]
+    token_url: Option<String>,
+    #[serde(default)]
+    client_id: Option<String>,
+    #[serde(default)]
+    client_secret: Option<String>,
+    #[serde(default)]
+    scope: Option<String>,
+    #[serde(default)]
+    notification_secret: Option<String>,
+}
+
+/// How Tidemark authenticates to a carrier's API.
+#[derive(Clone, PartialEq, Eq)]
+pub enum CarrierAuth {
+    None,
+    Header {
+        name: String,
+        value: String,
+    },
+    OAuth2 {
+        token_url: Url,
+        client_id: String,
+        client_secret: String,
+        scope: Option<String>,
+    },
+}
+
+impl fmt::Debug for CarrierAuth {
+    // Credentials never reach the logs.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::None => f.write_str("None"),
+            Self::Header { name, .. } => write!(f, "Header({name}: …)"),
+            Self::OAuth2 { token_url, .. } => write!(f, "OAuth2({token_url})"),
+        }
+    }
+}
+
+/// A carrier followed over DCSA Track & Trace 2.2.
+#[derive(Clone, PartialEq, Eq)]
+pub struct CarrierConfig {
+    pub scac: String,
+    /// The part of the API's URL before `/v2/events`.
+    pub base_url: Url,
+    pub auth: CarrierAuth,
+    /// The shared secret of the carrier's event subscription, which signs its pushes.
+    pub notification_secret: Option<String>,
+}
+
+impl fmt::Debug for CarrierConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CarrierConfig")
+            .field("scac", &self.scac)
+            .field("base_url", &self.base_url.as_str())
+            .field("auth", &self.auth)
+            .field(
+                "notification_secret",
+                &self.notification_secret.as_ref().map(|_| "…"),
+            )
+            .finish()
+    }
+}
+
 /// The settings as read, before validation.
 #[derive(Debug, Deserialize)]
 struct RawConfig {
+    #[serde(default)]
+    carriers: std::collections::BTreeMap<String, RawCarrier>,
     listen: String,
     database_url: String,
     storage_url: String,
@@ -98,6 +173,8 @@ pub struct Config {
     pub scheduler_tick: std::time::Duration,
     /// Runs the process's clock this many times faster than real time (demos only).
     pub demo_time_scale: u32,
+    /// Real carriers' DCSA connections (`[carriers.SCAC]` in the config file).
+    pub carriers: Vec<CarrierConfig>,
 }
 
 /// A setting that failed validation, named as the operator writes it.
@@ -220,6 +297,11 @@ impl RawConfig {
         positive("tracking_poll_seconds", self.tracking_poll_seconds)?;
         positive("scheduler_tick_seconds", self.scheduler_tick_seconds)?;
         positive("demo_time_scale", self.demo_time_scale)?;
+        let carriers = self
+            .carriers
+            .into_iter()
+            .map(|(scac, raw)| validate_carrier(&scac, raw))
+            .collect::<Result<Vec<_>, _>>()?;
         let sandbox_carrier_url = match self.sandbox_carrier_url.trim() {
             "" => None,
             url => Some(
@@ -250,8 +332,54 @@ impl RawConfig {
             tracking_poll_interval: seconds(self.tracking_poll_seconds),
             scheduler_tick: std::time::Duration::from_secs(self.scheduler_tick_seconds),
             demo_time_scale: self.demo_time_scale,
+            carriers,
         })
     }
+}
+
+fn validate_carrier(scac: &str, raw: RawCarrier) -> Result<CarrierConfig, ConfigError> {
+    let scac = scac.trim().to_uppercase();
+    let key = |field: &str| format!("carriers__{scac}__{field}");
+    if tidemark_geo::reference::ReferenceData::embedded()
+        .shipping_line(&scac)
+        .is_none()
+    {
+        return Err(invalid(
+            &key("base_url"),
+            format!("{scac} is not a known shipping line"),
+        ));
+    }
+    let base_url = Url::parse(raw.base_url.trim())
+        .ok()
+        .filter(|url| matches!(url.scheme(), "http" | "https"))
+        .ok_or_else(|| invalid(&key("base_url"), "expected an http(s) URL"))?;
+    let auth = match (raw.auth_header, raw.auth_value, raw.token_url) {
+        (Some(name), Some(value), None) => CarrierAuth::Header { name, value },
+        (None, None, Some(token_url)) => CarrierAuth::OAuth2 {
+            token_url: Url::parse(&token_url)
+                .map_err(|_| invalid(&key("token_url"), "expected an http(s) URL"))?,
+            client_id: raw
+                .client_id
+                .ok_or_else(|| invalid(&key("client_id"), "required with token_url"))?,
+            client_secret: raw
+                .client_secret
+                .ok_or_else(|| invalid(&key("client_secret"), "required with token_url"))?,
+            scope: raw.scope,
+        },
+        (None, None, None) => CarrierAuth::None,
+        _ => {
+            return Err(invalid(
+                &key("auth_header"),
+                "give auth_header with auth_value, or token_url with client_id and client_secret",
+            ));
+        }
+    };
+    Ok(CarrierConfig {
+        scac,
+        base_url,
+        auth,
+        notification_secret: raw.notification_secret,
+    })
 }
 
 fn seconds(value: u64) -> chrono::Duration {
@@ -335,6 +463,46 @@ mod tests {
         let error = Config::from_pairs(&[("rate_limit_per_minute", "lots")]).unwrap_err();
 
         assert_eq!(error.setting, "TIDEMARK_RATE_LIMIT_PER_MINUTE");
+    }
+
+    #[test]
+    fn a_carrier_is_configured_with_a_header_credential() {
+        let figment = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
+            "[carriers.maeu]\nbase_url = \"https://api.example.com/track\"\n\
+             auth_header = \"Consumer-Key\"\nauth_value = \"hunter2\"",
+        ));
+
+        let config = Config::from_figment(&figment).unwrap();
+
+        assert_eq!(config.carriers.len(), 1);
+        assert_eq!(config.carriers[0].scac, "MAEU");
+        assert!(matches!(
+            config.carriers[0].auth,
+            CarrierAuth::Header { .. }
+        ));
+        assert!(!format!("{config:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn a_carrier_with_half_a_credential_names_the_setting() {
+        let figment = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
+            "[carriers.MAEU]\nbase_url = \"https://api.example.com\"\nauth_header = \"X\"",
+        ));
+
+        let error = Config::from_figment(&figment).unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_CARRIERS__MAEU__AUTH_HEADER");
+    }
+
+    #[test]
+    fn an_unknown_carrier_is_refused() {
+        let figment = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
+            "[carriers.ZZZZ]\nbase_url = \"https://x.example\"",
+        ));
+
+        let error = Config::from_figment(&figment).unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_CARRIERS__ZZZZ__BASE_URL");
     }
 
     #[test]

@@ -80,3 +80,30 @@ pub fn remote_sandbox(base: &Url) -> anyhow::Result<Arc<dyn Carrier>> {
             .context("sandbox connector")?,
     ))
 }
+
+/// The DCSA connector of a configured carrier.
+pub fn dcsa_connector(config: &crate::config::CarrierConfig) -> anyhow::Result<Arc<dyn Carrier>> {
+    use crate::config::CarrierAuth;
+    let auth = match &config.auth {
+        CarrierAuth::None => DcsaAuth::None,
+        CarrierAuth::Header { name, value } => DcsaAuth::Header {
+            name: name.clone(),
+            value: value.clone(),
+        },
+        CarrierAuth::OAuth2 {
+            token_url,
+            client_id,
+            client_secret,
+            scope,
+        } => DcsaAuth::OAuth2ClientCredentials {
+            token_url: token_url.clone(),
+            client_id: client_id.clone(),
+            client_secret: client_secret.clone(),
+            scope: scope.clone(),
+        },
+    };
+    Ok(Arc::new(
+        DcsaClient::new(config.scac.clone(), config.base_url.clone(), auth)
+            .with_context(|| format!("the {} connector", config.scac))?,
+    ))
+}
