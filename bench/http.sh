@@ -8,6 +8,8 @@
 #   BENCH_WARMUP_SECONDS=2    length of the unmeasured warm-up run before each route
 #   BENCH_CONNECTIONS=64      wrk -c
 #   BENCH_THREADS=2           wrk -t
+#   BENCH_ROUNDS=1            rounds of (static, auth) per backend; the table shows, per
+#                             route, the round least disturbed by other work on the machine
 #   BENCH_LOCODE=NLRTM        the port fetched by the authenticated route
 #   BENCH_SKIP_POSTGRES=1     run SQLite only
 #   BENCH_PG_ADMIN_URL=postgres://postgres@127.0.0.1:5432/postgres
@@ -17,6 +19,7 @@
 #   BENCH_NO_BUILD=1          skip `cargo build --release` (use an existing binary)
 #   BENCH_BIN=PATH            the tidemark binary (default: target/release/tidemark)
 #   BENCH_ROLE=all            `tidemark serve --role` (all = API and workers in one process)
+#   BENCH_WAIT_IDLE_SECONDS=0 wait up to this long for other work to leave the CPUs idle
 #   BENCH_STRICT=1            exit 1 when a goal (ratio >= 0.5, p99 < 10 ms) is missed
 #
 # Only 127.0.0.1 is ever targeted.
@@ -27,6 +30,7 @@ SECONDS_PER_RUN="${BENCH_SECONDS:-10}"
 WARMUP_SECONDS="${BENCH_WARMUP_SECONDS:-2}"
 CONNECTIONS="${BENCH_CONNECTIONS:-64}"
 THREADS="${BENCH_THREADS:-2}"
+ROUNDS="${BENCH_ROUNDS:-1}"
 LOCODE="${BENCH_LOCODE:-NLRTM}"
 PG_ADMIN_URL="${BENCH_PG_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 PG_DB="${BENCH_PG_DB:-tidemark_bench}"
@@ -37,8 +41,11 @@ GOAL_P99_MS="10"
 
 WORK="$(mktemp -d -t tidemark-bench.XXXXXX)"
 SERVER_PID=""
+SERVER_PORT=""
+SERVER_ENV=()
 PG_CREATED=""
 RESULTS=()
+BUSY_NOTE=""
 GOALS_MISSED=0
 
 log() { printf '[bench] %s\n' "$*" >&2; }
@@ -58,7 +65,12 @@ stop_server() {
         fi
         wait "$SERVER_PID" 2>/dev/null || true
     fi
+    if [[ -n "$SERVER_PORT" ]] && command -v ss >/dev/null 2>&1 &&
+        ss -Htln "sport = :$SERVER_PORT" 2>/dev/null | grep -q .; then
+        log "warning: something still listens on 127.0.0.1:$SERVER_PORT after stopping the server"
+    fi
     SERVER_PID=""
+    SERVER_PORT=""
 }
 
 cleanup() {
@@ -86,7 +98,7 @@ ensure_wrk() {
         fi
     fi
     command -v wrk >/dev/null 2>&1 ||
-        die "this benchmark needs wrk (https://github.com/wg/wrk); install it (Debian/Ubuntu: apt-get install wrk, macOS: brew install wrk) and run again"
+        die "this benchmark needs the wrk load generator; install it (Debian/Ubuntu: apt-get install wrk, macOS: brew install wrk) and run again"
 }
 
 # A TCP port on 127.0.0.1 that nothing listens on.
@@ -119,13 +131,16 @@ to_ms() {
 }
 
 # Runs wrk on a URL; the remaining arguments are extra wrk arguments (headers).
-# Prints "REQ_PER_S P99_MS" and keeps wrk's full output in $WORK/$name.wrk.
+# Prints "REQ_PER_S P50_MS P99_MS OTHER%" and keeps wrk's full output in $WORK/$name.wrk.
 run_wrk() {
     local name="$1" url="$2"
     shift 2
     local out="$WORK/$name.wrk"
+    local me="$BASHPID" before after
+    before="$(cpu_ticks "$me")"
     wrk --latency -t"$THREADS" -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" "$@" "$url" >"$out" 2>&1 ||
         { cat "$out" >&2; die "wrk failed on $url"; }
+    after="$(cpu_ticks "$me")"
     if grep -q 'Non-2xx or 3xx responses' "$out"; then
         cat "$out" >&2
         die "$name: some responses were not 2xx (see above; is the rate limit high enough?)"
@@ -133,11 +148,60 @@ run_wrk() {
     if grep -q 'Socket errors' "$out"; then
         log "$name: $(grep 'Socket errors' "$out" | sed 's/^ *//')"
     fi
-    local rps p99
+    local rps p50 p99
     rps="$(awk '/^Requests\/sec:/ { print $2 }' "$out")"
+    p50="$(awk '$1 == "50%" { print $2 }' "$out")"
     p99="$(awk '$1 == "99%" { print $2 }' "$out")"
-    [[ -n "$rps" && -n "$p99" ]] || { cat "$out" >&2; die "$name: cannot read wrk's output"; }
-    echo "$rps $(to_ms "$p99")"
+    [[ -n "$rps" && -n "$p50" && -n "$p99" ]] || { cat "$out" >&2; die "$name: cannot read wrk's output"; }
+    local other
+    other="$(other_cpu "$before" "$after")"
+    log "$name: $rps req/s, p50 $(to_ms "$p50") ms, p99 $(to_ms "$p99") ms, other $other, $(cpu_split "$before" "$after" "$rps")"
+    echo "$rps $(to_ms "$p50") $(to_ms "$p99") $other"
+}
+
+# "BUSY TOTAL SERVER WRK" clock ticks: all cores from /proc/stat, the server process, and the
+# finished children of process $1 (which is where wrk's time lands once it is waited for).
+cpu_ticks() {
+    local busy_total server children
+    busy_total="$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat 2>/dev/null || echo "0 0")"
+    server="$(awk '{ print $14 + $15 }' "/proc/$SERVER_PID/stat" 2>/dev/null || echo 0)"
+    children="$(awk '{ print $16 + $17 }' "/proc/$1/stat" 2>/dev/null || echo 0)"
+    echo "$busy_total $server $children"
+}
+
+# Share of the machine's CPU that went to anything but the server and wrk between two
+# cpu_ticks samples (PostgreSQL's own processes count here too).
+other_cpu() {
+    awk -v a="$1" -v b="$2" 'BEGIN {
+        split(a, x, " "); split(b, y, " ")
+        total = y[2] - x[2]
+        other = (y[1] - x[1]) - (y[3] - x[3]) - (y[4] - x[4])
+        if (total <= 0) { print "n/a"; exit }
+        if (other < 0) other = 0
+        printf "%.0f%%", 100 * other / total
+    }'
+}
+
+# Of two "REQ_PER_S P50 P99 OTHER%" results (the first may be empty), the one run with the
+# least other work on the machine; on a tie, the faster one.
+least_disturbed() {
+    [[ -n "$1" ]] || { echo "$2"; return 0; }
+    awk -v a="$1" -v b="$2" 'BEGIN {
+        split(a, x, " "); split(b, y, " ")
+        ox = x[4] + 0; oy = y[4] + 0
+        print ((oy < ox || (oy == ox && y[1] + 0 > x[1] + 0)) ? b : a)
+    }'
+}
+
+# Where the run's CPU went: server and wrk in cores, and the server's CPU per request.
+cpu_split() {
+    awk -v a="$1" -v b="$2" -v rps="$3" -v secs="$SECONDS_PER_RUN" 'BEGIN {
+        split(a, x, " "); split(b, y, " ")
+        hz = 100  # USER_HZ: /proc/stat and /proc/PID/stat count in hundredths of a second
+        server = (y[3] - x[3]) / hz / secs; wrk = (y[4] - x[4]) / hz / secs
+        idle = ((y[2] - x[2]) - (y[1] - x[1])) / hz / secs
+        printf "server %.2f cores (%.0f us/request), wrk %.2f cores, idle %.2f cores", server, (rps > 0 ? server * 1e6 / rps : 0), wrk, idle
+    }'
 }
 
 warm_up() {
@@ -147,38 +211,73 @@ warm_up() {
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP_SECONDS}s" "$@" "$url" >/dev/null 2>&1 || true
 }
 
-# Environment shared by `api-keys create` and `serve` for one backend.
-server_env() {
+# Share of all cores busy over one second, from /proc/stat ("n/a" elsewhere).
+cpu_busy() {
+    [[ -r /proc/stat ]] || { echo n/a; return 0; }
+    local a b
+    a="$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)"
+    sleep 1
+    b="$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)"
+    awk -v a="$a" -v b="$b" 'BEGIN {
+        split(a, x, " "); split(b, y, " ")
+        busy = y[1] - x[1]; idle = y[2] - x[2]
+        printf "%.0f%%", (busy + idle > 0 ? 100 * busy / (busy + idle) : 0)
+    }'
+}
+
+# With BENCH_WAIT_IDLE_SECONDS=N, waits up to N seconds for the machine to be under 25 % busy.
+wait_for_idle() {
+    local limit="${BENCH_WAIT_IDLE_SECONDS:-0}" waited=0 busy
+    ((limit > 0)) || return 0
+    while ((waited < limit)); do
+        busy="$(cpu_busy)"
+        [[ "$busy" == n/a || "${busy%\%}" -lt 25 ]] && return 0
+        ((waited == 0)) && log "machine is $busy busy; waiting up to ${limit}s for it to settle"
+        sleep 4
+        waited=$((waited + 5))
+    done
+    log "machine still busy after ${limit}s; measuring anyway"
+}
+
+# Environment shared by `api-keys create` and `serve` for one backend, as `env` arguments.
+# (`env` execs the binary, so `env ... &` leaves the server's own pid in $!.)
+set_server_env() {
     local database_url="$1" port="$2" dir="$3"
-    env TIDEMARK_LISTEN="127.0.0.1:$port" \
-        TIDEMARK_DATABASE_URL="$database_url" \
-        TIDEMARK_STORAGE_URL="file://$dir/documents" \
-        TIDEMARK_PUBLIC_URL="http://127.0.0.1:$port" \
-        TIDEMARK_RATE_LIMIT_PER_MINUTE=1000000000 \
-        TIDEMARK_BENCH_ROUTES=true \
-        TIDEMARK_LOG_LEVEL=warn \
-        "${@:4}"
+    SERVER_ENV=(
+        TIDEMARK_LISTEN="127.0.0.1:$port"
+        TIDEMARK_DATABASE_URL="$database_url"
+        TIDEMARK_STORAGE_URL="file://$dir/documents"
+        TIDEMARK_PUBLIC_URL="http://127.0.0.1:$port"
+        TIDEMARK_RATE_LIMIT_PER_MINUTE=1000000000
+        TIDEMARK_BENCH_ROUTES=true
+        TIDEMARK_LOG_LEVEL=warn
+    )
 }
 
 bench_backend() {
     local backend="$1" database_url="$2"
     local dir="$WORK/$backend"
     mkdir -p "$dir/documents"
+    wait_for_idle
+    local busy
+    busy="$(cpu_busy)"
+    BUSY_NOTE+=" $backend $busy"
     local port
     port="$(free_port)"
     local base="http://127.0.0.1:$port"
 
     log "$backend: creating an API key"
+    set_server_env "$database_url" "$port" "$dir"
     local key
-    key="$(server_env "$database_url" "$port" "$dir" "$BIN" api-keys create --account bench 2>"$dir/keys.log")" ||
+    key="$(env "${SERVER_ENV[@]}" "$BIN" api-keys create --account bench 2>"$dir/keys.log")" ||
         { cat "$dir/keys.log" >&2; die "$backend: tidemark api-keys create failed"; }
     key="$(printf '%s' "$key" | tail -n 1 | tr -d '[:space:]')"
     [[ -n "$key" ]] || die "$backend: api-keys create printed no key"
 
     log "$backend: starting tidemark serve on $base"
-    server_env "$database_url" "$port" "$dir" "$BIN" serve --role "$ROLE" \
-        >"$dir/server.out" 2>"$dir/server.log" &
+    env "${SERVER_ENV[@]}" "$BIN" serve --role "$ROLE" >"$dir/server.out" 2>"$dir/server.log" &
     SERVER_PID=$!
+    SERVER_PORT="$port"
 
     local tries=0
     until curl -fsS -o /dev/null --max-time 1 "$base/readyz" 2>/dev/null; do
@@ -202,43 +301,63 @@ bench_backend() {
     [[ "$status" == 200 ]] || die "$backend: GET /bench/static/$size answered $status (bench routes off?)"
     log "$backend: both routes answer $size bytes; warming up, then ${SECONDS_PER_RUN}s of wrk per route"
 
-    warm_up "$static_url"
-    local static_result
-    static_result="$(run_wrk "$backend-static" "$static_url")"
-    warm_up "$auth_url" -H "$header"
-    local auth_result
-    auth_result="$(run_wrk "$backend-auth" "$auth_url" -H "$header")"
+    local round static_result="" auth_result="" result
+    for ((round = 1; round <= ROUNDS; round++)); do
+        ((ROUNDS == 1)) || log "$backend: round $round of $ROUNDS"
+        warm_up "$static_url"
+        result="$(run_wrk "$backend-static-$round" "$static_url")"
+        static_result="$(least_disturbed "$static_result" "$result")"
+        warm_up "$auth_url" -H "$header"
+        result="$(run_wrk "$backend-auth-$round" "$auth_url" -H "$header")"
+        auth_result="$(least_disturbed "$auth_result" "$result")"
+    done
 
     stop_server
 
-    local static_rps static_p99 auth_rps auth_p99 ratio
-    read -r static_rps static_p99 <<<"$static_result"
-    read -r auth_rps auth_p99 <<<"$auth_result"
+    local static_rps static_p50 static_p99 static_other auth_rps auth_p50 auth_p99 auth_other ratio
+    read -r static_rps static_p50 static_p99 static_other <<<"$static_result"
+    read -r auth_rps auth_p50 auth_p99 auth_other <<<"$auth_result"
     ratio="$(awk -v a="$auth_rps" -v s="$static_rps" 'BEGIN { printf "%.2f", (s > 0 ? a / s : 0) }')"
     local verdict
     verdict="$(awk -v r="$ratio" -v p="$auth_p99" -v gr="$GOAL_RATIO" -v gp="$GOAL_P99_MS" \
         'BEGIN { print ((r >= gr && p < gp) ? "met" : "MISSED") }')"
     [[ "$verdict" == met ]] || GOALS_MISSED=1
-    RESULTS+=("$backend|/bench/static/$size|$static_rps|$static_p99||")
-    RESULTS+=("$backend|/v2/ports/$LOCODE (auth)|$auth_rps|$auth_p99|$ratio|$verdict")
+    RESULTS+=("$backend|/bench/static/$size|$static_rps|$static_p50|$static_p99|$static_other||")
+    RESULTS+=("$backend|/v2/ports/$LOCODE (auth)|$auth_rps|$auth_p50|$auth_p99|$auth_other|$ratio|$verdict")
 }
 
 print_table() {
     printf '\n'
-    printf 'wrk -t%s -c%s -d%ss per route; %s cores shared by wrk and the server\n' \
-        "$THREADS" "$CONNECTIONS" "$SECONDS_PER_RUN" "$(nproc 2>/dev/null || echo '?')"
+    printf 'wrk -t%s -c%s -d%ss per route, %s round(s), least disturbed shown; %s cores shared by wrk and the server\n' \
+        "$THREADS" "$CONNECTIONS" "$SECONDS_PER_RUN" "$ROUNDS" "$(nproc 2>/dev/null || echo '?')"
+    printf 'CPU busy with other work just before each backend:%s\n' "$BUSY_NOTE"
+    printf '"other" = share of all cores used by anything but tidemark and wrk during the run\n'
+    printf '(PostgreSQL included); more than a few %% means the figures are skewed\n'
     printf 'goal: auth/static >= %s and auth p99 < %s ms\n\n' "$GOAL_RATIO" "$GOAL_P99_MS"
-    printf '%-9s %-28s %12s %9s %11s %s\n' backend route "req/s" "p99 ms" "auth/static" goal
-    printf '%-9s %-28s %12s %9s %11s %s\n' ------- ----- ----- ------ ----------- ----
-    local row backend route rps p99 ratio verdict
-    for row in "${RESULTS[@]}"; do
-        IFS='|' read -r backend route rps p99 ratio verdict <<<"$row"
-        printf '%-9s %-28s %12s %9s %11s %s\n' "$backend" "$route" "$rps" "$p99" "$ratio" "$verdict"
-    done
+    local format='%-9s %-24s %10s %7s %7s %6s %11s %s\n'
+    # shellcheck disable=SC2059 # the format is the constant above
+    {
+        printf "$format" backend route "req/s" "p50 ms" "p99 ms" other "auth/static" goal
+        printf "$format" ------- ----- ----- ------ ------ ----- ----------- ----
+        local row backend route rps p50 p99 other ratio verdict
+        for row in "${RESULTS[@]}"; do
+            IFS='|' read -r backend route rps p50 p99 other ratio verdict <<<"$row"
+            printf "$format" "$backend" "$route" "$rps" "$p50" "$p99" "$other" "$ratio" "$verdict"
+        done
+    }
     printf '\n'
 }
 
 main() {
+    local pair variable setting
+    for pair in BENCH_SECONDS:SECONDS_PER_RUN BENCH_CONNECTIONS:CONNECTIONS BENCH_THREADS:THREADS \
+        BENCH_ROUNDS:ROUNDS BENCH_WARMUP_SECONDS:WARMUP_SECONDS; do
+        setting="${pair%%:*}"
+        variable="${pair#*:}"
+        [[ "${!variable}" =~ ^[0-9]+$ ]] || die "$setting must be a whole number, not '${!variable}'"
+    done
+    ((SECONDS_PER_RUN > 0 && CONNECTIONS > 0 && THREADS > 0 && ROUNDS > 0)) ||
+        die "BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_THREADS and BENCH_ROUNDS must be at least 1"
     command -v curl >/dev/null 2>&1 || die "this benchmark needs curl"
     ensure_wrk
 
@@ -255,7 +374,7 @@ main() {
     else
         command -v psql >/dev/null 2>&1 || die "postgres: psql not found (set BENCH_SKIP_POSTGRES=1 to skip)"
         log "postgres: recreating database $PG_DB"
-        psql "$PG_ADMIN_URL" -qAt -v ON_ERROR_STOP=1 \
+        PGOPTIONS="-c client_min_messages=warning" psql "$PG_ADMIN_URL" -qAt -v ON_ERROR_STOP=1 \
             -c "DROP DATABASE IF EXISTS \"$PG_DB\" WITH (FORCE)" \
             -c "CREATE DATABASE \"$PG_DB\"" >/dev/null ||
             die "postgres: cannot recreate $PG_DB via $PG_ADMIN_URL (set BENCH_SKIP_POSTGRES=1 to skip)"

@@ -395,6 +395,14 @@ impl Store for PgStore {
             .await
     }
 
+    async fn active_tracking_requests_for(
+        &self,
+        scac: &str,
+        numbers: &[String],
+    ) -> StoreResult<Vec<TrackingRequest>> {
+        tracking_requests::active_for(&self.client().await?, scac, numbers).await
+    }
+
     async fn unresolved_tracking_requests(&self, limit: u32) -> StoreResult<Vec<TrackingRequest>> {
         tracking_requests::unresolved(&self.client().await?, limit).await
     }

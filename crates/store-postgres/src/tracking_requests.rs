@@ -383,3 +383,26 @@ pub async fn unresolved(
         .map(from_row)
         .collect()
 }
+
+pub async fn active_for(
+    client: &impl GenericClient,
+    scac: &str,
+    numbers: &[String],
+) -> StoreResult<Vec<TrackingRequest>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM tracking_requests
+             WHERE scac = $1 AND status IN ('pending', 'awaiting_manifest', 'created')
+               AND request_number = ANY($2)
+             ORDER BY id"
+        ))
+        .await
+        .map_err(backend)?;
+    client
+        .query(&statement, &[&scac, &numbers])
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(from_row)
+        .collect()
+}

@@ -343,6 +343,14 @@ impl Store for SqliteStore {
         tracking_requests::purge_idempotency_keys(&self.writer(), before)
     }
 
+    async fn active_tracking_requests_for(
+        &self,
+        scac: &str,
+        numbers: &[String],
+    ) -> StoreResult<Vec<TrackingRequest>> {
+        tracking_requests::active_for(&self.reader(), scac, numbers)
+    }
+
     async fn unresolved_tracking_requests(&self, limit: u32) -> StoreResult<Vec<TrackingRequest>> {
         tracking_requests::unresolved(&self.reader(), limit)
     }

@@ -303,3 +303,21 @@ pub fn unresolved(conn: &Connection, limit: u32) -> StoreResult<Vec<TrackingRequ
         .and_then(Iterator::collect)
         .map_err(backend)
 }
+
+pub fn active_for(
+    conn: &Connection,
+    scac: &str,
+    numbers: &[String],
+) -> StoreResult<Vec<TrackingRequest>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM tracking_requests
+             WHERE scac = ?1 AND status IN ('pending', 'awaiting_manifest', 'created')
+               AND request_number IN (SELECT value FROM json_each(?2))
+             ORDER BY id"
+        ))
+        .map_err(backend)?;
+    stmt.query_map(params![scac, json_text(&numbers)?], from_row)
+        .and_then(Iterator::collect)
+        .map_err(backend)
+}

@@ -83,6 +83,7 @@ macro_rules! store_contract_tests {
             stopped_shipments_are_not_polled,
             unresolved_tracking_requests_are_pending_or_awaiting_manifest,
             domain_events_are_written_with_the_result_and_read_in_order,
+            active_requests_are_found_by_carrier_and_number_across_accounts,
         );
     };
     (@cases $backend:path; $($case:ident),* $(,)?) => {
@@ -1464,4 +1465,35 @@ pub async fn domain_events_are_written_with_the_result_and_read_in_order(
         all.iter()
             .any(|e| e.event == "container.transport.vessel_departed")
     );
+}
+
+pub async fn active_requests_are_found_by_carrier_and_number_across_accounts(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let mine = tracking_request(&ids, acme, "MAEU123456", t0());
+    let theirs = tracking_request(&ids, other, "MAEU123456", t0());
+    let mut failed = tracking_request(&ids, acme, "MAEU654321", t0());
+    failed.status = TrackingRequestStatus::Failed;
+    let unrelated = tracking_request(&ids, acme, "MAEU999999", t0());
+    for request in [&mine, &theirs, &failed, &unrelated] {
+        store.create_tracking_request(request).await.unwrap();
+    }
+
+    let found = store
+        .active_tracking_requests_for("MAEU", &["MAEU123456".to_owned(), "MAEU654321".to_owned()])
+        .await
+        .unwrap();
+    let other_carrier = store
+        .active_tracking_requests_for("MSCU", &["MAEU123456".to_owned()])
+        .await
+        .unwrap();
+
+    let mut found_ids: Vec<TrackingRequestId> = found.iter().map(|r| r.id).collect();
+    found_ids.sort();
+    assert_eq!(found_ids, vec![mine.id, theirs.id]);
+    assert!(other_carrier.is_empty());
 }

@@ -210,6 +210,13 @@ pub trait Store: Send + Sync {
         now: DateTime<Utc>,
     ) -> StoreResult<TrackingRequest>;
 
+    /// Every account's `pending`, `awaiting_manifest` or `created` requests for one of these
+    /// numbers at this carrier: whom a carrier's pushed event concerns.
+    async fn active_tracking_requests_for(
+        &self,
+        scac: &str,
+        numbers: &[String],
+    ) -> StoreResult<Vec<TrackingRequest>>;
     /// Requests still waiting for the carrier (`pending` or `awaiting_manifest`), oldest
     /// first, across accounts: the poll scheduler's input.
     async fn unresolved_tracking_requests(&self, limit: u32) -> StoreResult<Vec<TrackingRequest>>;

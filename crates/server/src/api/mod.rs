@@ -6,6 +6,7 @@
 pub mod api_keys;
 pub mod auth;
 pub mod containers;
+pub mod dcsa_notifications;
 pub mod docs;
 pub mod error;
 pub mod extract;
@@ -68,6 +69,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(v2)
         .merge(operations)
+        .merge(dcsa_notifications::router())
         .merge(docs::router(openapi))
         .fallback(|| async { ApiError::NotFound })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })

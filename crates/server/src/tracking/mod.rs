@@ -3,6 +3,7 @@
 
 pub mod carriers;
 pub mod engine;
+pub mod push;
 pub mod report;
 pub mod requests;
 pub mod shipments;

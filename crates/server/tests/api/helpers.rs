@@ -78,7 +78,7 @@ impl TestApp {
         Self::build(backend, &[], carriers).await
     }
 
-    async fn build(
+    pub async fn build(
         backend: Backend,
         settings: &[(&str, &str)],
         extra_carriers: Vec<Arc<dyn Carrier>>,

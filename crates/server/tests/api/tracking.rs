@@ -33,6 +33,8 @@ on_both_backends!(
     a_refresh_polls_now_and_has_its_own_limit_of_ten_a_minute,
     tracking_stops_by_itself_once_every_container_is_returned,
     every_change_is_recorded_as_a_domain_event_for_notifications,
+    a_signed_carrier_push_polls_the_requests_it_concerns_at_once,
+    a_carrier_push_with_a_wrong_signature_or_body_is_refused,
 );
 
 /// A carrier that answers each poll with the next scripted result.
@@ -715,4 +717,87 @@ async fn every_change_is_recorded_as_a_domain_event_for_notifications(app: TestA
         before,
         "a poll that changes nothing announces nothing"
     );
+}
+
+fn signed(secret: &str, body: &[u8]) -> String {
+    use hmac::Mac;
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(body);
+    format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+async fn push(
+    app: &TestApp,
+    scac: &str,
+    signature: &str,
+    body: &[u8],
+) -> crate::helpers::TestResponse {
+    app.send(
+        axum::http::Request::post(format!("/callbacks/dcsa/{scac}"))
+            .header("content-type", "application/json")
+            .header("notification-signature", signature)
+            .body(axum::body::Body::from(body.to_vec()))
+            .unwrap(),
+    )
+    .await
+}
+
+async fn push_app(backend: Backend) -> TestApp {
+    let carrier = Arc::new(Scripted {
+        scac: "MAEU",
+        answers: Mutex::new(vec![Err(CarrierError::NotFound), Ok(sandbox_snapshot())].into()),
+    });
+    TestApp::build(
+        backend,
+        &[
+            ("carriers.MAEU.base_url", "http://127.0.0.1:9/"),
+            ("carriers.MAEU.notification_secret", "s3cret"),
+        ],
+        vec![carrier],
+    )
+    .await
+    .unwrap()
+}
+
+async fn a_signed_carrier_push_polls_the_requests_it_concerns_at_once(app: TestApp) {
+    let app = push_app(app.backend).await;
+    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+    app.run_pending_jobs().await;
+    assert_eq!(
+        request_of(&app, &id).await["attributes"]["status"],
+        json!("awaiting_manifest")
+    );
+    let body = json!([{
+        "eventID": "5e51e72c-d872-4d6b-9fbc-1ecb8e6e4fbf",
+        "eventType": "TRANSPORT", "eventClassifierCode": "ACT",
+        "eventDateTime": "2026-03-01T10:00:00Z", "eventCreatedDateTime": "2026-03-01T10:05:00Z",
+        "transportEventTypeCode": "DEPA",
+        "documentReferences": [{"documentReferenceType": "TRD", "documentReferenceValue": "MAEU123456789"}],
+        "transportCall": {"UNLocationCode": "CNSHA", "modeOfTransport": "VESSEL"}
+    }])
+    .to_string()
+    .into_bytes();
+
+    let response = push(&app, "maeu", &signed("s3cret", &body), &body).await;
+    app.run_pending_jobs().await;
+
+    assert_eq!(response.status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        request_of(&app, &id).await["attributes"]["status"],
+        json!("created")
+    );
+}
+
+async fn a_carrier_push_with_a_wrong_signature_or_body_is_refused(app: TestApp) {
+    let app = push_app(app.backend).await;
+    let body = b"[]".to_vec();
+
+    let unsigned = push(&app, "MAEU", "sha256=00", &body).await;
+    let unknown = push(&app, "MSCU", &signed("s3cret", &body), &body).await;
+    let garbage = push(&app, "MAEU", &signed("s3cret", b"{nope"), b"{nope").await;
+
+    assert_eq!(unsigned.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    assert_eq!(garbage.status, StatusCode::BAD_REQUEST);
+    assert_eq!(garbage.error_member("status"), json!("400"));
 }

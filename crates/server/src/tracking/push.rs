@@ -1,0 +1,121 @@
+//! Events a carrier pushes to us (a DCSA Track & Trace event subscription). A push is a
+//! doorbell: its signature is checked, the tracking requests it concerns are found, and
+//! each gets an immediate poll, so pushed and polled events go through one path.
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use tidemark_carriers::{CarrierEvent, DocumentType};
+use tidemark_store::StoreError;
+
+use crate::app::App;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PushError {
+    /// No subscription is configured for this carrier.
+    #[error("no event subscription for this carrier")]
+    UnknownCarrier,
+    #[error("the notification signature does not match")]
+    BadSignature,
+    #[error("the notification body is not DCSA events: {0}")]
+    Malformed(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Checks `Notification-Signature` (`sha256=<hex HMAC-SHA256 of the raw body>`, the prefix
+/// optional) in constant time.
+pub fn signature_matches(secret: &str, signature: &str, body: &[u8]) -> bool {
+    let hex_part = signature
+        .trim()
+        .strip_prefix("sha256=")
+        .unwrap_or(signature.trim());
+    let Ok(expected) = hex::decode(hex_part) else {
+        return false;
+    };
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret.as_bytes()) else {
+        return false;
+    };
+    mac.update(body);
+    mac.verify_slice(&expected).is_ok()
+}
+
+fn numbers_of(events: &[CarrierEvent]) -> Vec<String> {
+    let mut numbers: Vec<String> = events
+        .iter()
+        .flat_map(|event| {
+            event
+                .document_numbers(DocumentType::TransportDocument)
+                .chain(event.document_numbers(DocumentType::Booking))
+                .map(str::to_owned)
+                .chain(event.equipment_reference.clone())
+                .collect::<Vec<_>>()
+        })
+        .map(|n| n.trim().to_uppercase())
+        .collect();
+    numbers.sort();
+    numbers.dedup();
+    numbers
+}
+
+/// Verifies and accepts one push; returns how many tracking requests it queued a poll for.
+pub async fn receive(
+    app: &App,
+    scac: &str,
+    signature: Option<&str>,
+    body: &[u8],
+) -> Result<usize, PushError> {
+    let scac = scac.trim().to_uppercase();
+    let Some(secret) = app
+        .config
+        .carriers
+        .iter()
+        .find(|c| c.scac == scac)
+        .and_then(|c| c.notification_secret.as_deref())
+    else {
+        return Err(PushError::UnknownCarrier);
+    };
+    if !signature.is_some_and(|s| signature_matches(secret, s, body)) {
+        return Err(PushError::BadSignature);
+    }
+    let snapshot = tidemark_carriers::dcsa::parse_events(body)
+        .map_err(|error| PushError::Malformed(error.to_string()))?;
+    let numbers = numbers_of(&snapshot.events);
+    if numbers.is_empty() {
+        return Ok(0);
+    }
+    let requests = app
+        .store
+        .active_tracking_requests_for(&scac, &numbers)
+        .await?;
+    for request in &requests {
+        super::queue_refresh(app, request.account_id, request.id).await?;
+    }
+    Ok(requests.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sign(secret: &str, body: &[u8]) -> String {
+        let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("any key length");
+        mac.update(body);
+        format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+    }
+
+    #[test]
+    fn a_signature_of_the_body_with_the_secret_matches() {
+        assert!(signature_matches("s3cret", &sign("s3cret", b"[]"), b"[]"));
+    }
+
+    #[test]
+    fn a_signature_of_another_body_or_secret_does_not() {
+        assert!(!signature_matches(
+            "s3cret",
+            &sign("s3cret", b"[]"),
+            b"[{}]"
+        ));
+        assert!(!signature_matches("s3cret", &sign("other", b"[]"), b"[]"));
+        assert!(!signature_matches("s3cret", "sha256=not-hex", b"[]"));
+    }
+}
