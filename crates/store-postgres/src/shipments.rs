@@ -275,11 +275,22 @@ fn event_from_row(row: &Row) -> StoreResult<TransportEvent> {
     })
 }
 
-async fn upsert_event(client: &impl GenericClient, e: &TransportEvent) -> StoreResult<()> {
+/// All of an update's events in one statement (arrays unnested into rows): a poll may bring
+/// dozens, and a round trip each would dominate.
+async fn upsert_events<'a>(
+    client: &impl GenericClient,
+    events: impl Iterator<Item = &'a TransportEvent>,
+) -> StoreResult<()> {
+    let events: Vec<&TransportEvent> = events.collect();
+    if events.is_empty() {
+        return Ok(());
+    }
     let statement = client
         .prepare_cached(&format!(
             "INSERT INTO transport_events ({EVENT_COLUMNS})
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+             SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[],
+                $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+                $12::timestamptz[])
              ON CONFLICT (id) DO UPDATE SET event = excluded.event,
                 timestamp = excluded.timestamp, voyage_number = excluded.voyage_number,
                 location_locode = excluded.location_locode, vessel_name = excluded.vessel_name,
@@ -287,22 +298,38 @@ async fn upsert_event(client: &impl GenericClient, e: &TransportEvent) -> StoreR
         ))
         .await
         .map_err(backend)?;
+    let column = |f: fn(&TransportEvent) -> Uuid| events.iter().map(|e| f(e)).collect::<Vec<_>>();
+    let text = |f: fn(&TransportEvent) -> Option<&str>| {
+        events.iter().map(|e| f(e)).collect::<Vec<Option<&str>>>()
+    };
+    let ids = column(|e| e.id.0);
+    let accounts = column(|e| e.account_id.0);
+    let shipments = column(|e| e.shipment_id.0);
+    let containers = column(|e| e.container_id.0);
+    let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+    let timestamps: Vec<DateTime<Utc>> = events.iter().map(|e| e.timestamp).collect();
+    let voyages = text(|e| e.voyage_number.as_deref());
+    let locations = text(|e| e.location_locode.as_deref());
+    let vessel_names = text(|e| e.vessel_name.as_deref());
+    let vessel_imos = text(|e| e.vessel_imo.as_deref());
+    let sources: Vec<&str> = events.iter().map(|e| e.source_id.as_str()).collect();
+    let created: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
     client
         .execute(
             &statement,
             &[
-                &e.id.0,
-                &e.account_id.0,
-                &e.shipment_id.0,
-                &e.container_id.0,
-                &e.event.as_str(),
-                &e.timestamp,
-                &e.voyage_number,
-                &e.location_locode,
-                &e.vessel_name,
-                &e.vessel_imo,
-                &e.source_id,
-                &e.created_at,
+                &ids,
+                &accounts,
+                &shipments,
+                &containers,
+                &names,
+                &timestamps,
+                &voyages,
+                &locations,
+                &vessel_names,
+                &vessel_imos,
+                &sources,
+                &created,
             ],
         )
         .await
@@ -326,9 +353,11 @@ pub async fn record_tracking_result(
         {
             upsert_container(&tx, container).await?;
         }
-        for event in update.new_events.iter().chain(&update.corrected_events) {
-            upsert_event(&tx, event).await?;
-        }
+        upsert_events(
+            &tx,
+            update.new_events.iter().chain(&update.corrected_events),
+        )
+        .await?;
     }
     let statement = tx
         .prepare_cached(

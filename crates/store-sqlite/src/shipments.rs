@@ -121,8 +121,8 @@ fn json(values: &[String]) -> StoreResult<String> {
 }
 
 fn upsert_shipment(tx: &Transaction<'_>, s: &Shipment) -> StoreResult<()> {
-    tx.execute(
-        &format!(
+    let (ref_numbers, tags) = (json(&s.ref_numbers)?, json(&s.tags)?);
+    tx.prepare_cached(&format!(
             "INSERT INTO shipments ({SHIPMENT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
              ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, \
              ?26, ?27)
@@ -141,15 +141,16 @@ fn upsert_shipment(tx: &Transaction<'_>, s: &Shipment) -> StoreResult<()> {
                 line_tracking_stopped_at = excluded.line_tracking_stopped_at,
                 line_tracking_stopped_reason = excluded.line_tracking_stopped_reason,
                 updated_at = excluded.updated_at"
-        ),
-        params![
+    ))
+    .and_then(|mut stmt| {
+        stmt.execute(params![
             s.id.0.to_string(),
             s.account_id.0.to_string(),
             s.tracking_request_id.0.to_string(),
             s.bill_of_lading_number,
             s.normalized_number,
-            json(&s.ref_numbers)?,
-            json(&s.tags)?,
+            ref_numbers,
+            tags,
             s.shipping_line_scac,
             s.port_of_lading_locode,
             s.port_of_discharge_locode,
@@ -170,8 +171,8 @@ fn upsert_shipment(tx: &Transaction<'_>, s: &Shipment) -> StoreResult<()> {
             s.line_tracking_stopped_reason,
             to_ts(s.created_at),
             to_ts(s.updated_at),
-        ],
-    )
+        ])
+    })
     .map_err(backend)?;
     Ok(())
 }
@@ -213,9 +214,8 @@ fn container_from_row(row: &Row<'_>) -> rusqlite::Result<Container> {
 }
 
 fn upsert_container(tx: &Transaction<'_>, c: &Container) -> StoreResult<()> {
-    tx.execute(
-        &format!(
-            "INSERT INTO containers ({CONTAINER_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
+    tx.prepare_cached(&format!(
+        "INSERT INTO containers ({CONTAINER_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
              ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
              ON CONFLICT (id) DO UPDATE SET seal_number = excluded.seal_number,
                 pod_arrived_at = excluded.pod_arrived_at,
@@ -226,8 +226,9 @@ fn upsert_container(tx: &Transaction<'_>, c: &Container) -> StoreResult<()> {
                 availability_known = excluded.availability_known,
                 available_for_pickup = excluded.available_for_pickup,
                 current_status = excluded.current_status, updated_at = excluded.updated_at"
-        ),
-        params![
+    ))
+    .and_then(|mut stmt| {
+        stmt.execute(params![
             c.id.0.to_string(),
             c.account_id.0.to_string(),
             c.shipment_id.0.to_string(),
@@ -248,8 +249,8 @@ fn upsert_container(tx: &Transaction<'_>, c: &Container) -> StoreResult<()> {
             c.current_status.as_str(),
             to_ts(c.created_at),
             to_ts(c.updated_at),
-        ],
-    )
+        ])
+    })
     .map_err(backend)?;
     Ok(())
 }
@@ -280,16 +281,16 @@ fn event_from_row(row: &Row<'_>) -> rusqlite::Result<TransportEvent> {
 }
 
 fn upsert_event(tx: &Transaction<'_>, e: &TransportEvent) -> StoreResult<()> {
-    tx.execute(
-        &format!(
-            "INSERT INTO transport_events ({EVENT_COLUMNS})
+    tx.prepare_cached(&format!(
+        "INSERT INTO transport_events ({EVENT_COLUMNS})
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
              ON CONFLICT (id) DO UPDATE SET event = excluded.event,
                 timestamp = excluded.timestamp, voyage_number = excluded.voyage_number,
                 location_locode = excluded.location_locode, vessel_name = excluded.vessel_name,
                 vessel_imo = excluded.vessel_imo"
-        ),
-        params![
+    ))
+    .and_then(|mut stmt| {
+        stmt.execute(params![
             e.id.0.to_string(),
             e.account_id.0.to_string(),
             e.shipment_id.0.to_string(),
@@ -302,8 +303,8 @@ fn upsert_event(tx: &Transaction<'_>, e: &TransportEvent) -> StoreResult<()> {
             e.vessel_imo,
             e.source_id,
             to_ts(e.created_at),
-        ],
-    )
+        ])
+    })
     .map_err(backend)?;
     Ok(())
 }
@@ -331,11 +332,13 @@ pub fn record_tracking_result(
         }
     }
     let updated = tx
-        .execute(
+        .prepare_cached(
             "UPDATE tracking_requests SET status = ?2, failed_reason = ?3, is_retrying = ?4,
                 retry_count = ?5, shipment_id = ?6, updated_at = ?7
              WHERE id = ?1",
-            params![
+        )
+        .and_then(|mut stmt| {
+            stmt.execute(params![
                 request.id.0.to_string(),
                 request.status.as_str(),
                 request.failed_reason.map(FailedReason::as_str),
@@ -343,18 +346,22 @@ pub fn record_tracking_result(
                 request.retry_count,
                 request.shipment_id.map(|id| id.0.to_string()),
                 to_ts(request.updated_at),
-            ],
-        )
+            ])
+        })
         .map_err(backend)?;
     if updated == 0 {
         return Err(StoreError::NotFound);
     }
-    for event in events {
-        tx.execute(
+    let mut insert_event = tx
+        .prepare_cached(
             "INSERT INTO domain_events (id, account_id, event, reference_type, reference_id,
                 shipment_id, container_id, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![
+        )
+        .map_err(backend)?;
+    for event in events {
+        insert_event
+            .execute(params![
                 event.id.0.to_string(),
                 event.account_id.0.to_string(),
                 event.event,
@@ -363,10 +370,10 @@ pub fn record_tracking_result(
                 event.shipment_id.map(|id| id.0.to_string()),
                 event.container_id.map(|id| id.0.to_string()),
                 to_ts(event.created_at),
-            ],
-        )
-        .map_err(backend)?;
+            ])
+            .map_err(backend)?;
     }
+    drop(insert_event);
     tx.commit().map_err(backend)
 }
 

@@ -1,0 +1,144 @@
+//! Applying carrier events: how many DCSA events per second go from a carrier's response
+//! body to stored shipments, containers, transport events and domain events.
+//!
+//! `cargo bench -p tidemark-server --bench apply_events` (SQLite; PostgreSQL too when
+//! `TIDEMARK_TEST_POSTGRES_URL` is set). Each shipment is a sandbox voyage played to its
+//! end, parsed, planned and written in one transaction, as a poll does.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::{Duration, TimeZone, Utc};
+use tidemark_carriers::sandbox::{Sandbox, builtin_ports};
+use tidemark_domain::domain_event::events_of;
+use tidemark_domain::tracking_update::{Known, plan};
+use tidemark_domain::{
+    Account, AccountId, IdGenerator, RequestType, TrackingRequest, TrackingRequestId,
+    TrackingRequestStatus, UuidV7Ids,
+};
+use tidemark_server::tracking::report::from_snapshot;
+use tidemark_store::Store;
+
+const SHIPMENTS: usize = 2_000;
+/// As many as a worker process runs at once by default (`worker_concurrency`).
+const WORKERS: usize = 8;
+
+async fn run(name: &str, store: Arc<dyn Store>) {
+    let ids = UuidV7Ids;
+    let epoch = Utc
+        .with_ymd_and_hms(2026, 1, 1, 0, 0, 0)
+        .single()
+        .expect("valid date");
+    let account = Account {
+        id: AccountId::new(&ids),
+        name: format!("bench-{}", ids.next_id()),
+        created_at: epoch,
+    };
+    store.create_account(&account).await.expect("account");
+    let sandbox = Sandbox::new(builtin_ports());
+    // Carrier responses are prepared first: the benchmark measures what Tidemark does with
+    // them, not the sandbox that makes them.
+    let bodies: Vec<(String, Vec<u8>)> = (0..SHIPMENTS)
+        .filter_map(|i| {
+            let number = format!("TEST-BENCH-{i}");
+            let voyage = sandbox.voyage(&number, epoch)?;
+            let events = voyage.events_until(epoch + Duration::days(90));
+            Some((number, serde_json::to_vec(&events).expect("serializable")))
+        })
+        .collect();
+
+    let started = Instant::now();
+    let bodies = Arc::new(bodies);
+    let mut workers = tokio::task::JoinSet::new();
+    for worker in 0..WORKERS {
+        let (store, bodies) = (Arc::clone(&store), Arc::clone(&bodies));
+        workers.spawn(async move {
+            let mut applied = 0;
+            for (number, body) in bodies.iter().skip(worker).step_by(WORKERS) {
+                applied += apply(store.as_ref(), account.id, number, body, epoch).await;
+            }
+            applied
+        });
+    }
+    let mut carrier_events = 0;
+    while let Some(applied) = workers.join_next().await {
+        carrier_events += applied.expect("worker");
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    #[expect(clippy::cast_precision_loss, reason = "a rate for humans")]
+    let rate = carrier_events as f64 / elapsed;
+    println!(
+        "{name:>10}: {} shipments, {carrier_events} DCSA events in {elapsed:.2} s = {rate:.0} events/s ({WORKERS} workers)",
+        bodies.len()
+    );
+}
+
+/// One poll's work: parse the carrier's body, plan the update, write it with its domain
+/// events. Returns the number of carrier events applied.
+async fn apply(
+    store: &dyn Store,
+    account: AccountId,
+    number: &str,
+    body: &[u8],
+    epoch: chrono::DateTime<Utc>,
+) -> usize {
+    let ids = UuidV7Ids;
+    {
+        let snapshot = tidemark_carriers::dcsa::parse_events(body).expect("sandbox events parse");
+        let mut request = TrackingRequest {
+            id: TrackingRequestId::new(&ids),
+            account_id: account,
+            request_type: RequestType::BillOfLading,
+            request_number: number.to_owned(),
+            scac: "TEST".to_owned(),
+            ref_numbers: Vec::new(),
+            shipment_tags: Vec::new(),
+            status: TrackingRequestStatus::Pending,
+            failed_reason: None,
+            is_retrying: false,
+            retry_count: None,
+            shipment_id: None,
+            initial_custom_fields: None,
+            created_at: epoch,
+            updated_at: epoch,
+        };
+        store
+            .create_tracking_request(&request)
+            .await
+            .expect("request");
+        let update = plan(
+            &request,
+            Known::default(),
+            &from_snapshot(&snapshot),
+            &ids,
+            epoch,
+        );
+        request.status = TrackingRequestStatus::Created;
+        request.shipment_id = Some(update.shipment.id);
+        let announced = events_of(
+            TrackingRequestStatus::Pending,
+            &request,
+            Some(&update),
+            &ids,
+            epoch,
+        );
+        store
+            .record_tracking_result(&request, Some(&update), &announced)
+            .await
+            .expect("record");
+        snapshot.events.len()
+    }
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sqlite =
+        tidemark_store_sqlite::SqliteStore::open(dir.path().join("bench.db")).expect("SQLite");
+    run("sqlite", Arc::new(sqlite)).await;
+    if let Some(schema) = tidemark_store_postgres::testing::temp_schema().await {
+        run("postgres", schema.store()).await;
+    } else {
+        println!("  postgres: skipped (set TIDEMARK_TEST_POSTGRES_URL)");
+    }
+}
