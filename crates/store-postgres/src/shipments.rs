@@ -641,6 +641,7 @@ pub async fn update_shipment(
 
 pub async fn shipments_to_poll(
     client: &impl GenericClient,
+    due_before: DateTime<Utc>,
     after: Option<ShipmentId>,
     limit: u32,
 ) -> StoreResult<Vec<Shipment>> {
@@ -648,12 +649,17 @@ pub async fn shipments_to_poll(
         .prepare_cached(&format!(
             "SELECT {SHIPMENT_COLUMNS} FROM shipments
              WHERE line_tracking_stopped_at IS NULL AND ($1::uuid IS NULL OR id > $1)
+               AND (line_tracking_last_attempted_at IS NULL
+                    OR line_tracking_last_attempted_at <= $3)
              ORDER BY id LIMIT $2"
         ))
         .await
         .map_err(backend)?;
     client
-        .query(&statement, &[&after.map(|id| id.0), &i64::from(limit)])
+        .query(
+            &statement,
+            &[&after.map(|id| id.0), &i64::from(limit), &due_before],
+        )
         .await
         .map_err(backend)?
         .iter()

@@ -84,6 +84,7 @@ macro_rules! store_contract_tests {
             unresolved_tracking_requests_are_pending_or_awaiting_manifest,
             domain_events_are_written_with_the_result_and_read_in_order,
             active_requests_are_found_by_carrier_and_number_across_accounts,
+            shipments_polled_recently_are_not_due,
         );
     };
     (@cases $backend:path; $($case:ident),* $(,)?) => {
@@ -1408,9 +1409,10 @@ pub async fn stopped_shipments_are_not_polled(backend: &dyn TestBackend) {
     stopped.line_tracking_stopped_at = Some(t0());
     store.update_shipment(&stopped).await.unwrap();
 
-    let batch = store.shipments_to_poll(None, 1).await.unwrap();
+    let due = t0() + Duration::days(1);
+    let batch = store.shipments_to_poll(due, None, 1).await.unwrap();
     let rest = store
-        .shipments_to_poll(Some(batch[0].id), 10)
+        .shipments_to_poll(due, Some(batch[0].id), 10)
         .await
         .unwrap();
 
@@ -1496,4 +1498,26 @@ pub async fn active_requests_are_found_by_carrier_and_number_across_accounts(
     found_ids.sort();
     assert_eq!(found_ids, vec![mine.id, theirs.id]);
     assert!(other_carrier.is_empty());
+}
+
+pub async fn shipments_polled_recently_are_not_due(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, polled) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
+    let mut recently = polled.shipment.clone();
+    recently.line_tracking_last_attempted_at = Some(t0() + Duration::hours(10));
+    store.update_shipment(&recently).await.unwrap();
+
+    let before = store
+        .shipments_to_poll(t0() + Duration::hours(9), None, 10)
+        .await
+        .unwrap();
+    let after = store
+        .shipments_to_poll(t0() + Duration::hours(10), None, 10)
+        .await
+        .unwrap();
+
+    assert!(before.is_empty());
+    assert_eq!(after.len(), 1);
 }

@@ -250,10 +250,12 @@ pub trait Store: Send + Sync {
     ) -> StoreResult<Paged<Shipment>>;
     /// Saves a shipment's editable and tracking fields (ref numbers, tags, stop and resume).
     async fn update_shipment(&self, shipment: &Shipment) -> StoreResult<()>;
-    /// Shipments still being tracked, by id, across accounts: the poll scheduler's input.
-    /// `after` continues from the last id of the previous batch.
+    /// Shipments still being tracked and last polled at or before `due_before` (or never), by
+    /// id, across accounts: the poll scheduler's input. `after` continues from the last id of
+    /// the previous batch.
     async fn shipments_to_poll(
         &self,
+        due_before: DateTime<Utc>,
         after: Option<ShipmentId>,
         limit: u32,
     ) -> StoreResult<Vec<Shipment>>;

@@ -49,7 +49,7 @@ pub enum PollOutcome {
 }
 
 /// When a request or its shipment is next due for a poll.
-fn due_at(
+pub fn due_at(
     app: &App,
     request: &TrackingRequest,
     shipment: Option<&Shipment>,

@@ -49,18 +49,26 @@ pub async fn queue_refresh(
     .map(|_| ())
 }
 
-/// Queues a poll for every request still waiting for its carrier and every shipment still
-/// tracked; each poll decides for itself whether it is due. Returns how many it queued.
+/// Queues a poll for every request still waiting for its carrier and every tracked shipment
+/// that is due, so a tick costs writes only for the work it finds. Returns how many it
+/// queued.
 pub async fn sweep(app: &App) -> Result<usize, StoreError> {
     const BATCH: u32 = 1_000;
+    let now = app.clock.now();
     let mut queued = 0;
     for request in app.store.unresolved_tracking_requests(10 * BATCH).await? {
-        queue_poll(app, request.account_id, request.id).await?;
-        queued += 1;
+        if engine::due_at(app, &request, None).is_some_and(|due| due <= now) {
+            queue_poll(app, request.account_id, request.id).await?;
+            queued += 1;
+        }
     }
+    let due_before = now - app.config.tracking_poll_interval;
     let mut after = None;
     loop {
-        let shipments = app.store.shipments_to_poll(after, BATCH).await?;
+        let shipments = app
+            .store
+            .shipments_to_poll(due_before, after, BATCH)
+            .await?;
         let Some(last) = shipments.last() else {
             return Ok(queued);
         };
