@@ -283,7 +283,7 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
         let raw = parts.uri.query().map(str::to_owned);
-        let pairs = raw
+        let pairs: Vec<(String, String)> = raw
             .as_deref()
             .map(|query| {
                 form_urlencoded::parse(query.as_bytes())
@@ -291,6 +291,18 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
                     .collect()
             })
             .unwrap_or_default();
+        // Control characters (NUL above all) mean nothing in a filter, and PostgreSQL
+        // refuses NUL in text: reject them here rather than fail deeper down.
+        if let Some((name, _)) = pairs
+            .iter()
+            .find(|(_, value)| value.chars().any(char::is_control))
+        {
+            return Err(ApiError::parameter(
+                name,
+                "invalid_characters",
+                format!("{name} contains control characters."),
+            ));
+        }
         Ok(Self {
             path: parts.uri.path().to_owned(),
             raw,
@@ -344,10 +356,15 @@ impl QueryParams {
         let Some(value) = self.filter(name) else {
             return Ok(None);
         };
+        let in_range = |at: DateTime<Utc>| (1..=9999).contains(&chrono::Datelike::year(&at));
         if let Ok(at) = DateTime::parse_from_rfc3339(value) {
-            return Ok(Some(at.with_timezone(&Utc)));
-        }
-        if let Ok(date) = chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d") {
+            let at = at.with_timezone(&Utc);
+            if in_range(at) {
+                return Ok(Some(at));
+            }
+        } else if let Ok(date) = chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d")
+            && (1..=9999).contains(&chrono::Datelike::year(&date))
+        {
             let time = if name.ends_with("[end]") {
                 date.and_hms_opt(23, 59, 59)
             } else {
@@ -571,6 +588,13 @@ pub fn parse_body<T: DeserializeOwned + BodyType>(
             format!("The body is not valid JSON: {error}."),
         )])
     })?;
+    if let Some(pointer) = nul_pointer(&document, String::new()) {
+        return Err(ApiError::Invalid(vec![FieldError::pointer(
+            pointer,
+            "invalid_characters",
+            "Text may not contain NUL characters.",
+        )]));
+    }
     let Some(data) = document.get("data").and_then(Value::as_object) else {
         return Err(ApiError::Invalid(vec![FieldError::pointer(
             "/data",
@@ -615,6 +639,27 @@ pub fn parse_body<T: DeserializeOwned + BodyType>(
         attributes,
         relationships: data.get("relationships").cloned(),
     })
+}
+
+/// The JSON pointer of the first string (or key) holding a NUL character, which no database
+/// column can store.
+fn nul_pointer(value: &Value, at: String) -> Option<String> {
+    match value {
+        Value::String(text) if text.contains('\0') => Some(at),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| nul_pointer(item, format!("{at}/{i}"))),
+        Value::Object(map) => map.iter().find_map(|(key, item)| {
+            let here = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
+            if key.contains('\0') {
+                Some(here)
+            } else {
+                nul_pointer(item, here)
+            }
+        }),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,9 @@ use tidemark_store::StoreError;
 
 use crate::app::App;
 
+/// No carrier issues longer numbers; longer input is a mistake, not a number.
+const MAX_NUMBER_LENGTH: usize = 64;
+
 /// A tracking request as submitted, before validation.
 #[derive(Clone, Debug, Default)]
 pub struct Submission {
@@ -79,6 +82,13 @@ pub fn validate(
         }
     };
     let number = submission.request_number.as_deref().unwrap_or("");
+    if number.trim().chars().count() > MAX_NUMBER_LENGTH {
+        problems.push(Problem::new(
+            "request_number",
+            "too_long",
+            format!("Request number is too long (maximum is {MAX_NUMBER_LENGTH} characters)"),
+        ));
+    }
     if let Err(found) =
         validate_request_number(request_type.unwrap_or(RequestType::BillOfLading), number)
     {

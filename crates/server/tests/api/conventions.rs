@@ -24,6 +24,10 @@ on_both_backends!(
     a_request_id_is_returned_and_kept_when_given,
     an_undecodable_path_segment_is_a_json_404,
     a_head_request_is_answered_like_a_get_without_a_body,
+    a_nul_character_in_a_filter_is_a_400,
+    a_nul_character_in_a_body_is_a_422_pointing_at_it,
+    a_date_outside_the_calendar_is_a_400,
+    an_overlong_request_number_is_refused,
 );
 
 async fn an_unknown_route_answers_a_json_404(app: TestApp) {
@@ -238,4 +242,59 @@ async fn a_head_request_is_answered_like_a_get_without_a_body(app: TestApp) {
 
     assert_eq!(response.status, StatusCode::OK);
     assert!(response.body.is_empty());
+}
+
+async fn a_nul_character_in_a_filter_is_a_400(app: TestApp) {
+    let response = app.get("/v2/tracking_requests?filter[scac]=%00").await;
+
+    assert_eq!(
+        response.status,
+        StatusCode::BAD_REQUEST,
+        "{}",
+        String::from_utf8_lossy(&response.body)
+    );
+    assert_eq!(
+        response.error_member("source"),
+        json!({"parameter": "filter[scac]"})
+    );
+}
+
+async fn a_nul_character_in_a_body_is_a_422_pointing_at_it(app: TestApp) {
+    let response = app
+        .post_json(
+            "/v2/tracking_requests",
+            &json!({"data": {"type": "tracking_request", "attributes": {
+                "request_type": "bill_of_lading", "request_number": "MAEU123456",
+                "scac": "MAEU", "ref_numbers": ["a\u{0}b"]
+            }}}),
+        )
+        .await;
+
+    assert_eq!(response.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        response.error_member("source"),
+        json!({"pointer": "/data/attributes/ref_numbers/0"})
+    );
+}
+
+async fn a_date_outside_the_calendar_is_a_400(app: TestApp) {
+    let response = app
+        .get("/v2/tracking_requests?filter[created_at][start]=-200000-01-01T00:00:00Z")
+        .await;
+
+    assert_eq!(response.status, StatusCode::BAD_REQUEST);
+}
+
+async fn an_overlong_request_number_is_refused(app: TestApp) {
+    let response = app
+        .post_json(
+            "/v2/tracking_requests",
+            &json!({"data": {"type": "tracking_request", "attributes": {
+                "request_type": "bill_of_lading", "request_number": "M".repeat(500), "scac": "MAEU"
+            }}}),
+        )
+        .await;
+
+    assert_eq!(response.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(response.error_member("code"), json!("too_long"));
 }
