@@ -75,6 +75,19 @@ pub struct TrackingUpdate {
 }
 
 impl TrackingUpdate {
+    /// An update of the shipment's own fields only (tracking stopped or resumed, a poll
+    /// attempted).
+    pub fn shipment_only(shipment: Shipment) -> Self {
+        Self {
+            shipment,
+            shipment_created: false,
+            new_containers: Vec::new(),
+            changed_containers: Vec::new(),
+            new_events: Vec::new(),
+            corrected_events: Vec::new(),
+        }
+    }
+
     /// Whether anything besides bookkeeping timestamps changed.
     pub fn changes_anything(&self) -> bool {
         self.shipment_created

@@ -410,10 +410,18 @@ impl Store for PgStore {
     async fn record_tracking_result(
         &self,
         request: &TrackingRequest,
+        read_at: DateTime<Utc>,
         update: Option<&TrackingUpdate>,
         events: &[DomainEvent],
     ) -> StoreResult<()> {
-        shipments::record_tracking_result(&mut self.client().await?, request, update, events).await
+        shipments::record_tracking_result(
+            &mut self.client().await?,
+            request,
+            read_at,
+            update,
+            events,
+        )
+        .await
     }
 
     async fn domain_events(
@@ -439,7 +447,7 @@ impl Store for PgStore {
     }
 
     async fn update_shipment(&self, shipment: &Shipment) -> StoreResult<()> {
-        shipments::update_shipment(&mut self.client().await?, shipment).await
+        shipments::update_shipment(&self.client().await?, shipment).await
     }
 
     async fn shipments_to_poll(

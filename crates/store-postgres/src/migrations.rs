@@ -11,6 +11,10 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (2, include_str!("../migrations/0002_tracking_requests.sql")),
     (3, include_str!("../migrations/0003_shipments.sql")),
     (4, include_str!("../migrations/0004_domain_events.sql")),
+    (
+        5,
+        include_str!("../migrations/0005_duplicates_while_tracked.sql"),
+    ),
 ];
 
 /// Advisory lock key held while migrating ("tdmkmigr"), so processes starting together

@@ -108,8 +108,8 @@ async fn upsert_shipment(client: &impl GenericClient, s: &Shipment) -> StoreResu
             "INSERT INTO shipments ({SHIPMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
              $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, \
              $26, $27)
-             ON CONFLICT (id) DO UPDATE SET ref_numbers = excluded.ref_numbers,
-                tags = excluded.tags, port_of_lading_locode = excluded.port_of_lading_locode,
+             ON CONFLICT (id) DO UPDATE SET
+                port_of_lading_locode = excluded.port_of_lading_locode,
                 port_of_discharge_locode = excluded.port_of_discharge_locode,
                 destination_locode = excluded.destination_locode,
                 pod_vessel_name = excluded.pod_vessel_name, pod_vessel_imo = excluded.pod_vessel_imo,
@@ -340,6 +340,7 @@ async fn upsert_events<'a>(
 pub async fn record_tracking_result(
     client: &mut deadpool_postgres::Client,
     request: &TrackingRequest,
+    read_at: DateTime<Utc>,
     update: Option<&TrackingUpdate>,
     events: &[DomainEvent],
 ) -> StoreResult<()> {
@@ -363,7 +364,7 @@ pub async fn record_tracking_result(
         .prepare_cached(
             "UPDATE tracking_requests SET status = $2, failed_reason = $3, is_retrying = $4,
                 retry_count = $5, shipment_id = $6, updated_at = $7
-             WHERE id = $1",
+             WHERE id = $1 AND updated_at = $8 AND (shipment_id IS NULL OR shipment_id = $6)",
         )
         .await
         .map_err(backend)?;
@@ -379,13 +380,16 @@ pub async fn record_tracking_result(
                 &retry_count,
                 &request.shipment_id.map(|id| id.0),
                 &request.updated_at,
+                &read_at,
             ],
         )
         .await
         .map_err(backend)?;
     if updated == 0 {
-        // Dropping the transaction rolls it back.
-        return Err(StoreError::NotFound);
+        // Dropping the transaction rolls back what was written above.
+        return Err(StoreError::Conflict {
+            constraint: "tracking_request_changed",
+        });
     }
     insert_domain_events(&tx, events).await?;
     tx.commit().await.map_err(backend)
@@ -618,25 +622,31 @@ pub async fn list_shipments(
     .await
 }
 
-pub async fn update_shipment(
-    client: &mut deadpool_postgres::Client,
-    shipment: &Shipment,
-) -> StoreResult<()> {
-    let tx = client.transaction().await.map_err(backend)?;
-    let statement = tx
-        .prepare_cached("SELECT 1 FROM shipments WHERE id = $1 AND account_id = $2 FOR UPDATE")
+pub async fn update_shipment(client: &impl GenericClient, shipment: &Shipment) -> StoreResult<()> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE shipments SET ref_numbers = $3, tags = $4, updated_at = $5
+             WHERE id = $1 AND account_id = $2",
+        )
         .await
         .map_err(backend)?;
-    let exists = tx
-        .query_opt(&statement, &[&shipment.id.0, &shipment.account_id.0])
+    let updated = client
+        .execute(
+            &statement,
+            &[
+                &shipment.id.0,
+                &shipment.account_id.0,
+                &Json(&shipment.ref_numbers),
+                &Json(&shipment.tags),
+                &shipment.updated_at,
+            ],
+        )
         .await
-        .map_err(backend)?
-        .is_some();
-    if !exists {
+        .map_err(backend)?;
+    if updated == 0 {
         return Err(StoreError::NotFound);
     }
-    upsert_shipment(&tx, shipment).await?;
-    tx.commit().await.map_err(backend)
+    Ok(())
 }
 
 pub async fn shipments_to_poll(

@@ -358,10 +358,11 @@ impl Store for SqliteStore {
     async fn record_tracking_result(
         &self,
         request: &TrackingRequest,
+        read_at: DateTime<Utc>,
         update: Option<&TrackingUpdate>,
         events: &[DomainEvent],
     ) -> StoreResult<()> {
-        shipments::record_tracking_result(&mut self.writer(), request, update, events)
+        shipments::record_tracking_result(&mut self.writer(), request, read_at, update, events)
     }
 
     async fn domain_events(
@@ -387,7 +388,7 @@ impl Store for SqliteStore {
     }
 
     async fn update_shipment(&self, shipment: &Shipment) -> StoreResult<()> {
-        shipments::update_shipment(&mut self.writer(), shipment)
+        shipments::update_shipment(&self.writer(), shipment)
     }
 
     async fn shipments_to_poll(

@@ -11,6 +11,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0002_tracking_requests.sql"),
     include_str!("../migrations/0003_shipments.sql"),
     include_str!("../migrations/0004_domain_events.sql"),
+    include_str!("../migrations/0005_duplicates_while_tracked.sql"),
 ];
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {

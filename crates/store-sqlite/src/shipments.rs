@@ -126,8 +126,8 @@ fn upsert_shipment(tx: &Transaction<'_>, s: &Shipment) -> StoreResult<()> {
             "INSERT INTO shipments ({SHIPMENT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
              ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, \
              ?26, ?27)
-             ON CONFLICT (id) DO UPDATE SET ref_numbers = excluded.ref_numbers,
-                tags = excluded.tags, port_of_lading_locode = excluded.port_of_lading_locode,
+             ON CONFLICT (id) DO UPDATE SET
+                port_of_lading_locode = excluded.port_of_lading_locode,
                 port_of_discharge_locode = excluded.port_of_discharge_locode,
                 destination_locode = excluded.destination_locode,
                 pod_vessel_name = excluded.pod_vessel_name, pod_vessel_imo = excluded.pod_vessel_imo,
@@ -312,6 +312,7 @@ fn upsert_event(tx: &Transaction<'_>, e: &TransportEvent) -> StoreResult<()> {
 pub fn record_tracking_result(
     conn: &mut Connection,
     request: &TrackingRequest,
+    read_at: DateTime<Utc>,
     update: Option<&TrackingUpdate>,
     events: &[DomainEvent],
 ) -> StoreResult<()> {
@@ -335,7 +336,7 @@ pub fn record_tracking_result(
         .prepare_cached(
             "UPDATE tracking_requests SET status = ?2, failed_reason = ?3, is_retrying = ?4,
                 retry_count = ?5, shipment_id = ?6, updated_at = ?7
-             WHERE id = ?1",
+             WHERE id = ?1 AND updated_at = ?8 AND (shipment_id IS NULL OR shipment_id = ?6)",
         )
         .and_then(|mut stmt| {
             stmt.execute(params![
@@ -346,11 +347,15 @@ pub fn record_tracking_result(
                 request.retry_count,
                 request.shipment_id.map(|id| id.0.to_string()),
                 to_ts(request.updated_at),
+                to_ts(read_at),
             ])
         })
         .map_err(backend)?;
     if updated == 0 {
-        return Err(StoreError::NotFound);
+        // Dropping the transaction rolls back what was written above.
+        return Err(StoreError::Conflict {
+            constraint: "tracking_request_changed",
+        });
     }
     let mut insert_event = tx
         .prepare_cached(
@@ -528,20 +533,28 @@ pub fn list_shipments(
     )
 }
 
-pub fn update_shipment(conn: &mut Connection, shipment: &Shipment) -> StoreResult<()> {
-    let tx = conn.transaction().map_err(backend)?;
-    let exists: bool = tx
-        .query_row(
-            "SELECT EXISTS (SELECT 1 FROM shipments WHERE id = ?1 AND account_id = ?2)",
-            params![shipment.id.0.to_string(), shipment.account_id.0.to_string()],
-            |row| row.get(0),
+pub fn update_shipment(conn: &Connection, shipment: &Shipment) -> StoreResult<()> {
+    let updated = conn
+        .prepare_cached(
+            "UPDATE shipments SET ref_numbers = ?3, tags = ?4, updated_at = ?5
+             WHERE id = ?1 AND account_id = ?2",
         )
+        .and_then(|mut stmt| {
+            stmt.execute(params![
+                shipment.id.0.to_string(),
+                shipment.account_id.0.to_string(),
+                json(&shipment.ref_numbers)
+                    .map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?,
+                json(&shipment.tags)
+                    .map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?,
+                to_ts(shipment.updated_at),
+            ])
+        })
         .map_err(backend)?;
-    if !exists {
+    if updated == 0 {
         return Err(StoreError::NotFound);
     }
-    upsert_shipment(&tx, shipment)?;
-    tx.commit().map_err(backend)
+    Ok(())
 }
 
 pub fn shipments_to_poll(

@@ -85,6 +85,8 @@ macro_rules! store_contract_tests {
             domain_events_are_written_with_the_result_and_read_in_order,
             active_requests_are_found_by_carrier_and_number_across_accounts,
             shipments_polled_recently_are_not_due,
+            a_result_computed_from_a_stale_request_is_refused,
+            a_poll_never_overwrites_the_tags_users_set,
         );
     };
     (@cases $backend:path; $($case:ident),* $(,)?) => {
@@ -1058,6 +1060,23 @@ fn announcements(
     )
 }
 
+/// Saves a shipment's tracking fields the way a poll or a stop does.
+async fn save(store: &dyn Store, shipment: tidemark_domain::Shipment) {
+    let request = store
+        .tracking_request(shipment.account_id, shipment.tracking_request_id)
+        .await
+        .unwrap();
+    store
+        .record_tracking_result(
+            &request,
+            request.updated_at,
+            Some(&tracking_update::TrackingUpdate::shipment_only(shipment)),
+            &[],
+        )
+        .await
+        .unwrap();
+}
+
 /// A tracked request of `account` with its first carrier result recorded.
 async fn tracked(
     store: &dyn Store,
@@ -1081,6 +1100,7 @@ async fn tracked(
     store
         .record_tracking_result(
             &request,
+            t0(),
             Some(&update),
             &announcements(&request, &update, ids),
         )
@@ -1153,7 +1173,7 @@ pub async fn a_later_result_updates_the_shipment_and_corrects_events(backend: &d
         t0() + Duration::days(22),
     );
     store
-        .record_tracking_result(&request, Some(&second), &[])
+        .record_tracking_result(&request, request.updated_at, Some(&second), &[])
         .await
         .unwrap();
 
@@ -1208,7 +1228,7 @@ pub async fn shipments_are_filtered_and_searched(backend: &dyn TestBackend) {
     let mut stopped = second.shipment.clone();
     stopped.line_tracking_stopped_at = Some(t0() + Duration::days(1));
     stopped.line_tracking_stopped_reason = Some("user".to_owned());
-    store.update_shipment(&stopped).await.unwrap();
+    save(store.as_ref(), stopped).await;
     let list = |filter: ShipmentFilter| {
         let store = Arc::clone(&store);
         async move {
@@ -1407,7 +1427,7 @@ pub async fn stopped_shipments_are_not_polled(backend: &dyn TestBackend) {
     let (_, third) = tracked(store.as_ref(), &ids, acme, "TESTBL0003", Vec::new()).await;
     let mut stopped = second.shipment.clone();
     stopped.line_tracking_stopped_at = Some(t0());
-    store.update_shipment(&stopped).await.unwrap();
+    save(store.as_ref(), stopped).await;
 
     let due = t0() + Duration::days(1);
     let batch = store.shipments_to_poll(due, None, 1).await.unwrap();
@@ -1507,7 +1527,7 @@ pub async fn shipments_polled_recently_are_not_due(backend: &dyn TestBackend) {
     let (_, polled) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
     let mut recently = polled.shipment.clone();
     recently.line_tracking_last_attempted_at = Some(t0() + Duration::hours(10));
-    store.update_shipment(&recently).await.unwrap();
+    save(store.as_ref(), recently).await;
 
     let before = store
         .shipments_to_poll(t0() + Duration::hours(9), None, 10)
@@ -1520,4 +1540,48 @@ pub async fn shipments_polled_recently_are_not_due(backend: &dyn TestBackend) {
 
     assert!(before.is_empty());
     assert_eq!(after.len(), 1);
+}
+
+pub async fn a_result_computed_from_a_stale_request_is_refused(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (request, first) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
+    let mut stale = first.shipment.clone();
+    stale.pod_vessel_name = Some("STALE".to_owned());
+
+    let result = store
+        .record_tracking_result(
+            &request,
+            t0(),
+            Some(&tracking_update::TrackingUpdate::shipment_only(stale)),
+            &[],
+        )
+        .await;
+
+    assert!(matches!(
+        result,
+        Err(StoreError::Conflict {
+            constraint: "tracking_request_changed"
+        })
+    ));
+    let shipment = store.shipment(acme, first.shipment.id).await.unwrap();
+    assert_eq!(shipment.pod_vessel_name, None);
+}
+
+pub async fn a_poll_never_overwrites_the_tags_users_set(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, first) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
+    let mut edited = first.shipment.clone();
+    edited.tags = vec!["vip".to_owned()];
+    edited.ref_numbers = vec!["PO-2".to_owned()];
+    store.update_shipment(&edited).await.unwrap();
+
+    save(store.as_ref(), first.shipment.clone()).await;
+
+    let shipment = store.shipment(acme, first.shipment.id).await.unwrap();
+    assert_eq!(shipment.tags, vec!["vip"]);
+    assert_eq!(shipment.ref_numbers, vec!["PO-2"]);
 }

@@ -184,9 +184,9 @@ pub trait Store: Send + Sync {
 
     // Tracking requests.
 
-    /// Stores a new tracking request. Another `pending` or `created` request of the same
-    /// account for the same SCAC and number is `Conflict { constraint:
-    /// "tracking_requests_active_number" }`.
+    /// Stores a new tracking request. Another request of the same account for the same SCAC
+    /// and number that is `pending`, `awaiting_manifest`, `created` or `tracking_stopped` is
+    /// `Conflict { constraint: "tracking_requests_active_number" }`.
     async fn create_tracking_request(&self, request: &TrackingRequest) -> StoreResult<()>;
     /// One of the account's requests; another account's is `NotFound`.
     async fn tracking_request(
@@ -223,12 +223,18 @@ pub trait Store: Send + Sync {
 
     // Shipments, containers and transport events.
 
-    /// Writes the outcome of one poll in one transaction: the request's new state, the
-    /// shipment, containers and events of `update` when there is one, and the domain events
-    /// that announce them (the outbox).
+    /// Writes the outcome of one poll (or a stop or resume) in one transaction: the
+    /// request's new state, the shipment, containers and events of `update` when there is
+    /// one, and the domain events that announce them (the outbox).
+    ///
+    /// Optimistic: the request must still have the `updated_at` it was read with, and no
+    /// other shipment, else nothing is written and the result is `Conflict { constraint:
+    /// "tracking_request_changed" }` (someone stopped it meanwhile, or another poll won).
+    /// A poll never overwrites the shipment's ref numbers and tags, which users own.
     async fn record_tracking_result(
         &self,
         request: &TrackingRequest,
+        read_at: DateTime<Utc>,
         update: Option<&TrackingUpdate>,
         events: &[DomainEvent],
     ) -> StoreResult<()>;
@@ -248,7 +254,7 @@ pub trait Store: Send + Sync {
         filter: &ShipmentFilter,
         page: PageRequest,
     ) -> StoreResult<Paged<Shipment>>;
-    /// Saves a shipment's editable and tracking fields (ref numbers, tags, stop and resume).
+    /// Saves a shipment's user-editable fields: ref numbers and tags.
     async fn update_shipment(&self, shipment: &Shipment) -> StoreResult<()>;
     /// Shipments still being tracked and last polled at or before `due_before` (or never), by
     /// id, across accounts: the poll scheduler's input. `after` continues from the last id of

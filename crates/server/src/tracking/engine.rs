@@ -96,6 +96,9 @@ pub async fn poll(
 ) -> Result<PollOutcome, StoreError> {
     let mut request = app.store.tracking_request(account, id).await?;
     let status_before = request.status;
+    // The request as read fences the write: if a user stops tracking or another poll
+    // writes first, this poll's result is dropped and the next sweep polls afresh.
+    let read_at = request.updated_at;
     let shipment = match request.shipment_id {
         Some(shipment_id) => Some(app.store.shipment(account, shipment_id).await?),
         None => None,
@@ -113,12 +116,14 @@ pub async fn poll(
         ))),
     };
     let report = fetched.map(|snapshot| report::from_snapshot(&snapshot));
-    match (report, shipment) {
+    raced(
+        async {
+            match (report, shipment) {
         (Ok(report), Some(shipment)) => {
-            record_found(app, status_before, request, Some(shipment), &report, now).await
+            record_found(app, status_before, read_at, request, Some(shipment), &report, now).await
         }
         (Ok(report), None) if !report.containers.is_empty() => {
-            record_found(app, status_before, request, None, &report, now).await
+            record_found(app, status_before, read_at, request, None, &report, now).await
         }
         (Ok(_) | Err(CarrierError::NotFound), None) => {
             request.updated_at = now;
@@ -134,7 +139,7 @@ pub async fn poll(
                 request.is_retrying = false;
                 PollOutcome::AwaitingManifest
             };
-            record(app, status_before, &request, None).await?;
+            record(app, status_before, read_at, &request, None).await?;
             Ok(outcome)
         }
         (Err(error), None) => {
@@ -152,23 +157,28 @@ pub async fn poll(
                 });
                 PollOutcome::Retrying
             };
-            record(app, status_before, &request, None).await?;
+            record(app, status_before, read_at, &request, None).await?;
             Ok(outcome)
         }
         (Err(error), Some(mut shipment)) => {
             // The shipment keeps its data; the next scheduled poll tries again.
             tracing::warn!(shipment.id = %shipment.id, %error, "carrier poll failed");
             shipment.line_tracking_last_attempted_at = Some(now);
-            app.store.update_shipment(&shipment).await?;
+            let update = TrackingUpdate::shipment_only(shipment);
+            record(app, status_before, read_at, &request, Some(&update)).await?;
             Ok(PollOutcome::Retrying)
         }
-    }
+            }
+        }
+        .await,
+    )
 }
 
 /// Writes the request's new state (and the update) with the domain events announcing them.
 pub async fn record(
     app: &App,
     status_before: TrackingRequestStatus,
+    read_at: DateTime<Utc>,
     request: &TrackingRequest,
     update: Option<&TrackingUpdate>,
 ) -> Result<(), StoreError> {
@@ -180,8 +190,19 @@ pub async fn record(
         app.clock.now(),
     );
     app.store
-        .record_tracking_result(request, update, &events)
+        .record_tracking_result(request, read_at, update, &events)
         .await
+}
+
+/// A poll whose result lost the race to another write: nothing to do, the next sweep
+/// polls again from fresh state.
+fn raced(result: Result<PollOutcome, StoreError>) -> Result<PollOutcome, StoreError> {
+    match result {
+        Err(StoreError::Conflict {
+            constraint: "tracking_request_changed",
+        }) => Ok(PollOutcome::Skipped),
+        other => other,
+    }
 }
 
 fn fail(request: &mut TrackingRequest, reason: FailedReason) -> PollOutcome {
@@ -194,6 +215,7 @@ fn fail(request: &mut TrackingRequest, reason: FailedReason) -> PollOutcome {
 async fn record_found(
     app: &App,
     status_before: TrackingRequestStatus,
+    read_at: DateTime<Utc>,
     mut request: TrackingRequest,
     shipment: Option<Shipment>,
     report: &tidemark_domain::tracking_update::CarrierReport,
@@ -232,6 +254,6 @@ async fn record_found(
         request.shipment_id = Some(update.shipment.id);
         request.updated_at = now;
     }
-    record(app, status_before, &request, Some(&update)).await?;
+    record(app, status_before, read_at, &request, Some(&update)).await?;
     Ok(PollOutcome::Tracked)
 }

@@ -199,7 +199,7 @@ pub async fn submit(
             "duplicate",
             format!(
                 "Request number '{}' with scac '{}' already exists in a tracking_request with \
-                 a pending or created status",
+                 a pending, awaiting_manifest, created or tracking_stopped status",
                 request.request_number, request.scac
             ),
         )])),

@@ -1,5 +1,6 @@
 //! Use cases on tracked shipments: editing, stopping and resuming tracking.
 
+use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{AccountId, Shipment, ShipmentId, TrackingRequestStatus};
 use tidemark_store::StoreError;
 
@@ -14,23 +15,7 @@ pub async fn stop_tracking(
     account: AccountId,
     id: ShipmentId,
 ) -> Result<Shipment, StoreError> {
-    let mut shipment = app.store.shipment(account, id).await?;
-    if shipment.line_tracking_stopped_at.is_some() {
-        return Ok(shipment);
-    }
-    let now = app.clock.now();
-    shipment.line_tracking_stopped_at = Some(now);
-    shipment.line_tracking_stopped_reason = Some(STOPPED_BY_USER.to_owned());
-    shipment.updated_at = now;
-    app.store.update_shipment(&shipment).await?;
-    set_request_status(
-        app,
-        account,
-        &shipment,
-        TrackingRequestStatus::TrackingStopped,
-    )
-    .await?;
-    Ok(shipment)
+    set_tracking(app, account, id, false).await
 }
 
 /// Undoes [`stop_tracking`]: the shipment is polled again from the next sweep.
@@ -39,34 +24,50 @@ pub async fn resume_tracking(
     account: AccountId,
     id: ShipmentId,
 ) -> Result<Shipment, StoreError> {
-    let mut shipment = app.store.shipment(account, id).await?;
-    if shipment.line_tracking_stopped_at.is_none() {
-        return Ok(shipment);
-    }
-    shipment.line_tracking_stopped_at = None;
-    shipment.line_tracking_stopped_reason = None;
-    // Due at once: the next sweep polls it.
-    shipment.line_tracking_last_attempted_at = None;
-    shipment.updated_at = app.clock.now();
-    app.store.update_shipment(&shipment).await?;
-    set_request_status(app, account, &shipment, TrackingRequestStatus::Created).await?;
-    Ok(shipment)
+    set_tracking(app, account, id, true).await
 }
 
-async fn set_request_status(
+/// Stops or resumes tracking: the shipment and its request change together, fenced
+/// against a poll writing at the same moment (then it is tried again on fresh state).
+async fn set_tracking(
     app: &App,
     account: AccountId,
-    shipment: &Shipment,
-    status: TrackingRequestStatus,
-) -> Result<(), StoreError> {
-    let mut request = app
-        .store
-        .tracking_request(account, shipment.tracking_request_id)
-        .await?;
-    let before = request.status;
-    request.status = status;
-    request.updated_at = app.clock.now();
-    super::engine::record(app, before, &request, None).await
+    id: ShipmentId,
+    tracking: bool,
+) -> Result<Shipment, StoreError> {
+    const ATTEMPTS: usize = 3;
+    let mut last_conflict = StoreError::NotFound;
+    for _ in 0..ATTEMPTS {
+        let mut shipment = app.store.shipment(account, id).await?;
+        if shipment.is_tracking() == tracking {
+            return Ok(shipment);
+        }
+        let mut request = app
+            .store
+            .tracking_request(account, shipment.tracking_request_id)
+            .await?;
+        let (status_before, read_at, now) = (request.status, request.updated_at, app.clock.now());
+        if tracking {
+            shipment.line_tracking_stopped_at = None;
+            shipment.line_tracking_stopped_reason = None;
+            // Due at once: the next sweep polls it.
+            shipment.line_tracking_last_attempted_at = None;
+            request.status = TrackingRequestStatus::Created;
+        } else {
+            shipment.line_tracking_stopped_at = Some(now);
+            shipment.line_tracking_stopped_reason = Some(STOPPED_BY_USER.to_owned());
+            request.status = TrackingRequestStatus::TrackingStopped;
+        }
+        shipment.updated_at = now;
+        request.updated_at = now;
+        let update = TrackingUpdate::shipment_only(shipment.clone());
+        match super::engine::record(app, status_before, read_at, &request, Some(&update)).await {
+            Ok(()) => return Ok(shipment),
+            Err(conflict @ StoreError::Conflict { .. }) => last_conflict = conflict,
+            Err(error) => return Err(error),
+        }
+    }
+    Err(last_conflict)
 }
 
 /// Replaces the shipment's ref numbers and/or tags.

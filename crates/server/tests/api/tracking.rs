@@ -35,6 +35,7 @@ on_both_backends!(
     every_change_is_recorded_as_a_domain_event_for_notifications,
     a_signed_carrier_push_polls_the_requests_it_concerns_at_once,
     a_carrier_push_with_a_wrong_signature_or_body_is_refused,
+    a_stopped_shipment_blocks_a_duplicate_and_resumes_cleanly,
 );
 
 /// A carrier that answers each poll with the next scripted result.
@@ -800,4 +801,45 @@ async fn a_carrier_push_with_a_wrong_signature_or_body_is_refused(app: TestApp) 
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
     assert_eq!(garbage.status, StatusCode::BAD_REQUEST);
     assert_eq!(garbage.error_member("status"), json!("400"));
+}
+
+async fn a_stopped_shipment_blocks_a_duplicate_and_resumes_cleanly(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-TR-SUCCEEDED", "TEST").await;
+    app.run_pending_jobs().await;
+    let shipment_id = shipment_of(&app, &id).await["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.request(
+        Method::PATCH,
+        &format!("/v2/shipments/{shipment_id}/stop_tracking"),
+        Some(&app.key),
+        None,
+    )
+    .await;
+
+    let duplicate = app
+        .post_json(
+            "/v2/tracking_requests",
+            &json!({"data": {"type": "tracking_request", "attributes": {
+                "request_type": "bill_of_lading", "request_number": "TEST-TR-SUCCEEDED", "scac": "TEST"
+            }}}),
+        )
+        .await;
+    let resumed = app
+        .request(
+            Method::PATCH,
+            &format!("/v2/shipments/{shipment_id}/resume_tracking"),
+            Some(&app.key),
+            None,
+        )
+        .await;
+
+    assert_eq!(duplicate.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(duplicate.error_member("code"), json!("duplicate"));
+    assert_eq!(resumed.status, StatusCode::OK);
+    assert_eq!(
+        request_of(&app, &id).await["attributes"]["status"],
+        json!("created")
+    );
 }
