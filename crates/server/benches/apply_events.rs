@@ -123,7 +123,7 @@ async fn apply(
             epoch,
         );
         store
-            .record_tracking_result(&request, Some(&update), &announced)
+            .record_tracking_result(&request, epoch, Some(&update), &announced)
             .await
             .expect("record");
         snapshot.events.len()
