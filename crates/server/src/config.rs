@@ -374,6 +374,17 @@ fn validate_carrier(scac: &str, raw: RawCarrier) -> Result<CarrierConfig, Config
             ));
         }
     };
+    // An empty secret would let anyone sign pushes.
+    if raw
+        .notification_secret
+        .as_deref()
+        .is_some_and(|secret| secret.trim().len() < 16)
+    {
+        return Err(invalid(
+            &key("notification_secret"),
+            "must be at least 16 characters",
+        ));
+    }
     Ok(CarrierConfig {
         scac,
         base_url,

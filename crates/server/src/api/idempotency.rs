@@ -54,6 +54,8 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     let mut hasher = Sha256::new();
     hasher.update(parts.uri.path().as_bytes());
     hasher.update([0]);
+    hasher.update(parts.uri.query().unwrap_or("").as_bytes());
+    hasher.update([0]);
     hasher.update(&bytes);
     let fingerprint = hex::encode(hasher.finalize());
 
@@ -86,9 +88,15 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
             }
         }
         Ok(IdempotencyState::Started) => {
+            let mut guard = ReleaseOnDrop {
+                store: std::sync::Arc::clone(&state.store),
+                account: principal.account_id,
+                key: Some(key.clone()),
+            };
             let response = next
                 .run(Request::from_parts(parts, Body::from(bytes)))
                 .await;
+            guard.key = None;
             remember(&state, principal, &key, response).await
         }
     }
@@ -121,7 +129,12 @@ async fn remember(
             .await;
         return ApiError::Internal(anyhow::anyhow!("response body unreadable")).into_response();
     };
-    let outcome = if parts.status.is_server_error() {
+    // Errors the client fixes by changing the request's framing (size, content type), and
+    // server errors, are not replayed: the retry deserves a fresh answer.
+    let retryable = parts.status.is_server_error()
+        || parts.status == StatusCode::PAYLOAD_TOO_LARGE
+        || parts.status == StatusCode::UNSUPPORTED_MEDIA_TYPE;
+    let outcome = if retryable {
         state
             .store
             .abandon_idempotent_request(principal.account_id, key)
@@ -136,4 +149,29 @@ async fn remember(
         tracing::warn!(error = ?error, "cannot record the idempotent response");
     }
     Response::from_parts(parts, Body::from(bytes))
+}
+
+/// Releases a reserved key if the request never finishes (timeout, disconnect, panic), so
+/// the client's retry is not told "in progress" for a day.
+struct ReleaseOnDrop {
+    store: std::sync::Arc<dyn tidemark_store::Store>,
+    account: tidemark_domain::AccountId,
+    /// `None` once the request finished and its outcome is being recorded.
+    key: Option<String>,
+}
+
+impl Drop for ReleaseOnDrop {
+    fn drop(&mut self) {
+        let Some(key) = self.key.take() else {
+            return;
+        };
+        let (store, account) = (std::sync::Arc::clone(&self.store), self.account);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Err(error) = store.abandon_idempotent_request(account, &key).await {
+                    tracing::warn!(error = ?error, "cannot release an unfinished idempotency key");
+                }
+            });
+        }
+    }
 }

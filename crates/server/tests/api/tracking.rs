@@ -752,7 +752,10 @@ async fn push_app(backend: Backend) -> TestApp {
         backend,
         &[
             ("carriers.MAEU.base_url", "http://127.0.0.1:9/"),
-            ("carriers.MAEU.notification_secret", "s3cret"),
+            (
+                "carriers.MAEU.notification_secret",
+                "s3cret-subscription-key",
+            ),
         ],
         vec![carrier],
     )
@@ -779,7 +782,13 @@ async fn a_signed_carrier_push_polls_the_requests_it_concerns_at_once(app: TestA
     .to_string()
     .into_bytes();
 
-    let response = push(&app, "maeu", &signed("s3cret", &body), &body).await;
+    let response = push(
+        &app,
+        "maeu",
+        &signed("s3cret-subscription-key", &body),
+        &body,
+    )
+    .await;
     app.run_pending_jobs().await;
 
     assert_eq!(response.status, StatusCode::NO_CONTENT);
@@ -794,8 +803,20 @@ async fn a_carrier_push_with_a_wrong_signature_or_body_is_refused(app: TestApp) 
     let body = b"[]".to_vec();
 
     let unsigned = push(&app, "MAEU", "sha256=00", &body).await;
-    let unknown = push(&app, "MSCU", &signed("s3cret", &body), &body).await;
-    let garbage = push(&app, "MAEU", &signed("s3cret", b"{nope"), b"{nope").await;
+    let unknown = push(
+        &app,
+        "MSCU",
+        &signed("s3cret-subscription-key", &body),
+        &body,
+    )
+    .await;
+    let garbage = push(
+        &app,
+        "MAEU",
+        &signed("s3cret-subscription-key", b"{nope"),
+        b"{nope",
+    )
+    .await;
 
     assert_eq!(unsigned.status, StatusCode::UNAUTHORIZED);
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
