@@ -312,18 +312,13 @@ fn record(
         if latest.is_some_and(|e| e.timestamp == milestone.at) {
             return;
         }
-        // Each new estimate is its own event; the id says which estimate it was.
+        // Each new estimate is its own event, named by when it was learnt, so an estimate
+        // that moves back to an earlier value is recorded again too.
         let event = fresh(format!(
             "{}@{}",
             milestone.source_id,
-            milestone.at.timestamp()
+            now.timestamp_micros()
         ));
-        if events
-            .iter()
-            .any(|e| e.container_id == container.id && e.source_id == event.source_id)
-        {
-            return;
-        }
         events.push(event.clone());
         new_events.push(event);
         return;
@@ -787,6 +782,38 @@ mod tests {
         );
         assert_eq!(second.shipment.pod_eta_at, Some(t(530)));
         assert_eq!(second.shipment.pod_original_eta_at, Some(t(500)));
+    }
+
+    #[test]
+    fn an_estimate_that_moves_back_is_recorded_again() {
+        let ids = SequentialIds::default();
+        let request = request(&ids);
+        let (mut containers, mut events) = (Vec::new(), Vec::new());
+        let mut shipment = None;
+        for (poll, eta) in [(30, 500), (40, 520), (50, 500)] {
+            let mut milestones = voyage_so_far();
+            milestones[3].at = t(eta);
+            let update = plan(
+                &request,
+                Known {
+                    shipment: shipment.as_ref(),
+                    containers: &containers,
+                    events: &events,
+                },
+                &report(milestones),
+                &ids,
+                t(poll),
+            );
+            applied(&update, &mut containers, &mut events);
+            shipment = Some(update.shipment);
+        }
+
+        assert_eq!(shipment.and_then(|s| s.pod_eta_at), Some(t(500)));
+        let estimates = events
+            .iter()
+            .filter(|e| e.event == TransportEventName::EstimatedVesselArrived)
+            .count();
+        assert_eq!(estimates, 6, "three estimates for each of two containers");
     }
 
     #[test]

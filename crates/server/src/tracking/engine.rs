@@ -164,6 +164,25 @@ pub async fn poll(
             // The shipment keeps its data; the next scheduled poll tries again.
             tracing::warn!(shipment.id = %shipment.id, %error, "carrier poll failed");
             shipment.line_tracking_last_attempted_at = Some(now);
+            // A carrier that stopped answering for a shipment (many purge delivered bills)
+            // must not keep it polled forever.
+            let window = Duration::days(tracking_update::ARRIVAL_WINDOW_DAYS);
+            let reason = if shipment.pod_ata_at.is_some_and(|arrived| now - arrived > window) {
+                Some("past_arrival_window")
+            } else if shipment
+                .line_tracking_last_succeeded_at
+                .is_some_and(|succeeded| now - succeeded > window)
+            {
+                Some("no_recent_updates")
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                shipment.line_tracking_stopped_at = Some(now);
+                shipment.line_tracking_stopped_reason = Some(reason.to_owned());
+                request.status = TrackingRequestStatus::TrackingStopped;
+                request.updated_at = now;
+            }
             let update = TrackingUpdate::shipment_only(shipment);
             record(app, status_before, read_at, &request, Some(&update)).await?;
             Ok(PollOutcome::Retrying)

@@ -130,7 +130,11 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot) -> CarrierReport {
     let route = route_of(&snapshot.events);
     let mut containers: Vec<ReportedContainer> = Vec::new();
     for event in &snapshot.events {
-        let Some(number) = event.equipment_reference.as_deref().map(str::trim) else {
+        let Some(number) = event
+            .equipment_reference
+            .as_deref()
+            .map(|n| n.trim().to_uppercase())
+        else {
             continue;
         };
         match containers.iter_mut().find(|c| c.number == number) {
@@ -141,7 +145,7 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot) -> CarrierReport {
             }
             Some(_) => {}
             None => containers.push(ReportedContainer {
-                number: number.to_uppercase(),
+                number,
                 iso_equipment_code: event.iso_equipment_code.clone(),
             }),
         }

@@ -36,6 +36,7 @@ on_both_backends!(
     a_signed_carrier_push_polls_the_requests_it_concerns_at_once,
     a_carrier_push_with_a_wrong_signature_or_body_is_refused,
     a_stopped_shipment_blocks_a_duplicate_and_resumes_cleanly,
+    a_shipment_its_carrier_stopped_answering_for_stops_being_tracked,
 );
 
 /// A carrier that answers each poll with the next scripted result.
@@ -863,4 +864,26 @@ async fn a_stopped_shipment_blocks_a_duplicate_and_resumes_cleanly(app: TestApp)
         request_of(&app, &id).await["attributes"]["status"],
         json!("created")
     );
+}
+
+async fn a_shipment_its_carrier_stopped_answering_for_stops_being_tracked(app: TestApp) {
+    let mut answers = vec![Ok(sandbox_snapshot())];
+    answers.extend((0..100).map(|_| Err(CarrierError::NotFound)));
+    let app = scripted_app(app.backend, answers).await;
+    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+    app.run_pending_jobs().await;
+    assert_eq!(
+        request_of(&app, &id).await["attributes"]["status"],
+        json!("created")
+    );
+
+    for _ in 0..30 {
+        app.clock.advance(Duration::days(2));
+        app.tick().await;
+    }
+
+    let request = request_of(&app, &id).await;
+    let shipment = shipment_of(&app, &id).await;
+    assert_eq!(request["attributes"]["status"], json!("tracking_stopped"));
+    assert!(shipment["data"]["attributes"]["line_tracking_stopped_reason"].is_string());
 }
