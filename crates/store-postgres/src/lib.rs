@@ -463,6 +463,13 @@ impl Store for PgStore {
         shipments::containers_of_shipment(&self.client().await?, shipment).await
     }
 
+    async fn containers_of_shipments(
+        &self,
+        shipments: &[ShipmentId],
+    ) -> StoreResult<Vec<Container>> {
+        shipments::containers_of_shipments(&self.client().await?, shipments).await
+    }
+
     async fn transport_events_of_shipment(
         &self,
         shipment: ShipmentId,

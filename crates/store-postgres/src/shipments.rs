@@ -696,6 +696,27 @@ pub async fn containers_of_shipment(
         .collect()
 }
 
+pub async fn containers_of_shipments(
+    client: &impl GenericClient,
+    shipments: &[ShipmentId],
+) -> StoreResult<Vec<Container>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {CONTAINER_COLUMNS} FROM containers WHERE shipment_id = ANY($1)
+             ORDER BY shipment_id, number"
+        ))
+        .await
+        .map_err(backend)?;
+    let ids: Vec<Uuid> = shipments.iter().map(|id| id.0).collect();
+    client
+        .query(&statement, &[&ids])
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(container_from_row)
+        .collect()
+}
+
 pub async fn transport_events_of_shipment(
     client: &impl GenericClient,
     shipment: ShipmentId,

@@ -404,6 +404,13 @@ impl Store for SqliteStore {
         shipments::containers_of_shipment(&self.reader(), shipment)
     }
 
+    async fn containers_of_shipments(
+        &self,
+        shipments: &[ShipmentId],
+    ) -> StoreResult<Vec<Container>> {
+        shipments::containers_of_shipments(&self.reader(), shipments)
+    }
+
     async fn transport_events_of_shipment(
         &self,
         shipment: ShipmentId,

@@ -592,6 +592,23 @@ pub fn containers_of_shipment(
         .map_err(backend)
 }
 
+pub fn containers_of_shipments(
+    conn: &Connection,
+    shipments: &[ShipmentId],
+) -> StoreResult<Vec<Container>> {
+    let ids: Vec<String> = shipments.iter().map(|id| id.0.to_string()).collect();
+    let ids = serde_json::to_string(&ids).map_err(backend)?;
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {CONTAINER_COLUMNS} FROM containers
+             WHERE shipment_id IN (SELECT value FROM json_each(?1)) ORDER BY shipment_id, number"
+        ))
+        .map_err(backend)?;
+    stmt.query_map([ids], container_from_row)
+        .and_then(Iterator::collect)
+        .map_err(backend)
+}
+
 pub fn transport_events_of_shipment(
     conn: &Connection,
     shipment: ShipmentId,

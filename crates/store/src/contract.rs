@@ -87,6 +87,7 @@ macro_rules! store_contract_tests {
             shipments_polled_recently_are_not_due,
             a_result_computed_from_a_stale_request_is_refused,
             a_poll_never_overwrites_the_tags_users_set,
+            containers_of_several_shipments_are_read_at_once,
         );
     };
     (@cases $backend:path; $($case:ident),* $(,)?) => {
@@ -1584,4 +1585,26 @@ pub async fn a_poll_never_overwrites_the_tags_users_set(backend: &dyn TestBacken
     let shipment = store.shipment(acme, first.shipment.id).await.unwrap();
     assert_eq!(shipment.tags, vec!["vip"]);
     assert_eq!(shipment.ref_numbers, vec!["PO-2"]);
+}
+
+pub async fn containers_of_several_shipments_are_read_at_once(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, first) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
+    let (_, second) = tracked(store.as_ref(), &ids, acme, "TESTBL0002", Vec::new()).await;
+    tracked(store.as_ref(), &ids, acme, "TESTBL0003", Vec::new()).await;
+
+    let containers = store
+        .containers_of_shipments(&[first.shipment.id, second.shipment.id])
+        .await
+        .unwrap();
+
+    assert_eq!(containers.len(), 4);
+    assert!(
+        containers
+            .iter()
+            .all(|c| c.shipment_id == first.shipment.id || c.shipment_id == second.shipment.id)
+    );
+    assert!(store.containers_of_shipments(&[]).await.unwrap().is_empty());
 }

@@ -267,6 +267,12 @@ pub trait Store: Send + Sync {
     ) -> StoreResult<Vec<Shipment>>;
     /// A shipment's containers, by number.
     async fn containers_of_shipment(&self, shipment: ShipmentId) -> StoreResult<Vec<Container>>;
+    /// The containers of several shipments at once (one query for a page of shipments), by
+    /// shipment then number.
+    async fn containers_of_shipments(
+        &self,
+        shipments: &[ShipmentId],
+    ) -> StoreResult<Vec<Container>>;
     /// Every recorded event of a shipment's containers.
     async fn transport_events_of_shipment(
         &self,

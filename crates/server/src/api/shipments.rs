@@ -314,10 +314,19 @@ async fn list(
             },
         )
         .await?;
-    let mut containers = Vec::with_capacity(found.items.len());
-    for shipment in &found.items {
-        containers.push(state.store.containers_of_shipment(shipment.id).await?);
-    }
+    let ids: Vec<_> = found.items.iter().map(|s| s.id).collect();
+    let all_containers = state.store.containers_of_shipments(&ids).await?;
+    let containers: Vec<Vec<Container>> = found
+        .items
+        .iter()
+        .map(|shipment| {
+            all_containers
+                .iter()
+                .filter(|c| c.shipment_id == shipment.id)
+                .cloned()
+                .collect()
+        })
+        .collect();
     let resources: Vec<ShipmentResource<'_>> = found
         .items
         .iter()
