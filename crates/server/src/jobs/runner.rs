@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{JobError, JobHandler};
 
+#[derive(Clone)]
 pub struct Runner {
     pub store: Arc<dyn Store>,
     pub clock: Arc<dyn Clock>,
@@ -35,24 +36,46 @@ impl Runner {
         }
     }
 
-    /// The worker loop: runs due jobs, sleeps `poll_interval` when idle, and stops once
-    /// `shutdown` is cancelled, after finishing the jobs it has started.
+    /// The worker loop: keeps up to `concurrency` jobs running, claiming more as soon as a
+    /// slot frees (a slow carrier call holds one slot, not the batch), sleeps
+    /// `poll_interval` when nothing is due, and stops once `shutdown` is cancelled, after
+    /// finishing the jobs it has started.
     pub async fn run_until(&self, shutdown: CancellationToken) {
+        let slots = self.concurrency.max(1);
+        let mut running: JoinSet<()> = JoinSet::new();
         while !shutdown.is_cancelled() {
-            let batch = self.claim_batch().await;
+            while running.try_join_next().is_some() {}
+            let free = slots.saturating_sub(running.len());
+            if free == 0 {
+                tokio::select! {
+                    () = shutdown.cancelled() => break,
+                    _ = running.join_next() => {}
+                }
+                continue;
+            }
+            let batch = self.claim(free).await;
             if batch.is_empty() {
                 tokio::select! {
                     () = shutdown.cancelled() => break,
                     () = tokio::time::sleep(self.poll_interval) => {}
+                    Some(_) = running.join_next(), if !running.is_empty() => {}
                 }
-            } else {
-                self.run_batch(batch).await;
+                continue;
+            }
+            for job in batch {
+                let runner = self.clone();
+                running.spawn(async move { runner.execute(job).await });
             }
         }
+        while running.join_next().await.is_some() {}
     }
 
     async fn claim_batch(&self) -> Vec<Job> {
-        let limit = u32::try_from(self.concurrency).unwrap_or(u32::MAX).max(1);
+        self.claim(self.concurrency).await
+    }
+
+    async fn claim(&self, count: usize) -> Vec<Job> {
+        let limit = u32::try_from(count).unwrap_or(u32::MAX).max(1);
         match self
             .store
             .claim_jobs(self.clock.now(), self.lease, limit)
@@ -69,27 +92,25 @@ impl Runner {
     async fn run_batch(&self, batch: Vec<Job>) {
         let mut running = JoinSet::new();
         for job in batch {
-            let handler = Arc::clone(&self.handler);
-            running.spawn(async move {
-                // A job's own task: if it panics, the JoinError below turns the panic
-                // into a retry instead of taking the worker down.
-                let attempt = tokio::spawn({
-                    let job = job.clone();
-                    async move { handler.run(&job).await }
-                })
-                .await;
-                let result = attempt.unwrap_or_else(|panic| {
-                    Err(JobError::retry(anyhow::anyhow!("job panicked: {panic}")))
-                });
-                (job, result)
-            });
+            let runner = self.clone();
+            running.spawn(async move { runner.execute(job).await });
         }
-        while let Some(finished) = running.join_next().await {
-            match finished {
-                Ok((job, result)) => self.record(&job, result).await,
-                Err(error) => tracing::error!(error = %error, "job task failed"),
-            }
-        }
+        while running.join_next().await.is_some() {}
+    }
+
+    /// Runs one attempt and records its outcome.
+    async fn execute(self, job: Job) {
+        let handler = Arc::clone(&self.handler);
+        // The attempt's own task: if it panics, the JoinError turns the panic into a retry
+        // instead of taking the worker down.
+        let attempt = tokio::spawn({
+            let job = job.clone();
+            async move { handler.run(&job).await }
+        })
+        .await;
+        let result = attempt
+            .unwrap_or_else(|panic| Err(JobError::retry(anyhow::anyhow!("job panicked: {panic}"))));
+        self.record(&job, result).await;
     }
 
     async fn record(&self, job: &Job, result: Result<(), JobError>) {

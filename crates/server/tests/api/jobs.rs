@@ -19,6 +19,7 @@ on_both_backends!(
     a_job_of_an_unknown_kind_fails,
     housekeeping_purges_old_finished_jobs,
     a_worker_asked_to_stop_finishes_the_job_in_hand,
+    a_slow_job_does_not_hold_back_the_others,
 );
 
 /// Fails the first `failures` attempts with a retryable error, then succeeds.
@@ -218,4 +219,53 @@ async fn a_worker_asked_to_stop_finishes_the_job_in_hand(app: TestApp) {
         app.app.store.job(id).await.unwrap().state,
         JobState::Succeeded
     );
+}
+
+/// Holds jobs of kind "slow" until released; signals each "fast" job it runs.
+struct SlowAndFast {
+    slow_started: tokio::sync::Notify,
+    release: tokio::sync::Notify,
+    fast_ran: tokio::sync::Notify,
+}
+
+#[async_trait]
+impl JobHandler for SlowAndFast {
+    async fn run(&self, job: &Job) -> Result<(), JobError> {
+        if job.kind == "slow" {
+            self.slow_started.notify_one();
+            self.release.notified().await;
+        } else {
+            self.fast_ran.notify_one();
+        }
+        Ok(())
+    }
+}
+
+async fn a_slow_job_does_not_hold_back_the_others(app: TestApp) {
+    let handler = Arc::new(SlowAndFast {
+        slow_started: tokio::sync::Notify::new(),
+        release: tokio::sync::Notify::new(),
+        fast_ran: tokio::sync::Notify::new(),
+    });
+    enqueue(&app, "slow", 5).await;
+    let worker = runner(&app, Arc::clone(&handler) as Arc<dyn JobHandler>);
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let running = tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move { worker.run_until(shutdown).await }
+    });
+    handler.slow_started.notified().await;
+
+    enqueue(&app, "fast", 5).await;
+    // Bounded only so that a regression fails instead of hanging the suite.
+    let fast = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        handler.fast_ran.notified(),
+    )
+    .await;
+
+    handler.release.notify_one();
+    shutdown.cancel();
+    running.await.unwrap();
+    assert!(fast.is_ok(), "the fast job waited for the slow one");
 }
