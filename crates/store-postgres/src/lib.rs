@@ -453,10 +453,9 @@ impl Store for PgStore {
     async fn shipments_to_poll(
         &self,
         due_before: DateTime<Utc>,
-        after: Option<ShipmentId>,
         limit: u32,
     ) -> StoreResult<Vec<Shipment>> {
-        shipments::shipments_to_poll(&self.client().await?, due_before, after, limit).await
+        shipments::shipments_to_poll(&self.client().await?, due_before, limit).await
     }
 
     async fn containers_of_shipment(&self, shipment: ShipmentId) -> StoreResult<Vec<Container>> {

@@ -652,24 +652,19 @@ pub async fn update_shipment(client: &impl GenericClient, shipment: &Shipment) -
 pub async fn shipments_to_poll(
     client: &impl GenericClient,
     due_before: DateTime<Utc>,
-    after: Option<ShipmentId>,
     limit: u32,
 ) -> StoreResult<Vec<Shipment>> {
     let statement = client
         .prepare_cached(&format!(
             "SELECT {SHIPMENT_COLUMNS} FROM shipments
-             WHERE line_tracking_stopped_at IS NULL AND ($1::uuid IS NULL OR id > $1)
-               AND (line_tracking_last_attempted_at IS NULL
-                    OR line_tracking_last_attempted_at <= $3)
-             ORDER BY id LIMIT $2"
+             WHERE line_tracking_stopped_at IS NULL
+               AND coalesce(line_tracking_last_attempted_at, created_at) <= $1
+             ORDER BY coalesce(line_tracking_last_attempted_at, created_at), id LIMIT $2"
         ))
         .await
         .map_err(backend)?;
     client
-        .query(
-            &statement,
-            &[&after.map(|id| id.0), &i64::from(limit), &due_before],
-        )
+        .query(&statement, &[&due_before, &i64::from(limit)])
         .await
         .map_err(backend)?
         .iter()

@@ -394,10 +394,9 @@ impl Store for SqliteStore {
     async fn shipments_to_poll(
         &self,
         due_before: DateTime<Utc>,
-        after: Option<ShipmentId>,
         limit: u32,
     ) -> StoreResult<Vec<Shipment>> {
-        shipments::shipments_to_poll(&self.reader(), due_before, after, limit)
+        shipments::shipments_to_poll(&self.reader(), due_before, limit)
     }
 
     async fn containers_of_shipment(&self, shipment: ShipmentId) -> StoreResult<Vec<Container>> {

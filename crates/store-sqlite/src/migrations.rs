@@ -12,6 +12,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0003_shipments.sql"),
     include_str!("../migrations/0004_domain_events.sql"),
     include_str!("../migrations/0005_duplicates_while_tracked.sql"),
+    include_str!("../migrations/0006_poll_due_index.sql"),
 ];
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {

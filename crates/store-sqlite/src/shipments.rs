@@ -560,20 +560,17 @@ pub fn update_shipment(conn: &Connection, shipment: &Shipment) -> StoreResult<()
 pub fn shipments_to_poll(
     conn: &Connection,
     due_before: DateTime<Utc>,
-    after: Option<ShipmentId>,
     limit: u32,
 ) -> StoreResult<Vec<Shipment>> {
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT {SHIPMENT_COLUMNS} FROM shipments
-             WHERE line_tracking_stopped_at IS NULL AND id > ?1
-               AND (line_tracking_last_attempted_at IS NULL
-                    OR line_tracking_last_attempted_at <= ?3)
-             ORDER BY id LIMIT ?2"
+             WHERE line_tracking_stopped_at IS NULL
+               AND coalesce(line_tracking_last_attempted_at, created_at) <= ?1
+             ORDER BY coalesce(line_tracking_last_attempted_at, created_at), id LIMIT ?2"
         ))
         .map_err(backend)?;
-    let after = after.map_or_else(String::new, |id| id.0.to_string());
-    stmt.query_map(params![after, limit, to_ts(due_before)], shipment_from_row)
+    stmt.query_map(params![to_ts(due_before), limit], shipment_from_row)
         .and_then(Iterator::collect)
         .map_err(backend)
 }

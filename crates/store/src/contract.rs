@@ -88,6 +88,7 @@ macro_rules! store_contract_tests {
             a_result_computed_from_a_stale_request_is_refused,
             a_poll_never_overwrites_the_tags_users_set,
             containers_of_several_shipments_are_read_at_once,
+            the_longest_waiting_shipments_are_polled_first,
         );
     };
     (@cases $backend:path; $($case:ident),* $(,)?) => {
@@ -1431,16 +1432,13 @@ pub async fn stopped_shipments_are_not_polled(backend: &dyn TestBackend) {
     save(store.as_ref(), stopped).await;
 
     let due = t0() + Duration::days(1);
-    let batch = store.shipments_to_poll(due, None, 1).await.unwrap();
-    let rest = store
-        .shipments_to_poll(due, Some(batch[0].id), 10)
-        .await
-        .unwrap();
+    let one = store.shipments_to_poll(due, 1).await.unwrap();
+    let all = store.shipments_to_poll(due, 10).await.unwrap();
 
-    assert_eq!(batch[0].id, first.shipment.id);
+    assert_eq!(one.len(), 1);
     assert_eq!(
-        rest.iter().map(|s| s.id).collect::<Vec<_>>(),
-        vec![third.shipment.id]
+        all.iter().map(|s| s.id).collect::<Vec<_>>(),
+        vec![first.shipment.id, third.shipment.id]
     );
 }
 
@@ -1531,11 +1529,11 @@ pub async fn shipments_polled_recently_are_not_due(backend: &dyn TestBackend) {
     save(store.as_ref(), recently).await;
 
     let before = store
-        .shipments_to_poll(t0() + Duration::hours(9), None, 10)
+        .shipments_to_poll(t0() + Duration::hours(9), 10)
         .await
         .unwrap();
     let after = store
-        .shipments_to_poll(t0() + Duration::hours(10), None, 10)
+        .shipments_to_poll(t0() + Duration::hours(10), 10)
         .await
         .unwrap();
 
@@ -1607,4 +1605,25 @@ pub async fn containers_of_several_shipments_are_read_at_once(backend: &dyn Test
             .all(|c| c.shipment_id == first.shipment.id || c.shipment_id == second.shipment.id)
     );
     assert!(store.containers_of_shipments(&[]).await.unwrap().is_empty());
+}
+
+pub async fn the_longest_waiting_shipments_are_polled_first(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, recent) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
+    let (_, waiting) = tracked(store.as_ref(), &ids, acme, "TESTBL0002", Vec::new()).await;
+    let mut polled_later = recent.shipment.clone();
+    polled_later.line_tracking_last_attempted_at = Some(t0() + Duration::hours(8));
+    save(store.as_ref(), polled_later).await;
+    let mut polled_earlier = waiting.shipment.clone();
+    polled_earlier.line_tracking_last_attempted_at = Some(t0() + Duration::hours(7));
+    save(store.as_ref(), polled_earlier).await;
+
+    let first = store
+        .shipments_to_poll(t0() + Duration::days(1), 1)
+        .await
+        .unwrap();
+
+    assert_eq!(first[0].id, waiting.shipment.id);
 }

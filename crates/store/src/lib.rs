@@ -256,13 +256,13 @@ pub trait Store: Send + Sync {
     ) -> StoreResult<Paged<Shipment>>;
     /// Saves a shipment's user-editable fields: ref numbers and tags.
     async fn update_shipment(&self, shipment: &Shipment) -> StoreResult<()>;
-    /// Shipments still being tracked and last polled at or before `due_before` (or never), by
-    /// id, across accounts: the poll scheduler's input. `after` continues from the last id of
-    /// the previous batch.
+    /// Up to `limit` shipments still being tracked and last polled at or before
+    /// `due_before` (never-polled ones count from their creation), longest waiting first,
+    /// across accounts: the poll scheduler's input. Indexed on that time, so a tick costs
+    /// the same however many shipments are tracked.
     async fn shipments_to_poll(
         &self,
         due_before: DateTime<Utc>,
-        after: Option<ShipmentId>,
         limit: u32,
     ) -> StoreResult<Vec<Shipment>>;
     /// A shipment's containers, by number.

@@ -63,19 +63,9 @@ pub async fn sweep(app: &App) -> Result<usize, StoreError> {
         }
     }
     let due_before = now - app.config.tracking_poll_interval;
-    let mut after = None;
-    loop {
-        let shipments = app
-            .store
-            .shipments_to_poll(due_before, after, BATCH)
-            .await?;
-        let Some(last) = shipments.last() else {
-            return Ok(queued);
-        };
-        after = Some(last.id);
-        for shipment in &shipments {
-            queue_poll(app, shipment.account_id, shipment.tracking_request_id).await?;
-            queued += 1;
-        }
+    for shipment in app.store.shipments_to_poll(due_before, 10 * BATCH).await? {
+        queue_poll(app, shipment.account_id, shipment.tracking_request_id).await?;
+        queued += 1;
     }
+    Ok(queued)
 }
