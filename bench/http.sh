@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# HTTP load benchmark: an authenticated `GET /v2/ports/{locode}` against a static-bytes
-# route of the same size served by the same binary, on SQLite and on PostgreSQL.
+# HTTP load benchmark: an authenticated `GET /v2/ports/{locode}` and an authenticated
+# `GET /v2/shipments/{id}?include=containers,port_of_lading,port_of_discharge`, each against
+# a static-bytes route of the same size served by the same binary, on SQLite and on
+# PostgreSQL.
 # See bench/README.md for what it measures and how to read it.
 #
 # Settings (environment):
@@ -8,9 +10,13 @@
 #   BENCH_WARMUP_SECONDS=2    length of the unmeasured warm-up run before each route
 #   BENCH_CONNECTIONS=64      wrk -c
 #   BENCH_THREADS=2           wrk -t
-#   BENCH_ROUNDS=1            rounds of (static, auth) per backend; the table shows, per
-#                             route, the round least disturbed by other work on the machine
-#   BENCH_LOCODE=NLRTM        the port fetched by the authenticated route
+#   BENCH_ROUNDS=1            rounds of (static, port, [static at the shipment's size],
+#                             shipment) per backend; the table shows, per route, the round
+#                             least disturbed by other work on the machine
+#   BENCH_LOCODE=NLRTM        the port fetched by the port route
+#   BENCH_SKIP_SHIPMENT=1     measure the static and port routes only
+#   BENCH_SHIPMENT_WAIT_SECONDS=30
+#                             how long to wait for the sandbox tracking request to be created
 #   BENCH_SKIP_POSTGRES=1     run SQLite only
 #   BENCH_PG_ADMIN_URL=postgres://postgres@127.0.0.1:5432/postgres
 #                             where to drop and create the bench database
@@ -20,7 +26,8 @@
 #   BENCH_BIN=PATH            the tidemark binary (default: target/release/tidemark)
 #   BENCH_ROLE=all            `tidemark serve --role` (all = API and workers in one process)
 #   BENCH_WAIT_IDLE_SECONDS=0 wait up to this long for other work to leave the CPUs idle
-#   BENCH_STRICT=1            exit 1 when a goal (ratio >= 0.5, p99 < 10 ms) is missed
+#   BENCH_STRICT=1            exit 1 when a goal is missed (port/static >= 0.50,
+#                             shipment/static >= 0.25, p99 < 10 ms on both)
 #
 # Only 127.0.0.1 is ever targeted.
 set -euo pipefail
@@ -36,8 +43,14 @@ PG_ADMIN_URL="${BENCH_PG_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 PG_DB="${BENCH_PG_DB:-tidemark_bench}"
 ROLE="${BENCH_ROLE:-all}"
 BIN="${BENCH_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/release/tidemark}"
-GOAL_RATIO="0.50"
+SHIPMENT_WAIT_SECONDS="${BENCH_SHIPMENT_WAIT_SECONDS:-30}"
+SHIPMENT_INCLUDE="containers,port_of_lading,port_of_discharge"
+GOAL_RATIO="0.50"          # /v2/ports/{locode} against the static route
+GOAL_SHIPMENT_RATIO="0.25" # /v2/shipments/{id}?include=... against the static route
 GOAL_P99_MS="10"
+# A static measurement is reused for another route when the two sizes differ by at most this
+# share of the larger; otherwise the static route is measured again at the other size.
+SIZE_TOLERANCE="0.10"
 
 WORK="$(mktemp -d -t tidemark-bench.XXXXXX)"
 SERVER_PID=""
@@ -251,7 +264,100 @@ set_server_env() {
         TIDEMARK_RATE_LIMIT_PER_MINUTE=1000000000
         TIDEMARK_BENCH_ROUTES=true
         TIDEMARK_LOG_LEVEL=warn
+        # The sandbox tracking request behind the shipment route is polled at once (the job
+        # is queued when it is created); a short tick only makes the scheduler's sweep for
+        # due polls quick should that first job need a retry. Shipments are polled again only
+        # after tracking_poll_seconds (an hour), so nothing writes to them while wrk runs.
+        TIDEMARK_SCHEDULER_TICK_SECONDS=1
     )
+}
+
+# Prints the value at a jq-style path of plain keys (".data.id") in a JSON file, or nothing.
+json_get() {
+    local file="$1" path="$2"
+    if command -v jq >/dev/null 2>&1; then
+        jq -r "try ($path // empty) catch empty" "$file" 2>/dev/null || true
+    else
+        python3 - "$file" "$path" 2>/dev/null <<'PY' || true
+import json, sys
+try:
+    value = json.load(open(sys.argv[1]))
+except Exception:
+    sys.exit(0)
+for key in sys.argv[2].strip(".").split("."):
+    value = value.get(key) if isinstance(value, dict) else None
+if value is not None:
+    print(value)
+PY
+    fi
+}
+
+# Submits a tracking request for the sandbox carrier (SCAC TEST) and waits, polling every
+# 0.5 s for up to SHIPMENT_WAIT_SECONDS, until it is created; prints the shipment's id.
+create_shipment() {
+    local base="$1" header="$2" dir="$3" backend="$4"
+    local status request_id
+    status="$(curl -sS -o "$dir/tracking_request.json" -w '%{http_code}' --max-time 10 \
+        -H "$header" -H 'Content-Type: application/json' \
+        -d '{"data":{"type":"tracking_request","attributes":{"request_type":"bill_of_lading","request_number":"TEST-TR-SUCCEEDED","scac":"TEST"}}}' \
+        "$base/v2/tracking_requests")"
+    [[ "$status" == 201 || "$status" == 200 ]] ||
+        { cat "$dir/tracking_request.json" >&2; die "$backend: POST /v2/tracking_requests answered $status"; }
+    request_id="$(json_get "$dir/tracking_request.json" .data.id)"
+    [[ -n "$request_id" ]] || { cat "$dir/tracking_request.json" >&2; die "$backend: no data.id in the tracking request"; }
+
+    local tries=0 limit=$((SHIPMENT_WAIT_SECONDS * 2)) state="" shipment_id=""
+    while ((tries < limit)); do
+        status="$(curl -sS -o "$dir/tracking_request.json" -w '%{http_code}' --max-time 5 \
+            -H "$header" "$base/v2/tracking_requests/$request_id")" || status=000
+        if [[ "$status" == 200 ]]; then
+            state="$(json_get "$dir/tracking_request.json" .data.attributes.status)"
+            case "$state" in
+            created)
+                shipment_id="$(json_get "$dir/tracking_request.json" .data.relationships.tracked_object.data.id)"
+                [[ -n "$shipment_id" ]] ||
+                    { cat "$dir/tracking_request.json" >&2; die "$backend: created tracking request without a tracked_object"; }
+                echo "$shipment_id"
+                return 0
+                ;;
+            failed | tracking_stopped)
+                cat "$dir/tracking_request.json" >&2
+                die "$backend: the sandbox tracking request ended $state"
+                ;;
+            esac
+        fi
+        if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+            tail -n 30 "$dir/server.log" >&2
+            die "$backend: the server exited while the tracking request was pending"
+        fi
+        tries=$((tries + 1))
+        sleep 0.5
+    done
+    cat "$dir/tracking_request.json" >&2
+    tail -n 30 "$dir/server.log" >&2
+    die "$backend: tracking request $request_id still '${state:-?}' after ${SHIPMENT_WAIT_SECONDS}s"
+}
+
+# Whether two sizes differ by at most SIZE_TOLERANCE of the larger (exit status).
+sizes_close() {
+    awk -v a="$1" -v b="$2" -v t="$SIZE_TOLERANCE" 'BEGIN {
+        m = (a > b ? a : b); d = (a > b ? a - b : b - a)
+        exit !(m > 0 && d <= t * m)
+    }'
+}
+
+# Ratio of two req/s figures, two decimals.
+ratio_of() {
+    awk -v a="$1" -v s="$2" 'BEGIN { printf "%.2f", (s > 0 ? a / s : 0) }'
+}
+
+# Sets VERDICT to "met" when ratio $1 >= goal ratio $3 and p99 $2 < the p99 goal, otherwise
+# to "MISSED" and marks the run as having missed a goal. (Not run in $(...): it sets globals.)
+VERDICT=""
+set_verdict() {
+    VERDICT="$(awk -v r="$1" -v p="$2" -v gr="$3" -v gp="$GOAL_P99_MS" \
+        'BEGIN { print ((r >= gr && p < gp) ? "met" : "MISSED") }')"
+    [[ "$VERDICT" == met ]] || GOALS_MISSED=1
 }
 
 bench_backend() {
@@ -299,9 +405,33 @@ bench_backend() {
     local static_url="$base/bench/static/$size"
     status="$(curl -sS -o "$dir/static.bin" -w '%{http_code}' "$static_url")"
     [[ "$status" == 200 ]] || die "$backend: GET /bench/static/$size answered $status (bench routes off?)"
-    log "$backend: both routes answer $size bytes; warming up, then ${SECONDS_PER_RUN}s of wrk per route"
 
-    local round static_result="" auth_result="" result
+    # The shipment route: a sandbox shipment, its size, and the static route to compare it
+    # with (the one above when the sizes are within SIZE_TOLERANCE, else one at its size).
+    local ship_url="" ship_size="" ship_static_url="" ship_static_size=""
+    if [[ "${BENCH_SKIP_SHIPMENT:-}" != 1 ]]; then
+        log "$backend: creating a sandbox shipment (tracking request TEST-TR-SUCCEEDED, SCAC TEST)"
+        local shipment_id
+        shipment_id="$(create_shipment "$base" "$header" "$dir" "$backend")"
+        ship_url="$base/v2/shipments/$shipment_id?include=$SHIPMENT_INCLUDE"
+        status="$(curl -sS -o "$dir/shipment.json" -w '%{http_code}' -H "$header" "$ship_url")"
+        [[ "$status" == 200 ]] || { cat "$dir/shipment.json" >&2; die "$backend: GET /v2/shipments/$shipment_id answered $status"; }
+        ship_size="$(wc -c <"$dir/shipment.json" | tr -d ' ')"
+        local included
+        included="$(json_get "$dir/shipment.json" '.included | length')"
+        if sizes_close "$size" "$ship_size"; then
+            ship_static_size="$size"
+        else
+            ship_static_size="$ship_size"
+            ship_static_url="$base/bench/static/$ship_size"
+            status="$(curl -sS -o "$dir/static-shipment.bin" -w '%{http_code}' "$ship_static_url")"
+            [[ "$status" == 200 ]] || die "$backend: GET /bench/static/$ship_size answered $status"
+        fi
+        log "$backend: shipment $shipment_id answers $ship_size bytes (${included:-?} included resources); compared with /bench/static/$ship_static_size"
+    fi
+    log "$backend: port and static routes answer $size bytes; warming up, then ${SECONDS_PER_RUN}s of wrk per route"
+
+    local round result static_result="" auth_result="" ship_static_result="" ship_result=""
     for ((round = 1; round <= ROUNDS; round++)); do
         ((ROUNDS == 1)) || log "$backend: round $round of $ROUNDS"
         warm_up "$static_url"
@@ -310,6 +440,15 @@ bench_backend() {
         warm_up "$auth_url" -H "$header"
         result="$(run_wrk "$backend-auth-$round" "$auth_url" -H "$header")"
         auth_result="$(least_disturbed "$auth_result" "$result")"
+        [[ -n "$ship_url" ]] || continue
+        if [[ -n "$ship_static_url" ]]; then
+            warm_up "$ship_static_url"
+            result="$(run_wrk "$backend-static-$ship_static_size-$round" "$ship_static_url")"
+            ship_static_result="$(least_disturbed "$ship_static_result" "$result")"
+        fi
+        warm_up "$ship_url" -H "$header"
+        result="$(run_wrk "$backend-shipment-$round" "$ship_url" -H "$header")"
+        ship_result="$(least_disturbed "$ship_result" "$result")"
     done
 
     stop_server
@@ -317,13 +456,23 @@ bench_backend() {
     local static_rps static_p50 static_p99 static_other auth_rps auth_p50 auth_p99 auth_other ratio
     read -r static_rps static_p50 static_p99 static_other <<<"$static_result"
     read -r auth_rps auth_p50 auth_p99 auth_other <<<"$auth_result"
-    ratio="$(awk -v a="$auth_rps" -v s="$static_rps" 'BEGIN { printf "%.2f", (s > 0 ? a / s : 0) }')"
-    local verdict
-    verdict="$(awk -v r="$ratio" -v p="$auth_p99" -v gr="$GOAL_RATIO" -v gp="$GOAL_P99_MS" \
-        'BEGIN { print ((r >= gr && p < gp) ? "met" : "MISSED") }')"
-    [[ "$verdict" == met ]] || GOALS_MISSED=1
+    ratio="$(ratio_of "$auth_rps" "$static_rps")"
     RESULTS+=("$backend|/bench/static/$size|$static_rps|$static_p50|$static_p99|$static_other||")
-    RESULTS+=("$backend|/v2/ports/$LOCODE (auth)|$auth_rps|$auth_p50|$auth_p99|$auth_other|$ratio|$verdict")
+    set_verdict "$ratio" "$auth_p99" "$GOAL_RATIO"
+    RESULTS+=("$backend|/v2/ports/$LOCODE (auth)|$auth_rps|$auth_p50|$auth_p99|$auth_other|$ratio|$VERDICT (>= $GOAL_RATIO)")
+
+    [[ -n "$ship_url" ]] || return 0
+    local base_rps="$static_rps" ship_rps ship_p50 ship_p99 ship_other
+    if [[ -n "$ship_static_url" ]]; then
+        local s_rps s_p50 s_p99 s_other
+        read -r s_rps s_p50 s_p99 s_other <<<"$ship_static_result"
+        base_rps="$s_rps"
+        RESULTS+=("$backend|/bench/static/$ship_static_size|$s_rps|$s_p50|$s_p99|$s_other||")
+    fi
+    read -r ship_rps ship_p50 ship_p99 ship_other <<<"$ship_result"
+    ratio="$(ratio_of "$ship_rps" "$base_rps")"
+    set_verdict "$ratio" "$ship_p99" "$GOAL_SHIPMENT_RATIO"
+    RESULTS+=("$backend|/v2/shipments/{id}+3 (auth)|$ship_rps|$ship_p50|$ship_p99|$ship_other|$ratio|$VERDICT (>= $GOAL_SHIPMENT_RATIO)")
 }
 
 print_table() {
@@ -333,8 +482,12 @@ print_table() {
     printf 'CPU busy with other work just before each backend:%s\n' "$BUSY_NOTE"
     printf '"other" = share of all cores used by anything but tidemark and wrk during the run\n'
     printf '(PostgreSQL included); more than a few %% means the figures are skewed\n'
-    printf 'goal: auth/static >= %s and auth p99 < %s ms\n\n' "$GOAL_RATIO" "$GOAL_P99_MS"
-    local format='%-9s %-24s %10s %7s %7s %6s %11s %s\n'
+    printf '/v2/shipments/{id}+3 = GET /v2/shipments/{id}?include=%s;\n' "$SHIPMENT_INCLUDE"
+    printf 'auth/static = req/s over the static row of the same size (within %.0f%%) above it\n' \
+        "$(awk -v t="$SIZE_TOLERANCE" 'BEGIN { print t * 100 }')"
+    printf 'goal: auth/static >= %s (ports) or >= %s (shipments), and p99 < %s ms\n\n' \
+        "$GOAL_RATIO" "$GOAL_SHIPMENT_RATIO" "$GOAL_P99_MS"
+    local format='%-9s %-27s %10s %7s %7s %6s %11s %s\n'
     # shellcheck disable=SC2059 # the format is the constant above
     {
         printf "$format" backend route "req/s" "p50 ms" "p99 ms" other "auth/static" goal
