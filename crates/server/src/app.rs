@@ -4,7 +4,6 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use anyhow::Context;
-use axum::extract::FromRef;
 use metrics_exporter_prometheus::PrometheusHandle;
 use tidemark_domain::{Clock, IdGenerator, ScaledClock, SystemClock, UuidV7Ids};
 use tidemark_geo::reference::ReferenceData;
@@ -46,10 +45,6 @@ impl Deref for AppState {
     fn deref(&self) -> &App {
         &self.0
     }
-}
-
-impl FromRef<AppState> for () {
-    fn from_ref(_: &AppState) -> Self {}
 }
 
 impl App {
