@@ -437,6 +437,14 @@ impl Store for PgStore {
         shipments::shipment(&self.client().await?, account, id).await
     }
 
+    async fn shipments_by_ids(
+        &self,
+        account: AccountId,
+        ids: &[ShipmentId],
+    ) -> StoreResult<Vec<Shipment>> {
+        shipments::shipments_by_ids(&self.client().await?, account, ids).await
+    }
+
     async fn list_shipments(
         &self,
         account: AccountId,

@@ -691,6 +691,28 @@ pub async fn containers_of_shipment(
         .collect()
 }
 
+pub async fn shipments_by_ids(
+    client: &impl GenericClient,
+    account: AccountId,
+    ids: &[ShipmentId],
+) -> StoreResult<Vec<Shipment>> {
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {SHIPMENT_COLUMNS} FROM shipments
+             WHERE account_id = $1 AND id = ANY($2) ORDER BY id"
+        ))
+        .await
+        .map_err(backend)?;
+    let ids: Vec<Uuid> = ids.iter().map(|id| id.0).collect();
+    client
+        .query(&statement, &[&account.0, &ids])
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(shipment_from_row)
+        .collect()
+}
+
 pub async fn containers_of_shipments(
     client: &impl GenericClient,
     shipments: &[ShipmentId],

@@ -378,6 +378,14 @@ impl Store for SqliteStore {
         shipments::shipment(&self.reader(), account, id)
     }
 
+    async fn shipments_by_ids(
+        &self,
+        account: AccountId,
+        ids: &[ShipmentId],
+    ) -> StoreResult<Vec<Shipment>> {
+        shipments::shipments_by_ids(&self.reader(), account, ids)
+    }
+
     async fn list_shipments(
         &self,
         account: AccountId,

@@ -430,6 +430,24 @@ pub fn shipment(conn: &Connection, account: AccountId, id: ShipmentId) -> StoreR
     .ok_or(StoreError::NotFound)
 }
 
+pub fn shipments_by_ids(
+    conn: &Connection,
+    account: AccountId,
+    ids: &[ShipmentId],
+) -> StoreResult<Vec<Shipment>> {
+    let ids: Vec<String> = ids.iter().map(|id| id.0.to_string()).collect();
+    let ids = serde_json::to_string(&ids).map_err(backend)?;
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {SHIPMENT_COLUMNS} FROM shipments
+             WHERE account_id = ?1 AND id IN (SELECT value FROM json_each(?2)) ORDER BY id"
+        ))
+        .map_err(backend)?;
+    stmt.query_map(params![account.0.to_string(), ids], shipment_from_row)
+        .and_then(Iterator::collect)
+        .map_err(backend)
+}
+
 /// Runs a counted, paged list query over `table` (aliased `t`).
 fn paged<T>(
     conn: &Connection,

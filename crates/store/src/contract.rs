@@ -89,6 +89,7 @@ macro_rules! store_contract_tests {
             a_poll_never_overwrites_the_tags_users_set,
             containers_of_several_shipments_are_read_at_once,
             the_longest_waiting_shipments_are_polled_first,
+            shipments_are_read_by_ids_within_their_account,
         );
     };
     (@cases $backend:path; $($case:ident),* $(,)?) => {
@@ -1626,4 +1627,20 @@ pub async fn the_longest_waiting_shipments_are_polled_first(backend: &dyn TestBa
         .unwrap();
 
     assert_eq!(first[0].id, waiting.shipment.id);
+}
+
+pub async fn shipments_are_read_by_ids_within_their_account(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let (_, mine) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
+    let (_, theirs) = tracked(store.as_ref(), &ids, other, "TESTBL0002", Vec::new()).await;
+
+    let found = store
+        .shipments_by_ids(acme, &[mine.shipment.id, theirs.shipment.id])
+        .await
+        .unwrap();
+
+    assert_eq!(found, vec![mine.shipment]);
 }

@@ -247,6 +247,12 @@ pub trait Store: Send + Sync {
     ) -> StoreResult<Vec<DomainEvent>>;
     /// One of the account's shipments.
     async fn shipment(&self, account: AccountId, id: ShipmentId) -> StoreResult<Shipment>;
+    /// Several of the account's shipments at once (ids of other accounts are left out).
+    async fn shipments_by_ids(
+        &self,
+        account: AccountId,
+        ids: &[ShipmentId],
+    ) -> StoreResult<Vec<Shipment>>;
     /// The account's shipments matching `filter`, newest first.
     async fn list_shipments(
         &self,

@@ -280,20 +280,13 @@ async fn list(
             },
         )
         .await?;
-    let mut shipments = Vec::new();
-    for container in &found.items {
-        if !shipments
-            .iter()
-            .any(|s: &Shipment| s.id == container.shipment_id)
-        {
-            shipments.push(
-                state
-                    .store
-                    .shipment(principal.account_id, container.shipment_id)
-                    .await?,
-            );
-        }
-    }
+    let mut shipment_ids: Vec<_> = found.items.iter().map(|c| c.shipment_id).collect();
+    shipment_ids.sort();
+    shipment_ids.dedup();
+    let shipments = state
+        .store
+        .shipments_by_ids(principal.account_id, &shipment_ids)
+        .await?;
     let base = &state.config.public_url;
     let shipment_of = |c: &Container| shipments.iter().find(|s| s.id == c.shipment_id);
     let data = found
