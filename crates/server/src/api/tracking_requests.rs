@@ -44,30 +44,49 @@ const INCLUDES: &[&str] = &[
 /// The tracked shipment and what `includes` asks for through it.
 async fn tracked_object_included(
     state: &AppState,
-    request: &TrackingRequest,
+    requests: &[TrackingRequest],
     includes: &Includes,
 ) -> Result<Vec<ResourceObject<Value>>, ApiError> {
-    let Some(shipment_id) = request
-        .shipment_id
-        .filter(|_| includes.contains("tracked_object"))
-    else {
+    let Some(account) = requests.first().map(|r| r.account_id) else {
         return Ok(Vec::new());
     };
-    let shipment = state
-        .store
-        .shipment(request.account_id, shipment_id)
-        .await?;
-    let containers = state.store.containers_of_shipment(shipment.id).await?;
-    let resource = ShipmentResource {
-        shipment: &shipment,
-        containers: &containers,
-        state,
-    };
-    let mut included = vec![included_object(&resource, &state.config.public_url)];
+    if !includes.contains("tracked_object") {
+        return Ok(Vec::new());
+    }
+    // Two queries for the whole page, whatever its size.
+    let ids: Vec<_> = requests.iter().filter_map(|r| r.shipment_id).collect();
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let shipments = state.store.shipments_by_ids(account, &ids).await?;
+    let containers = state.store.containers_of_shipments(&ids).await?;
+    let per_shipment: Vec<Vec<_>> = shipments
+        .iter()
+        .map(|s| {
+            containers
+                .iter()
+                .filter(|c| c.shipment_id == s.id)
+                .cloned()
+                .collect()
+        })
+        .collect();
+    let resources: Vec<ShipmentResource<'_>> = shipments
+        .iter()
+        .zip(&per_shipment)
+        .map(|(shipment, containers)| ShipmentResource {
+            shipment,
+            containers,
+            state,
+        })
+        .collect();
+    let mut included: Vec<ResourceObject<Value>> = resources
+        .iter()
+        .map(|r| included_object(r, &state.config.public_url))
+        .collect();
     included.extend(included_of(
         state,
         &includes.below("tracked_object"),
-        std::slice::from_ref(&resource),
+        &resources,
     ));
     Ok(included)
 }
@@ -269,17 +288,7 @@ async fn list(
         )
         .await?;
     let base = &state.config.public_url;
-    let mut included: Vec<ResourceObject<Value>> = Vec::new();
-    for request in &found.items {
-        for object in tracked_object_included(&state, request, &includes).await? {
-            if !included
-                .iter()
-                .any(|o| o.id == object.id && o.kind == object.kind)
-            {
-                included.push(object);
-            }
-        }
-    }
+    let included = tracked_object_included(&state, &found.items, &includes).await?;
     Ok(ListDocument::page(
         found
             .items
@@ -361,7 +370,8 @@ async fn show(
         .store
         .tracking_request(principal.account_id, parse_id(&id)?)
         .await?;
-    let included = tracked_object_included(&state, &request, &includes).await?;
+    let included =
+        tracked_object_included(&state, std::slice::from_ref(&request), &includes).await?;
     Ok(Document::new(
         resource_object(&request, &state.config.public_url),
         included,

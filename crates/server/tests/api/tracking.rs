@@ -37,6 +37,7 @@ on_both_backends!(
     a_carrier_push_with_a_wrong_signature_or_body_is_refused,
     a_stopped_shipment_blocks_a_duplicate_and_resumes_cleanly,
     a_shipment_its_carrier_stopped_answering_for_stops_being_tracked,
+    a_list_of_tracking_requests_includes_their_shipments_when_asked,
 );
 
 /// A carrier that answers each poll with the next scripted result.
@@ -886,4 +887,28 @@ async fn a_shipment_its_carrier_stopped_answering_for_stops_being_tracked(app: T
     let shipment = shipment_of(&app, &id).await;
     assert_eq!(request["attributes"]["status"], json!("tracking_stopped"));
     assert!(shipment["data"]["attributes"]["line_tracking_stopped_reason"].is_string());
+}
+
+async fn a_list_of_tracking_requests_includes_their_shipments_when_asked(app: TestApp) {
+    track(&app, "bill_of_lading", "TEST-LIST-A", "TEST").await;
+    track(&app, "bill_of_lading", "TEST-LIST-B", "TEST").await;
+    track(&app, "bill_of_lading", "TEST-TR-FAILED", "TEST").await;
+    app.run_pending_jobs().await;
+
+    let plain = app.get("/v2/tracking_requests").await.json();
+    let with = app
+        .get("/v2/tracking_requests?include=tracked_object,tracked_object.containers")
+        .await
+        .json();
+
+    assert!(plain.get("included").is_none());
+    let included = with["included"].as_array().unwrap();
+    assert_eq!(
+        included
+            .iter()
+            .filter(|o| o["type"] == json!("shipment"))
+            .count(),
+        2
+    );
+    assert!(included.iter().any(|o| o["type"] == json!("container")));
 }
