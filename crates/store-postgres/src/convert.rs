@@ -3,10 +3,48 @@
 //! Rows are read with `try_get` only: a column of an unexpected type becomes a `Backend`
 //! error rather than the panic `Row::get` would raise.
 
+use deadpool_postgres::GenericClient;
 use tidemark_domain::{Account, AccountId, ApiKey, ApiKeyId, ApiKeyScope};
 use tidemark_store::{StoreError, StoreResult};
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
+use tokio_postgres::types::ToSql;
+
+/// Runs a cached statement expected to return one row, read with `read`; no row is
+/// `NotFound`.
+pub async fn query_one<T>(
+    client: &impl GenericClient,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+    read: fn(&Row) -> StoreResult<T>,
+) -> StoreResult<T> {
+    let statement = client.prepare_cached(sql).await.map_err(backend)?;
+    client
+        .query_opt(&statement, params)
+        .await
+        .map_err(backend)?
+        .as_ref()
+        .map(read)
+        .transpose()?
+        .ok_or(StoreError::NotFound)
+}
+
+/// Runs a cached statement and reads every row with `read`.
+pub async fn query_all<T>(
+    client: &impl GenericClient,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+    read: fn(&Row) -> StoreResult<T>,
+) -> StoreResult<Vec<T>> {
+    let statement = client.prepare_cached(sql).await.map_err(backend)?;
+    client
+        .query(&statement, params)
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(read)
+        .collect()
+}
 
 pub fn backend(error: impl Into<tidemark_store::BoxError>) -> StoreError {
     StoreError::backend(error)

@@ -19,7 +19,7 @@ use tokio_postgres::Row;
 use tokio_postgres::types::{FromSql, Json};
 use uuid::Uuid;
 
-use crate::convert::{backend, to_int};
+use crate::convert::{backend, query_all, query_one, to_int};
 use crate::tracking_requests::{Condition, like_pattern};
 
 /// Reads a row's columns in order, so column lists and readers cannot drift apart by index.
@@ -494,20 +494,13 @@ pub async fn shipment(
     account: AccountId,
     id: ShipmentId,
 ) -> StoreResult<Shipment> {
-    let statement = client
-        .prepare_cached(&format!(
-            "SELECT {SHIPMENT_COLUMNS} FROM shipments WHERE id = $1 AND account_id = $2"
-        ))
-        .await
-        .map_err(backend)?;
-    client
-        .query_opt(&statement, &[&id.0, &account.0])
-        .await
-        .map_err(backend)?
-        .as_ref()
-        .map(shipment_from_row)
-        .transpose()?
-        .ok_or(StoreError::NotFound)
+    query_one(
+        client,
+        &format!("SELECT {SHIPMENT_COLUMNS} FROM shipments WHERE id = $1 AND account_id = $2"),
+        &[&id.0, &account.0],
+        shipment_from_row,
+    )
+    .await
 }
 
 /// Runs a counted, paged list query: `SELECT {select} {from} WHERE {condition}`.
@@ -654,41 +647,33 @@ pub async fn shipments_to_poll(
     due_before: DateTime<Utc>,
     limit: u32,
 ) -> StoreResult<Vec<Shipment>> {
-    let statement = client
-        .prepare_cached(&format!(
+    query_all(
+        client,
+        &format!(
             "SELECT {SHIPMENT_COLUMNS} FROM shipments
              WHERE line_tracking_stopped_at IS NULL
                AND coalesce(line_tracking_last_attempted_at, created_at) <= $1
              ORDER BY coalesce(line_tracking_last_attempted_at, created_at), id LIMIT $2"
-        ))
-        .await
-        .map_err(backend)?;
-    client
-        .query(&statement, &[&due_before, &i64::from(limit)])
-        .await
-        .map_err(backend)?
-        .iter()
-        .map(shipment_from_row)
-        .collect()
+        ),
+        &[&due_before, &i64::from(limit)],
+        shipment_from_row,
+    )
+    .await
 }
 
 pub async fn containers_of_shipment(
     client: &impl GenericClient,
     shipment: ShipmentId,
 ) -> StoreResult<Vec<Container>> {
-    let statement = client
-        .prepare_cached(&format!(
+    query_all(
+        client,
+        &format!(
             "SELECT {CONTAINER_COLUMNS} FROM containers WHERE shipment_id = $1 ORDER BY number"
-        ))
-        .await
-        .map_err(backend)?;
-    client
-        .query(&statement, &[&shipment.0])
-        .await
-        .map_err(backend)?
-        .iter()
-        .map(container_from_row)
-        .collect()
+        ),
+        &[&shipment.0],
+        container_from_row,
+    )
+    .await
 }
 
 pub async fn shipments_by_ids(
@@ -738,20 +723,16 @@ pub async fn transport_events_of_shipment(
     client: &impl GenericClient,
     shipment: ShipmentId,
 ) -> StoreResult<Vec<TransportEvent>> {
-    let statement = client
-        .prepare_cached(&format!(
+    query_all(
+        client,
+        &format!(
             "SELECT {EVENT_COLUMNS} FROM transport_events WHERE shipment_id = $1
              ORDER BY timestamp, id"
-        ))
-        .await
-        .map_err(backend)?;
-    client
-        .query(&statement, &[&shipment.0])
-        .await
-        .map_err(backend)?
-        .iter()
-        .map(event_from_row)
-        .collect()
+        ),
+        &[&shipment.0],
+        event_from_row,
+    )
+    .await
 }
 
 pub async fn container(
@@ -759,20 +740,13 @@ pub async fn container(
     account: AccountId,
     id: ContainerId,
 ) -> StoreResult<Container> {
-    let statement = client
-        .prepare_cached(&format!(
-            "SELECT {CONTAINER_COLUMNS} FROM containers WHERE id = $1 AND account_id = $2"
-        ))
-        .await
-        .map_err(backend)?;
-    client
-        .query_opt(&statement, &[&id.0, &account.0])
-        .await
-        .map_err(backend)?
-        .as_ref()
-        .map(container_from_row)
-        .transpose()?
-        .ok_or(StoreError::NotFound)
+    query_one(
+        client,
+        &format!("SELECT {CONTAINER_COLUMNS} FROM containers WHERE id = $1 AND account_id = $2"),
+        &[&id.0, &account.0],
+        container_from_row,
+    )
+    .await
 }
 
 pub async fn list_containers(

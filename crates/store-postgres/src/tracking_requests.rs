@@ -10,13 +10,11 @@ use tidemark_domain::{
     AccountId, FailedReason, RequestType, ShipmentId, TrackingRequest, TrackingRequestId,
     TrackingRequestStatus,
 };
-use tidemark_store::{
-    IdempotencyState, PageRequest, Paged, StoreError, StoreResult, TrackingRequestFilter,
-};
+use tidemark_store::{IdempotencyState, PageRequest, Paged, StoreResult, TrackingRequestFilter};
 use tokio_postgres::Row;
 use tokio_postgres::types::{Json, ToSql};
 
-use crate::convert::{backend, on_unique, to_int};
+use crate::convert::{backend, on_unique, query_all, query_one, to_int};
 
 const COLUMNS: &str = "id, account_id, request_type, request_number, scac, ref_numbers, \
                        shipment_tags, status, failed_reason, is_retrying, retry_count, \
@@ -101,20 +99,13 @@ pub async fn get(
     account: AccountId,
     id: TrackingRequestId,
 ) -> StoreResult<TrackingRequest> {
-    let statement = client
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM tracking_requests WHERE id = $1 AND account_id = $2"
-        ))
-        .await
-        .map_err(backend)?;
-    client
-        .query_opt(&statement, &[&id.0, &account.0])
-        .await
-        .map_err(backend)?
-        .as_ref()
-        .map(from_row)
-        .transpose()?
-        .ok_or(StoreError::NotFound)
+    query_one(
+        client,
+        &format!("SELECT {COLUMNS} FROM tracking_requests WHERE id = $1 AND account_id = $2"),
+        &[&id.0, &account.0],
+        from_row,
+    )
+    .await
 }
 
 /// `%`, `_` and `\` in user input are literals, not wildcards (the queries say
@@ -245,21 +236,16 @@ pub async fn update_ref_numbers(
     ref_numbers: &[String],
     now: DateTime<Utc>,
 ) -> StoreResult<TrackingRequest> {
-    let statement = client
-        .prepare_cached(&format!(
+    query_one(
+        client,
+        &format!(
             "UPDATE tracking_requests SET ref_numbers = $3, updated_at = $4
              WHERE id = $1 AND account_id = $2 RETURNING {COLUMNS}"
-        ))
-        .await
-        .map_err(backend)?;
-    client
-        .query_opt(&statement, &[&id.0, &account.0, &Json(ref_numbers), &now])
-        .await
-        .map_err(backend)?
-        .as_ref()
-        .map(from_row)
-        .transpose()?
-        .ok_or(StoreError::NotFound)
+        ),
+        &[&id.0, &account.0, &Json(ref_numbers), &now],
+        from_row,
+    )
+    .await
 }
 
 pub async fn begin_idempotent(
@@ -368,20 +354,16 @@ pub async fn unresolved(
     client: &impl GenericClient,
     limit: u32,
 ) -> StoreResult<Vec<TrackingRequest>> {
-    let statement = client
-        .prepare_cached(&format!(
+    query_all(
+        client,
+        &format!(
             "SELECT {COLUMNS} FROM tracking_requests
              WHERE status IN ('pending', 'awaiting_manifest') ORDER BY created_at, id LIMIT $1"
-        ))
-        .await
-        .map_err(backend)?;
-    client
-        .query(&statement, &[&i64::from(limit)])
-        .await
-        .map_err(backend)?
-        .iter()
-        .map(from_row)
-        .collect()
+        ),
+        &[&i64::from(limit)],
+        from_row,
+    )
+    .await
 }
 
 pub async fn active_for(
@@ -389,20 +371,16 @@ pub async fn active_for(
     scac: &str,
     numbers: &[String],
 ) -> StoreResult<Vec<TrackingRequest>> {
-    let statement = client
-        .prepare_cached(&format!(
+    query_all(
+        client,
+        &format!(
             "SELECT {COLUMNS} FROM tracking_requests
              WHERE scac = $1 AND status IN ('pending', 'awaiting_manifest', 'created')
                AND request_number = ANY($2)
              ORDER BY id"
-        ))
-        .await
-        .map_err(backend)?;
-    client
-        .query(&statement, &[&scac, &numbers])
-        .await
-        .map_err(backend)?
-        .iter()
-        .map(from_row)
-        .collect()
+        ),
+        &[&scac, &numbers],
+        from_row,
+    )
+    .await
 }
