@@ -271,14 +271,7 @@ async fn list(
     };
     let found = state
         .store
-        .list_containers(
-            principal.account_id,
-            &filter,
-            PageRequest {
-                offset: page.offset(),
-                limit: page.size,
-            },
-        )
+        .list_containers(principal.account_id, &filter, page.into())
         .await?;
     let mut shipment_ids: Vec<_> = found.items.iter().map(|c| c.shipment_id).collect();
     shipment_ids.sort();
@@ -438,15 +431,7 @@ async fn transport_events(
         .await?;
     let found = state
         .store
-        .transport_events_of_container(
-            principal.account_id,
-            container.id,
-            &filter,
-            PageRequest {
-                offset: page.offset(),
-                limit: page.size,
-            },
-        )
+        .transport_events_of_container(principal.account_id, container.id, &filter, page.into())
         .await?;
     let base = &state.config.public_url;
     Ok(ListDocument::page(

@@ -318,6 +318,15 @@ pub struct Page {
     pub size: u32,
 }
 
+impl From<Page> for tidemark_store::PageRequest {
+    fn from(page: Page) -> Self {
+        Self {
+            offset: page.offset(),
+            limit: page.size,
+        }
+    }
+}
+
 impl Page {
     pub fn offset(self) -> u64 {
         u64::from(self.number - 1) * u64::from(self.size)

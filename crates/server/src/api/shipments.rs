@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tidemark_domain::{Container, ContainerStatus, Shipment, ShipmentId};
-use tidemark_store::{PageRequest, ShipmentFilter};
+use tidemark_store::ShipmentFilter;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -305,14 +305,7 @@ async fn list(
     let filter = filter_from(&query)?;
     let found = state
         .store
-        .list_shipments(
-            principal.account_id,
-            &filter,
-            PageRequest {
-                offset: page.offset(),
-                limit: page.size,
-            },
-        )
+        .list_shipments(principal.account_id, &filter, page.into())
         .await?;
     let ids: Vec<_> = found.items.iter().map(|s| s.id).collect();
     let all_containers = state.store.containers_of_shipments(&ids).await?;

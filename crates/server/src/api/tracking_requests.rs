@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tidemark_domain::{TrackingRequest, TrackingRequestId, TrackingRequestStatus};
-use tidemark_store::{PageRequest, TrackingRequestFilter};
+use tidemark_store::TrackingRequestFilter;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -278,14 +278,7 @@ async fn list(
     let filter = filter_from(&query)?;
     let found = state
         .store
-        .list_tracking_requests(
-            principal.account_id,
-            &filter,
-            PageRequest {
-                offset: page.offset(),
-                limit: page.size,
-            },
-        )
+        .list_tracking_requests(principal.account_id, &filter, page.into())
         .await?;
     let base = &state.config.public_url;
     let included = tracked_object_included(&state, &found.items, &includes).await?;
