@@ -4,11 +4,10 @@
 //! The vocabulary is DCSA Track & Trace's (codes such as `ARRI` or `LOAD`), because every
 //! carrier we follow speaks it; a connector for another protocol translates into it.
 
-use std::fmt;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 /// A failed poll of a carrier. Each variant is a decision for the caller.
 #[derive(Debug, thiserror::Error)]
@@ -134,53 +133,9 @@ pub struct Reference {
     pub value: String,
 }
 
-/// Declares an enum of DCSA codes with `as_str`, `parse` and `ALL`, serialized as the code.
-macro_rules! dcsa_codes {
-    (
-        $(#[$meta:meta])*
-        pub enum $name:ident {
-            $( $(#[$vmeta:meta])* $variant:ident => $text:literal, )+
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum $name {
-            $( $(#[$vmeta])* $variant, )+
-        }
-
-        impl $name {
-            /// Every value, in declaration order.
-            pub const ALL: &'static [Self] = &[ $( Self::$variant, )+ ];
-
-            /// The DCSA code.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $( Self::$variant => $text, )+
-                }
-            }
-
-            /// The value for a DCSA code, or `None` for an unknown one.
-            pub fn parse(code: &str) -> Option<Self> {
-                match code {
-                    $( $text => Some(Self::$variant), )+
-                    _ => None,
-                }
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.serialize_str(self.as_str())
-            }
-        }
-    };
-}
+// DCSA code lists are declared with the domain's `string_enum!`: `as_str`, `parse`, `ALL`,
+// `Display` and serde through the code itself.
+use tidemark_domain::string_enum as dcsa_codes;
 
 dcsa_codes! {
     /// The three families of DCSA T&T events (`eventType`).

@@ -5,14 +5,11 @@
 //! The values are Terminal49's, as listed in its OpenAPI document
 //! (`reference/terminal49/NOTES.md` §6, §8, §9 and §12.1); clients match on these strings.
 
-use std::fmt;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 use crate::container_number::ContainerNumber;
 
 /// Declares a string-valued enum with `as_str`, `parse`, `ALL`, `Display`, and serde
 /// through the same strings, so the wire spelling is written once per value.
+#[macro_export]
 macro_rules! string_enum {
     (
         $(#[$meta:meta])*
@@ -30,14 +27,14 @@ macro_rules! string_enum {
             /// Every value, in declaration order.
             pub const ALL: &'static [Self] = &[ $( Self::$variant, )+ ];
 
-            /// The value as Terminal49 spells it.
+            /// The value as written on the wire.
             pub fn as_str(self) -> &'static str {
                 match self {
                     $( Self::$variant => $text, )+
                 }
             }
 
-            /// The value for Terminal49's spelling, or `None` for anything else.
+            /// The value for its wire spelling, or `None` for anything else.
             pub fn parse(value: &str) -> Option<Self> {
                 match value {
                     $( $text => Some(Self::$variant), )+
@@ -46,24 +43,24 @@ macro_rules! string_enum {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.as_str())
             }
         }
 
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 serializer.serialize_str(self.as_str())
             }
         }
 
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let text = String::deserialize(deserializer)?;
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = <String as ::serde::Deserialize>::deserialize(deserializer)?;
                 Self::parse(&text).ok_or_else(|| {
                     let expected: Vec<&str> = Self::ALL.iter().map(|v| v.as_str()).collect();
-                    serde::de::Error::custom(format_args!(
+                    ::serde::de::Error::custom(format_args!(
                         "unknown value {text:?}, expected one of {}",
                         expected.join(", ")
                     ))
@@ -276,6 +273,10 @@ pub fn validate_request_number(
 
 #[cfg(test)]
 mod tests {
+    use std::fmt;
+
+    use serde::{Deserialize, Serialize};
+
     use super::*;
 
     /// Every value of every enum survives `as_str` → `parse` and serde, with the same
