@@ -1,3 +1,5 @@
 //! Geography: ports and time zones, sea routing, AIS decoding, GeoJSON. Depends on `domain` only.
 
+pub mod ais;
 pub mod reference;
+pub mod searoute;
