@@ -18,7 +18,8 @@ pub struct DomainEvent {
     /// Terminal49's event name, such as `tracking_request.succeeded`.
     pub event: String,
     /// The type of the object the event is about: `tracking_request`, `transport_event`,
-    /// `container` or `shipment`.
+    /// `container` or `estimated_event` (whose id is that of the estimated arrival
+    /// transport event it presents).
     pub reference_type: String,
     pub reference_id: Uuid,
     pub shipment_id: Option<ShipmentId>,
@@ -82,10 +83,16 @@ pub fn events_of(
             Some(container.id),
         ));
     }
-    let mut arrival_estimated = false;
+    // Terminal49 announces a new arrival estimate once per shipment, as an `estimated_event`;
+    // Tidemark's is the estimate recorded on the shipment's first container.
+    let mut arrival_estimate = None;
     for transport_event in &update.new_events {
-        arrival_estimated |= transport_event.event == TransportEventName::EstimatedVesselArrived
-            && transport_event.location_locode == update.shipment.port_of_discharge_locode;
+        if arrival_estimate.is_none()
+            && transport_event.event == TransportEventName::EstimatedVesselArrived
+            && transport_event.location_locode == update.shipment.port_of_discharge_locode
+        {
+            arrival_estimate = Some(transport_event.id);
+        }
         events.push(event(
             transport_event.event.as_str(),
             "transport_event",
@@ -93,11 +100,11 @@ pub fn events_of(
             Some(transport_event.container_id),
         ));
     }
-    if arrival_estimated {
+    if let Some(estimate) = arrival_estimate {
         events.push(event(
             "shipment.estimated.arrival",
-            "shipment",
-            update.shipment.id.0,
+            "estimated_event",
+            estimate.0,
             None,
         ));
     }
@@ -134,6 +141,7 @@ mod tests {
             retry_count: None,
             shipment_id: None,
             initial_custom_fields: None,
+            customer_id: None,
             created_at: at(),
             updated_at: at(),
         }
@@ -183,6 +191,7 @@ mod tests {
             port_of_lading: Some("CNSHA".to_owned()),
             port_of_discharge: Some("NLRTM".to_owned()),
             destination: None,
+            raw_events: Vec::new(),
             milestones: vec![Milestone {
                 source_id: "eta".to_owned(),
                 event: TransportEventName::EstimatedVesselArrived,

@@ -65,6 +65,14 @@ id_type!(
     /// Something that happened to a tracked object, kept for notifications.
     DomainEventId
 );
+id_type!(
+    /// One event exactly as a carrier reported it, before Tidemark named it.
+    RawEventId
+);
+id_type!(
+    /// A customer (Terminal49's `party`) that shipments are tracked for.
+    PartyId
+);
 
 /// Source of new ids. Production uses UUIDv7 (time-ordered, which keeps B-tree inserts
 /// cheap); tests use [`SequentialIds`] so snapshots are stable.

@@ -6,9 +6,11 @@
 pub mod account;
 pub mod clock;
 pub mod container_number;
+pub mod custom_fields;
 pub mod domain_event;
 pub mod ids;
 pub mod job;
+pub mod party;
 pub mod shipment;
 pub mod tracking;
 pub mod tracking_request;
@@ -19,11 +21,12 @@ pub use clock::{Clock, MockClock, ScaledClock, SystemClock};
 pub use container_number::{ContainerNumber, ContainerNumberError};
 pub use domain_event::DomainEvent;
 pub use ids::{
-    AccountId, ApiKeyId, ContainerId, DomainEventId, IdGenerator, JobId, SequentialIds, ShipmentId,
-    TrackingRequestId, TransportEventId, UuidV7Ids,
+    AccountId, ApiKeyId, ContainerId, DomainEventId, IdGenerator, JobId, PartyId, RawEventId,
+    SequentialIds, ShipmentId, TrackingRequestId, TransportEventId, UuidV7Ids,
 };
 pub use job::{Job, JobState, NewJob, RetryPolicy};
-pub use shipment::{Container, Shipment, TransportEvent};
+pub use party::Party;
+pub use shipment::{Container, RawEvent, ReportedEvent, Shipment, TransportEvent};
 pub use tracking::{
     ContainerStatus, FailedReason, RequestNumberProblem, RequestType, TrackingRequestStatus,
     TransportEventName, validate_request_number,

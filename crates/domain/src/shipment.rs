@@ -4,7 +4,10 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::ids::{AccountId, ContainerId, ShipmentId, TrackingRequestId, TransportEventId};
+use crate::ids::{
+    AccountId, ApiKeyId, ContainerId, PartyId, RawEventId, ShipmentId, TrackingRequestId,
+    TransportEventId,
+};
 use crate::tracking::{ContainerStatus, TransportEventName};
 
 /// What a bill of lading or booking covers: a voyage from a port of lading to a port of
@@ -40,6 +43,10 @@ pub struct Shipment {
     pub line_tracking_stopped_at: Option<DateTime<Utc>>,
     /// Why tracking stopped: `user`, `all_containers_terminated`, `past_arrival_window`, …
     pub line_tracking_stopped_reason: Option<String>,
+    /// The API key that stopped tracking, when a user stopped it.
+    pub line_tracking_stopped_by: Option<ApiKeyId>,
+    /// The customer (party) the shipment is tracked for.
+    pub customer_id: Option<PartyId>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -92,6 +99,37 @@ pub struct TransportEvent {
     /// The carrier's id of the event this came from: a re-sent event is recognised by it.
     pub source_id: String,
     pub created_at: DateTime<Utc>,
+}
+
+/// One event of a shipment as the carrier reported it, kept beside the named transport
+/// events so users can see exactly what the carrier said (Terminal49's `raw_event`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RawEvent {
+    pub id: RawEventId,
+    pub account_id: AccountId,
+    pub shipment_id: ShipmentId,
+    /// `None` for vessel-level events, which concern every container of the shipment.
+    pub container_number: Option<String>,
+    /// The carrier's id of the event; a re-sent event with the same id replaces this one.
+    pub source_id: String,
+    pub reported: ReportedEvent,
+    pub created_at: DateTime<Utc>,
+}
+
+/// What a carrier said about one event, before Tidemark named it as a milestone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ReportedEvent {
+    /// The event in the carrier's own words.
+    pub original_event: String,
+    /// Terminal49's raw event name (`vessel_loaded`, `full_out`, …), when it has one.
+    pub event: Option<String>,
+    pub timestamp: DateTime<Utc>,
+    pub estimated: bool,
+    pub location_locode: Option<String>,
+    pub location_name: Option<String>,
+    pub vessel_name: Option<String>,
+    pub vessel_imo: Option<String>,
+    pub voyage_number: Option<String>,
 }
 
 /// Decodes the size and type of an ISO 6346 size-type code (`45G1` → 40 ft, high cube,

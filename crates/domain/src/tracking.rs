@@ -201,6 +201,39 @@ string_enum! {
 }
 
 impl TransportEventName {
+    /// The name Terminal49 gives a carrier's raw event of this kind (`vessel_loaded`), or
+    /// `None` where its raw event vocabulary has no such name.
+    pub fn raw_event_name(self) -> Option<&'static str> {
+        Some(match self {
+            Self::EmptyOut => "empty_out",
+            Self::FullIn => "full_in",
+            Self::VesselLoaded => "vessel_loaded",
+            Self::VesselDeparted | Self::EstimatedVesselDeparted => "vessel_departed",
+            Self::TransshipmentArrived => "transshipment_arrived",
+            Self::TransshipmentDischarged => "transshipment_discharged",
+            Self::TransshipmentLoaded => "transshipment_loaded",
+            Self::TransshipmentDeparted => "transshipment_departed",
+            Self::FeederArrived => "feeder_arrived",
+            Self::FeederDischarged => "feeder_discharged",
+            Self::FeederLoaded => "feeder_loaded",
+            Self::FeederDeparted => "feeder_departed",
+            Self::VesselArrived | Self::EstimatedVesselArrived => "vessel_arrived",
+            Self::VesselDischarged => "vessel_discharged",
+            Self::Available => "available",
+            Self::FullOut => "full_out",
+            Self::Delivered => "delivered",
+            Self::EmptyIn => "empty_in",
+            Self::RailLoaded => "rail_loaded",
+            Self::RailDeparted => "rail_departed",
+            Self::RailArrived => "rail_arrived",
+            Self::RailUnloaded => "rail_unloaded",
+            Self::ArrivedAtInlandDestination | Self::EstimatedArrivedAtInlandDestination => {
+                "arrived_at_destination"
+            }
+            Self::VesselBerthed | Self::NotAvailable => return None,
+        })
+    }
+
     /// Whether the event announces an estimate rather than something that happened.
     pub fn is_estimate(self) -> bool {
         matches!(

@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::ids::{AccountId, ShipmentId, TrackingRequestId};
+use crate::ids::{AccountId, PartyId, ShipmentId, TrackingRequestId};
 use crate::tracking::{FailedReason, RequestType, TrackingRequestStatus};
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -26,6 +26,8 @@ pub struct TrackingRequest {
     pub shipment_id: Option<ShipmentId>,
     /// `initial_custom_fields` as submitted, kept until the shipment exists to apply them.
     pub initial_custom_fields: Option<serde_json::Value>,
+    /// The customer (party) the number is tracked for; copied onto the shipment.
+    pub customer_id: Option<PartyId>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }

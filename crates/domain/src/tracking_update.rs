@@ -15,8 +15,10 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::ids::{ContainerId, IdGenerator, ShipmentId, TransportEventId};
-use crate::shipment::{Container, Shipment, TransportEvent, equipment_from_iso_code};
+use crate::ids::{ContainerId, IdGenerator, RawEventId, ShipmentId, TransportEventId};
+use crate::shipment::{
+    Container, RawEvent, ReportedEvent, Shipment, TransportEvent, equipment_from_iso_code,
+};
 use crate::tracking::{ContainerStatus, TransportEventName};
 use crate::tracking_request::TrackingRequest;
 
@@ -42,6 +44,17 @@ pub struct Milestone {
     pub voyage_number: Option<String>,
 }
 
+/// One event as the carrier reported it, whether or not it names a milestone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportedRawEvent {
+    /// The carrier's event id (an estimate's leaves its time out, so a moved estimate
+    /// replaces the earlier one).
+    pub source_id: String,
+    /// `None` for vessel-level events.
+    pub container_number: Option<String>,
+    pub reported: ReportedEvent,
+}
+
 /// Everything a carrier said about one shipment in one poll.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CarrierReport {
@@ -50,6 +63,7 @@ pub struct CarrierReport {
     pub port_of_discharge: Option<String>,
     pub destination: Option<String>,
     pub milestones: Vec<Milestone>,
+    pub raw_events: Vec<ReportedRawEvent>,
 }
 
 /// What Tidemark already has for the shipment.
@@ -58,6 +72,7 @@ pub struct Known<'a> {
     pub shipment: Option<&'a Shipment>,
     pub containers: &'a [Container],
     pub events: &'a [TransportEvent],
+    pub raw_events: &'a [RawEvent],
 }
 
 /// The changes to write, all in one transaction.
@@ -72,6 +87,8 @@ pub struct TrackingUpdate {
     pub new_events: Vec<TransportEvent>,
     /// Recorded events the carrier corrected.
     pub corrected_events: Vec<TransportEvent>,
+    /// Raw events new in this poll, and recorded ones the carrier changed.
+    pub raw_events: Vec<RawEvent>,
 }
 
 impl TrackingUpdate {
@@ -85,6 +102,7 @@ impl TrackingUpdate {
             changed_containers: Vec::new(),
             new_events: Vec::new(),
             corrected_events: Vec::new(),
+            raw_events: Vec::new(),
         }
     }
 
@@ -95,6 +113,7 @@ impl TrackingUpdate {
             || !self.changed_containers.is_empty()
             || !self.new_events.is_empty()
             || !self.corrected_events.is_empty()
+            || !self.raw_events.is_empty()
     }
 }
 
@@ -125,6 +144,8 @@ fn new_shipment(request: &TrackingRequest, ids: &dyn IdGenerator, now: DateTime<
         line_tracking_last_succeeded_at: None,
         line_tracking_stopped_at: None,
         line_tracking_stopped_reason: None,
+        line_tracking_stopped_by: None,
+        customer_id: request.customer_id,
         created_at: now,
         updated_at: now,
     }
@@ -261,6 +282,7 @@ pub fn plan(
     if shipment_created || known.shipment != Some(&shipment) {
         shipment.updated_at = now;
     }
+    let raw_events = raw_events_to_write(&shipment, known.raw_events, report, ids, now);
     TrackingUpdate {
         shipment,
         shipment_created,
@@ -268,7 +290,48 @@ pub fn plan(
         changed_containers,
         new_events,
         corrected_events,
+        raw_events,
     }
+}
+
+/// The reported raw events that are new or differ from the recorded ones with their id.
+fn raw_events_to_write(
+    shipment: &Shipment,
+    known: &[RawEvent],
+    report: &CarrierReport,
+    ids: &dyn IdGenerator,
+    now: DateTime<Utc>,
+) -> Vec<RawEvent> {
+    let mut written: Vec<RawEvent> = Vec::new();
+    for raw in &report.raw_events {
+        let recorded = written
+            .iter()
+            .chain(known)
+            .find(|e| e.source_id == raw.source_id);
+        match recorded {
+            Some(e) if e.reported == raw.reported && e.container_number == raw.container_number => {
+            }
+            Some(e) => {
+                let corrected = RawEvent {
+                    container_number: raw.container_number.clone(),
+                    reported: raw.reported.clone(),
+                    ..e.clone()
+                };
+                written.retain(|w| w.id != corrected.id);
+                written.push(corrected);
+            }
+            None => written.push(RawEvent {
+                id: RawEventId::new(ids),
+                account_id: shipment.account_id,
+                shipment_id: shipment.id,
+                container_number: raw.container_number.clone(),
+                source_id: raw.source_id.clone(),
+                reported: raw.reported.clone(),
+                created_at: now,
+            }),
+        }
+    }
+    written
 }
 
 #[expect(
@@ -539,6 +602,7 @@ mod tests {
             retry_count: None,
             shipment_id: None,
             initial_custom_fields: None,
+            customer_id: None,
             created_at: t(0),
             updated_at: t(0),
         }
@@ -579,7 +643,62 @@ mod tests {
             port_of_discharge: Some("NLRTM".to_owned()),
             destination: None,
             milestones,
+            raw_events: Vec::new(),
         }
+    }
+
+    fn raw(id: &str, container: Option<&str>, at: DateTime<Utc>) -> ReportedRawEvent {
+        ReportedRawEvent {
+            source_id: id.to_owned(),
+            container_number: container.map(str::to_owned),
+            reported: ReportedEvent {
+                original_event: "EQUIPMENT LOAD ACT".to_owned(),
+                event: Some("vessel_loaded".to_owned()),
+                timestamp: at,
+                estimated: false,
+                location_locode: Some("CNSHA".to_owned()),
+                location_name: None,
+                vessel_name: None,
+                vessel_imo: None,
+                voyage_number: None,
+            },
+        }
+    }
+
+    #[test]
+    fn raw_events_are_kept_once_and_replaced_when_the_carrier_changes_them() {
+        let ids = SequentialIds::default();
+        let request = request(&ids);
+        let mut first_report = report(Vec::new());
+        first_report.raw_events = vec![
+            raw("load-1", Some("TDMU1000001"), t(10)),
+            raw("gate-out", Some("TDMU1000001"), t(5)),
+        ];
+        let first = plan(&request, Known::default(), &first_report, &ids, t(30));
+        assert_eq!(first.raw_events.len(), 2);
+
+        let mut second_report = first_report.clone();
+        second_report.raw_events[0].reported.timestamp = t(12);
+        let second = plan(
+            &request,
+            Known {
+                shipment: Some(&first.shipment),
+                raw_events: &first.raw_events,
+                ..Known::default()
+            },
+            &second_report,
+            &ids,
+            t(31),
+        );
+
+        assert_eq!(
+            second.raw_events.len(),
+            1,
+            "only the changed one is written"
+        );
+        assert_eq!(second.raw_events[0].id, first.raw_events[0].id);
+        assert_eq!(second.raw_events[0].reported.timestamp, t(12));
+        assert_eq!(second.raw_events[0].created_at, t(30));
     }
 
     fn voyage_so_far() -> Vec<Milestone> {
@@ -697,6 +816,7 @@ mod tests {
                 shipment: Some(&first.shipment),
                 containers: &containers,
                 events: &events,
+                ..Known::default()
             },
             &report(voyage_so_far()),
             &ids,
@@ -729,6 +849,7 @@ mod tests {
                 shipment: Some(&first.shipment),
                 containers: &containers,
                 events: &events,
+                ..Known::default()
             },
             &report(corrected),
             &ids,
@@ -767,6 +888,7 @@ mod tests {
                 shipment: Some(&first.shipment),
                 containers: &containers,
                 events: &events,
+                ..Known::default()
             },
             &report(slipped),
             &ids,
@@ -799,6 +921,7 @@ mod tests {
                     shipment: shipment.as_ref(),
                     containers: &containers,
                     events: &events,
+                    ..Known::default()
                 },
                 &report(milestones),
                 &ids,

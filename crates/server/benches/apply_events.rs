@@ -99,6 +99,7 @@ async fn apply(
             retry_count: None,
             shipment_id: None,
             initial_custom_fields: None,
+            customer_id: None,
             created_at: epoch,
             updated_at: epoch,
         };

@@ -45,6 +45,7 @@ async fn fill(
             retry_count: None,
             shipment_id: None,
             initial_custom_fields: None,
+            customer_id: None,
             created_at: now,
             updated_at: now,
         };

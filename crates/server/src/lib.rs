@@ -10,6 +10,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod jobs;
+pub mod parties;
 pub mod telemetry;
 pub mod tracking;
 

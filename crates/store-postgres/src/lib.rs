@@ -10,6 +10,7 @@
 mod convert;
 mod jobs;
 mod migrations;
+mod parties;
 mod shipments;
 mod tracking_requests;
 
@@ -24,7 +25,8 @@ use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMe
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
     Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, DomainEvent, DomainEventId, Job,
-    JobId, NewJob, Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TransportEvent,
+    JobId, NewJob, Party, PartyId, RawEvent, Shipment, ShipmentId, TrackingRequest,
+    TrackingRequestId, TransportEvent,
 };
 use tidemark_store::{
     ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, PageRequest, Paged,
@@ -512,6 +514,38 @@ impl Store for PgStore {
             page,
         )
         .await
+    }
+
+    async fn raw_events_of_shipment(&self, shipment: ShipmentId) -> StoreResult<Vec<RawEvent>> {
+        shipments::raw_events_of_shipment(&self.client().await?, shipment).await
+    }
+
+    async fn raw_events_of_container(
+        &self,
+        account: AccountId,
+        container: ContainerId,
+    ) -> StoreResult<Vec<RawEvent>> {
+        shipments::raw_events_of_container(&self.client().await?, account, container).await
+    }
+
+    async fn create_party(&self, party: &Party) -> StoreResult<()> {
+        parties::create(&self.client().await?, party).await
+    }
+
+    async fn party(&self, account: AccountId, id: PartyId) -> StoreResult<Party> {
+        parties::get(&self.client().await?, account, id).await
+    }
+
+    async fn list_parties(
+        &self,
+        account: AccountId,
+        page: PageRequest,
+    ) -> StoreResult<Paged<Party>> {
+        parties::list(&self.client().await?, account, page).await
+    }
+
+    async fn update_party(&self, party: &Party) -> StoreResult<()> {
+        parties::update(&self.client().await?, party).await
     }
 
     async fn begin_idempotent_request(

@@ -15,6 +15,11 @@ const MIGRATIONS: &[(i32, &str)] = &[
         5,
         include_str!("../migrations/0005_duplicates_while_tracked.sql"),
     ),
+    (6, include_str!("../migrations/0006_poll_due_index.sql")),
+    (
+        7,
+        include_str!("../migrations/0007_raw_events_and_parties.sql"),
+    ),
 ];
 
 /// Advisory lock key held while migrating ("tdmkmigr"), so processes starting together

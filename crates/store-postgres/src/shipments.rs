@@ -7,9 +7,9 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
-    AccountId, Container, ContainerId, ContainerStatus, DomainEvent, DomainEventId, FailedReason,
-    Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId,
-    TransportEventName,
+    AccountId, ApiKeyId, Container, ContainerId, ContainerStatus, DomainEvent, DomainEventId,
+    FailedReason, PartyId, RawEvent, RawEventId, ReportedEvent, Shipment, ShipmentId,
+    TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
     ContainerFilter, PageRequest, Paged, ShipmentFilter, StoreError, StoreResult,
@@ -67,7 +67,7 @@ const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lad
     pod_voyage_number, pol_etd_at, pol_atd_at, pod_eta_at, pod_original_eta_at, pod_ata_at, \
     destination_eta_at, destination_ata_at, line_tracking_last_attempted_at, \
     line_tracking_last_succeeded_at, line_tracking_stopped_at, line_tracking_stopped_reason, \
-    created_at, updated_at";
+    created_at, updated_at, line_tracking_stopped_by, customer_id";
 
 fn shipment_from_row(row: &Row) -> StoreResult<Shipment> {
     let mut c = Columns::new(row);
@@ -99,6 +99,8 @@ fn shipment_from_row(row: &Row) -> StoreResult<Shipment> {
         line_tracking_stopped_reason: c.get()?,
         created_at: c.get()?,
         updated_at: c.get()?,
+        line_tracking_stopped_by: c.get::<Option<Uuid>>()?.map(ApiKeyId),
+        customer_id: c.get::<Option<Uuid>>()?.map(PartyId),
     })
 }
 
@@ -107,7 +109,7 @@ async fn upsert_shipment(client: &impl GenericClient, s: &Shipment) -> StoreResu
         .prepare_cached(&format!(
             "INSERT INTO shipments ({SHIPMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
              $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, \
-             $26, $27)
+             $26, $27, $28, $29)
              ON CONFLICT (id) DO UPDATE SET
                 port_of_lading_locode = excluded.port_of_lading_locode,
                 port_of_discharge_locode = excluded.port_of_discharge_locode,
@@ -122,6 +124,7 @@ async fn upsert_shipment(client: &impl GenericClient, s: &Shipment) -> StoreResu
                 line_tracking_last_succeeded_at = excluded.line_tracking_last_succeeded_at,
                 line_tracking_stopped_at = excluded.line_tracking_stopped_at,
                 line_tracking_stopped_reason = excluded.line_tracking_stopped_reason,
+                line_tracking_stopped_by = excluded.line_tracking_stopped_by,
                 updated_at = excluded.updated_at"
         ))
         .await
@@ -157,6 +160,8 @@ async fn upsert_shipment(client: &impl GenericClient, s: &Shipment) -> StoreResu
                 &s.line_tracking_stopped_reason,
                 &s.created_at,
                 &s.updated_at,
+                &s.line_tracking_stopped_by.map(|id| id.0),
+                &s.customer_id.map(|id| id.0),
             ],
         )
         .await
@@ -337,6 +342,134 @@ async fn upsert_events<'a>(
     Ok(())
 }
 
+const RAW_EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_number, source_id, \
+    original_event, event, timestamp, estimated, location_locode, location_name, vessel_name, \
+    vessel_imo, voyage_number, created_at";
+
+fn raw_event_from_row(row: &Row) -> StoreResult<RawEvent> {
+    let mut c = Columns::new(row);
+    Ok(RawEvent {
+        id: RawEventId(c.get()?),
+        account_id: AccountId(c.get()?),
+        shipment_id: ShipmentId(c.get()?),
+        container_number: c.get()?,
+        source_id: c.get()?,
+        reported: ReportedEvent {
+            original_event: c.get()?,
+            event: c.get()?,
+            timestamp: c.get()?,
+            estimated: c.get()?,
+            location_locode: c.get()?,
+            location_name: c.get()?,
+            vessel_name: c.get()?,
+            vessel_imo: c.get()?,
+            voyage_number: c.get()?,
+        },
+        created_at: c.get()?,
+    })
+}
+
+/// All of an update's raw events in one statement, as for transport events.
+async fn upsert_raw_events(client: &impl GenericClient, events: &[RawEvent]) -> StoreResult<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let statement = client
+        .prepare_cached(&format!(
+            "INSERT INTO raw_events ({RAW_EVENT_COLUMNS})
+             SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
+                $6::text[], $7::text[], $8::timestamptz[], $9::bool[], $10::text[], $11::text[],
+                $12::text[], $13::text[], $14::text[], $15::timestamptz[])
+             ON CONFLICT (shipment_id, source_id) DO UPDATE SET
+                container_number = excluded.container_number,
+                original_event = excluded.original_event, event = excluded.event,
+                timestamp = excluded.timestamp, estimated = excluded.estimated,
+                location_locode = excluded.location_locode,
+                location_name = excluded.location_name, vessel_name = excluded.vessel_name,
+                vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number"
+        ))
+        .await
+        .map_err(backend)?;
+    let text = |f: fn(&RawEvent) -> Option<&str>| events.iter().map(f).collect::<Vec<_>>();
+    let ids: Vec<Uuid> = events.iter().map(|e| e.id.0).collect();
+    let accounts: Vec<Uuid> = events.iter().map(|e| e.account_id.0).collect();
+    let shipments: Vec<Uuid> = events.iter().map(|e| e.shipment_id.0).collect();
+    let containers = text(|e| e.container_number.as_deref());
+    let sources: Vec<&str> = events.iter().map(|e| e.source_id.as_str()).collect();
+    let originals: Vec<&str> = events
+        .iter()
+        .map(|e| e.reported.original_event.as_str())
+        .collect();
+    let names = text(|e| e.reported.event.as_deref());
+    let timestamps: Vec<DateTime<Utc>> = events.iter().map(|e| e.reported.timestamp).collect();
+    let estimated: Vec<bool> = events.iter().map(|e| e.reported.estimated).collect();
+    let locodes = text(|e| e.reported.location_locode.as_deref());
+    let location_names = text(|e| e.reported.location_name.as_deref());
+    let vessel_names = text(|e| e.reported.vessel_name.as_deref());
+    let vessel_imos = text(|e| e.reported.vessel_imo.as_deref());
+    let voyages = text(|e| e.reported.voyage_number.as_deref());
+    let created: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
+    client
+        .execute(
+            &statement,
+            &[
+                &ids,
+                &accounts,
+                &shipments,
+                &containers,
+                &sources,
+                &originals,
+                &names,
+                &timestamps,
+                &estimated,
+                &locodes,
+                &location_names,
+                &vessel_names,
+                &vessel_imos,
+                &voyages,
+                &created,
+            ],
+        )
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+pub async fn raw_events_of_shipment(
+    client: &impl GenericClient,
+    shipment: ShipmentId,
+) -> StoreResult<Vec<RawEvent>> {
+    query_all(
+        client,
+        &format!(
+            "SELECT {RAW_EVENT_COLUMNS} FROM raw_events WHERE shipment_id = $1 \
+             ORDER BY timestamp, id"
+        ),
+        &[&shipment.0],
+        raw_event_from_row,
+    )
+    .await
+}
+
+pub async fn raw_events_of_container(
+    client: &impl GenericClient,
+    account: AccountId,
+    container: ContainerId,
+) -> StoreResult<Vec<RawEvent>> {
+    // Checked first so an unknown container is `NotFound`, not an empty list.
+    let container = self::container(client, account, container).await?;
+    query_all(
+        client,
+        &format!(
+            "SELECT {RAW_EVENT_COLUMNS} FROM raw_events WHERE shipment_id = $1 \
+             AND (container_number IS NULL OR container_number = $2) ORDER BY timestamp, id"
+        ),
+        &[&container.shipment_id.0, &container.number],
+        raw_event_from_row,
+    )
+    .await
+}
+
 pub async fn record_tracking_result(
     client: &mut deadpool_postgres::Client,
     request: &TrackingRequest,
@@ -359,6 +492,7 @@ pub async fn record_tracking_result(
             update.new_events.iter().chain(&update.corrected_events),
         )
         .await?;
+        upsert_raw_events(&tx, &update.raw_events).await?;
     }
     let statement = tx
         .prepare_cached(
@@ -504,7 +638,7 @@ pub async fn shipment(
 }
 
 /// Runs a counted, paged list query: `SELECT {select} {from} WHERE {condition}`.
-async fn paged<T>(
+pub(crate) async fn paged<T>(
     client: &impl GenericClient,
     select: &str,
     from: &str,
@@ -602,6 +736,12 @@ pub async fn list_shipments(
         condition
             .clauses
             .push(format!("s.updated_at >= {placeholder}"));
+    }
+    if let Some(customer) = filter.customer {
+        let placeholder = condition.bind(customer.0);
+        condition
+            .clauses
+            .push(format!("s.customer_id = {placeholder}"));
     }
     paged(
         client,
@@ -788,6 +928,12 @@ pub async fn list_containers(
         condition
             .clauses
             .push(format!("c.updated_at >= {placeholder}"));
+    }
+    if let Some(customer) = filter.customer {
+        let placeholder = condition.bind(customer.0);
+        condition
+            .clauses
+            .push(format!("s.customer_id = {placeholder}"));
     }
     paged(
         client,

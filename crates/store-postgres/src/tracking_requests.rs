@@ -7,7 +7,7 @@
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use tidemark_domain::{
-    AccountId, FailedReason, RequestType, ShipmentId, TrackingRequest, TrackingRequestId,
+    AccountId, FailedReason, PartyId, RequestType, ShipmentId, TrackingRequest, TrackingRequestId,
     TrackingRequestStatus,
 };
 use tidemark_store::{IdempotencyState, PageRequest, Paged, StoreResult, TrackingRequestFilter};
@@ -18,7 +18,8 @@ use crate::convert::{backend, on_unique, query_all, query_one, to_int};
 
 const COLUMNS: &str = "id, account_id, request_type, request_number, scac, ref_numbers, \
                        shipment_tags, status, failed_reason, is_retrying, retry_count, \
-                       shipment_id, initial_custom_fields, created_at, updated_at";
+                       shipment_id, initial_custom_fields, created_at, updated_at, \
+                       customer_id";
 
 type Param = Box<dyn ToSql + Sync + Send>;
 
@@ -56,6 +57,10 @@ fn from_row(row: &Row) -> StoreResult<TrackingRequest> {
         initial_custom_fields: row.try_get(12).map_err(backend)?,
         created_at: row.try_get(13).map_err(backend)?,
         updated_at: row.try_get(14).map_err(backend)?,
+        customer_id: row
+            .try_get::<_, Option<uuid::Uuid>>(15)
+            .map_err(backend)?
+            .map(PartyId),
     })
 }
 
@@ -63,7 +68,7 @@ pub async fn create(client: &impl GenericClient, request: &TrackingRequest) -> S
     let statement = client
         .prepare_cached(&format!(
             "INSERT INTO tracking_requests ({COLUMNS})
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
         ))
         .await
         .map_err(backend)?;
@@ -87,6 +92,7 @@ pub async fn create(client: &impl GenericClient, request: &TrackingRequest) -> S
                 &request.initial_custom_fields,
                 &request.created_at,
                 &request.updated_at,
+                &request.customer_id.map(|id| id.0),
             ],
         )
         .await

@@ -9,6 +9,7 @@
 mod convert;
 mod jobs;
 mod migrations;
+mod parties;
 mod shipments;
 mod tracking_requests;
 
@@ -23,7 +24,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
     Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, DomainEvent, DomainEventId, Job,
-    JobId, NewJob, Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TransportEvent,
+    JobId, NewJob, Party, PartyId, RawEvent, Shipment, ShipmentId, TrackingRequest,
+    TrackingRequestId, TransportEvent,
 };
 use tidemark_store::{
     ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, PageRequest, Paged,
@@ -446,5 +448,37 @@ impl Store for SqliteStore {
         page: PageRequest,
     ) -> StoreResult<Paged<TransportEvent>> {
         shipments::transport_events_of_container(&self.reader(), account, container, filter, page)
+    }
+
+    async fn raw_events_of_shipment(&self, shipment: ShipmentId) -> StoreResult<Vec<RawEvent>> {
+        shipments::raw_events_of_shipment(&self.reader(), shipment)
+    }
+
+    async fn raw_events_of_container(
+        &self,
+        account: AccountId,
+        container: ContainerId,
+    ) -> StoreResult<Vec<RawEvent>> {
+        shipments::raw_events_of_container(&self.reader(), account, container)
+    }
+
+    async fn create_party(&self, party: &Party) -> StoreResult<()> {
+        parties::create(&self.writer(), party)
+    }
+
+    async fn party(&self, account: AccountId, id: PartyId) -> StoreResult<Party> {
+        parties::get(&self.reader(), account, id)
+    }
+
+    async fn list_parties(
+        &self,
+        account: AccountId,
+        page: PageRequest,
+    ) -> StoreResult<Paged<Party>> {
+        parties::list(&self.reader(), account, page)
+    }
+
+    async fn update_party(&self, party: &Party) -> StoreResult<()> {
+        parties::update(&self.writer(), party)
     }
 }

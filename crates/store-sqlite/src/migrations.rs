@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0004_domain_events.sql"),
     include_str!("../migrations/0005_duplicates_while_tracked.sql"),
     include_str!("../migrations/0006_poll_due_index.sql"),
+    include_str!("../migrations/0007_raw_events_and_parties.sql"),
 ];
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {

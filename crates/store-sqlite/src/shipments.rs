@@ -5,9 +5,9 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
-    AccountId, Container, ContainerId, ContainerStatus, DomainEvent, DomainEventId, FailedReason,
-    Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId,
-    TransportEventName,
+    AccountId, ApiKeyId, Container, ContainerId, ContainerStatus, DomainEvent, DomainEventId,
+    FailedReason, PartyId, RawEvent, RawEventId, ReportedEvent, Shipment, ShipmentId,
+    TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
     ContainerFilter, PageRequest, Paged, ShipmentFilter, StoreError, StoreResult,
@@ -81,7 +81,7 @@ const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lad
     pod_voyage_number, pol_etd_at, pol_atd_at, pod_eta_at, pod_original_eta_at, pod_ata_at, \
     destination_eta_at, destination_ata_at, line_tracking_last_attempted_at, \
     line_tracking_last_succeeded_at, line_tracking_stopped_at, line_tracking_stopped_reason, \
-    created_at, updated_at";
+    created_at, updated_at, line_tracking_stopped_by, customer_id";
 
 fn shipment_from_row(row: &Row<'_>) -> rusqlite::Result<Shipment> {
     let mut c = Columns::new(row);
@@ -113,6 +113,8 @@ fn shipment_from_row(row: &Row<'_>) -> rusqlite::Result<Shipment> {
         line_tracking_stopped_reason: c.get()?,
         created_at: c.ts()?,
         updated_at: c.ts()?,
+        line_tracking_stopped_by: c.opt_uuid()?.map(ApiKeyId),
+        customer_id: c.opt_uuid()?.map(PartyId),
     })
 }
 
@@ -125,7 +127,7 @@ fn upsert_shipment(tx: &Transaction<'_>, s: &Shipment) -> StoreResult<()> {
     tx.prepare_cached(&format!(
             "INSERT INTO shipments ({SHIPMENT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
              ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, \
-             ?26, ?27)
+             ?26, ?27, ?28, ?29)
              ON CONFLICT (id) DO UPDATE SET
                 port_of_lading_locode = excluded.port_of_lading_locode,
                 port_of_discharge_locode = excluded.port_of_discharge_locode,
@@ -140,6 +142,7 @@ fn upsert_shipment(tx: &Transaction<'_>, s: &Shipment) -> StoreResult<()> {
                 line_tracking_last_succeeded_at = excluded.line_tracking_last_succeeded_at,
                 line_tracking_stopped_at = excluded.line_tracking_stopped_at,
                 line_tracking_stopped_reason = excluded.line_tracking_stopped_reason,
+                line_tracking_stopped_by = excluded.line_tracking_stopped_by,
                 updated_at = excluded.updated_at"
     ))
     .and_then(|mut stmt| {
@@ -171,6 +174,8 @@ fn upsert_shipment(tx: &Transaction<'_>, s: &Shipment) -> StoreResult<()> {
             s.line_tracking_stopped_reason,
             to_ts(s.created_at),
             to_ts(s.updated_at),
+            s.line_tracking_stopped_by.map(|id| id.0.to_string()),
+            s.customer_id.map(|id| id.0.to_string()),
         ])
     })
     .map_err(backend)?;
@@ -309,6 +314,114 @@ fn upsert_event(tx: &Transaction<'_>, e: &TransportEvent) -> StoreResult<()> {
     Ok(())
 }
 
+const RAW_EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_number, source_id, \
+    original_event, event, timestamp, estimated, location_locode, location_name, vessel_name, \
+    vessel_imo, voyage_number, created_at";
+
+fn raw_event_from_row(row: &Row<'_>) -> rusqlite::Result<RawEvent> {
+    let mut c = Columns::new(row);
+    Ok(RawEvent {
+        id: RawEventId(c.uuid()?),
+        account_id: AccountId(c.uuid()?),
+        shipment_id: ShipmentId(c.uuid()?),
+        container_number: c.get()?,
+        source_id: c.get()?,
+        reported: ReportedEvent {
+            original_event: c.get()?,
+            event: c.get()?,
+            timestamp: c.ts()?,
+            estimated: c.get()?,
+            location_locode: c.get()?,
+            location_name: c.get()?,
+            vessel_name: c.get()?,
+            vessel_imo: c.get()?,
+            voyage_number: c.get()?,
+        },
+        created_at: c.ts()?,
+    })
+}
+
+fn upsert_raw_event(tx: &Transaction<'_>, e: &RawEvent) -> StoreResult<()> {
+    let r = &e.reported;
+    tx.prepare_cached(&format!(
+        "INSERT INTO raw_events ({RAW_EVENT_COLUMNS})
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+             ON CONFLICT (shipment_id, source_id) DO UPDATE SET
+                container_number = excluded.container_number,
+                original_event = excluded.original_event, event = excluded.event,
+                timestamp = excluded.timestamp, estimated = excluded.estimated,
+                location_locode = excluded.location_locode,
+                location_name = excluded.location_name, vessel_name = excluded.vessel_name,
+                vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number"
+    ))
+    .and_then(|mut stmt| {
+        stmt.execute(params![
+            e.id.0.to_string(),
+            e.account_id.0.to_string(),
+            e.shipment_id.0.to_string(),
+            e.container_number,
+            e.source_id,
+            r.original_event,
+            r.event,
+            to_ts(r.timestamp),
+            r.estimated,
+            r.location_locode,
+            r.location_name,
+            r.vessel_name,
+            r.vessel_imo,
+            r.voyage_number,
+            to_ts(e.created_at),
+        ])
+    })
+    .map_err(backend)?;
+    Ok(())
+}
+
+pub fn raw_events_of_shipment(
+    conn: &Connection,
+    shipment: ShipmentId,
+) -> StoreResult<Vec<RawEvent>> {
+    conn.prepare_cached(&format!(
+        "SELECT {RAW_EVENT_COLUMNS} FROM raw_events WHERE shipment_id = ?1 ORDER BY timestamp, id"
+    ))
+    .and_then(|mut stmt| {
+        stmt.query_map([shipment.0.to_string()], raw_event_from_row)
+            .and_then(Iterator::collect)
+    })
+    .map_err(backend)
+}
+
+pub fn raw_events_of_container(
+    conn: &Connection,
+    account: AccountId,
+    container: ContainerId,
+) -> StoreResult<Vec<RawEvent>> {
+    let found = conn
+        .prepare_cached(
+            "SELECT shipment_id, number FROM containers WHERE id = ?1 AND account_id = ?2",
+        )
+        .and_then(|mut stmt| {
+            stmt.query_row([container.0.to_string(), account.0.to_string()], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            })
+            .optional()
+        })
+        .map_err(backend)?;
+    let Some((shipment, number)) = found else {
+        return Err(StoreError::NotFound);
+    };
+    conn.prepare_cached(&format!(
+        "SELECT {RAW_EVENT_COLUMNS} FROM raw_events
+         WHERE shipment_id = ?1 AND (container_number IS NULL OR container_number = ?2)
+         ORDER BY timestamp, id"
+    ))
+    .and_then(|mut stmt| {
+        stmt.query_map([shipment, number], raw_event_from_row)
+            .and_then(Iterator::collect)
+    })
+    .map_err(backend)
+}
+
 pub fn record_tracking_result(
     conn: &mut Connection,
     request: &TrackingRequest,
@@ -330,6 +443,9 @@ pub fn record_tracking_result(
         }
         for event in update.new_events.iter().chain(&update.corrected_events) {
             upsert_event(&tx, event)?;
+        }
+        for event in &update.raw_events {
+            upsert_raw_event(&tx, event)?;
         }
     }
     let updated = tx
@@ -449,7 +565,7 @@ pub fn shipments_by_ids(
 }
 
 /// Runs a counted, paged list query over `table` (aliased `t`).
-fn paged<T>(
+pub(crate) fn paged<T>(
     conn: &Connection,
     select: &str,
     from_where: &str,
@@ -539,6 +655,10 @@ pub fn list_shipments(
     if let Some(since) = filter.updated_since {
         clauses.push("s.updated_at >= ?".to_owned());
         values.push(Value::Text(to_ts(since)));
+    }
+    if let Some(customer) = filter.customer {
+        clauses.push("s.customer_id = ?".to_owned());
+        values.push(Value::Text(customer.0.to_string()));
     }
     paged(
         conn,
@@ -682,6 +802,10 @@ pub fn list_containers(
     if let Some(since) = filter.updated_since {
         clauses.push("c.updated_at >= ?".to_owned());
         values.push(Value::Text(to_ts(since)));
+    }
+    if let Some(customer) = filter.customer {
+        clauses.push("s.customer_id = ?".to_owned());
+        values.push(Value::Text(customer.0.to_string()));
     }
     paged(
         conn,

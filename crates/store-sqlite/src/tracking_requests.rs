@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 use tidemark_domain::{
-    AccountId, FailedReason, RequestType, ShipmentId, TrackingRequest, TrackingRequestId,
+    AccountId, FailedReason, PartyId, RequestType, ShipmentId, TrackingRequest, TrackingRequestId,
     TrackingRequestStatus,
 };
 use tidemark_store::{
@@ -15,7 +15,8 @@ use crate::convert::{backend, from_ts, on_unique, to_ts, uuid_from};
 
 const COLUMNS: &str = "id, account_id, request_type, request_number, scac, ref_numbers, \
                        shipment_tags, status, failed_reason, is_retrying, retry_count, \
-                       shipment_id, initial_custom_fields, created_at, updated_at";
+                       shipment_id, initial_custom_fields, created_at, updated_at, \
+                       customer_id";
 
 fn invalid(index: usize, what: impl Into<String>) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(
@@ -36,6 +37,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<TrackingRequest> {
     let failed_reason: Option<String> = row.get(8)?;
     let shipment_id: Option<String> = row.get(11)?;
     let initial_custom_fields: Option<String> = row.get(12)?;
+    let customer_id: Option<String> = row.get(15)?;
     Ok(TrackingRequest {
         id: TrackingRequestId(uuid_from(row, 0)?),
         account_id: AccountId(uuid_from(row, 1)?),
@@ -65,6 +67,10 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<TrackingRequest> {
             .map_err(|e| invalid(12, e.to_string()))?,
         created_at: from_ts(row, 13)?,
         updated_at: from_ts(row, 14)?,
+        customer_id: customer_id
+            .map(|id| uuid::Uuid::parse_str(&id).map(PartyId))
+            .transpose()
+            .map_err(|e| invalid(15, e.to_string()))?,
     })
 }
 
@@ -76,7 +82,7 @@ pub fn create(conn: &Connection, request: &TrackingRequest) -> StoreResult<()> {
     conn.execute(
         &format!(
             "INSERT INTO tracking_requests ({COLUMNS})
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
         ),
         params![
             request.id.0.to_string(),
@@ -98,6 +104,7 @@ pub fn create(conn: &Connection, request: &TrackingRequest) -> StoreResult<()> {
                 .transpose()?,
             to_ts(request.created_at),
             to_ts(request.updated_at),
+            request.customer_id.map(|id| id.0.to_string()),
         ],
     )
     .map_err(|e| on_unique(e, "tracking_requests_active_number"))?;

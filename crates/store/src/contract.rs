@@ -19,8 +19,11 @@ use tidemark_domain::{
     TrackingRequestStatus,
 };
 
-use tidemark_domain::tracking_update::{self, CarrierReport, Known, Milestone, ReportedContainer};
+use tidemark_domain::tracking_update::{
+    self, CarrierReport, Known, Milestone, ReportedContainer, ReportedRawEvent,
+};
 use tidemark_domain::{ContainerStatus, TransportEventName};
+use tidemark_domain::{Party, PartyId, ReportedEvent};
 
 use crate::{
     ContainerFilter, IdempotencyState, JobOutcome, PageRequest, ShipmentFilter, Store, StoreError,
@@ -90,6 +93,13 @@ macro_rules! store_contract_tests {
             containers_of_several_shipments_are_read_at_once,
             the_longest_waiting_shipments_are_polled_first,
             shipments_are_read_by_ids_within_their_account,
+            raw_events_of_a_container_are_its_own_and_its_vessels,
+            a_corrected_raw_event_replaces_the_recorded_one,
+            parties_are_created_listed_and_renamed,
+            party_names_are_unique_per_account_ignoring_case,
+            another_accounts_party_is_not_found,
+            shipments_and_containers_are_filtered_by_customer,
+            who_stopped_tracking_is_kept_with_the_shipment,
         );
     };
     (@cases $backend:path; $($case:ident),* $(,)?) => {
@@ -609,6 +619,7 @@ fn tracking_request(
         retry_count: None,
         shipment_id: None,
         initial_custom_fields: Some(serde_json::json!({"shipment": []})),
+        customer_id: None,
         created_at: at,
         updated_at: at,
     }
@@ -1011,7 +1022,27 @@ fn carrier_report(milestones: Vec<Milestone>) -> CarrierReport {
         port_of_lading: Some("CNSHA".to_owned()),
         port_of_discharge: Some("NLRTM".to_owned()),
         destination: None,
+        raw_events: milestones.iter().map(raw_event_of).collect(),
         milestones,
+    }
+}
+
+/// The raw event a carrier would have sent for `milestone`.
+fn raw_event_of(milestone: &Milestone) -> ReportedRawEvent {
+    ReportedRawEvent {
+        source_id: milestone.source_id.clone(),
+        container_number: milestone.container_number.clone(),
+        reported: ReportedEvent {
+            original_event: format!("carrier said {}", milestone.event.as_str()),
+            event: milestone.event.raw_event_name().map(str::to_owned),
+            timestamp: milestone.at,
+            estimated: milestone.event.is_estimate(),
+            location_locode: milestone.location_locode.clone(),
+            location_name: Some("Somewhere".to_owned()),
+            vessel_name: milestone.vessel_name.clone(),
+            vessel_imo: milestone.vessel_imo.clone(),
+            voyage_number: milestone.voyage_number.clone(),
+        },
     }
 }
 
@@ -1170,6 +1201,7 @@ pub async fn a_later_result_updates_the_shipment_and_corrects_events(backend: &d
             shipment: Some(&first.shipment),
             containers: &containers,
             events: &events,
+            ..Known::default()
         },
         &carrier_report(milestones),
         &ids,
@@ -1643,4 +1675,232 @@ pub async fn shipments_are_read_by_ids_within_their_account(backend: &dyn TestBa
         .unwrap();
 
     assert_eq!(found, vec![mine.shipment]);
+}
+
+pub async fn raw_events_of_a_container_are_its_own_and_its_vessels(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let (_, update) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+    let first = update
+        .new_containers
+        .iter()
+        .find(|c| c.number == "TDMU1000001")
+        .unwrap();
+
+    let raw = store.raw_events_of_container(acme, first.id).await.unwrap();
+    let elsewhere = store.raw_events_of_container(other, first.id).await;
+
+    assert_eq!(
+        raw.iter().map(|e| e.source_id.as_str()).collect::<Vec<_>>(),
+        vec!["load-1", "depart", "eta"]
+    );
+    assert_eq!(
+        raw[0].reported,
+        raw_event_of(&departed_voyage()[0]).reported
+    );
+    assert!(matches!(elsewhere, Err(StoreError::NotFound)));
+}
+
+pub async fn a_corrected_raw_event_replaces_the_recorded_one(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (request, first) =
+        tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+    let known_raw = store
+        .raw_events_of_shipment(first.shipment.id)
+        .await
+        .unwrap();
+    let containers = store
+        .containers_of_shipment(first.shipment.id)
+        .await
+        .unwrap();
+    let events = store
+        .transport_events_of_shipment(first.shipment.id)
+        .await
+        .unwrap();
+    let mut milestones = departed_voyage();
+    milestones[2].at = t0() + Duration::hours(7);
+
+    let second = tracking_update::plan(
+        &request,
+        Known {
+            shipment: Some(&first.shipment),
+            containers: &containers,
+            events: &events,
+            raw_events: &known_raw,
+        },
+        &carrier_report(milestones),
+        &ids,
+        t0() + Duration::days(1),
+    );
+    store
+        .record_tracking_result(&request, request.updated_at, Some(&second), &[])
+        .await
+        .unwrap();
+
+    let raw = store
+        .raw_events_of_shipment(first.shipment.id)
+        .await
+        .unwrap();
+    assert_eq!(raw.len(), known_raw.len());
+    let departed = raw.iter().find(|e| e.source_id == "depart").unwrap();
+    assert_eq!(departed.reported.timestamp, t0() + Duration::hours(7));
+    assert_eq!(departed.created_at, t0() + Duration::hours(6));
+}
+
+fn party(ids: &SequentialIds, account: AccountId, name: &str, at: DateTime<Utc>) -> Party {
+    Party {
+        id: PartyId::new(ids),
+        account_id: account,
+        company_name: name.to_owned(),
+        created_at: at,
+        updated_at: at,
+    }
+}
+
+pub async fn parties_are_created_listed_and_renamed(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let older = party(&ids, acme, "Globex", t0());
+    let newer = party(&ids, acme, "Initech", t0() + Duration::hours(1));
+    store.create_party(&older).await.unwrap();
+    store.create_party(&newer).await.unwrap();
+
+    let mut renamed = older.clone();
+    renamed.company_name = "Globex Corporation".to_owned();
+    renamed.updated_at = t0() + Duration::hours(2);
+    store.update_party(&renamed).await.unwrap();
+
+    let listed = store.list_parties(acme, ALL).await.unwrap();
+    assert_eq!(listed.total, 2);
+    assert_eq!(listed.items, vec![newer, renamed.clone()]);
+    assert_eq!(store.party(acme, older.id).await.unwrap(), renamed);
+}
+
+pub async fn party_names_are_unique_per_account_ignoring_case(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    store
+        .create_party(&party(&ids, acme, "Globex", t0()))
+        .await
+        .unwrap();
+
+    let again = store.create_party(&party(&ids, acme, "GLOBEX", t0())).await;
+    let elsewhere = store
+        .create_party(&party(&ids, other, "Globex", t0()))
+        .await;
+
+    assert!(
+        matches!(again, Err(StoreError::Conflict { .. })),
+        "{again:?}"
+    );
+    assert!(elsewhere.is_ok());
+}
+
+pub async fn another_accounts_party_is_not_found(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let globex = party(&ids, acme, "Globex", t0());
+    store.create_party(&globex).await.unwrap();
+    let mut hijacked = globex.clone();
+    hijacked.account_id = other;
+    hijacked.company_name = "Mine now".to_owned();
+
+    assert!(matches!(
+        store.party(other, globex.id).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.update_party(&hijacked).await,
+        Err(StoreError::NotFound)
+    ));
+    assert_eq!(store.list_parties(other, ALL).await.unwrap().total, 0);
+}
+
+pub async fn shipments_and_containers_are_filtered_by_customer(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let globex = party(&ids, acme, "Globex", t0());
+    store.create_party(&globex).await.unwrap();
+    let mut request = tracking_request(&ids, acme, "TESTBL0001", t0());
+    request.customer_id = Some(globex.id);
+    store.create_tracking_request(&request).await.unwrap();
+    let update = tracking_update::plan(
+        &request,
+        Known::default(),
+        &carrier_report(departed_voyage()),
+        &ids,
+        t0(),
+    );
+    request.status = TrackingRequestStatus::Created;
+    request.shipment_id = Some(update.shipment.id);
+    store
+        .record_tracking_result(&request, t0(), Some(&update), &[])
+        .await
+        .unwrap();
+    tracked(store.as_ref(), &ids, acme, "TESTBL0002", departed_voyage()).await;
+
+    let shipments = store
+        .list_shipments(
+            acme,
+            &ShipmentFilter {
+                customer: Some(globex.id),
+                ..ShipmentFilter::default()
+            },
+            ALL,
+        )
+        .await
+        .unwrap();
+    let containers = store
+        .list_containers(
+            acme,
+            &ContainerFilter {
+                customer: Some(globex.id),
+                ..ContainerFilter::default()
+            },
+            ALL,
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(
+        store
+            .tracking_request(acme, request.id)
+            .await
+            .unwrap()
+            .customer_id,
+        Some(globex.id)
+    );
+    assert_eq!(
+        shipments.items.iter().map(|s| s.id).collect::<Vec<_>>(),
+        vec![update.shipment.id]
+    );
+    assert_eq!(shipments.items[0].customer_id, Some(globex.id));
+    assert_eq!(containers.total, 2);
+}
+
+pub async fn who_stopped_tracking_is_kept_with_the_shipment(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, update) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
+    let key = ApiKeyId::new(&ids);
+    let mut stopped = update.shipment.clone();
+    stopped.line_tracking_stopped_at = Some(t0());
+    stopped.line_tracking_stopped_reason = Some("stopped_by_user".to_owned());
+    stopped.line_tracking_stopped_by = Some(key);
+    save(store.as_ref(), stopped).await;
+
+    let shipment = store.shipment(acme, update.shipment.id).await.unwrap();
+
+    assert_eq!(shipment.line_tracking_stopped_by, Some(key));
 }

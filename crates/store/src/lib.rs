@@ -14,8 +14,8 @@ use chrono::{DateTime, Duration, Utc};
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
     Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, ContainerStatus, DomainEvent,
-    DomainEventId, Job, JobId, NewJob, Shipment, ShipmentId, TrackingRequest, TrackingRequestId,
-    TrackingRequestStatus, TransportEvent, TransportEventName,
+    DomainEventId, Job, JobId, NewJob, Party, PartyId, RawEvent, Shipment, ShipmentId,
+    TrackingRequest, TrackingRequestId, TrackingRequestStatus, TransportEvent, TransportEventName,
 };
 
 pub use error::{BoxError, StoreError};
@@ -91,6 +91,7 @@ pub struct ShipmentFilter {
     /// Shipments with at least one container in this status.
     pub container_status: Option<ContainerStatus>,
     pub updated_since: Option<DateTime<Utc>>,
+    pub customer: Option<PartyId>,
 }
 
 /// Which containers to list. Every set field must match.
@@ -102,6 +103,8 @@ pub struct ContainerFilter {
     pub port: Option<String>,
     pub scac: Option<String>,
     pub updated_since: Option<DateTime<Utc>>,
+    /// The shipment's customer.
+    pub customer: Option<PartyId>,
 }
 
 /// Which transport events to list.
@@ -301,6 +304,29 @@ pub trait Store: Send + Sync {
         filter: &TransportEventFilter,
         page: PageRequest,
     ) -> StoreResult<Paged<TransportEvent>>;
+    /// Every raw carrier event of a shipment (for planning the next poll's changes).
+    async fn raw_events_of_shipment(&self, shipment: ShipmentId) -> StoreResult<Vec<RawEvent>>;
+    /// The raw carrier events concerning one of the account's containers (its own and its
+    /// vessel's), in time order.
+    async fn raw_events_of_container(
+        &self,
+        account: AccountId,
+        container: ContainerId,
+    ) -> StoreResult<Vec<RawEvent>>;
+
+    // Parties (customers).
+
+    /// Fails with `Conflict` when the account has a party of that name (ignoring case).
+    async fn create_party(&self, party: &Party) -> StoreResult<()>;
+    async fn party(&self, account: AccountId, id: PartyId) -> StoreResult<Party>;
+    /// Newest first.
+    async fn list_parties(
+        &self,
+        account: AccountId,
+        page: PageRequest,
+    ) -> StoreResult<Paged<Party>>;
+    /// Renames a party; `Conflict` when the name is taken.
+    async fn update_party(&self, party: &Party) -> StoreResult<()>;
 
     // Idempotency keys (the `Idempotency-Key` header).
 

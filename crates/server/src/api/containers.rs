@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use tidemark_domain::{
-    Container, ContainerId, ContainerStatus, Shipment, TransportEvent, TransportEventName,
+    Container, ContainerId, ContainerStatus, PartyId, Shipment, TransportEvent, TransportEventName,
 };
 use tidemark_store::{ContainerFilter, PageRequest, TransportEventFilter};
 use utoipa::ToSchema;
@@ -268,6 +268,7 @@ async fn list(
         updated_since: query
             .time("filter[updated_since]")?
             .or(query.time("filter[updated_after]")?),
+        customer: query.id("filter[customer_id]")?.map(PartyId),
     };
     let found = state
         .store
@@ -317,10 +318,13 @@ async fn shipment_object(
     shipment: &Shipment,
 ) -> Result<ResourceObject<Value>, ApiError> {
     let containers = state.store.containers_of_shipment(shipment.id).await?;
+    let customers =
+        crate::api::shipments::customers_of(state, std::slice::from_ref(shipment)).await?;
     Ok(included_object(
         &ShipmentResource {
             shipment,
             containers: &containers,
+            customers: &customers,
             state,
         },
         &state.config.public_url,

@@ -421,6 +421,20 @@ impl QueryParams {
         }
     }
 
+    /// A filter naming a resource by id; anything but a UUID is a 400 naming the parameter.
+    pub fn id(&self, name: &str) -> Result<Option<uuid::Uuid>, ApiError> {
+        match self.filter(name) {
+            None => Ok(None),
+            Some(value) => uuid::Uuid::parse_str(value.trim()).map(Some).map_err(|_| {
+                ApiError::parameter(
+                    name,
+                    "invalid_filter",
+                    format!("{name} must be an id; got {value:?}."),
+                )
+            }),
+        }
+    }
+
     /// `page[number]` (default 1) and `page[size]` (default `default_size`, at most 100).
     /// Zero, negative or non-integer values are a 400 naming the parameter.
     pub fn page(&self, default_size: u32) -> Result<Page, ApiError> {
@@ -548,6 +562,45 @@ impl Includes {
 pub struct JsonApiBody<T> {
     pub attributes: T,
     pub relationships: Option<Value>,
+}
+
+impl<T> JsonApiBody<T> {
+    /// The id of a to-one relationship named `name` (`relationships.NAME.data.id`), checking
+    /// its type; `None` when the relationship is absent or `data` is null.
+    pub fn relationship_id(
+        &self,
+        name: &str,
+        expected_type: &str,
+    ) -> Result<Option<String>, ApiError> {
+        let pointer = format!("/data/relationships/{name}/data");
+        let Some(data) = self
+            .relationships
+            .as_ref()
+            .and_then(|r| r.get(name))
+            .and_then(|r| r.get("data"))
+            .filter(|data| !data.is_null())
+        else {
+            return Ok(None);
+        };
+        let invalid = |at: String, code: &'static str, detail: String| {
+            ApiError::Invalid(vec![FieldError::pointer(at, code, detail)])
+        };
+        if data.get("type").and_then(Value::as_str) != Some(expected_type) {
+            return Err(invalid(
+                format!("{pointer}/type"),
+                "invalid_type",
+                format!("The {name} relationship must be of type '{expected_type}'."),
+            ));
+        }
+        match data.get("id").and_then(Value::as_str) {
+            Some(id) => Ok(Some(id.to_owned())),
+            None => Err(invalid(
+                format!("{pointer}/id"),
+                "blank",
+                format!("The {name} relationship needs an id."),
+            )),
+        }
+    }
 }
 
 /// Names the resource type a body must carry.

@@ -13,8 +13,10 @@ pub mod extract;
 pub mod health;
 pub mod idempotency;
 pub mod jsonapi;
+pub mod parties;
 pub mod ports;
 pub mod rate_limit;
+pub mod raw_events;
 pub mod shipments;
 pub mod shipping_lines;
 pub mod terminals;
@@ -49,6 +51,8 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(tracking_requests::router())
         .merge(shipments::router())
         .merge(containers::router())
+        .merge(raw_events::router())
+        .merge(parties::router())
 }
 
 pub fn router(state: AppState) -> Router {

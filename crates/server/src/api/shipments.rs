@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use tidemark_domain::{Container, ContainerStatus, Shipment, ShipmentId};
+use tidemark_domain::{Container, ContainerStatus, Party, PartyId, Shipment, ShipmentId};
 use tidemark_store::ShipmentFilter;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -92,7 +92,32 @@ pub struct ShipmentAttributes {
 pub struct ShipmentResource<'a> {
     pub shipment: &'a Shipment,
     pub containers: &'a [Container],
+    /// The customers of the shipments being rendered (any order; looked up by id).
+    pub customers: &'a [Party],
     pub state: &'a AppState,
+}
+
+/// The customers (parties) of these shipments, one query per distinct customer: most
+/// shipments have none, and a page rarely spans more than a few.
+pub async fn customers_of(
+    state: &AppState,
+    shipments: &[Shipment],
+) -> Result<Vec<Party>, ApiError> {
+    let mut ids: Vec<(tidemark_domain::AccountId, PartyId)> = shipments
+        .iter()
+        .filter_map(|s| s.customer_id.map(|c| (s.account_id, c)))
+        .collect();
+    ids.sort();
+    ids.dedup();
+    let mut parties = Vec::with_capacity(ids.len());
+    for (account, id) in ids {
+        match state.store.party(account, id).await {
+            Ok(party) => parties.push(party),
+            Err(tidemark_store::StoreError::NotFound) => {}
+            Err(error) => return Err(error.into()),
+        }
+    }
+    Ok(parties)
 }
 
 impl ShipmentResource<'_> {
@@ -125,7 +150,10 @@ impl Resource for ShipmentResource<'_> {
             shipping_line_scac: s.shipping_line_scac.clone(),
             shipping_line_name: line.map(|l| l.name.clone()),
             shipping_line_short_name: line.map(|l| l.short_name.clone()),
-            customer_name: None,
+            customer_name: s
+                .customer_id
+                .and_then(|id| self.customers.iter().find(|p| p.id == id))
+                .map(|p| p.company_name.clone()),
             port_of_lading_locode: s.port_of_lading_locode.clone(),
             port_of_lading_name: pol.map(|p| p.name.clone()),
             port_of_discharge_locode: s.port_of_discharge_locode.clone(),
@@ -167,7 +195,12 @@ impl Resource for ShipmentResource<'_> {
             .one("destination", port(s.destination_locode.as_ref()))
             .one("pod_terminal", None)
             .one("destination_terminal", None)
-            .one("line_tracking_stopped_by_user", None)
+            // Tidemark's users are its API keys: the key that stopped tracking.
+            .one(
+                "line_tracking_stopped_by_user",
+                s.line_tracking_stopped_by
+                    .map(|id| ResourceIdentifier::new("user", id)),
+            )
             .many(
                 "containers",
                 self.containers
@@ -252,6 +285,7 @@ fn filter_from(query: &QueryParams) -> Result<ShipmentFilter, ApiError> {
             "a container status such as on_ship, available or picked_up",
         )?,
         updated_since: query.time("filter[updated_since]")?,
+        customer: query.id("filter[customer_id]")?.map(PartyId),
     })
 }
 
@@ -261,9 +295,11 @@ async fn document(
     includes: &Includes,
 ) -> Result<Document<ShipmentAttributes>, ApiError> {
     let containers = state.store.containers_of_shipment(shipment.id).await?;
+    let customers = customers_of(state, std::slice::from_ref(shipment)).await?;
     let resource = ShipmentResource {
         shipment,
         containers: &containers,
+        customers: &customers,
         state,
     };
     let included = included_of(state, includes, std::slice::from_ref(&resource));
@@ -320,6 +356,7 @@ async fn list(
                 .collect()
         })
         .collect();
+    let customers = customers_of(&state, &found.items).await?;
     let resources: Vec<ShipmentResource<'_>> = found
         .items
         .iter()
@@ -327,6 +364,7 @@ async fn list(
         .map(|(shipment, containers)| ShipmentResource {
             shipment,
             containers,
+            customers: &customers,
             state: &state,
         })
         .collect();
@@ -461,7 +499,13 @@ async fn stop_tracking(
     principal: Principal,
     Path(id): Path<String>,
 ) -> Result<Document<ShipmentAttributes>, ApiError> {
-    let shipment = shipments::stop_tracking(&state, principal.account_id, parse_id(&id)?).await?;
+    let shipment = shipments::stop_tracking(
+        &state,
+        principal.account_id,
+        parse_id(&id)?,
+        principal.key_id,
+    )
+    .await?;
     document(&state, &shipment, &Includes::default()).await
 }
 

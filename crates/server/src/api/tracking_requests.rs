@@ -70,12 +70,14 @@ async fn tracked_object_included(
                 .collect()
         })
         .collect();
+    let customers = crate::api::shipments::customers_of(state, &shipments).await?;
     let resources: Vec<ShipmentResource<'_>> = shipments
         .iter()
         .zip(&per_shipment)
         .map(|(shipment, containers)| ShipmentResource {
             shipment,
             containers,
+            customers: &customers,
             state,
         })
         .collect();
@@ -138,11 +140,17 @@ impl Resource for TrackingRequest {
     }
 
     fn relationships(&self) -> Relationships {
-        Relationships::default().one(
-            "tracked_object",
-            self.shipment_id
-                .map(|id| ResourceIdentifier::new("shipment", id)),
-        )
+        Relationships::default()
+            .one(
+                "tracked_object",
+                self.shipment_id
+                    .map(|id| ResourceIdentifier::new("shipment", id)),
+            )
+            .one(
+                "customer",
+                self.customer_id
+                    .map(|id| ResourceIdentifier::new("party", id)),
+            )
     }
 }
 
@@ -201,11 +209,7 @@ impl From<SubmitError> for ApiError {
                 problems
                     .into_iter()
                     .map(|problem| {
-                        FieldError::pointer(
-                            format!("/data/attributes/{}", problem.attribute),
-                            problem.code,
-                            problem.detail,
-                        )
+                        FieldError::pointer(problem.pointer, problem.code, problem.detail)
                     })
                     .collect(),
             ),
@@ -316,8 +320,10 @@ async fn create(
     principal: Principal,
     body: JsonApiBody<NewTrackingRequest>,
 ) -> Result<Response, ApiError> {
+    let customer_id = body.relationship_id("customer", "party")?;
     let attributes = body.attributes;
     let submission = Submission {
+        customer_id,
         request_type: attributes.request_type,
         request_number: attributes.request_number,
         scac: attributes.scac,

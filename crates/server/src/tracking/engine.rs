@@ -240,12 +240,13 @@ async fn record_found(
     report: &tidemark_domain::tracking_update::CarrierReport,
     now: DateTime<Utc>,
 ) -> Result<PollOutcome, StoreError> {
-    let (containers, events) = match &shipment {
+    let (containers, events, raw_events) = match &shipment {
         Some(shipment) => (
             app.store.containers_of_shipment(shipment.id).await?,
             app.store.transport_events_of_shipment(shipment.id).await?,
+            app.store.raw_events_of_shipment(shipment.id).await?,
         ),
-        None => (Vec::new(), Vec::new()),
+        None => (Vec::new(), Vec::new(), Vec::new()),
     };
     let mut update = tracking_update::plan(
         &request,
@@ -253,6 +254,7 @@ async fn record_found(
             shipment: shipment.as_ref(),
             containers: &containers,
             events: &events,
+            raw_events: &raw_events,
         },
         report,
         app.ids.as_ref(),

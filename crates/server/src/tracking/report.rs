@@ -9,7 +9,10 @@ use tidemark_carriers::dcsa::{JourneyStage, LegContext, LocationRole, t49_event_
 use tidemark_carriers::{
     CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, EmptyIndicator, EventKind, ModeOfTransport,
 };
-use tidemark_domain::tracking_update::{CarrierReport, Milestone, ReportedContainer};
+use tidemark_domain::ReportedEvent;
+use tidemark_domain::tracking_update::{
+    CarrierReport, Milestone, ReportedContainer, ReportedRawEvent,
+};
 
 /// The shipment's route as the events show it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -125,6 +128,70 @@ fn source_id(event: &CarrierEvent) -> String {
     parts.join("|")
 }
 
+/// The event in the carrier's DCSA terms, such as `EQUIPMENT LOAD ACT LADEN` or
+/// `TRANSPORT ARRI EST`.
+fn original_event(event: &CarrierEvent) -> String {
+    let mut words = vec![
+        event.kind.as_str(),
+        event.dcsa_code.as_str(),
+        event.classifier.as_str(),
+    ];
+    if let Some(empty) = event.empty_indicator {
+        words.push(empty.as_str());
+    }
+    words.join(" ")
+}
+
+fn equipment_number(event: &CarrierEvent) -> Option<String> {
+    match event.kind {
+        EventKind::Equipment => event
+            .equipment_reference
+            .as_deref()
+            .map(|n| n.trim().to_uppercase()),
+        _ => None,
+    }
+}
+
+fn voyage_number(event: &CarrierEvent, route: &Route) -> Option<String> {
+    let call = event.transport_call.as_ref()?;
+    let at_discharge =
+        event.un_location_code.is_some() && event.un_location_code == route.port_of_discharge;
+    if at_discharge {
+        call.carrier_import_voyage_number
+            .clone()
+            .or_else(|| call.carrier_export_voyage_number.clone())
+    } else {
+        call.carrier_export_voyage_number.clone()
+    }
+}
+
+/// Every event as the carrier sent it, named where Terminal49's raw vocabulary has a name.
+fn raw_events(route: &Route, events: &[CarrierEvent]) -> Vec<ReportedRawEvent> {
+    events
+        .iter()
+        .map(|event| {
+            let call = event.transport_call.as_ref();
+            ReportedRawEvent {
+                source_id: source_id(event),
+                container_number: equipment_number(event),
+                reported: ReportedEvent {
+                    original_event: original_event(event),
+                    event: t49_event_name(event, &context(route, event))
+                        .and_then(tidemark_domain::TransportEventName::raw_event_name)
+                        .map(str::to_owned),
+                    timestamp: event.event_datetime,
+                    estimated: event.classifier != Classifier::Actual,
+                    location_locode: event.un_location_code.clone(),
+                    location_name: event.location_name.clone(),
+                    vessel_name: call.and_then(|c| c.vessel_name.clone()),
+                    vessel_imo: call.and_then(|c| c.vessel_imo.clone()),
+                    voyage_number: voyage_number(event, route),
+                },
+            }
+        })
+        .collect()
+}
+
 /// Reads one poll's events into a report.
 pub fn from_snapshot(snapshot: &CarrierSnapshot) -> CarrierReport {
     let route = route_of(&snapshot.events);
@@ -156,36 +223,22 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot) -> CarrierReport {
         .filter_map(|event| {
             let name = t49_event_name(event, &context(&route, event))?;
             let call = event.transport_call.as_ref();
-            let at_discharge = event.un_location_code.is_some()
-                && event.un_location_code == route.port_of_discharge;
             Some(Milestone {
                 source_id: source_id(event),
                 event: name,
-                container_number: match event.kind {
-                    EventKind::Equipment => event
-                        .equipment_reference
-                        .as_deref()
-                        .map(|n| n.trim().to_uppercase()),
-                    _ => None,
-                },
+                container_number: equipment_number(event),
                 at: event.event_datetime,
                 location_locode: event.un_location_code.clone(),
                 vessel_name: call.and_then(|c| c.vessel_name.clone()),
                 vessel_imo: call.and_then(|c| c.vessel_imo.clone()),
-                voyage_number: call.and_then(|c| {
-                    if at_discharge {
-                        c.carrier_import_voyage_number
-                            .clone()
-                            .or_else(|| c.carrier_export_voyage_number.clone())
-                    } else {
-                        c.carrier_export_voyage_number.clone()
-                    }
-                }),
+                voyage_number: voyage_number(event, &route),
             })
         })
         .collect();
+    let raw_events = raw_events(&route, &snapshot.events);
     CarrierReport {
         containers,
+        raw_events,
         port_of_lading: route.port_of_lading,
         port_of_discharge: route.port_of_discharge,
         destination: None,
@@ -212,6 +265,21 @@ mod tests {
 
         assert!(report.containers.iter().all(|c| !c.number.is_empty()));
         assert!(report.milestones.iter().all(|m| !m.source_id.is_empty()));
+    }
+
+    #[test]
+    fn every_carrier_event_is_kept_as_a_raw_event_even_without_a_milestone() {
+        let snapshot = sample();
+        let report = from_snapshot(&snapshot);
+
+        assert_eq!(report.raw_events.len(), snapshot.events.len());
+        assert!(report.raw_events.len() >= report.milestones.len());
+        assert!(
+            report
+                .raw_events
+                .iter()
+                .all(|e| !e.reported.original_event.is_empty())
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use tidemark_domain::tracking_request::normalize_number;
 use tidemark_domain::{
-    AccountId, RequestType, TrackingRequest, TrackingRequestId, TrackingRequestStatus,
+    AccountId, PartyId, RequestType, TrackingRequest, TrackingRequestId, TrackingRequestStatus,
     validate_request_number,
 };
 use tidemark_store::StoreError;
@@ -22,12 +22,15 @@ pub struct Submission {
     pub shipment_tags: Vec<String>,
     pub auto_detect_scac: bool,
     pub initial_custom_fields: Option<serde_json::Value>,
+    /// The id given in `relationships.customer`, if any.
+    pub customer_id: Option<String>,
 }
 
-/// One reason to refuse a submission: the attribute, Terminal49's error code, a sentence.
+/// One reason to refuse a submission: where in the body, Terminal49's error code, a sentence.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
-    pub attribute: &'static str,
+    /// A JSON pointer into the request body.
+    pub pointer: String,
     pub code: &'static str,
     pub detail: String,
 }
@@ -35,10 +38,43 @@ pub struct Problem {
 impl Problem {
     fn new(attribute: &'static str, code: &'static str, detail: impl Into<String>) -> Self {
         Self {
-            attribute,
+            pointer: format!("/data/attributes/{attribute}"),
             code,
             detail: detail.into(),
         }
+    }
+
+    fn customer(code: &'static str, detail: impl Into<String>) -> Self {
+        Self {
+            pointer: "/data/relationships/customer/data/id".to_owned(),
+            code,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// The customer a submission names, which must be one of the account's parties.
+async fn customer_of(
+    app: &App,
+    account: AccountId,
+    submission: &Submission,
+) -> Result<Option<PartyId>, SubmitError> {
+    let Some(raw) = submission.customer_id.as_deref() else {
+        return Ok(None);
+    };
+    let Ok(id) = uuid::Uuid::parse_str(raw.trim()) else {
+        return Err(SubmitError::Invalid(vec![Problem::customer(
+            "invalid",
+            format!("Customer id '{raw}' is not a valid id"),
+        )]));
+    };
+    match app.store.party(account, PartyId(id)).await {
+        Ok(party) => Ok(Some(party.id)),
+        Err(StoreError::NotFound) => Err(SubmitError::Invalid(vec![Problem::customer(
+            "not_found",
+            format!("Customer '{raw}' does not exist in this account"),
+        )])),
+        Err(error) => Err(error.into()),
     }
 }
 
@@ -166,6 +202,7 @@ pub async fn submit(
 ) -> Result<TrackingRequest, SubmitError> {
     let (request_type, request_number, scac) =
         validate(app, &submission).map_err(SubmitError::Invalid)?;
+    let customer_id = customer_of(app, account, &submission).await?;
     let now = app.clock.now();
     let request = TrackingRequest {
         id: TrackingRequestId::new(app.ids.as_ref()),
@@ -181,6 +218,7 @@ pub async fn submit(
         retry_count: None,
         shipment_id: None,
         initial_custom_fields: submission.initial_custom_fields,
+        customer_id,
         created_at: now,
         updated_at: now,
     };

@@ -1,7 +1,7 @@
 //! Use cases on tracked shipments: editing, stopping and resuming tracking.
 
 use tidemark_domain::tracking_update::TrackingUpdate;
-use tidemark_domain::{AccountId, Shipment, ShipmentId, TrackingRequestStatus};
+use tidemark_domain::{AccountId, ApiKeyId, Shipment, ShipmentId, TrackingRequestStatus};
 use tidemark_store::StoreError;
 
 use crate::app::App;
@@ -9,13 +9,15 @@ use crate::app::App;
 /// Why tracking stopped when a user stopped it.
 pub const STOPPED_BY_USER: &str = "stopped_by_user";
 
-/// Stops polling the shipment and pauses its notifications; its history stays.
+/// Stops polling the shipment and pauses its notifications; its history stays. `by` is
+/// the API key that asked, shown as `line_tracking_stopped_by_user`.
 pub async fn stop_tracking(
     app: &App,
     account: AccountId,
     id: ShipmentId,
+    by: ApiKeyId,
 ) -> Result<Shipment, StoreError> {
-    set_tracking(app, account, id, false).await
+    set_tracking(app, account, id, Change::Stop { by }).await
 }
 
 /// Undoes [`stop_tracking`]: the shipment is polled again from the next sweep.
@@ -24,7 +26,13 @@ pub async fn resume_tracking(
     account: AccountId,
     id: ShipmentId,
 ) -> Result<Shipment, StoreError> {
-    set_tracking(app, account, id, true).await
+    set_tracking(app, account, id, Change::Resume).await
+}
+
+#[derive(Clone, Copy)]
+enum Change {
+    Stop { by: ApiKeyId },
+    Resume,
 }
 
 /// Stops or resumes tracking: the shipment and its request change together, fenced
@@ -33,8 +41,9 @@ async fn set_tracking(
     app: &App,
     account: AccountId,
     id: ShipmentId,
-    tracking: bool,
+    change: Change,
 ) -> Result<Shipment, StoreError> {
+    let tracking = matches!(change, Change::Resume);
     const ATTEMPTS: usize = 3;
     let mut last_conflict = StoreError::NotFound;
     for _ in 0..ATTEMPTS {
@@ -47,16 +56,18 @@ async fn set_tracking(
             .tracking_request(account, shipment.tracking_request_id)
             .await?;
         let (status_before, read_at, now) = (request.status, request.updated_at, app.clock.now());
-        if tracking {
+        if let Change::Stop { by } = change {
+            shipment.line_tracking_stopped_at = Some(now);
+            shipment.line_tracking_stopped_reason = Some(STOPPED_BY_USER.to_owned());
+            shipment.line_tracking_stopped_by = Some(by);
+            request.status = TrackingRequestStatus::TrackingStopped;
+        } else {
             shipment.line_tracking_stopped_at = None;
             shipment.line_tracking_stopped_reason = None;
+            shipment.line_tracking_stopped_by = None;
             // Due at once: the next sweep polls it.
             shipment.line_tracking_last_attempted_at = None;
             request.status = TrackingRequestStatus::Created;
-        } else {
-            shipment.line_tracking_stopped_at = Some(now);
-            shipment.line_tracking_stopped_reason = Some(STOPPED_BY_USER.to_owned());
-            request.status = TrackingRequestStatus::TrackingStopped;
         }
         shipment.updated_at = now;
         request.updated_at = now;

@@ -13,6 +13,7 @@ mod auth;
 mod conventions;
 mod jobs;
 mod operations;
+mod parties;
 mod reference_data;
 mod tracking;
 mod tracking_requests;

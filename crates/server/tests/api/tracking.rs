@@ -38,6 +38,10 @@ on_both_backends!(
     a_stopped_shipment_blocks_a_duplicate_and_resumes_cleanly,
     a_shipment_its_carrier_stopped_answering_for_stops_being_tracked,
     a_list_of_tracking_requests_includes_their_shipments_when_asked,
+    a_containers_raw_events_are_every_carrier_event_in_time_order,
+    the_raw_events_of_an_unknown_container_are_not_found,
+    the_key_that_stopped_tracking_is_the_user_who_stopped_it,
+    a_new_arrival_estimate_is_announced_once_per_shipment_as_an_estimated_event,
 );
 
 /// A carrier that answers each poll with the next scripted result.
@@ -911,4 +915,183 @@ async fn a_list_of_tracking_requests_includes_their_shipments_when_asked(app: Te
         2
     );
     assert!(included.iter().any(|o| o["type"] == json!("container")));
+}
+
+async fn first_container_id(app: &TestApp, request_id: &str) -> String {
+    shipment_of(app, request_id).await["data"]["relationships"]["containers"]["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+async fn a_containers_raw_events_are_every_carrier_event_in_time_order(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-RAW-FEED", "TEST").await;
+    app.run_pending_jobs().await;
+    let container = first_container_id(&app, &id).await;
+
+    let raw = app
+        .get(&format!(
+            "/v2/containers/{container}/raw_events?page[size]=100"
+        ))
+        .await
+        .json();
+    let events = events_of(&app, &container).await;
+
+    let data = raw["data"].as_array().unwrap();
+    assert!(
+        data.len() >= events.len(),
+        "{} raw, {} named",
+        data.len(),
+        events.len()
+    );
+    assert!(data.iter().all(|e| e["type"] == json!("raw_event")));
+    let timestamps: Vec<&str> = data
+        .iter()
+        .map(|e| e["attributes"]["timestamp"].as_str().unwrap())
+        .collect();
+    let mut sorted = timestamps.clone();
+    sorted.sort_unstable();
+    assert_eq!(timestamps, sorted);
+    let indexes: Vec<u64> = data
+        .iter()
+        .map(|e| e["attributes"]["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(indexes, (0..data.len() as u64).collect::<Vec<_>>());
+    let loaded = data
+        .iter()
+        .find(|e| e["attributes"]["event"] == json!("vessel_loaded"))
+        .expect("the load is in the raw feed");
+    assert!(
+        loaded["attributes"]["original_event"]
+            .as_str()
+            .unwrap()
+            .starts_with("EQUIPMENT LOAD ACT")
+    );
+    assert_eq!(loaded["attributes"]["estimated"], json!(false));
+    assert!(loaded["attributes"]["actual_on"].is_string());
+    assert!(loaded["attributes"]["timezone"].is_string());
+    assert_eq!(
+        loaded["relationships"]["location"]["data"]["type"],
+        json!("port")
+    );
+    assert!(
+        data.iter()
+            .any(|e| e["attributes"]["estimated"] == json!(true)
+                && e["attributes"]["estimated_at"].is_string()),
+        "estimates are in the feed too"
+    );
+    assert_eq!(raw["meta"]["total"], json!(data.len()));
+}
+
+async fn the_raw_events_of_an_unknown_container_are_not_found(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-RAW-OTHER", "TEST").await;
+    app.run_pending_jobs().await;
+    let container = first_container_id(&app, &id).await;
+    let other = app.other_account_key().await;
+
+    let unknown = app
+        .get("/v2/containers/0190f0c4-0000-7000-8000-000000000000/raw_events")
+        .await;
+    let elsewhere = app
+        .request(
+            Method::GET,
+            &format!("/v2/containers/{container}/raw_events"),
+            Some(&other),
+            None,
+        )
+        .await;
+
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    assert_eq!(elsewhere.status, StatusCode::NOT_FOUND);
+}
+
+async fn the_key_that_stopped_tracking_is_the_user_who_stopped_it(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-WHO-STOPPED", "TEST").await;
+    app.run_pending_jobs().await;
+    let shipment_id = shipment_of(&app, &id).await["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let keys = app.get("/v2/api_keys").await.json();
+
+    let stopped = app
+        .request(
+            Method::PATCH,
+            &format!("/v2/shipments/{shipment_id}/stop_tracking"),
+            Some(&app.key),
+            None,
+        )
+        .await
+        .json();
+    let resumed = app
+        .request(
+            Method::PATCH,
+            &format!("/v2/shipments/{shipment_id}/resume_tracking"),
+            Some(&app.key),
+            None,
+        )
+        .await
+        .json();
+
+    let user = &stopped["data"]["relationships"]["line_tracking_stopped_by_user"]["data"];
+    assert_eq!(user["type"], json!("user"));
+    assert!(
+        keys["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k["id"] == user["id"]),
+        "the user is one of the account's keys"
+    );
+    assert_eq!(
+        resumed["data"]["relationships"]["line_tracking_stopped_by_user"]["data"],
+        Value::Null
+    );
+}
+
+async fn a_new_arrival_estimate_is_announced_once_per_shipment_as_an_estimated_event(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-ETA-NEWS", "TEST").await;
+    app.run_pending_jobs().await;
+    let account = app
+        .app
+        .store
+        .account_by_name("acme")
+        .await
+        .unwrap()
+        .unwrap();
+    let shipment = shipment_of(&app, &id).await;
+    let containers = shipment["data"]["relationships"]["containers"]["data"]
+        .as_array()
+        .unwrap()
+        .len();
+
+    let events = app
+        .app
+        .store
+        .domain_events(account.id, None, 1000)
+        .await
+        .unwrap();
+
+    let arrivals: Vec<_> = events
+        .iter()
+        .filter(|e| e.event == "shipment.estimated.arrival")
+        .collect();
+    let estimates = events
+        .iter()
+        .filter(|e| e.event == "container.transport.estimated.vessel_arrived")
+        .count();
+    assert_eq!(
+        arrivals.len(),
+        1,
+        "{containers} containers, one announcement"
+    );
+    assert_eq!(arrivals[0].reference_type, "estimated_event");
+    assert!(estimates >= 1);
+    assert!(
+        events
+            .iter()
+            .any(|e| e.reference_type == "transport_event"
+                && e.reference_id == arrivals[0].reference_id),
+        "the estimated event presents the recorded estimate"
+    );
 }

@@ -1,0 +1,173 @@
+//! `/v2/containers/{id}/raw_events`: what the carrier said about a container, event by
+//! event, before Tidemark named the milestones (Terminal49's deprecated raw feed, kept for
+//! clients that still read it).
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Serialize;
+use tidemark_domain::{ContainerId, RawEvent};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::api::auth::Principal;
+use crate::api::error::{ApiError, ErrorDocument};
+use crate::api::extract::Path;
+use crate::api::jsonapi::{
+    DEFAULT_PAGE_SIZE, ListDocument, QueryParams, Relationships, Resource, ResourceIdentifier,
+    resource_object, timestamp,
+};
+use crate::app::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RawEventAttributes {
+    /// Terminal49's raw event name (`vessel_loaded`, `full_out`, …), or null.
+    pub event: Option<String>,
+    /// The event in the carrier's terms (DCSA event type, code and classifier).
+    pub original_event: String,
+    #[serde(with = "timestamp")]
+    pub timestamp: DateTime<Utc>,
+    pub estimated: bool,
+    /// Deprecated by Terminal49: the event's local date when it happened.
+    pub actual_on: Option<NaiveDate>,
+    /// Deprecated by Terminal49: the event's local date when it is expected.
+    pub estimated_on: Option<NaiveDate>,
+    #[serde(with = "timestamp::option")]
+    pub actual_at: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::option")]
+    pub estimated_at: Option<DateTime<Utc>>,
+    pub timezone: Option<String>,
+    #[serde(with = "timestamp")]
+    pub created_at: DateTime<Utc>,
+    pub location_name: Option<String>,
+    pub location_locode: Option<String>,
+    pub vessel_name: Option<String>,
+    pub vessel_imo: Option<String>,
+    /// The event's place in the container's feed, in time order.
+    pub index: usize,
+    pub voyage_number: Option<String>,
+}
+
+struct RawEventResource<'a> {
+    event: &'a RawEvent,
+    index: usize,
+    state: &'a AppState,
+}
+
+impl Resource for RawEventResource<'_> {
+    const TYPE: &'static str = "raw_event";
+    const PATH: &'static str = "raw_events";
+    type Attributes = RawEventAttributes;
+
+    fn id(&self) -> String {
+        self.event.id.to_string()
+    }
+
+    fn attributes(&self) -> RawEventAttributes {
+        let r = &self.event.reported;
+        let timezone = r
+            .location_locode
+            .as_deref()
+            .and_then(|l| self.state.reference.time_zone_of(l));
+        let local_date = timezone
+            .and_then(|zone| zone.parse::<chrono_tz::Tz>().ok())
+            .map_or_else(
+                || r.timestamp.date_naive(),
+                |zone| r.timestamp.with_timezone(&zone).date_naive(),
+            );
+        RawEventAttributes {
+            event: r.event.clone(),
+            original_event: r.original_event.clone(),
+            timestamp: r.timestamp,
+            estimated: r.estimated,
+            actual_on: (!r.estimated).then_some(local_date),
+            estimated_on: r.estimated.then_some(local_date),
+            actual_at: (!r.estimated).then_some(r.timestamp),
+            estimated_at: r.estimated.then_some(r.timestamp),
+            timezone: timezone.map(str::to_owned),
+            created_at: self.event.created_at,
+            location_name: r.location_name.clone(),
+            location_locode: r.location_locode.clone(),
+            vessel_name: r.vessel_name.clone(),
+            vessel_imo: r.vessel_imo.clone(),
+            index: self.index,
+            voyage_number: r.voyage_number.clone(),
+        }
+    }
+
+    fn relationships(&self) -> Relationships {
+        Relationships::default()
+            .one(
+                "location",
+                self.event
+                    .reported
+                    .location_locode
+                    .as_deref()
+                    .and_then(|l| self.state.reference.port_by_locode(l))
+                    .map(|p| ResourceIdentifier::new("port", p.id)),
+            )
+            // Vessels are not modelled yet, so no vessel can be pointed at.
+            .one("vessel", None)
+    }
+}
+
+/// A container's raw carrier events in time order, estimates included. Deprecated by
+/// Terminal49 in favour of transport events; paginated here like every list.
+#[utoipa::path(
+    get, path = "/v2/containers/{id}/raw_events", tag = "Containers",
+    params(
+        ("id" = Uuid, Path),
+        ("page[number]" = Option<u32>, Query), ("page[size]" = Option<u32>, Query),
+    ),
+    responses(
+        (status = 200, body = ListDocument<RawEventAttributes>),
+        (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
+        (status = 404, body = ErrorDocument), (status = 429, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn list(
+    state: AppState,
+    principal: Principal,
+    Path(id): Path<String>,
+    query: QueryParams,
+) -> Result<ListDocument<RawEventAttributes>, ApiError> {
+    let page = query.page(DEFAULT_PAGE_SIZE)?;
+    let container = Uuid::parse_str(&id)
+        .map(ContainerId)
+        .map_err(|_| ApiError::NotFound)?;
+    let events = state
+        .store
+        .raw_events_of_container(principal.account_id, container)
+        .await?;
+    let base = &state.config.public_url;
+    let offset = usize::try_from(page.offset()).unwrap_or(usize::MAX);
+    let data = events
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(page.size as usize)
+        .map(|(index, event)| {
+            resource_object(
+                &RawEventResource {
+                    event,
+                    index,
+                    state: &state,
+                },
+                base,
+            )
+        })
+        .collect();
+    Ok(ListDocument::page(
+        data,
+        Vec::new(),
+        &query,
+        base,
+        page,
+        events.len() as u64,
+    ))
+}
