@@ -73,6 +73,18 @@ id_type!(
     /// A customer (Terminal49's `party`) that shipments are tracked for.
     PartyId
 );
+id_type!(
+    /// A webhook subscription.
+    WebhookId
+);
+id_type!(
+    /// One event to deliver to one webhook.
+    WebhookNotificationId
+);
+id_type!(
+    /// One delivery attempt of a notification.
+    NotificationLogId
+);
 
 /// Source of new ids. Production uses UUIDv7 (time-ordered, which keeps B-tree inserts
 /// cheap); tests use [`SequentialIds`] so snapshots are stable.

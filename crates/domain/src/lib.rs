@@ -15,14 +15,16 @@ pub mod shipment;
 pub mod tracking;
 pub mod tracking_request;
 pub mod tracking_update;
+pub mod webhook;
 
 pub use account::{Account, ApiKey, ApiKeyScope, ApiKeySecret};
 pub use clock::{Clock, MockClock, ScaledClock, SystemClock};
 pub use container_number::{ContainerNumber, ContainerNumberError};
 pub use domain_event::DomainEvent;
 pub use ids::{
-    AccountId, ApiKeyId, ContainerId, DomainEventId, IdGenerator, JobId, PartyId, RawEventId,
-    SequentialIds, ShipmentId, TrackingRequestId, TransportEventId, UuidV7Ids,
+    AccountId, ApiKeyId, ContainerId, DomainEventId, IdGenerator, JobId, NotificationLogId,
+    PartyId, RawEventId, SequentialIds, ShipmentId, TrackingRequestId, TransportEventId, UuidV7Ids,
+    WebhookId, WebhookNotificationId,
 };
 pub use job::{Job, JobState, NewJob, RetryPolicy};
 pub use party::Party;
@@ -32,3 +34,4 @@ pub use tracking::{
     TransportEventName, validate_request_number,
 };
 pub use tracking_request::TrackingRequest;
+pub use webhook::{DeliveryStatus, NotificationLog, Webhook, WebhookNotification};

@@ -13,6 +13,7 @@ mod migrations;
 mod parties;
 mod shipments;
 mod tracking_requests;
+mod webhooks;
 
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -25,12 +26,14 @@ use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMe
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
     Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, DomainEvent, DomainEventId, Job,
-    JobId, NewJob, Party, PartyId, RawEvent, Shipment, ShipmentId, TrackingRequest,
-    TrackingRequestId, TransportEvent,
+    JobId, NewJob, NotificationLog, Party, PartyId, RawEvent, Shipment, ShipmentId,
+    TrackingRequest, TrackingRequestId, TransportEvent, Webhook, WebhookId, WebhookNotification,
+    WebhookNotificationId,
 };
 use tidemark_store::{
-    ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, PageRequest, Paged,
-    ShipmentFilter, Store, StoreError, StoreResult, TrackingRequestFilter, TransportEventFilter,
+    ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, NotificationFilter, PageRequest,
+    Paged, ShipmentFilter, Store, StoreError, StoreResult, TrackingRequestFilter,
+    TransportEventFilter,
 };
 use tokio_postgres::NoTls;
 
@@ -546,6 +549,78 @@ impl Store for PgStore {
 
     async fn update_party(&self, party: &Party) -> StoreResult<()> {
         parties::update(&self.client().await?, party).await
+    }
+
+    async fn create_webhook(&self, webhook: &Webhook) -> StoreResult<()> {
+        webhooks::create(&self.client().await?, webhook).await
+    }
+
+    async fn webhook(&self, account: AccountId, id: WebhookId) -> StoreResult<Webhook> {
+        webhooks::get(&self.client().await?, account, id).await
+    }
+
+    async fn list_webhooks(
+        &self,
+        account: AccountId,
+        page: PageRequest,
+    ) -> StoreResult<Paged<Webhook>> {
+        webhooks::list(&self.client().await?, account, page).await
+    }
+
+    async fn update_webhook(&self, webhook: &Webhook) -> StoreResult<()> {
+        webhooks::update(&self.client().await?, webhook).await
+    }
+
+    async fn delete_webhook(&self, account: AccountId, id: WebhookId) -> StoreResult<()> {
+        webhooks::delete(&mut self.client().await?, account, id).await
+    }
+
+    async fn notification(
+        &self,
+        account: AccountId,
+        id: WebhookNotificationId,
+    ) -> StoreResult<WebhookNotification> {
+        webhooks::notification(&self.client().await?, account, id).await
+    }
+
+    async fn list_notifications(
+        &self,
+        account: AccountId,
+        filter: &NotificationFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<WebhookNotification>> {
+        webhooks::list_notifications(&self.client().await?, account, filter, page).await
+    }
+
+    async fn notifications_due(
+        &self,
+        due_before: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<WebhookNotification>> {
+        webhooks::notifications_due(&self.client().await?, due_before, limit).await
+    }
+
+    async fn record_delivery(
+        &self,
+        notification: &WebhookNotification,
+        attempts_before: u32,
+        log: Option<&NotificationLog>,
+    ) -> StoreResult<()> {
+        webhooks::record_delivery(
+            &mut self.client().await?,
+            notification,
+            attempts_before,
+            log,
+        )
+        .await
+    }
+
+    async fn notification_logs(
+        &self,
+        account: AccountId,
+        id: WebhookNotificationId,
+    ) -> StoreResult<Vec<NotificationLog>> {
+        webhooks::logs(&self.client().await?, account, id).await
     }
 
     async fn begin_idempotent_request(

@@ -20,6 +20,7 @@ const MIGRATIONS: &[(i32, &str)] = &[
         7,
         include_str!("../migrations/0007_raw_events_and_parties.sql"),
     ),
+    (8, include_str!("../migrations/0008_webhooks.sql")),
 ];
 
 /// Advisory lock key held while migrating ("tdmkmigr"), so processes starting together

@@ -12,6 +12,7 @@ mod migrations;
 mod parties;
 mod shipments;
 mod tracking_requests;
+mod webhooks;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,12 +25,14 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
     Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, DomainEvent, DomainEventId, Job,
-    JobId, NewJob, Party, PartyId, RawEvent, Shipment, ShipmentId, TrackingRequest,
-    TrackingRequestId, TransportEvent,
+    JobId, NewJob, NotificationLog, Party, PartyId, RawEvent, Shipment, ShipmentId,
+    TrackingRequest, TrackingRequestId, TransportEvent, Webhook, WebhookId, WebhookNotification,
+    WebhookNotificationId,
 };
 use tidemark_store::{
-    ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, PageRequest, Paged,
-    ShipmentFilter, Store, StoreError, StoreResult, TrackingRequestFilter, TransportEventFilter,
+    ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, NotificationFilter, PageRequest,
+    Paged, ShipmentFilter, Store, StoreError, StoreResult, TrackingRequestFilter,
+    TransportEventFilter,
 };
 
 use crate::convert::{api_key_from_row, backend, from_ts, to_ts, uuid_from};
@@ -480,5 +483,71 @@ impl Store for SqliteStore {
 
     async fn update_party(&self, party: &Party) -> StoreResult<()> {
         parties::update(&self.writer(), party)
+    }
+
+    async fn create_webhook(&self, webhook: &Webhook) -> StoreResult<()> {
+        webhooks::create(&self.writer(), webhook)
+    }
+
+    async fn webhook(&self, account: AccountId, id: WebhookId) -> StoreResult<Webhook> {
+        webhooks::get(&self.reader(), account, id)
+    }
+
+    async fn list_webhooks(
+        &self,
+        account: AccountId,
+        page: PageRequest,
+    ) -> StoreResult<Paged<Webhook>> {
+        webhooks::list(&self.reader(), account, page)
+    }
+
+    async fn update_webhook(&self, webhook: &Webhook) -> StoreResult<()> {
+        webhooks::update(&self.writer(), webhook)
+    }
+
+    async fn delete_webhook(&self, account: AccountId, id: WebhookId) -> StoreResult<()> {
+        webhooks::delete(&mut self.writer(), account, id)
+    }
+
+    async fn notification(
+        &self,
+        account: AccountId,
+        id: WebhookNotificationId,
+    ) -> StoreResult<WebhookNotification> {
+        webhooks::notification(&self.reader(), account, id)
+    }
+
+    async fn list_notifications(
+        &self,
+        account: AccountId,
+        filter: &NotificationFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<WebhookNotification>> {
+        webhooks::list_notifications(&self.reader(), account, filter, page)
+    }
+
+    async fn notifications_due(
+        &self,
+        due_before: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<WebhookNotification>> {
+        webhooks::notifications_due(&self.reader(), due_before, limit)
+    }
+
+    async fn record_delivery(
+        &self,
+        notification: &WebhookNotification,
+        attempts_before: u32,
+        log: Option<&NotificationLog>,
+    ) -> StoreResult<()> {
+        webhooks::record_delivery(&mut self.writer(), notification, attempts_before, log)
+    }
+
+    async fn notification_logs(
+        &self,
+        account: AccountId,
+        id: WebhookNotificationId,
+    ) -> StoreResult<Vec<NotificationLog>> {
+        webhooks::logs(&self.reader(), account, id)
     }
 }

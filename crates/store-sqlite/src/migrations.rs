@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0005_duplicates_while_tracked.sql"),
     include_str!("../migrations/0006_poll_due_index.sql"),
     include_str!("../migrations/0007_raw_events_and_parties.sql"),
+    include_str!("../migrations/0008_webhooks.sql"),
 ];
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {

@@ -22,12 +22,16 @@ use tidemark_domain::{
 use tidemark_domain::tracking_update::{
     self, CarrierReport, Known, Milestone, ReportedContainer, ReportedRawEvent,
 };
+use tidemark_domain::webhook::WebhookHeader;
 use tidemark_domain::{ContainerStatus, TransportEventName};
-use tidemark_domain::{Party, PartyId, ReportedEvent};
+use tidemark_domain::{
+    DeliveryStatus, NotificationLog, NotificationLogId, Party, PartyId, ReportedEvent, Webhook,
+    WebhookId,
+};
 
 use crate::{
-    ContainerFilter, IdempotencyState, JobOutcome, PageRequest, ShipmentFilter, Store, StoreError,
-    TrackingRequestFilter, TransportEventFilter,
+    ContainerFilter, IdempotencyState, JobOutcome, NotificationFilter, PageRequest, ShipmentFilter,
+    Store, StoreError, TrackingRequestFilter, TransportEventFilter,
 };
 
 /// A fresh database for one test case.
@@ -100,6 +104,13 @@ macro_rules! store_contract_tests {
             another_accounts_party_is_not_found,
             shipments_and_containers_are_filtered_by_customer,
             who_stopped_tracking_is_kept_with_the_shipment,
+            webhooks_are_created_listed_updated_and_deleted,
+            another_accounts_webhook_is_not_found,
+            a_tracking_result_notifies_the_subscribed_active_webhooks,
+            a_shipment_stopped_by_a_user_makes_no_notifications,
+            a_delivery_attempt_is_recorded_once_with_its_log,
+            notifications_are_filtered_by_event_status_webhook_and_time,
+            deleting_a_webhook_deletes_its_notifications_and_logs,
         );
     };
     (@cases $backend:path; $($case:ident),* $(,)?) => {
@@ -1903,4 +1914,330 @@ pub async fn who_stopped_tracking_is_kept_with_the_shipment(backend: &dyn TestBa
     let shipment = store.shipment(acme, update.shipment.id).await.unwrap();
 
     assert_eq!(shipment.line_tracking_stopped_by, Some(key));
+}
+
+fn webhook(ids: &SequentialIds, account: AccountId, events: &[&str], at: DateTime<Utc>) -> Webhook {
+    Webhook {
+        id: WebhookId::new(ids),
+        account_id: account,
+        url: "https://example.com/hooks".to_owned(),
+        active: true,
+        events: events.iter().map(|e| (*e).to_owned()).collect(),
+        headers: vec![WebhookHeader {
+            name: "X-Team".to_owned(),
+            value: "ops".to_owned(),
+        }],
+        secret: "whsec_one".to_owned(),
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        created_at: at,
+        updated_at: at,
+    }
+}
+
+pub async fn webhooks_are_created_listed_updated_and_deleted(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let older = webhook(&ids, acme, &["container.created"], t0());
+    let newer = webhook(
+        &ids,
+        acme,
+        &["tracking_request.failed"],
+        t0() + Duration::hours(1),
+    );
+    store.create_webhook(&older).await.unwrap();
+    store.create_webhook(&newer).await.unwrap();
+
+    let mut changed = older.clone();
+    changed.active = false;
+    changed.events.push("container.updated".to_owned());
+    changed.rotate_secret("whsec_two".to_owned(), t0() + Duration::hours(2));
+    store.update_webhook(&changed).await.unwrap();
+    let listed = store.list_webhooks(acme, ALL).await.unwrap();
+    store.delete_webhook(acme, newer.id).await.unwrap();
+
+    assert_eq!(listed.items, vec![newer.clone(), changed.clone()]);
+    assert_eq!(store.webhook(acme, older.id).await.unwrap(), changed);
+    assert!(matches!(
+        store.webhook(acme, newer.id).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.delete_webhook(acme, newer.id).await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+pub async fn another_accounts_webhook_is_not_found(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let hook = webhook(&ids, acme, &["container.created"], t0());
+    store.create_webhook(&hook).await.unwrap();
+    let mut hijacked = hook.clone();
+    hijacked.account_id = other;
+
+    assert!(matches!(
+        store.webhook(other, hook.id).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.update_webhook(&hijacked).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.delete_webhook(other, hook.id).await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+pub async fn a_tracking_result_notifies_the_subscribed_active_webhooks(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let loads = webhook(&ids, acme, &["container.transport.vessel_loaded"], t0());
+    let mut inactive = webhook(&ids, acme, &["container.transport.vessel_loaded"], t0());
+    inactive.active = false;
+    store.create_webhook(&loads).await.unwrap();
+    store.create_webhook(&inactive).await.unwrap();
+
+    let (_, update) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+
+    let notifications = store
+        .list_notifications(acme, &NotificationFilter::default(), ALL)
+        .await
+        .unwrap();
+    assert_eq!(notifications.total, 2, "one per loaded container");
+    assert!(notifications.items.iter().all(|n| n.webhook_id == loads.id
+        && n.event == "container.transport.vessel_loaded"
+        && n.delivery_status == DeliveryStatus::Pending
+        && n.shipment_id == Some(update.shipment.id)
+        && n.container_id.is_some()));
+    let due = store
+        .notifications_due(t0() + Duration::days(1), 10)
+        .await
+        .unwrap();
+    assert_eq!(due.len(), 2);
+}
+
+pub async fn a_shipment_stopped_by_a_user_makes_no_notifications(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (mut request, first) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
+    store
+        .create_webhook(&webhook(
+            &ids,
+            acme,
+            &["tracking_request.tracking_stopped"],
+            t0(),
+        ))
+        .await
+        .unwrap();
+    let mut stopped = first.shipment.clone();
+    stopped.line_tracking_stopped_at = Some(t0() + Duration::days(1));
+    stopped.line_tracking_stopped_by = Some(ApiKeyId::new(&ids));
+    let read_at = request.updated_at;
+    request.status = TrackingRequestStatus::TrackingStopped;
+    request.updated_at = t0() + Duration::days(1);
+    let update = tracking_update::TrackingUpdate::shipment_only(stopped);
+    let announced = tidemark_domain::domain_event::events_of(
+        TrackingRequestStatus::Created,
+        &request,
+        Some(&update),
+        &ids,
+        t0() + Duration::days(1),
+    );
+    assert_eq!(announced.len(), 1);
+
+    store
+        .record_tracking_result(&request, read_at, Some(&update), &announced)
+        .await
+        .unwrap();
+
+    let notifications = store
+        .list_notifications(acme, &NotificationFilter::default(), ALL)
+        .await
+        .unwrap();
+    assert_eq!(notifications.total, 0);
+}
+
+/// An account with a webhook for vessel loads and a tracked shipment that notified it.
+async fn notified(
+    store: &dyn Store,
+    ids: &SequentialIds,
+) -> (
+    AccountId,
+    Webhook,
+    Vec<tidemark_domain::WebhookNotification>,
+) {
+    let acme = account_in(store, ids, "acme").await;
+    let hook = webhook(ids, acme, &["container.transport.vessel_loaded"], t0());
+    store.create_webhook(&hook).await.unwrap();
+    tracked(store, ids, acme, "TESTBL0001", departed_voyage()).await;
+    let notifications = store
+        .list_notifications(acme, &NotificationFilter::default(), ALL)
+        .await
+        .unwrap()
+        .items;
+    (acme, hook, notifications)
+}
+
+fn failed_attempt(
+    ids: &SequentialIds,
+    notification: &tidemark_domain::WebhookNotification,
+) -> NotificationLog {
+    NotificationLog {
+        id: NotificationLogId::new(ids),
+        notification_id: notification.id,
+        account_id: notification.account_id,
+        attempt: notification.attempts + 1,
+        started_at: t0() + Duration::hours(7),
+        duration_ms: 31,
+        response_status: Some(503),
+        response_headers: vec![("retry-after".to_owned(), "60".to_owned())],
+        response_body: Some("busy".to_owned()),
+        error: None,
+    }
+}
+
+pub async fn a_delivery_attempt_is_recorded_once_with_its_log(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let (acme, _, notifications) = notified(store.as_ref(), &ids).await;
+    let before = notifications[0].clone();
+    let log = failed_attempt(&ids, &before);
+    let mut after = before.clone();
+    after.attempts = 1;
+    after.next_attempt_at = Some(t0() + Duration::hours(8));
+    after.body = Some("{}".to_owned());
+    after.updated_at = t0() + Duration::hours(7);
+
+    store
+        .record_delivery(&after, before.attempts, Some(&log))
+        .await
+        .unwrap();
+    let again = store
+        .record_delivery(
+            &after,
+            before.attempts,
+            Some(&failed_attempt(&ids, &before)),
+        )
+        .await;
+
+    assert!(
+        matches!(again, Err(StoreError::Conflict { .. })),
+        "{again:?}"
+    );
+    assert_eq!(store.notification(acme, before.id).await.unwrap(), after);
+    assert_eq!(
+        store.notification_logs(acme, before.id).await.unwrap(),
+        vec![log]
+    );
+    let due_now = store
+        .notifications_due(t0() + Duration::hours(7), 10)
+        .await
+        .unwrap();
+    assert!(
+        due_now.iter().all(|n| n.id != before.id),
+        "waits for its retry time"
+    );
+}
+
+pub async fn notifications_are_filtered_by_event_status_webhook_and_time(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let (acme, hook, notifications) = notified(store.as_ref(), &ids).await;
+    let mut delivered = notifications[0].clone();
+    delivered.delivery_status = DeliveryStatus::Succeeded;
+    delivered.attempts = 1;
+    delivered.next_attempt_at = None;
+    store.record_delivery(&delivered, 0, None).await.unwrap();
+    let count = |filter: NotificationFilter| {
+        let store = store.clone();
+        async move {
+            store
+                .list_notifications(acme, &filter, ALL)
+                .await
+                .unwrap()
+                .total
+        }
+    };
+
+    assert_eq!(
+        count(NotificationFilter {
+            delivery_status: Some(DeliveryStatus::Succeeded),
+            ..NotificationFilter::default()
+        })
+        .await,
+        1
+    );
+    assert_eq!(
+        count(NotificationFilter {
+            event: Some("container.transport.vessel_loaded".to_owned()),
+            webhook: Some(hook.id),
+            ..NotificationFilter::default()
+        })
+        .await,
+        2
+    );
+    assert_eq!(
+        count(NotificationFilter {
+            event: Some("container.created".to_owned()),
+            ..NotificationFilter::default()
+        })
+        .await,
+        0
+    );
+    assert_eq!(
+        count(NotificationFilter {
+            created_from: Some(t0() + Duration::days(1)),
+            ..NotificationFilter::default()
+        })
+        .await,
+        0
+    );
+    assert_eq!(
+        count(NotificationFilter {
+            created_to: Some(t0() + Duration::days(1)),
+            ..NotificationFilter::default()
+        })
+        .await,
+        2
+    );
+}
+
+pub async fn deleting_a_webhook_deletes_its_notifications_and_logs(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let (acme, hook, notifications) = notified(store.as_ref(), &ids).await;
+    let mut attempted = notifications[0].clone();
+    attempted.attempts = 1;
+    store
+        .record_delivery(
+            &attempted,
+            0,
+            Some(&failed_attempt(&ids, &notifications[0])),
+        )
+        .await
+        .unwrap();
+
+    store.delete_webhook(acme, hook.id).await.unwrap();
+
+    assert_eq!(
+        store
+            .list_notifications(acme, &NotificationFilter::default(), ALL)
+            .await
+            .unwrap()
+            .total,
+        0
+    );
+    assert!(matches!(
+        store.notification(acme, notifications[0].id).await,
+        Err(StoreError::NotFound)
+    ));
 }

@@ -13,9 +13,11 @@ use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
-    Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, ContainerStatus, DomainEvent,
-    DomainEventId, Job, JobId, NewJob, Party, PartyId, RawEvent, Shipment, ShipmentId,
-    TrackingRequest, TrackingRequestId, TrackingRequestStatus, TransportEvent, TransportEventName,
+    Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, ContainerStatus, DeliveryStatus,
+    DomainEvent, DomainEventId, Job, JobId, NewJob, NotificationLog, Party, PartyId, RawEvent,
+    Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TrackingRequestStatus,
+    TransportEvent, TransportEventName, Webhook, WebhookId, WebhookNotification,
+    WebhookNotificationId,
 };
 
 pub use error::{BoxError, StoreError};
@@ -105,6 +107,16 @@ pub struct ContainerFilter {
     pub updated_since: Option<DateTime<Utc>>,
     /// The shipment's customer.
     pub customer: Option<PartyId>,
+}
+
+/// Which webhook notifications to list. Every set field must match.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NotificationFilter {
+    pub event: Option<String>,
+    pub delivery_status: Option<DeliveryStatus>,
+    pub webhook: Option<WebhookId>,
+    pub created_from: Option<DateTime<Utc>>,
+    pub created_to: Option<DateTime<Utc>>,
 }
 
 /// Which transport events to list.
@@ -228,7 +240,9 @@ pub trait Store: Send + Sync {
 
     /// Writes the outcome of one poll (or a stop or resume) in one transaction: the
     /// request's new state, the shipment, containers and events of `update` when there is
-    /// one, and the domain events that announce them (the outbox).
+    /// one, and the domain events that announce them (the outbox), with a webhook
+    /// notification per event and subscribed active webhook (none while a user has stopped
+    /// the shipment's tracking).
     ///
     /// Optimistic: the request must still have the `updated_at` it was read with, and no
     /// other shipment, else nothing is written and the result is `Conflict { constraint:
@@ -327,6 +341,55 @@ pub trait Store: Send + Sync {
     ) -> StoreResult<Paged<Party>>;
     /// Renames a party; `Conflict` when the name is taken.
     async fn update_party(&self, party: &Party) -> StoreResult<()>;
+
+    // Webhooks. Notifications are made by `record_tracking_result` from its domain events,
+    // in its transaction.
+
+    async fn create_webhook(&self, webhook: &Webhook) -> StoreResult<()>;
+    async fn webhook(&self, account: AccountId, id: WebhookId) -> StoreResult<Webhook>;
+    /// Newest first.
+    async fn list_webhooks(
+        &self,
+        account: AccountId,
+        page: PageRequest,
+    ) -> StoreResult<Paged<Webhook>>;
+    /// Saves every field but the id, account and creation time.
+    async fn update_webhook(&self, webhook: &Webhook) -> StoreResult<()>;
+    /// Deletes the webhook with its notifications and their logs.
+    async fn delete_webhook(&self, account: AccountId, id: WebhookId) -> StoreResult<()>;
+    async fn notification(
+        &self,
+        account: AccountId,
+        id: WebhookNotificationId,
+    ) -> StoreResult<WebhookNotification>;
+    /// Newest first.
+    async fn list_notifications(
+        &self,
+        account: AccountId,
+        filter: &NotificationFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<WebhookNotification>>;
+    /// Pending notifications whose next attempt is due, longest waiting first (any account).
+    async fn notifications_due(
+        &self,
+        due_before: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<WebhookNotification>>;
+    /// Saves a notification's new delivery state with the log of the attempt that led to it
+    /// (if any), fenced on the attempts it had when read: `Conflict` if another worker
+    /// recorded an attempt meanwhile.
+    async fn record_delivery(
+        &self,
+        notification: &WebhookNotification,
+        attempts_before: u32,
+        log: Option<&NotificationLog>,
+    ) -> StoreResult<()>;
+    /// A notification's delivery attempts, in order.
+    async fn notification_logs(
+        &self,
+        account: AccountId,
+        id: WebhookNotificationId,
+    ) -> StoreResult<Vec<NotificationLog>>;
 
     // Idempotency keys (the `Idempotency-Key` header).
 
