@@ -24,6 +24,9 @@ pub struct DomainEvent {
     pub reference_id: Uuid,
     pub shipment_id: Option<ShipmentId>,
     pub container_id: Option<ContainerId>,
+    /// What the reference alone does not tell: for `container.updated`, the changeset
+    /// (`{field: [old, new]}`).
+    pub payload: Option<serde_json::Value>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -47,6 +50,7 @@ pub fn events_of(
         reference_id,
         shipment_id: request.shipment_id,
         container_id: container,
+        payload: None,
         created_at: now,
     };
     let mut events = Vec::new();
@@ -75,13 +79,15 @@ pub fn events_of(
             Some(container.id),
         ));
     }
-    for container in &update.changed_containers {
-        events.push(event(
+    for (container, changeset) in &update.container_changesets {
+        let mut updated = event(
             "container.updated",
-            "container",
-            container.id.0,
-            Some(container.id),
-        ));
+            "container_updated_event",
+            container.0,
+            Some(*container),
+        );
+        updated.payload = Some(serde_json::Value::Object(changeset.clone()));
+        events.push(updated);
     }
     // Terminal49 announces a new arrival estimate once per shipment, as an `estimated_event`;
     // Tidemark's is the estimate recorded on the shipment's first container.

@@ -89,6 +89,9 @@ pub struct TrackingUpdate {
     pub corrected_events: Vec<TransportEvent>,
     /// Raw events new in this poll, and recorded ones the carrier changed.
     pub raw_events: Vec<RawEvent>,
+    /// For each known container whose pickup fields changed, Terminal49's changeset
+    /// (`{"available_for_pickup": [false, true]}`), announced as `container.updated`.
+    pub container_changesets: Vec<(ContainerId, serde_json::Map<String, serde_json::Value>)>,
 }
 
 impl TrackingUpdate {
@@ -103,6 +106,7 @@ impl TrackingUpdate {
             new_events: Vec::new(),
             corrected_events: Vec::new(),
             raw_events: Vec::new(),
+            container_changesets: Vec::new(),
         }
     }
 
@@ -266,6 +270,7 @@ pub fn plan(
 
     derive_shipment_fields(&mut shipment, report, &events);
     let mut changed_containers = Vec::new();
+    let mut container_changesets = Vec::new();
     for container in &mut containers {
         let before = container.clone();
         derive_container_fields(container, &shipment, &events);
@@ -276,6 +281,10 @@ pub fn plan(
             }
         } else if *container != before {
             container.updated_at = now;
+            let changeset = pickup_changeset(&before, container);
+            if !changeset.is_empty() {
+                container_changesets.push((container.id, changeset));
+            }
             changed_containers.push(container.clone());
         }
     }
@@ -291,7 +300,25 @@ pub fn plan(
         new_events,
         corrected_events,
         raw_events,
+        container_changesets,
     }
+}
+
+/// The pickup fields Terminal49 reports in `container.updated` changesets, where they
+/// differ. Tidemark derives only availability from carrier events; terminal fields (last
+/// free day, holds, fees, appointments) have no source yet.
+fn pickup_changeset(
+    before: &Container,
+    after: &Container,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut changeset = serde_json::Map::new();
+    if before.available_for_pickup != after.available_for_pickup {
+        changeset.insert(
+            "available_for_pickup".to_owned(),
+            serde_json::json!([before.available_for_pickup, after.available_for_pickup]),
+        );
+    }
+    changeset
 }
 
 /// The reported raw events that are new or differ from the recorded ones with their id.

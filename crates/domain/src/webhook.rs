@@ -91,6 +91,8 @@ pub struct WebhookNotification {
     pub reference_id: Uuid,
     pub shipment_id: Option<ShipmentId>,
     pub container_id: Option<ContainerId>,
+    /// The domain event's payload (a `container.updated` changeset).
+    pub payload: Option<serde_json::Value>,
     pub delivery_status: DeliveryStatus,
     /// Delivery attempts made so far.
     pub attempts: u32,
@@ -178,6 +180,7 @@ pub fn notifications_for(
                 reference_id: event.reference_id,
                 shipment_id: event.shipment_id,
                 container_id: event.container_id,
+                payload: event.payload.clone(),
                 delivery_status: DeliveryStatus::Pending,
                 attempts: 0,
                 next_attempt_at: Some(event.created_at),
@@ -228,6 +231,7 @@ mod tests {
             reference_id: ids.next_id(),
             shipment_id: None,
             container_id: None,
+            payload: None,
             created_at: at(),
         }
     }

@@ -21,6 +21,7 @@ const MIGRATIONS: &[(i32, &str)] = &[
         include_str!("../migrations/0007_raw_events_and_parties.sql"),
     ),
     (8, include_str!("../migrations/0008_webhooks.sql")),
+    (9, include_str!("../migrations/0009_event_payloads.sql")),
 ];
 
 /// Advisory lock key held while migrating ("tdmkmigr"), so processes starting together

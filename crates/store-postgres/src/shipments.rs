@@ -545,9 +545,9 @@ async fn insert_domain_events(
     let statement = tx
         .prepare_cached(
             "INSERT INTO domain_events (id, account_id, event, reference_type, reference_id,
-                shipment_id, container_id, created_at)
+                shipment_id, container_id, created_at, payload)
              SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[],
-                $6::uuid[], $7::uuid[], $8::timestamptz[])",
+                $6::uuid[], $7::uuid[], $8::timestamptz[], $9::jsonb[])",
         )
         .await
         .map_err(backend)?;
@@ -565,6 +565,8 @@ async fn insert_domain_events(
         .map(|e| e.container_id.map(|id| id.0))
         .collect();
     let times: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
+    let payloads: Vec<Option<&serde_json::Value>> =
+        events.iter().map(|e| e.payload.as_ref()).collect();
     tx.execute(
         &statement,
         &[
@@ -576,6 +578,7 @@ async fn insert_domain_events(
             &shipments,
             &containers,
             &times,
+            &payloads,
         ],
     )
     .await
@@ -592,7 +595,7 @@ pub async fn domain_events(
     let statement = client
         .prepare_cached(
             "SELECT id, account_id, event, reference_type, reference_id, shipment_id,
-                    container_id, created_at
+                    container_id, created_at, payload
              FROM domain_events
              WHERE account_id = $1 AND ($2::uuid IS NULL OR id > $2)
              ORDER BY id LIMIT $3",
@@ -623,6 +626,7 @@ pub async fn domain_events(
                     .map_err(backend)?
                     .map(ContainerId),
                 created_at: row.try_get(7).map_err(backend)?,
+                payload: row.try_get(8).map_err(backend)?,
             })
         })
         .collect()

@@ -170,7 +170,7 @@ pub async fn delete(
 
 const NOTIFICATION_COLUMNS: &str = "id, account_id, webhook_id, domain_event_id, event, \
     reference_type, reference_id, shipment_id, container_id, delivery_status, attempts, \
-    next_attempt_at, body, created_at, updated_at";
+    next_attempt_at, body, created_at, updated_at, payload";
 
 fn notification_from_row(row: &Row) -> StoreResult<WebhookNotification> {
     let status: &str = row.try_get(9).map_err(backend)?;
@@ -198,6 +198,7 @@ fn notification_from_row(row: &Row) -> StoreResult<WebhookNotification> {
         body: row.try_get(12).map_err(backend)?,
         created_at: row.try_get(13).map_err(backend)?,
         updated_at: row.try_get(14).map_err(backend)?,
+        payload: row.try_get(15).map_err(backend)?,
     })
 }
 
@@ -227,7 +228,8 @@ pub async fn fan_out(
             "INSERT INTO webhook_notifications ({NOTIFICATION_COLUMNS})
              SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[],
                 $6::text[], $7::uuid[], $8::uuid[], $9::uuid[], $10::text[], $11::int4[],
-                $12::timestamptz[], $13::text[], $14::timestamptz[], $15::timestamptz[])
+                $12::timestamptz[], $13::text[], $14::timestamptz[], $15::timestamptz[],
+                $16::jsonb[])
              ON CONFLICT (id) DO NOTHING"
         ))
         .await
@@ -251,6 +253,7 @@ pub async fn fan_out(
     let bodies: Vec<Option<&str>> = n.iter().map(|n| n.body.as_deref()).collect();
     let created: Vec<DateTime<Utc>> = n.iter().map(|n| n.created_at).collect();
     let updated: Vec<DateTime<Utc>> = n.iter().map(|n| n.updated_at).collect();
+    let payloads: Vec<Option<&serde_json::Value>> = n.iter().map(|n| n.payload.as_ref()).collect();
     tx.execute(
         &statement,
         &[
@@ -269,6 +272,7 @@ pub async fn fan_out(
             &bodies,
             &created,
             &updated,
+            &payloads,
         ],
     )
     .await

@@ -15,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0006_poll_due_index.sql"),
     include_str!("../migrations/0007_raw_events_and_parties.sql"),
     include_str!("../migrations/0008_webhooks.sql"),
+    include_str!("../migrations/0009_event_payloads.sql"),
 ];
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {

@@ -476,8 +476,8 @@ pub fn record_tracking_result(
     let mut insert_event = tx
         .prepare_cached(
             "INSERT INTO domain_events (id, account_id, event, reference_type, reference_id,
-                shipment_id, container_id, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                shipment_id, container_id, created_at, payload)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )
         .map_err(backend)?;
     for event in events {
@@ -491,6 +491,7 @@ pub fn record_tracking_result(
                 event.shipment_id.map(|id| id.0.to_string()),
                 event.container_id.map(|id| id.0.to_string()),
                 to_ts(event.created_at),
+                event.payload.as_ref().map(serde_json::Value::to_string),
             ])
             .map_err(backend)?;
     }
@@ -518,6 +519,11 @@ fn domain_event_from_row(row: &Row<'_>) -> rusqlite::Result<DomainEvent> {
         shipment_id: c.opt_uuid()?.map(ShipmentId),
         container_id: c.opt_uuid()?.map(ContainerId),
         created_at: c.ts()?,
+        payload: c
+            .get::<Option<String>>()?
+            .map(|text| serde_json::from_str(&text))
+            .transpose()
+            .map_err(|e| c.invalid(e.to_string()))?,
     })
 }
 
@@ -530,7 +536,7 @@ pub fn domain_events(
     let mut stmt = conn
         .prepare_cached(
             "SELECT id, account_id, event, reference_type, reference_id, shipment_id,
-                    container_id, created_at
+                    container_id, created_at, payload
              FROM domain_events WHERE account_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
         )
         .map_err(backend)?;

@@ -170,7 +170,7 @@ pub fn delete(conn: &mut Connection, account: AccountId, id: WebhookId) -> Store
 
 const NOTIFICATION_COLUMNS: &str = "id, account_id, webhook_id, domain_event_id, event, \
     reference_type, reference_id, shipment_id, container_id, delivery_status, attempts, \
-    next_attempt_at, body, created_at, updated_at";
+    next_attempt_at, body, created_at, updated_at, payload";
 
 fn notification_from_row(row: &Row<'_>) -> rusqlite::Result<WebhookNotification> {
     let status: String = row.get(9)?;
@@ -191,6 +191,11 @@ fn notification_from_row(row: &Row<'_>) -> rusqlite::Result<WebhookNotification>
         body: row.get(12)?,
         created_at: from_ts(row, 13)?,
         updated_at: from_ts(row, 14)?,
+        payload: row
+            .get::<_, Option<String>>(15)?
+            .map(|text| serde_json::from_str(&text))
+            .transpose()
+            .map_err(|e| invalid(15, e.to_string()))?,
     })
 }
 
@@ -215,7 +220,7 @@ pub fn fan_out(tx: &Transaction<'_>, events: &[DomainEvent], paused: bool) -> St
     let mut insert = tx
         .prepare_cached(&format!(
             "INSERT INTO webhook_notifications ({NOTIFICATION_COLUMNS})
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
              ON CONFLICT (id) DO NOTHING"
         ))
         .map_err(backend)?;
@@ -237,6 +242,7 @@ pub fn fan_out(tx: &Transaction<'_>, events: &[DomainEvent], paused: bool) -> St
                 n.body,
                 to_ts(n.created_at),
                 to_ts(n.updated_at),
+                n.payload.as_ref().map(serde_json::Value::to_string),
             ])
             .map_err(backend)?;
     }
