@@ -33,6 +33,8 @@ pub struct App {
     pub rate_limits: RateLimiter,
     pub metrics: PrometheusHandle,
     pub carriers: Carriers,
+    /// Delivers webhooks: refuses non-public addresses unless allowed, never redirects.
+    pub webhook_client: reqwest::Client,
 }
 
 /// The axum state: a cheap handle on the one [`App`].
@@ -55,6 +57,10 @@ impl App {
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
     ) -> Self {
+        let webhook_client =
+            crate::webhooks::address::guarded_client_builder(config.webhooks_allow_private)
+                .build()
+                .expect("the TLS backend initialises");
         Self {
             auth: AuthCache::new(config.auth_cache_ttl),
             rate_limits: RateLimiter::new(config.rate_limit_per_minute),
@@ -65,6 +71,7 @@ impl App {
             reference: ReferenceData::embedded(),
             metrics: crate::telemetry::prometheus(),
             carriers: Carriers::default(),
+            webhook_client,
         }
     }
 

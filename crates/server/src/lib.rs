@@ -9,10 +9,12 @@ pub mod api;
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod documents;
 pub mod jobs;
 pub mod parties;
 pub mod telemetry;
 pub mod tracking;
+pub mod webhooks;
 
 pub use app::{App, AppState};
 pub use config::Config;

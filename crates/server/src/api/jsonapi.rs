@@ -255,6 +255,11 @@ pub mod timestamp {
         serializer.collect_str(&at.format("%Y-%m-%dT%H:%M:%SZ"))
     }
 
+    /// The same text, for documents built as JSON values.
+    pub fn format(at: DateTime<Utc>) -> String {
+        at.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    }
+
     pub mod option {
         use super::{DateTime, Serializer, Utc};
 

@@ -21,6 +21,8 @@ pub mod shipments;
 pub mod shipping_lines;
 pub mod terminals;
 pub mod tracking_requests;
+pub mod webhook_notifications;
+pub mod webhooks;
 
 use std::time::Instant;
 
@@ -53,6 +55,8 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(containers::router())
         .merge(raw_events::router())
         .merge(parties::router())
+        .merge(webhooks::router())
+        .merge(webhook_notifications::router())
 }
 
 pub fn router(state: AppState) -> Router {

@@ -30,6 +30,8 @@ pub enum JobKind {
     PurgeFinishedJobs,
     /// Polls the carrier for one tracking request (and its shipment once there is one).
     Track,
+    /// Makes one delivery attempt of a webhook notification.
+    DeliverWebhook,
 }
 
 impl JobKind {
@@ -37,6 +39,7 @@ impl JobKind {
         match self {
             Self::PurgeFinishedJobs => "purge_finished_jobs",
             Self::Track => "track",
+            Self::DeliverWebhook => "deliver_webhook",
         }
     }
 
@@ -44,6 +47,7 @@ impl JobKind {
         match name {
             "purge_finished_jobs" => Some(Self::PurgeFinishedJobs),
             "track" => Some(Self::Track),
+            "deliver_webhook" => Some(Self::DeliverWebhook),
             _ => None,
         }
     }
@@ -125,12 +129,38 @@ impl JobHandler for Dispatcher {
                     Err(error) => Err(error.into()),
                 }
             }
+            Some(JobKind::DeliverWebhook) => {
+                let payload: DeliverPayload = serde_json::from_value(job.payload.clone())
+                    .map_err(|e| JobError::fail(anyhow::anyhow!("bad delivery payload: {e}")))?;
+                match crate::webhooks::deliver::deliver(
+                    &self.app,
+                    &self.app.webhook_client,
+                    payload.account_id,
+                    payload.notification_id,
+                )
+                .await
+                {
+                    Ok(outcome) => {
+                        tracing::debug!(?outcome, notification.id = %payload.notification_id, "delivered");
+                        Ok(())
+                    }
+                    // Deleted with its webhook, or another worker recorded this attempt.
+                    Err(StoreError::NotFound | StoreError::Conflict { .. }) => Ok(()),
+                    Err(error) => Err(error.into()),
+                }
+            }
             None => Err(JobError::fail(anyhow::anyhow!(
                 "unknown job kind {:?}",
                 job.kind
             ))),
         }
     }
+}
+
+#[derive(serde::Deserialize)]
+struct DeliverPayload {
+    account_id: tidemark_domain::AccountId,
+    notification_id: tidemark_domain::WebhookNotificationId,
 }
 
 #[derive(serde::Deserialize)]

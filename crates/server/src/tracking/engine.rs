@@ -210,7 +210,15 @@ pub async fn record(
     );
     app.store
         .record_tracking_result(request, read_at, update, &events)
-        .await
+        .await?;
+    if !events.is_empty() {
+        // New notifications go out now rather than at the next sweep; if this is lost, the
+        // sweep queues them.
+        if let Err(error) = crate::webhooks::deliver::queue_due(app).await {
+            tracing::warn!(error = ?error, "cannot queue webhook deliveries; the sweep will");
+        }
+    }
+    Ok(())
 }
 
 /// A poll whose result lost the race to another write: nothing to do, the next sweep

@@ -67,5 +67,6 @@ pub async fn sweep(app: &App) -> Result<usize, StoreError> {
         queue_poll(app, shipment.account_id, shipment.tracking_request_id).await?;
         queued += 1;
     }
+    queued += crate::webhooks::deliver::queue_due(app).await?;
     Ok(queued)
 }

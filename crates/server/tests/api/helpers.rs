@@ -248,6 +248,39 @@ impl TestApp {
 /// (skipped unless `TIDEMARK_TEST_POSTGRES_URL` is set).
 #[macro_export]
 macro_rules! on_both_backends {
+    (settings = $settings:expr; $($case:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test]
+                async fn $case() {
+                    let app = $crate::helpers::TestApp::with_config(
+                        $crate::helpers::Backend::Sqlite,
+                        $settings,
+                    )
+                    .await
+                    .expect("SQLite is always available");
+                    super::$case(app).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test]
+                async fn $case() {
+                    let Some(app) = $crate::helpers::TestApp::with_config(
+                        $crate::helpers::Backend::Postgres,
+                        $settings,
+                    )
+                    .await
+                    else {
+                        eprintln!("TIDEMARK_TEST_POSTGRES_URL is not set: skipped");
+                        return;
+                    };
+                    super::$case(app).await;
+                }
+            )*
+        }
+    };
     ($($case:ident),* $(,)?) => {
         mod sqlite {
             $(

@@ -17,3 +17,4 @@ mod parties;
 mod reference_data;
 mod tracking;
 mod tracking_requests;
+mod webhooks;

@@ -1,0 +1,602 @@
+//! `/v2/webhook_notifications`: what was sent to which webhook, how each attempt went, and
+//! the JSON:API document a receiver gets (rendered here, once, and kept for retries).
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::{Value, json};
+use tidemark_domain::{
+    DeliveryStatus, NotificationLog, Shipment, TransportEvent, WebhookId, WebhookNotification,
+    WebhookNotificationId,
+};
+use tidemark_store::{NotificationFilter, StoreError};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::api::auth::Principal;
+use crate::api::containers::{ContainerResource, TransportEventResource};
+use crate::api::error::{ApiError, ErrorDocument};
+use crate::api::extract::Path;
+use crate::api::jsonapi::{
+    DEFAULT_PAGE_SIZE, Document, ListDocument, QueryParams, Relationships, Resource,
+    ResourceIdentifier, ResourceObject, included_object, resource_object, timestamp,
+};
+use crate::api::ports::PortResource;
+use crate::api::shipments::{ShipmentResource, customers_of};
+use crate::app::AppState;
+use crate::webhooks::{catalogue, deliver};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(examples))
+        .routes(routes!(show))
+        .routes(routes!(redeliver))
+}
+
+const INCLUDES: &[&str] = &[
+    "reference_object",
+    "webhook",
+    "webhook_notification_logs",
+    "shipment",
+    "container",
+    "transport_event",
+];
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NotificationAttributes {
+    pub id: String,
+    pub event: String,
+    /// `pending`, `succeeded` or `failed`.
+    pub delivery_status: &'static str,
+    #[serde(with = "timestamp")]
+    pub created_at: DateTime<Utc>,
+}
+
+/// The notification's `reference_object`: container events are presented as event
+/// resources of their own (Terminal49's `container_created_event`, …), named by the
+/// domain event.
+fn reference_of(n: &WebhookNotification) -> ResourceIdentifier {
+    match n.event.as_str() {
+        "container.created" => {
+            ResourceIdentifier::new("container_created_event", n.domain_event_id)
+        }
+        "container.updated" => {
+            ResourceIdentifier::new("container_updated_event", n.domain_event_id)
+        }
+        _ => ResourceIdentifier::new(
+            catalogue::event(&n.event).map_or("transport_event", |e| e.reference_type),
+            n.reference_id,
+        ),
+    }
+}
+
+pub struct NotificationResource<'a> {
+    pub notification: &'a WebhookNotification,
+    pub logs: &'a [NotificationLog],
+}
+
+impl Resource for NotificationResource<'_> {
+    const TYPE: &'static str = "webhook_notification";
+    const PATH: &'static str = "webhook_notifications";
+    type Attributes = NotificationAttributes;
+
+    fn id(&self) -> String {
+        self.notification.id.to_string()
+    }
+
+    fn attributes(&self) -> NotificationAttributes {
+        let n = self.notification;
+        NotificationAttributes {
+            id: n.id.to_string(),
+            event: n.event.clone(),
+            delivery_status: n.delivery_status.as_str(),
+            created_at: n.created_at,
+        }
+    }
+
+    fn relationships(&self) -> Relationships {
+        let n = self.notification;
+        Relationships::default()
+            .one("reference_object", Some(reference_of(n)))
+            .one(
+                "webhook",
+                Some(ResourceIdentifier::new("webhook", n.webhook_id)),
+            )
+            .many(
+                "webhook_notification_logs",
+                self.logs
+                    .iter()
+                    .map(|l| ResourceIdentifier::new("webhook_notification_log", l.id))
+                    .collect(),
+            )
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NotificationLogAttributes {
+    pub attempt: u32,
+    #[serde(with = "timestamp")]
+    pub started_at: DateTime<Utc>,
+    pub duration_ms: u64,
+    pub response_status: Option<u16>,
+    /// `[name, value]` pairs as the receiver sent them.
+    pub response_headers: Vec<(String, String)>,
+    /// The first 4 KiB of the response body.
+    pub response_body: Option<String>,
+    /// Why the attempt failed without a response: timeout, refused address, …
+    pub error: Option<String>,
+}
+
+struct LogResource<'a>(&'a NotificationLog);
+
+impl Resource for LogResource<'_> {
+    const TYPE: &'static str = "webhook_notification_log";
+    const PATH: &'static str = "webhook_notification_logs";
+    type Attributes = NotificationLogAttributes;
+
+    fn id(&self) -> String {
+        self.0.id.to_string()
+    }
+
+    fn attributes(&self) -> NotificationLogAttributes {
+        let l = self.0;
+        NotificationLogAttributes {
+            attempt: l.attempt,
+            started_at: l.started_at,
+            duration_ms: l.duration_ms,
+            response_status: l.response_status,
+            response_headers: l.response_headers.clone(),
+            response_body: l.response_body.clone(),
+            error: l.error.clone(),
+        }
+    }
+
+    fn relationships(&self) -> Relationships {
+        Relationships::default().one(
+            "webhook_notification",
+            Some(ResourceIdentifier::new(
+                "webhook_notification",
+                self.0.notification_id,
+            )),
+        )
+    }
+}
+
+/// A shipment's arrival estimate, presented as Terminal49's `estimated_event`.
+fn estimated_event(
+    state: &AppState,
+    estimate: &TransportEvent,
+    base: &str,
+) -> ResourceObject<Value> {
+    let port = estimate
+        .location_locode
+        .as_deref()
+        .and_then(|l| state.reference.port_by_locode(l));
+    ResourceObject {
+        id: estimate.id.to_string(),
+        kind: "estimated_event",
+        attributes: json!({
+            "created_at": timestamp::format(estimate.created_at),
+            "estimated_timestamp": timestamp::format(estimate.timestamp),
+            "voyage_number": estimate.voyage_number,
+            "event": "shipment.estimated.arrival",
+            "location_locode": estimate.location_locode,
+            "timezone": port.map(|p| p.time_zone.as_str()),
+            "data_source": "shipping_line",
+        }),
+        relationships: Relationships::default()
+            .one(
+                "shipment",
+                Some(ResourceIdentifier::new("shipment", estimate.shipment_id)),
+            )
+            .one("port", port.map(|p| ResourceIdentifier::new("port", p.id)))
+            .one("vessel", None),
+        links: crate::api::jsonapi::SelfLink {
+            self_: format!("{base}/v2/shipments/{}", estimate.shipment_id),
+        },
+    }
+}
+
+/// The resources a notification's receiver gets beside it, as in Terminal49's examples.
+async fn included_for(
+    state: &AppState,
+    n: &WebhookNotification,
+) -> Result<Vec<ResourceObject<Value>>, StoreError> {
+    let base = &state.config.public_url;
+    let mut included = Vec::new();
+    let shipment: Option<Shipment> = match n.shipment_id {
+        Some(id) => Some(state.store.shipment(n.account_id, id).await?),
+        None => None,
+    };
+    let containers = match &shipment {
+        Some(s) => state.store.containers_of_shipment(s.id).await?,
+        None => Vec::new(),
+    };
+    let customers = match &shipment {
+        Some(s) => customers_of(state, std::slice::from_ref(s))
+            .await
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let shipment_object = |s: &Shipment| {
+        included_object(
+            &ShipmentResource {
+                shipment: s,
+                containers: &containers,
+                customers: &customers,
+                state,
+            },
+            base,
+        )
+    };
+    let container_object = |id| {
+        containers.iter().find(|c| c.id == id).map(|c| {
+            included_object(
+                &ContainerResource {
+                    container: c,
+                    shipment: shipment.as_ref(),
+                    state,
+                },
+                base,
+            )
+        })
+    };
+    let reference = reference_of(n);
+    match reference.kind {
+        "tracking_request" => {
+            let request = state
+                .store
+                .tracking_request(n.account_id, n.reference_id.into())
+                .await?;
+            if let Some(s) = &shipment {
+                included.extend(containers.iter().filter_map(|c| container_object(c.id)));
+                included.push(shipment_object(s));
+            }
+            included.push(included_object(&request, base));
+        }
+        "transport_event" | "estimated_event" => {
+            let events = match &shipment {
+                Some(s) => state.store.transport_events_of_shipment(s.id).await?,
+                None => Vec::new(),
+            };
+            let Some(event) = events.iter().find(|e| e.id.0 == n.reference_id) else {
+                return Err(StoreError::NotFound);
+            };
+            let port = event
+                .location_locode
+                .as_deref()
+                .and_then(|l| state.reference.port_by_locode(l));
+            let port_object = port.map(|p| {
+                included_object(
+                    &PortResource {
+                        port: p,
+                        terminals: state.reference.terminals_at_port(&p.locode),
+                    },
+                    base,
+                )
+            });
+            if reference.kind == "estimated_event" {
+                included.extend(shipment.as_ref().map(shipment_object));
+                included.extend(port_object);
+                included.push(estimated_event(state, event, base));
+            } else {
+                // Terminal49 sends estimates and availability with the event alone.
+                let minimal = event.event.is_estimate()
+                    || matches!(
+                        n.event.as_str(),
+                        "container.transport.available" | "container.transport.not_available"
+                    );
+                if !minimal {
+                    included.extend(shipment.as_ref().map(shipment_object));
+                    included.extend(container_object(event.container_id));
+                    included.extend(port_object);
+                }
+                included.push(included_object(
+                    &TransportEventResource { event, state },
+                    base,
+                ));
+            }
+        }
+        kind @ ("container_created_event" | "container_updated_event") => {
+            let container_id = n.container_id;
+            included.extend(shipment.as_ref().map(shipment_object));
+            included.extend(container_id.and_then(container_object));
+            let mut attributes = json!({"timestamp": timestamp::format(n.created_at)});
+            if kind == "container_updated_event" {
+                attributes["changeset"] = n.payload.clone().unwrap_or_else(|| json!({}));
+                attributes["data_source"] = json!("shipping_line");
+            }
+            attributes["timezone"] = json!("Etc/UTC");
+            let mut relationships = Relationships::default()
+                .one(
+                    "container",
+                    container_id.map(|id| ResourceIdentifier::new("container", id)),
+                )
+                .one(
+                    "shipment",
+                    n.shipment_id
+                        .map(|id| ResourceIdentifier::new("shipment", id)),
+                );
+            if kind == "container_updated_event" {
+                relationships = relationships.one("terminal", None);
+            }
+            included.push(ResourceObject {
+                id: n.domain_event_id.to_string(),
+                kind,
+                attributes,
+                relationships,
+                links: crate::api::jsonapi::SelfLink {
+                    self_: container_id.map_or_else(
+                        || format!("{base}/v2/webhook_notifications/{}", n.id),
+                        |id| format!("{base}/v2/containers/{id}"),
+                    ),
+                },
+            });
+        }
+        _ => {}
+    }
+    Ok(included)
+}
+
+/// The document a webhook receives for `n`: Terminal49's envelope, with `included`.
+pub async fn delivery_document(
+    state: &AppState,
+    n: &WebhookNotification,
+) -> Result<Value, StoreError> {
+    let object = resource_object(
+        &NotificationResource {
+            notification: n,
+            logs: &[],
+        },
+        &state.config.public_url,
+    );
+    let included = included_for(state, n).await?;
+    Ok(json!({
+        "data": {
+            "id": object.id,
+            "type": object.kind,
+            "attributes": object.attributes,
+            "relationships": object.relationships,
+        },
+        "included": included,
+    }))
+}
+
+fn parse_id(id: &str) -> Result<WebhookNotificationId, ApiError> {
+    Uuid::parse_str(id)
+        .map(WebhookNotificationId)
+        .map_err(|_| ApiError::NotFound)
+}
+
+fn filter_from(query: &QueryParams) -> Result<NotificationFilter, ApiError> {
+    let event = query.filter("filter[event]").map(str::to_owned);
+    if let Some(name) = &event
+        && catalogue::event(name).is_none()
+    {
+        return Err(ApiError::parameter(
+            "filter[event]",
+            "invalid_filter",
+            format!("filter[event] must be a webhook event name; got {name:?}."),
+        ));
+    }
+    Ok(NotificationFilter {
+        event,
+        delivery_status: query.choice(
+            "filter[delivery_status]",
+            DeliveryStatus::parse,
+            "pending, succeeded or failed",
+        )?,
+        webhook: query.id("filter[webhook_id]")?.map(WebhookId),
+        created_from: query.time("filter[created_at][start]")?,
+        created_to: query.time("filter[created_at][end]")?,
+    })
+}
+
+async fn document_of(
+    state: &AppState,
+    n: &WebhookNotification,
+    query: &QueryParams,
+) -> Result<
+    (
+        ResourceObject<NotificationAttributes>,
+        Vec<ResourceObject<Value>>,
+    ),
+    ApiError,
+> {
+    let includes = query.includes("webhook_notification", INCLUDES)?;
+    let base = &state.config.public_url;
+    let logs = state.store.notification_logs(n.account_id, n.id).await?;
+    let object = resource_object(
+        &NotificationResource {
+            notification: n,
+            logs: &logs,
+        },
+        base,
+    );
+    let mut included = Vec::new();
+    if includes.contains("webhook_notification_logs") {
+        included.extend(logs.iter().map(|l| included_object(&LogResource(l), base)));
+    }
+    if includes.contains("webhook") {
+        let webhook = state.store.webhook(n.account_id, n.webhook_id).await?;
+        included.push(included_object(
+            &crate::api::webhooks::WebhookResource { webhook: &webhook },
+            base,
+        ));
+    }
+    let wanted: Vec<&str> = [
+        "reference_object",
+        "shipment",
+        "container",
+        "transport_event",
+    ]
+    .into_iter()
+    .filter(|name| includes.contains(name))
+    .collect();
+    if !wanted.is_empty() {
+        let reference = reference_of(n);
+        for object in included_for(state, n).await.unwrap_or_default() {
+            let is_reference = object.kind == reference.kind && object.id == reference.id;
+            if (is_reference && wanted.contains(&"reference_object"))
+                || wanted.contains(&object.kind)
+            {
+                included.push(object);
+            }
+        }
+    }
+    Ok((object, included))
+}
+
+/// List notifications, newest first. Filters Terminal49 lacks: event, delivery status,
+/// webhook and creation time.
+#[utoipa::path(
+    get, path = "/v2/webhook_notifications", tag = "Webhook notifications",
+    params(
+        ("filter[event]" = Option<String>, Query),
+        ("filter[delivery_status]" = Option<String>, Query, description = "pending, succeeded or failed"),
+        ("filter[webhook_id]" = Option<Uuid>, Query),
+        ("filter[created_at][start]" = Option<String>, Query, description = "ISO 8601"),
+        ("filter[created_at][end]" = Option<String>, Query, description = "ISO 8601"),
+        ("include" = Option<String>, Query, description = "webhook, webhook_notification_logs, reference_object, shipment, container, transport_event"),
+        ("page[number]" = Option<u32>, Query), ("page[size]" = Option<u32>, Query),
+    ),
+    responses(
+        (status = 200, body = ListDocument<NotificationAttributes>),
+        (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
+        (status = 429, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn list(
+    state: AppState,
+    principal: Principal,
+    query: QueryParams,
+) -> Result<ListDocument<NotificationAttributes>, ApiError> {
+    let page = query.page(DEFAULT_PAGE_SIZE)?;
+    query.includes("webhook_notification", INCLUDES)?;
+    let filter = filter_from(&query)?;
+    let found = state
+        .store
+        .list_notifications(principal.account_id, &filter, page.into())
+        .await?;
+    let mut data = Vec::with_capacity(found.items.len());
+    let mut included: Vec<ResourceObject<Value>> = Vec::new();
+    for n in &found.items {
+        let (object, more) = document_of(&state, n, &query).await?;
+        data.push(object);
+        for object in more {
+            if !included
+                .iter()
+                .any(|o| o.id == object.id && o.kind == object.kind)
+            {
+                included.push(object);
+            }
+        }
+    }
+    Ok(ListDocument::page(
+        data,
+        included,
+        &query,
+        &state.config.public_url,
+        page,
+        found.total,
+    ))
+}
+
+/// Get a notification, with its delivery logs, webhook and reference object on request.
+#[utoipa::path(
+    get, path = "/v2/webhook_notifications/{id}", tag = "Webhook notifications",
+    params(
+        ("id" = Uuid, Path),
+        ("include" = Option<String>, Query, description = "webhook, webhook_notification_logs, reference_object, shipment, container, transport_event"),
+    ),
+    responses(
+        (status = 200, body = Document<NotificationAttributes>),
+        (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
+        (status = 404, body = ErrorDocument), (status = 429, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn show(
+    state: AppState,
+    principal: Principal,
+    Path(id): Path<String>,
+    query: QueryParams,
+) -> Result<Document<NotificationAttributes>, ApiError> {
+    let n = state
+        .store
+        .notification(principal.account_id, parse_id(&id)?)
+        .await?;
+    let (object, included) = document_of(&state, &n, &query).await?;
+    Ok(Document::new(object, included))
+}
+
+/// Send a notification again, whatever happened before (Terminal49 cannot replay).
+#[utoipa::path(
+    post, path = "/v2/webhook_notifications/{id}/redeliver", tag = "Webhook notifications",
+    params(("id" = Uuid, Path)),
+    responses(
+        (status = 202, body = Document<NotificationAttributes>),
+        (status = 401, body = ErrorDocument), (status = 403, body = ErrorDocument),
+        (status = 404, body = ErrorDocument), (status = 429, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn redeliver(
+    state: AppState,
+    principal: Principal,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let n = deliver::redeliver(&state, principal.account_id, parse_id(&id)?).await?;
+    let logs = state.store.notification_logs(n.account_id, n.id).await?;
+    let document = Document::new(
+        resource_object(
+            &NotificationResource {
+                notification: &n,
+                logs: &logs,
+            },
+            &state.config.public_url,
+        ),
+        Vec::new(),
+    );
+    Ok((StatusCode::ACCEPTED, document).into_response())
+}
+
+/// An example delivery body for an event, as a receiver would get it.
+#[utoipa::path(
+    get, path = "/v2/webhook_notifications/examples", tag = "Webhook notifications",
+    params(("event" = String, Query, description = "A webhook event name, from GET /v2/webhooks/events")),
+    responses(
+        (status = 200, description = "`{data: [webhook_notification]}` with `included`"),
+        (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn examples(
+    _principal: Principal,
+    query: QueryParams,
+) -> Result<axum::Json<Value>, ApiError> {
+    let Some(name) = query.get("event").filter(|e| !e.trim().is_empty()) else {
+        return Err(ApiError::parameter(
+            "event",
+            "blank",
+            "event is required: a webhook event name.",
+        ));
+    };
+    let Some(event) = catalogue::event(name) else {
+        return Err(ApiError::parameter(
+            "event",
+            "not_recognized",
+            format!("{name:?} is not a webhook event; see GET /v2/webhooks/events."),
+        ));
+    };
+    let example = crate::webhooks::example::payload(event);
+    Ok(axum::Json(json!({
+        "data": [example["data"].clone()],
+        "included": example["included"].clone(),
+    })))
+}

@@ -1,0 +1,304 @@
+//! Delivering notifications: one attempt per job, the body rendered once and kept so retries
+//! send the same bytes, signed both ways, and every attempt logged. Failed attempts are
+//! retried with backoff until `MAX_DELIVERY_ATTEMPTS`; the scheduler's sweep re-queues
+//! whatever is due, so a crash loses no notification.
+
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, USER_AGENT};
+use tidemark_domain::webhook::{LOGGED_BODY_BYTES, is_delivered, retry_at};
+use tidemark_domain::{
+    AccountId, DeliveryStatus, NotificationLog, NotificationLogId, WebhookNotification,
+    WebhookNotificationId,
+};
+use tidemark_store::StoreError;
+
+use crate::app::{App, AppState};
+use crate::jobs::{self, JobKind};
+use crate::webhooks::address::AddressError;
+use crate::webhooks::signing::{SigningSecret, standard_signatures, t49_signature};
+
+/// How long a receiver has to answer.
+pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);
+/// The `User-Agent` of every delivery.
+pub const USER_AGENT_VALUE: &str = concat!("Tidemark-Webhooks/", env!("CARGO_PKG_VERSION"));
+
+/// What a receiver answered, or why there was no answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attempt {
+    pub request_headers: Vec<(String, String)>,
+    pub status: Option<u16>,
+    pub response_headers: Vec<(String, String)>,
+    pub response_body: Option<String>,
+    pub error: Option<String>,
+    pub duration_ms: u64,
+}
+
+impl Attempt {
+    pub fn succeeded(&self) -> bool {
+        self.status.is_some_and(is_delivered)
+    }
+}
+
+/// The headers of one delivery: content type, user agent, both signatures, and the
+/// webhook's own headers.
+pub fn delivery_headers(
+    msg_id: &str,
+    timestamp: DateTime<Utc>,
+    secrets: &[&str],
+    body: &[u8],
+    custom: &[(String, String)],
+) -> Vec<(String, String)> {
+    let signing: Vec<SigningSecret> = secrets.iter().map(|s| SigningSecret::new(*s)).collect();
+    let mut headers = vec![
+        ("Content-Type".to_owned(), "application/json".to_owned()),
+        ("User-Agent".to_owned(), USER_AGENT_VALUE.to_owned()),
+        (
+            "X-T49-Webhook-Signature".to_owned(),
+            secrets
+                .first()
+                .map(|secret| t49_signature(secret, body))
+                .unwrap_or_default(),
+        ),
+        ("webhook-id".to_owned(), msg_id.to_owned()),
+        (
+            "webhook-timestamp".to_owned(),
+            timestamp.timestamp().to_string(),
+        ),
+        (
+            "webhook-signature".to_owned(),
+            standard_signatures(&signing, msg_id, timestamp.timestamp(), body),
+        ),
+    ];
+    headers.extend(custom.iter().cloned());
+    headers
+}
+
+fn truncated(body: &[u8]) -> String {
+    let end = body.len().min(LOGGED_BODY_BYTES);
+    // Cut on a character boundary so the log stays valid text.
+    let mut text = String::from_utf8_lossy(&body[..end]).into_owned();
+    if text.ends_with('\u{FFFD}') && end < body.len() {
+        text.pop();
+    }
+    text
+}
+
+/// Why a send failed without a response, in words for the delivery log.
+fn describe(error: &reqwest::Error) -> String {
+    if let Some(refused) = AddressError::find_in(error) {
+        return format!("refused address: {refused}");
+    }
+    if error.is_timeout() {
+        return format!("timeout after {} s", DELIVERY_TIMEOUT.as_secs());
+    }
+    if error.is_connect() {
+        return "connection refused or unreachable".to_owned();
+    }
+    format!("request failed: {error}")
+}
+
+/// POSTs `body` to `url` once with `headers`, never following redirects.
+pub async fn send(
+    client: &reqwest::Client,
+    url: &str,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+) -> Attempt {
+    let started = Instant::now();
+    let mut map = HeaderMap::new();
+    for (name, value) in &headers {
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(value),
+        ) {
+            map.append(name, value);
+        }
+    }
+    map.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    map.insert(USER_AGENT, HeaderValue::from_static(USER_AGENT_VALUE));
+    let result = client
+        .post(url)
+        .headers(map)
+        .timeout(DELIVERY_TIMEOUT)
+        .body(body)
+        .send()
+        .await;
+    let mut attempt = Attempt {
+        request_headers: headers,
+        status: None,
+        response_headers: Vec::new(),
+        response_body: None,
+        error: None,
+        duration_ms: 0,
+    };
+    match result {
+        Ok(response) => {
+            attempt.status = Some(response.status().as_u16());
+            attempt.response_headers = response
+                .headers()
+                .iter()
+                .map(|(name, value)| {
+                    (
+                        name.as_str().to_owned(),
+                        String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                    )
+                })
+                .collect();
+            match response.bytes().await {
+                Ok(bytes) => attempt.response_body = Some(truncated(&bytes)),
+                Err(error) => attempt.error = Some(describe(&error)),
+            }
+        }
+        Err(error) => attempt.error = Some(describe(&error)),
+    }
+    attempt.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    attempt
+}
+
+/// Queues a delivery job for each notification that is due (new ones at once, failed
+/// ones at their retry time).
+pub async fn queue_due(app: &App) -> Result<usize, StoreError> {
+    let due = app.store.notifications_due(app.clock.now(), 1_000).await?;
+    for notification in &due {
+        queue(app, notification).await?;
+    }
+    Ok(due.len())
+}
+
+/// Queues one delivery attempt; the key includes the attempt number, so an attempt is
+/// queued once however often the sweep sees it.
+pub async fn queue(app: &App, notification: &WebhookNotification) -> Result<(), StoreError> {
+    jobs::enqueue(
+        app,
+        JobKind::DeliverWebhook,
+        serde_json::json!({
+            "account_id": notification.account_id,
+            "notification_id": notification.id,
+        }),
+        Some(format!(
+            "deliver:{}:{}",
+            notification.id, notification.attempts
+        )),
+        app.clock.now(),
+    )
+    .await
+    .map(|_| ())
+}
+
+/// What one delivery job did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Delivery {
+    /// Already delivered or given up on, or not due yet: nothing sent.
+    Skipped,
+    Delivered,
+    WillRetry,
+    GaveUp,
+}
+
+/// Makes one delivery attempt of a notification, if it is pending and due.
+pub async fn deliver(
+    app: &std::sync::Arc<App>,
+    client: &reqwest::Client,
+    account: AccountId,
+    id: WebhookNotificationId,
+) -> Result<Delivery, StoreError> {
+    let now = app.clock.now();
+    let notification = app.store.notification(account, id).await?;
+    let due = notification.next_attempt_at.is_some_and(|at| at <= now);
+    if notification.delivery_status != DeliveryStatus::Pending || !due {
+        return Ok(Delivery::Skipped);
+    }
+    let webhook = app.store.webhook(account, notification.webhook_id).await?;
+    let body = match &notification.body {
+        Some(body) => body.clone(),
+        None => {
+            let state = AppState(std::sync::Arc::clone(app));
+            let document =
+                crate::api::webhook_notifications::delivery_document(&state, &notification).await?;
+            serde_json::to_string(&document).map_err(StoreError::backend)?
+        }
+    };
+    let custom: Vec<(String, String)> = webhook
+        .headers
+        .iter()
+        .map(|h| (h.name.clone(), h.value.clone()))
+        .collect();
+    let headers = delivery_headers(
+        &notification.id.to_string(),
+        now,
+        &webhook.signing_secrets(now),
+        body.as_bytes(),
+        &custom,
+    );
+    let attempt = if webhook.active {
+        send(client, &webhook.url, headers, body.clone().into_bytes()).await
+    } else {
+        Attempt {
+            request_headers: headers,
+            status: None,
+            response_headers: Vec::new(),
+            response_body: None,
+            error: Some("webhook is inactive".to_owned()),
+            duration_ms: 0,
+        }
+    };
+    let mut updated = notification.clone();
+    updated.attempts += 1;
+    updated.body = Some(body);
+    updated.updated_at = app.clock.now();
+    let outcome = if attempt.succeeded() {
+        updated.delivery_status = DeliveryStatus::Succeeded;
+        updated.next_attempt_at = None;
+        Delivery::Delivered
+    } else if let Some(next) = retry_at(updated.attempts, now).filter(|_| webhook.active) {
+        updated.next_attempt_at = Some(next);
+        Delivery::WillRetry
+    } else {
+        updated.delivery_status = DeliveryStatus::Failed;
+        updated.next_attempt_at = None;
+        Delivery::GaveUp
+    };
+    let log = NotificationLog {
+        id: NotificationLogId::new(app.ids.as_ref()),
+        notification_id: notification.id,
+        account_id: account,
+        attempt: updated.attempts,
+        started_at: now,
+        duration_ms: attempt.duration_ms,
+        response_status: attempt.status,
+        response_headers: attempt.response_headers,
+        response_body: attempt.response_body,
+        error: attempt.error,
+    };
+    app.store
+        .record_delivery(&updated, notification.attempts, Some(&log))
+        .await?;
+    metrics::counter!("tidemark_webhook_attempts_total", "outcome" => match outcome {
+        Delivery::Delivered => "delivered",
+        Delivery::WillRetry => "retry",
+        Delivery::GaveUp | Delivery::Skipped => "failed",
+    })
+    .increment(1);
+    Ok(outcome)
+}
+
+/// Sends a notification again: it becomes pending and due now, whatever happened before
+/// (Terminal49 cannot replay; Tidemark can).
+pub async fn redeliver(
+    app: &App,
+    account: AccountId,
+    id: WebhookNotificationId,
+) -> Result<WebhookNotification, StoreError> {
+    let notification = app.store.notification(account, id).await?;
+    let mut again = notification.clone();
+    again.delivery_status = DeliveryStatus::Pending;
+    again.next_attempt_at = Some(app.clock.now());
+    again.updated_at = app.clock.now();
+    app.store
+        .record_delivery(&again, notification.attempts, None)
+        .await?;
+    queue(app, &again).await?;
+    Ok(again)
+}

@@ -1,0 +1,10 @@
+//! Webhooks: the catalogue of events, signing, the guard against deliveries to private
+//! addresses, and validation of what users register.
+
+pub mod address;
+pub mod catalogue;
+pub mod deliver;
+pub mod example;
+pub mod headers;
+pub mod manage;
+pub mod signing;
