@@ -16,8 +16,31 @@ use crate::ids::{
 /// How long a rotated-out secret keeps signing deliveries beside the new one.
 pub const SECRET_OVERLAP_HOURS: i64 = 24;
 
-/// Terminal49 retries a failed delivery up to 12 times before giving up.
+/// The published retry schedule: the wait after each failed attempt (12 retries over about
+/// three days), before jitter.
+pub const RETRY_SCHEDULE_MINUTES: [i64; 12] = [
+    1,
+    5,
+    10,
+    30,
+    60,
+    2 * 60,
+    4 * 60,
+    6 * 60,
+    8 * 60,
+    12 * 60,
+    16 * 60,
+    20 * 60,
+];
+
+/// The first attempt and 12 retries, as Terminal49.
 pub const MAX_DELIVERY_ATTEMPTS: u32 = 13;
+
+/// The longest a receiver's `Retry-After` may push a retry back.
+pub const MAX_RETRY_AFTER_HOURS: i64 = 24;
+
+/// A webhook that has failed every delivery for this long is deactivated.
+pub const DEACTIVATE_AFTER_DAYS: i64 = 5;
 
 /// A custom header added to every delivery of a webhook.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,11 +62,19 @@ pub struct Webhook {
     /// The secret before the last rotation, still signing until `previous_secret_expires_at`.
     pub previous_secret: Option<String>,
     pub previous_secret_expires_at: Option<DateTime<Utc>>,
+    /// Since when every delivery has failed; `None` after a success.
+    pub failing_since: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
 impl Webhook {
+    /// Whether a webhook failing since `failing_since` should be deactivated at `now`.
+    pub fn failing_too_long(&self, now: DateTime<Utc>) -> bool {
+        self.failing_since
+            .is_some_and(|since| now - since >= Duration::days(DEACTIVATE_AFTER_DAYS))
+    }
+
     /// The secrets that sign a delivery made at `now`: the current one, and the previous
     /// one during its overlap.
     pub fn signing_secrets(&self, now: DateTime<Utc>) -> Vec<&str> {
@@ -129,14 +160,33 @@ pub fn is_delivered(status: u16) -> bool {
     matches!(status, 200 | 201 | 202 | 204)
 }
 
-/// When to try again after `attempts` failed attempts: 1 minute, doubling, at most 6
-/// hours, so 13 attempts span about a day. `None` once attempts are exhausted.
-pub fn retry_at(attempts: u32, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+/// When to try again after `attempts` failed attempts, following
+/// [`RETRY_SCHEDULE_MINUTES`] with `jitter` (a fraction in -1..=1, spreading retries by up to
+/// ±10 % so receivers that failed together are not retried together), pushed back to a
+/// receiver's `Retry-After` (at most [`MAX_RETRY_AFTER_HOURS`]). `None` once the attempts
+/// are exhausted.
+pub fn retry_at(
+    attempts: u32,
+    now: DateTime<Utc>,
+    jitter: f64,
+    retry_after: Option<Duration>,
+) -> Option<DateTime<Utc>> {
     if attempts >= MAX_DELIVERY_ATTEMPTS {
         return None;
     }
-    let minutes = 1_i64 << attempts.saturating_sub(1).min(16);
-    Some(now + Duration::minutes(minutes.min(6 * 60)))
+    let index = usize::try_from(attempts.saturating_sub(1)).unwrap_or(usize::MAX);
+    let minutes = *RETRY_SCHEDULE_MINUTES.get(index)?;
+    let base = Duration::minutes(minutes);
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a tenth of at most 20 hours in milliseconds fits in i64"
+    )]
+    let spread = (base.num_milliseconds() as f64 * 0.1 * jitter.clamp(-1.0, 1.0)) as i64;
+    let scheduled = base + Duration::milliseconds(spread);
+    let asked = retry_after
+        .map(|wait| wait.min(Duration::hours(MAX_RETRY_AFTER_HOURS)))
+        .unwrap_or_default();
+    Some(now + scheduled.max(asked))
 }
 
 /// A notification's id, derived from the event and the webhook, so fanning the same event
@@ -217,6 +267,7 @@ mod tests {
             secret: "whsec_current".to_owned(),
             previous_secret: None,
             previous_secret_expires_at: None,
+            failing_since: None,
             created_at: at(),
             updated_at: at(),
         }
@@ -317,11 +368,55 @@ mod tests {
     }
 
     #[test]
-    fn retries_back_off_from_a_minute_to_six_hours_then_stop() {
-        assert_eq!(retry_at(1, at()), Some(at() + Duration::minutes(1)));
-        assert_eq!(retry_at(3, at()), Some(at() + Duration::minutes(4)));
-        assert_eq!(retry_at(12, at()), Some(at() + Duration::hours(6)));
-        assert_eq!(retry_at(MAX_DELIVERY_ATTEMPTS, at()), None);
+    fn retries_follow_the_published_schedule_then_stop() {
+        assert_eq!(
+            retry_at(1, at(), 0.0, None),
+            Some(at() + Duration::minutes(1))
+        );
+        assert_eq!(
+            retry_at(3, at(), 0.0, None),
+            Some(at() + Duration::minutes(10))
+        );
+        assert_eq!(
+            retry_at(12, at(), 0.0, None),
+            Some(at() + Duration::hours(20))
+        );
+        assert_eq!(retry_at(MAX_DELIVERY_ATTEMPTS, at(), 0.0, None), None);
+    }
+
+    #[test]
+    fn twelve_retries_span_about_three_days() {
+        let total: i64 = RETRY_SCHEDULE_MINUTES.iter().sum();
+
+        assert!((60 * 60..=80 * 60).contains(&total), "{total} minutes");
+        assert_eq!(
+            RETRY_SCHEDULE_MINUTES.len() + 1,
+            MAX_DELIVERY_ATTEMPTS as usize
+        );
+    }
+
+    #[test]
+    fn jitter_spreads_a_retry_by_at_most_a_tenth() {
+        let early = retry_at(5, at(), -1.0, None).expect("retried");
+        let late = retry_at(5, at(), 1.0, None).expect("retried");
+
+        assert_eq!(early, at() + Duration::minutes(54));
+        assert_eq!(late, at() + Duration::minutes(66));
+    }
+
+    #[test]
+    fn a_receivers_retry_after_pushes_the_retry_back_within_a_day() {
+        let asked = retry_at(1, at(), 0.0, Some(Duration::minutes(30)));
+        let greedy = retry_at(1, at(), 0.0, Some(Duration::days(7)));
+        let shorter = retry_at(5, at(), 0.0, Some(Duration::seconds(5)));
+
+        assert_eq!(asked, Some(at() + Duration::minutes(30)));
+        assert_eq!(greedy, Some(at() + Duration::hours(MAX_RETRY_AFTER_HOURS)));
+        assert_eq!(
+            shorter,
+            Some(at() + Duration::hours(1)),
+            "never sooner than scheduled"
+        );
     }
 
     #[test]

@@ -571,6 +571,23 @@ impl Store for PgStore {
         webhooks::update(&self.client().await?, webhook).await
     }
 
+    async fn record_webhook_health(
+        &self,
+        account: AccountId,
+        id: WebhookId,
+        failing_since: Option<DateTime<Utc>>,
+        deactivate: bool,
+    ) -> StoreResult<()> {
+        webhooks::record_health(
+            &self.client().await?,
+            account,
+            id,
+            failing_since,
+            deactivate,
+        )
+        .await
+    }
+
     async fn delete_webhook(&self, account: AccountId, id: WebhookId) -> StoreResult<()> {
         webhooks::delete(&mut self.client().await?, account, id).await
     }

@@ -17,7 +17,7 @@ use crate::shipments::paged;
 use crate::tracking_requests::Condition;
 
 const WEBHOOK_COLUMNS: &str = "id, account_id, url, active, events, headers, secret, \
-    previous_secret, previous_secret_expires_at, created_at, updated_at";
+    previous_secret, previous_secret_expires_at, created_at, updated_at, failing_since";
 
 fn webhook_from_row(row: &Row) -> StoreResult<Webhook> {
     let Json(events): Json<Vec<String>> = row.try_get(4).map_err(backend)?;
@@ -34,6 +34,7 @@ fn webhook_from_row(row: &Row) -> StoreResult<Webhook> {
         previous_secret_expires_at: row.try_get(8).map_err(backend)?,
         created_at: row.try_get(9).map_err(backend)?,
         updated_at: row.try_get(10).map_err(backend)?,
+        failing_since: row.try_get(11).map_err(backend)?,
     })
 }
 
@@ -41,7 +42,7 @@ pub async fn create(client: &impl GenericClient, w: &Webhook) -> StoreResult<()>
     let statement = client
         .prepare_cached(&format!(
             "INSERT INTO webhooks ({WEBHOOK_COLUMNS})
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
         ))
         .await
         .map_err(backend)?;
@@ -60,6 +61,7 @@ pub async fn create(client: &impl GenericClient, w: &Webhook) -> StoreResult<()>
                 &w.previous_secret_expires_at,
                 &w.created_at,
                 &w.updated_at,
+                &w.failing_since,
             ],
         )
         .await
@@ -127,6 +129,33 @@ pub async fn update(client: &impl GenericClient, w: &Webhook) -> StoreResult<()>
                 &w.previous_secret_expires_at,
                 &w.updated_at,
             ],
+        )
+        .await
+        .map_err(backend)?;
+    if changed == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}
+
+pub async fn record_health(
+    client: &impl GenericClient,
+    account: AccountId,
+    id: WebhookId,
+    failing_since: Option<DateTime<Utc>>,
+    deactivate: bool,
+) -> StoreResult<()> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE webhooks SET failing_since = $3, active = active AND NOT $4
+             WHERE id = $1 AND account_id = $2",
+        )
+        .await
+        .map_err(backend)?;
+    let changed = client
+        .execute(
+            &statement,
+            &[&id.0, &account.0, &failing_since, &deactivate],
         )
         .await
         .map_err(backend)?;

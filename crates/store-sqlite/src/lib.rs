@@ -505,6 +505,16 @@ impl Store for SqliteStore {
         webhooks::update(&self.writer(), webhook)
     }
 
+    async fn record_webhook_health(
+        &self,
+        account: AccountId,
+        id: WebhookId,
+        failing_since: Option<DateTime<Utc>>,
+        deactivate: bool,
+    ) -> StoreResult<()> {
+        webhooks::record_health(&self.writer(), account, id, failing_since, deactivate)
+    }
+
     async fn delete_webhook(&self, account: AccountId, id: WebhookId) -> StoreResult<()> {
         webhooks::delete(&mut self.writer(), account, id)
     }

@@ -16,6 +16,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0007_raw_events_and_parties.sql"),
     include_str!("../migrations/0008_webhooks.sql"),
     include_str!("../migrations/0009_event_payloads.sql"),
+    include_str!("../migrations/0010_webhook_health.sql"),
 ];
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {

@@ -42,7 +42,7 @@ fn json_text<T: serde::Serialize>(value: &T) -> StoreResult<String> {
 }
 
 const WEBHOOK_COLUMNS: &str = "id, account_id, url, active, events, headers, secret, \
-    previous_secret, previous_secret_expires_at, created_at, updated_at";
+    previous_secret, previous_secret_expires_at, created_at, updated_at, failing_since";
 
 fn webhook_from_row(row: &Row<'_>) -> rusqlite::Result<Webhook> {
     Ok(Webhook {
@@ -57,13 +57,14 @@ fn webhook_from_row(row: &Row<'_>) -> rusqlite::Result<Webhook> {
         previous_secret_expires_at: opt_ts(row, 8)?,
         created_at: from_ts(row, 9)?,
         updated_at: from_ts(row, 10)?,
+        failing_since: opt_ts(row, 11)?,
     })
 }
 
 pub fn create(conn: &Connection, w: &Webhook) -> StoreResult<()> {
     conn.prepare_cached(&format!(
         "INSERT INTO webhooks ({WEBHOOK_COLUMNS})
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
     ))
     .and_then(|mut stmt| {
         stmt.execute(params![
@@ -78,6 +79,7 @@ pub fn create(conn: &Connection, w: &Webhook) -> StoreResult<()> {
             w.previous_secret_expires_at.map(to_ts),
             to_ts(w.created_at),
             to_ts(w.updated_at),
+            w.failing_since.map(to_ts),
         ])
     })
     .map_err(backend)?;
@@ -131,6 +133,34 @@ pub fn update(conn: &Connection, w: &Webhook) -> StoreResult<()> {
                 w.previous_secret,
                 w.previous_secret_expires_at.map(to_ts),
                 to_ts(w.updated_at),
+            ])
+        })
+        .map_err(backend)?;
+    if changed == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}
+
+pub fn record_health(
+    conn: &Connection,
+    account: AccountId,
+    id: WebhookId,
+    failing_since: Option<DateTime<Utc>>,
+    deactivate: bool,
+) -> StoreResult<()> {
+    let changed = conn
+        .prepare_cached(
+            "UPDATE webhooks SET failing_since = ?3,
+                active = CASE WHEN ?4 THEN 0 ELSE active END
+             WHERE id = ?1 AND account_id = ?2",
+        )
+        .and_then(|mut stmt| {
+            stmt.execute(params![
+                id.0.to_string(),
+                account.0.to_string(),
+                failing_since.map(to_ts),
+                deactivate,
             ])
         })
         .map_err(backend)?;

@@ -106,6 +106,7 @@ macro_rules! store_contract_tests {
             who_stopped_tracking_is_kept_with_the_shipment,
             webhooks_are_created_listed_updated_and_deleted,
             another_accounts_webhook_is_not_found,
+            a_webhooks_health_is_recorded_without_touching_what_users_edit,
             a_tracking_result_notifies_the_subscribed_active_webhooks,
             a_shipment_stopped_by_a_user_makes_no_notifications,
             a_delivery_attempt_is_recorded_once_with_its_log,
@@ -1930,6 +1931,7 @@ fn webhook(ids: &SequentialIds, account: AccountId, events: &[&str], at: DateTim
         secret: "whsec_one".to_owned(),
         previous_secret: None,
         previous_secret_expires_at: None,
+        failing_since: None,
         created_at: at,
         updated_at: at,
     }
@@ -2238,6 +2240,43 @@ pub async fn deleting_a_webhook_deletes_its_notifications_and_logs(backend: &dyn
     );
     assert!(matches!(
         store.notification(acme, notifications[0].id).await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+pub async fn a_webhooks_health_is_recorded_without_touching_what_users_edit(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let hook = webhook(&ids, acme, &["container.created"], t0());
+    store.create_webhook(&hook).await.unwrap();
+
+    store
+        .record_webhook_health(acme, hook.id, Some(t0()), false)
+        .await
+        .unwrap();
+    let failing = store.webhook(acme, hook.id).await.unwrap();
+    store
+        .record_webhook_health(acme, hook.id, Some(t0()), true)
+        .await
+        .unwrap();
+    let deactivated = store.webhook(acme, hook.id).await.unwrap();
+
+    assert_eq!(failing.failing_since, Some(t0()));
+    assert!(failing.active);
+    assert!(!deactivated.active);
+    assert_eq!(deactivated.events, hook.events);
+    assert!(matches!(
+        store
+            .record_webhook_health(
+                account_in(store.as_ref(), &ids, "other").await,
+                hook.id,
+                None,
+                false
+            )
+            .await,
         Err(StoreError::NotFound)
     ));
 }

@@ -355,6 +355,15 @@ pub trait Store: Send + Sync {
     ) -> StoreResult<Paged<Webhook>>;
     /// Saves every field but the id, account and creation time.
     async fn update_webhook(&self, webhook: &Webhook) -> StoreResult<()>;
+    /// Records a webhook's delivery health: `failing_since` (None after a success) and,
+    /// when `deactivate`, `active = false`. Touches nothing a user edits.
+    async fn record_webhook_health(
+        &self,
+        account: AccountId,
+        id: WebhookId,
+        failing_since: Option<DateTime<Utc>>,
+        deactivate: bool,
+    ) -> StoreResult<()>;
     /// Deletes the webhook with its notifications and their logs.
     async fn delete_webhook(&self, account: AccountId, id: WebhookId) -> StoreResult<()>;
     async fn notification(

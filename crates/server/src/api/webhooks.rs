@@ -377,6 +377,7 @@ async fn trigger(
         url.as_str(),
         headers,
         payload.clone().into_bytes(),
+        state.clock.now(),
     )
     .await;
     Ok(axum::Json(json!({

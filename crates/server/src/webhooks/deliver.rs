@@ -20,7 +20,7 @@ use crate::webhooks::address::AddressError;
 use crate::webhooks::signing::{SigningSecret, standard_signatures, t49_signature};
 
 /// How long a receiver has to answer.
-pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);
+pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(15);
 /// The `User-Agent` of every delivery.
 pub const USER_AGENT_VALUE: &str = concat!("Tidemark-Webhooks/", env!("CARGO_PKG_VERSION"));
 
@@ -33,6 +33,8 @@ pub struct Attempt {
     pub response_body: Option<String>,
     pub error: Option<String>,
     pub duration_ms: u64,
+    /// The receiver's `Retry-After`, in seconds or as an HTTP date.
+    pub retry_after: Option<chrono::Duration>,
 }
 
 impl Attempt {
@@ -75,14 +77,43 @@ pub fn delivery_headers(
     headers
 }
 
-fn truncated(body: &[u8]) -> String {
-    let end = body.len().min(LOGGED_BODY_BYTES);
-    // Cut on a character boundary so the log stays valid text.
-    let mut text = String::from_utf8_lossy(&body[..end]).into_owned();
-    if text.ends_with('\u{FFFD}') && end < body.len() {
+/// Reads at most [`LOGGED_BODY_BYTES`] of a response body, so a receiver cannot make a
+/// delivery read without end.
+async fn capped_body(response: &mut reqwest::Response) -> Result<String, reqwest::Error> {
+    let mut body: Vec<u8> = Vec::new();
+    while body.len() < LOGGED_BODY_BYTES {
+        match response.chunk().await? {
+            Some(chunk) => body.extend_from_slice(&chunk),
+            None => break,
+        }
+    }
+    let cut = body.len() > LOGGED_BODY_BYTES;
+    body.truncate(LOGGED_BODY_BYTES);
+    let mut text = String::from_utf8_lossy(&body).into_owned();
+    // A character cut in half at the end is dropped rather than shown as garbage.
+    if cut && text.ends_with('\u{FFFD}') {
         text.pop();
     }
-    text
+    Ok(text)
+}
+
+/// A `Retry-After` value: delay-seconds or an HTTP date.
+fn retry_after(
+    headers: &reqwest::header::HeaderMap,
+    now: DateTime<Utc>,
+) -> Option<chrono::Duration> {
+    let value = headers
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
+    if let Ok(seconds) = value.parse::<i64>() {
+        return (seconds >= 0).then(|| chrono::Duration::seconds(seconds));
+    }
+    let at = DateTime::parse_from_rfc2822(value)
+        .ok()?
+        .with_timezone(&Utc);
+    (at > now).then(|| at - now)
 }
 
 /// Why a send failed without a response, in words for the delivery log.
@@ -105,6 +136,7 @@ pub async fn send(
     url: &str,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
+    now: DateTime<Utc>,
 ) -> Attempt {
     let started = Instant::now();
     let mut map = HeaderMap::new();
@@ -132,9 +164,11 @@ pub async fn send(
         response_body: None,
         error: None,
         duration_ms: 0,
+        retry_after: None,
     };
     match result {
-        Ok(response) => {
+        Ok(mut response) => {
+            attempt.retry_after = retry_after(response.headers(), now);
             attempt.status = Some(response.status().as_u16());
             attempt.response_headers = response
                 .headers()
@@ -146,8 +180,8 @@ pub async fn send(
                     )
                 })
                 .collect();
-            match response.bytes().await {
-                Ok(bytes) => attempt.response_body = Some(truncated(&bytes)),
+            match capped_body(&mut response).await {
+                Ok(text) => attempt.response_body = Some(text),
                 Err(error) => attempt.error = Some(describe(&error)),
             }
         }
@@ -233,7 +267,19 @@ pub async fn deliver(
         &custom,
     );
     let attempt = if webhook.active {
-        send(client, &webhook.url, headers, body.clone().into_bytes()).await
+        let Some(_permit) = app.webhook_slots.try_acquire(webhook.id) else {
+            // This receiver already has its share of deliveries in flight; the sweep
+            // queues this one again, so a slow receiver cannot hold every worker.
+            return Ok(Delivery::Skipped);
+        };
+        send(
+            client,
+            &webhook.url,
+            headers,
+            body.clone().into_bytes(),
+            now,
+        )
+        .await
     } else {
         Attempt {
             request_headers: headers,
@@ -242,6 +288,7 @@ pub async fn deliver(
             response_body: None,
             error: Some("webhook is inactive".to_owned()),
             duration_ms: 0,
+            retry_after: None,
         }
     };
     let mut updated = notification.clone();
@@ -252,7 +299,14 @@ pub async fn deliver(
         updated.delivery_status = DeliveryStatus::Succeeded;
         updated.next_attempt_at = None;
         Delivery::Delivered
-    } else if let Some(next) = retry_at(updated.attempts, now).filter(|_| webhook.active) {
+    } else if let Some(next) = retry_at(
+        updated.attempts,
+        now,
+        rand::random_range(-1.0..=1.0),
+        attempt.retry_after,
+    )
+    .filter(|_| webhook.active)
+    {
         updated.next_attempt_at = Some(next);
         Delivery::WillRetry
     } else {
@@ -275,6 +329,7 @@ pub async fn deliver(
     app.store
         .record_delivery(&updated, notification.attempts, Some(&log))
         .await?;
+    record_health(app, &webhook, outcome == Delivery::Delivered, now).await?;
     metrics::counter!("tidemark_webhook_attempts_total", "outcome" => match outcome {
         Delivery::Delivered => "delivered",
         Delivery::WillRetry => "retry",
@@ -282,6 +337,36 @@ pub async fn deliver(
     })
     .increment(1);
     Ok(outcome)
+}
+
+/// Keeps `failing_since` true and deactivates a webhook that has failed every delivery
+/// for `DEACTIVATE_AFTER_DAYS`; the user re-enables it with `PATCH`.
+async fn record_health(
+    app: &App,
+    webhook: &tidemark_domain::Webhook,
+    delivered: bool,
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    if !webhook.active {
+        return Ok(());
+    }
+    let (failing_since, deactivate) = if delivered {
+        (None, false)
+    } else {
+        let since = webhook.failing_since.unwrap_or(now);
+        let mut failing = webhook.clone();
+        failing.failing_since = Some(since);
+        (Some(since), failing.failing_too_long(now))
+    };
+    if failing_since == webhook.failing_since && !deactivate {
+        return Ok(());
+    }
+    if deactivate {
+        tracing::warn!(webhook.id = %webhook.id, "deactivating a webhook that failed every delivery for days");
+    }
+    app.store
+        .record_webhook_health(webhook.account_id, webhook.id, failing_since, deactivate)
+        .await
 }
 
 /// Sends a notification again: it becomes pending and due now, whatever happened before

@@ -84,6 +84,7 @@ pub async fn create(
         secret: new_secret(),
         previous_secret: None,
         previous_secret_expires_at: None,
+        failing_since: None,
         created_at: now,
         updated_at: now,
     };

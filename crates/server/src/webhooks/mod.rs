@@ -8,3 +8,4 @@ pub mod example;
 pub mod headers;
 pub mod manage;
 pub mod signing;
+pub mod slots;

@@ -12,6 +12,7 @@ use chrono::Duration;
 use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
+use tidemark_domain::Clock as _;
 
 use crate::helpers::{TestApp, TestResponse};
 use crate::on_both_backends;
@@ -28,12 +29,19 @@ on_both_backends!(
     an_example_needs_a_known_event,
     a_test_delivery_shows_what_was_sent_and_answered,
     notifications_are_filtered_and_include_their_logs,
+    a_receivers_retry_after_is_honoured,
+    a_notification_fails_after_twelve_retries_and_the_webhook_is_deactivated_after_five_days,
+    a_delivery_cut_off_by_a_crash_is_made_after_the_restart,
+    stopping_tracking_pauses_the_shipments_notifications,
 );
 
 mod private_addresses {
     use super::*;
 
-    on_both_backends!(a_webhook_to_a_private_address_is_refused_by_default,);
+    on_both_backends!(
+        a_webhook_to_a_private_address_is_refused_by_default,
+        a_hostname_that_resolves_to_a_private_address_is_refused_when_delivering,
+    );
 }
 
 /// An HTTP receiver on a local port that records what it gets and answers `status`.
@@ -41,21 +49,35 @@ mod private_addresses {
 struct Receiver {
     url: String,
     status: Arc<AtomicU16>,
+    retry_after: Arc<Mutex<Option<String>>>,
     received: Arc<Mutex<Vec<(HeaderMap, Bytes)>>>,
 }
 
 impl Receiver {
     async fn start() -> Self {
         let status = Arc::new(AtomicU16::new(200));
+        let retry_after: Arc<Mutex<Option<String>>> = Arc::default();
         let received: Arc<Mutex<Vec<(HeaderMap, Bytes)>>> = Arc::default();
-        let (answer, log) = (Arc::clone(&status), Arc::clone(&received));
+        let (answer, wait, log) = (
+            Arc::clone(&status),
+            Arc::clone(&retry_after),
+            Arc::clone(&received),
+        );
         let app = axum::Router::new().route(
             "/hook",
             axum::routing::post(move |headers: HeaderMap, body: Bytes| {
-                let (answer, log) = (Arc::clone(&answer), Arc::clone(&log));
+                let (answer, wait, log) =
+                    (Arc::clone(&answer), Arc::clone(&wait), Arc::clone(&log));
                 async move {
                     log.lock().unwrap().push((headers, body));
-                    StatusCode::from_u16(answer.load(Ordering::SeqCst)).unwrap()
+                    let status = StatusCode::from_u16(answer.load(Ordering::SeqCst)).unwrap();
+                    let mut response = axum::response::IntoResponse::into_response(status);
+                    if let Some(seconds) = wait.lock().unwrap().clone() {
+                        response
+                            .headers_mut()
+                            .insert("retry-after", seconds.parse().unwrap());
+                    }
+                    response
                 }
             }),
         );
@@ -65,6 +87,7 @@ impl Receiver {
         Self {
             url: format!("http://{address}/hook"),
             status,
+            retry_after,
             received,
         }
     }
@@ -550,4 +573,211 @@ async fn notifications_are_filtered_and_include_their_logs(app: TestApp) {
     assert!(included.contains(&"tracking_request"));
     assert_eq!(bad.status, StatusCode::BAD_REQUEST);
     assert_eq!(elsewhere.status, StatusCode::NOT_FOUND);
+}
+
+async fn first_notification(app: &TestApp) -> Value {
+    app.get("/v2/webhook_notifications?include=webhook_notification_logs")
+        .await
+        .json()
+}
+
+async fn a_receivers_retry_after_is_honoured(app: TestApp) {
+    let receiver = Receiver::start().await;
+    receiver.answer(429);
+    webhook_of(&app, &receiver.url, &["tracking_request.succeeded"]).await;
+    // The receiver asks for ten minutes, longer than the first scheduled retry (1 minute).
+    *receiver.retry_after.lock().unwrap() = Some("600".to_owned());
+    track(&app, "TEST-SLOW-DOWN").await;
+    app.run_pending_jobs().await;
+    app.run_pending_jobs().await;
+
+    app.clock.advance(Duration::minutes(5));
+    app.tick().await;
+    let waited = receiver.deliveries().len();
+    receiver.answer(200);
+    app.clock.advance(Duration::minutes(6));
+    app.tick().await;
+
+    assert_eq!(waited, 1, "no retry before the receiver's Retry-After");
+    assert_eq!(receiver.deliveries().len(), 2);
+    let notifications = first_notification(&app).await;
+    assert_eq!(
+        notifications["data"][0]["attributes"]["delivery_status"],
+        json!("succeeded")
+    );
+}
+
+async fn a_notification_fails_after_twelve_retries_and_the_webhook_is_deactivated_after_five_days(
+    app: TestApp,
+) {
+    let receiver = Receiver::start().await;
+    receiver.answer(500);
+    let webhook = webhook_of(&app, &receiver.url, &["tracking_request.succeeded"]).await;
+    track(&app, "TEST-DOWN").await;
+    app.run_pending_jobs().await;
+    app.run_pending_jobs().await;
+
+    // Each retry comes at its scheduled time, give or take 10 % jitter.
+    for minutes in tidemark_domain::webhook::RETRY_SCHEDULE_MINUTES {
+        app.clock.advance(Duration::minutes(minutes * 11 / 10 + 1));
+        app.tick().await;
+    }
+
+    let notifications = first_notification(&app).await;
+    assert_eq!(
+        receiver.deliveries().len(),
+        13,
+        "the first attempt and 12 retries"
+    );
+    assert_eq!(
+        notifications["data"][0]["attributes"]["delivery_status"],
+        json!("failed")
+    );
+    assert_eq!(
+        notifications["data"][0]["relationships"]["webhook_notification_logs"]["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        13
+    );
+    let id = webhook["id"].as_str().unwrap();
+    let still = app.get(&format!("/v2/webhooks/{id}")).await.json();
+    assert_eq!(
+        still["data"]["attributes"]["active"],
+        json!(true),
+        "three days in"
+    );
+
+    app.clock.advance(Duration::days(2));
+    track(&app, "TEST-STILL-DOWN").await;
+    app.run_pending_jobs().await;
+    app.run_pending_jobs().await;
+
+    let after = app.get(&format!("/v2/webhooks/{id}")).await.json();
+    assert_eq!(after["data"]["attributes"]["active"], json!(false));
+}
+
+async fn a_delivery_cut_off_by_a_crash_is_made_after_the_restart(app: TestApp) {
+    let receiver = Receiver::start().await;
+    webhook_of(&app, &receiver.url, &["tracking_request.succeeded"]).await;
+    track(&app, "TEST-CRASH").await;
+    // The poll records the shipment and queues its delivery; then a worker takes the queued
+    // jobs and dies before running them.
+    let account = app
+        .app
+        .store
+        .account_by_name("acme")
+        .await
+        .unwrap()
+        .unwrap();
+    let requests = app.get("/v2/tracking_requests").await.json();
+    let request = requests["data"][0]["id"].as_str().unwrap().parse().unwrap();
+    tidemark_server::tracking::engine::poll(
+        &app.app,
+        account.id,
+        tidemark_domain::TrackingRequestId(request),
+        true,
+    )
+    .await
+    .unwrap();
+    let claimed = app
+        .app
+        .store
+        .claim_jobs(app.clock.now(), Duration::minutes(5), 10)
+        .await
+        .unwrap();
+    assert!(claimed.iter().any(|job| job.kind == "deliver_webhook"));
+
+    app.clock.advance(Duration::minutes(6));
+    let restarted = app.restarted();
+    tidemark_server::tracking::sweep(&restarted).await.unwrap();
+    tidemark_server::jobs::runner(&restarted)
+        .run_pending()
+        .await;
+
+    assert_eq!(receiver.deliveries().len(), 1);
+    let notifications = first_notification(&app).await;
+    assert_eq!(
+        notifications["data"][0]["attributes"]["delivery_status"],
+        json!("succeeded")
+    );
+}
+
+async fn stopping_tracking_pauses_the_shipments_notifications(app: TestApp) {
+    let receiver = Receiver::start().await;
+    webhook_of(&app, &receiver.url, &["tracking_request.tracking_stopped"]).await;
+    track(&app, "TEST-PAUSED").await;
+    app.run_pending_jobs().await;
+    let shipments = app.get("/v2/shipments").await.json();
+    let id = shipments["data"][0]["id"].as_str().unwrap();
+
+    let stopped = send(
+        &app,
+        Method::PATCH,
+        &format!("/v2/shipments/{id}/stop_tracking"),
+        None,
+    )
+    .await;
+    app.clock.advance(Duration::days(2));
+    app.tick().await;
+
+    assert_eq!(stopped.status, StatusCode::OK);
+    assert_eq!(
+        app.get("/v2/webhook_notifications").await.json()["meta"]["total"],
+        json!(0)
+    );
+    assert!(receiver.deliveries().is_empty());
+}
+
+async fn a_hostname_that_resolves_to_a_private_address_is_refused_when_delivering(app: TestApp) {
+    let receiver = Receiver::start().await;
+    let port = receiver
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/hook");
+    // Stored as an older release or another process might have: validation would refuse it.
+    let account = app
+        .app
+        .store
+        .account_by_name("acme")
+        .await
+        .unwrap()
+        .unwrap();
+    let now = app.clock.now();
+    app.app
+        .store
+        .create_webhook(&tidemark_domain::Webhook {
+            id: tidemark_domain::WebhookId(uuid::Uuid::from_u128(42)),
+            account_id: account.id,
+            url: format!("http://localhost:{port}/hook"),
+            active: true,
+            events: vec!["tracking_request.succeeded".to_owned()],
+            headers: Vec::new(),
+            secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0".to_owned(),
+            previous_secret: None,
+            previous_secret_expires_at: None,
+            failing_since: None,
+            created_at: now,
+            updated_at: now,
+        })
+        .await
+        .unwrap();
+
+    track(&app, "TEST-REBIND").await;
+    app.run_pending_jobs().await;
+    app.run_pending_jobs().await;
+
+    assert!(receiver.deliveries().is_empty());
+    let notifications = first_notification(&app).await;
+    let log = &notifications["included"][0]["attributes"];
+    assert!(
+        log["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("refused address"),
+        "{log}"
+    );
+    assert_eq!(log["response_status"], Value::Null);
 }
