@@ -35,8 +35,6 @@ pub struct App {
     pub carriers: Carriers,
     /// Delivers webhooks: refuses non-public addresses unless allowed, never redirects.
     pub webhook_client: reqwest::Client,
-    /// Caps deliveries in flight per webhook in this process.
-    pub webhook_slots: crate::webhooks::slots::WebhookSlots,
 }
 
 /// The axum state: a cheap handle on the one [`App`].
@@ -74,7 +72,6 @@ impl App {
             metrics: crate::telemetry::prometheus(),
             carriers: Carriers::default(),
             webhook_client,
-            webhook_slots: crate::webhooks::slots::WebhookSlots::default(),
         }
     }
 

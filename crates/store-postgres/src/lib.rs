@@ -27,8 +27,8 @@ use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
     Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, DomainEvent, DomainEventId, Job,
     JobId, NewJob, NotificationLog, Party, PartyId, RawEvent, Shipment, ShipmentId,
-    TrackingRequest, TrackingRequestId, TransportEvent, Webhook, WebhookId, WebhookNotification,
-    WebhookNotificationId,
+    TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, Webhook, WebhookId,
+    WebhookNotification, WebhookNotificationId,
 };
 use tidemark_store::{
     ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, NotificationFilter, PageRequest,
@@ -489,6 +489,14 @@ impl Store for PgStore {
         shipments::transport_events_of_shipment(&self.client().await?, shipment).await
     }
 
+    async fn transport_event(
+        &self,
+        account: AccountId,
+        id: TransportEventId,
+    ) -> StoreResult<TransportEvent> {
+        shipments::transport_event(&self.client().await?, account, id).await
+    }
+
     async fn container(&self, account: AccountId, id: ContainerId) -> StoreResult<Container> {
         shipments::container(&self.client().await?, account, id).await
     }
@@ -615,6 +623,24 @@ impl Store for PgStore {
         limit: u32,
     ) -> StoreResult<Vec<WebhookNotification>> {
         webhooks::notifications_due(&self.client().await?, due_before, limit).await
+    }
+
+    async fn webhooks_with_due_notifications(
+        &self,
+        due_before: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<(AccountId, WebhookId)>> {
+        webhooks::webhooks_with_due_notifications(&self.client().await?, due_before, limit).await
+    }
+
+    async fn claim_notifications(
+        &self,
+        webhook: WebhookId,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<WebhookNotification>> {
+        webhooks::claim_notifications(&self.client().await?, webhook, now, lease_until, limit).await
     }
 
     async fn record_delivery(

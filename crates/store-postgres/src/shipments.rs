@@ -884,6 +884,20 @@ pub async fn transport_events_of_shipment(
     .await
 }
 
+pub async fn transport_event(
+    client: &impl GenericClient,
+    account: AccountId,
+    id: TransportEventId,
+) -> StoreResult<TransportEvent> {
+    query_one(
+        client,
+        &format!("SELECT {EVENT_COLUMNS} FROM transport_events WHERE id = $1 AND account_id = $2"),
+        &[&id.0, &account.0],
+        event_from_row,
+    )
+    .await
+}
+
 pub async fn container(
     client: &impl GenericClient,
     account: AccountId,

@@ -395,6 +395,51 @@ pub async fn notifications_due(
     .await
 }
 
+pub async fn webhooks_with_due_notifications(
+    client: &impl GenericClient,
+    due_before: DateTime<Utc>,
+    limit: u32,
+) -> StoreResult<Vec<(AccountId, WebhookId)>> {
+    query_all(
+        client,
+        "SELECT DISTINCT account_id, webhook_id FROM webhook_notifications \
+         WHERE delivery_status = 'pending' AND next_attempt_at <= $1 LIMIT $2",
+        &[&due_before, &i64::from(limit)],
+        |row| {
+            Ok((
+                AccountId(row.try_get(0).map_err(backend)?),
+                WebhookId(row.try_get(1).map_err(backend)?),
+            ))
+        },
+    )
+    .await
+}
+
+pub async fn claim_notifications(
+    client: &impl GenericClient,
+    webhook: WebhookId,
+    now: DateTime<Utc>,
+    lease_until: DateTime<Utc>,
+    limit: u32,
+) -> StoreResult<Vec<WebhookNotification>> {
+    // SKIP LOCKED: workers claiming for the same webhook at once take different rows.
+    let mut claimed = query_all(
+        client,
+        &format!(
+            "UPDATE webhook_notifications SET next_attempt_at = $3 WHERE id IN (
+                SELECT id FROM webhook_notifications
+                WHERE webhook_id = $1 AND delivery_status = 'pending' AND next_attempt_at <= $2
+                ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+             RETURNING {NOTIFICATION_COLUMNS}"
+        ),
+        &[&webhook.0, &now, &lease_until, &i64::from(limit)],
+        notification_from_row,
+    )
+    .await?;
+    claimed.sort_by_key(|n| (n.created_at, n.id));
+    Ok(claimed)
+}
+
 const LOG_COLUMNS: &str = "id, notification_id, account_id, attempt, started_at, duration_ms, \
     response_status, response_headers, response_body, error";
 

@@ -26,8 +26,8 @@ use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
     Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, DomainEvent, DomainEventId, Job,
     JobId, NewJob, NotificationLog, Party, PartyId, RawEvent, Shipment, ShipmentId,
-    TrackingRequest, TrackingRequestId, TransportEvent, Webhook, WebhookId, WebhookNotification,
-    WebhookNotificationId,
+    TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, Webhook, WebhookId,
+    WebhookNotification, WebhookNotificationId,
 };
 use tidemark_store::{
     ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, NotificationFilter, PageRequest,
@@ -430,6 +430,14 @@ impl Store for SqliteStore {
         shipments::transport_events_of_shipment(&self.reader(), shipment)
     }
 
+    async fn transport_event(
+        &self,
+        account: AccountId,
+        id: TransportEventId,
+    ) -> StoreResult<TransportEvent> {
+        shipments::transport_event(&self.reader(), account, id)
+    }
+
     async fn container(&self, account: AccountId, id: ContainerId) -> StoreResult<Container> {
         shipments::container(&self.reader(), account, id)
     }
@@ -542,6 +550,24 @@ impl Store for SqliteStore {
         limit: u32,
     ) -> StoreResult<Vec<WebhookNotification>> {
         webhooks::notifications_due(&self.reader(), due_before, limit)
+    }
+
+    async fn webhooks_with_due_notifications(
+        &self,
+        due_before: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<(AccountId, WebhookId)>> {
+        webhooks::webhooks_with_due_notifications(&self.reader(), due_before, limit)
+    }
+
+    async fn claim_notifications(
+        &self,
+        webhook: WebhookId,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<WebhookNotification>> {
+        webhooks::claim_notifications(&mut self.writer(), webhook, now, lease_until, limit)
     }
 
     async fn record_delivery(

@@ -774,6 +774,22 @@ pub fn transport_events_of_shipment(
         .map_err(backend)
 }
 
+pub fn transport_event(
+    conn: &Connection,
+    account: AccountId,
+    id: TransportEventId,
+) -> StoreResult<TransportEvent> {
+    conn.prepare_cached(&format!(
+        "SELECT {EVENT_COLUMNS} FROM transport_events WHERE id = ?1 AND account_id = ?2"
+    ))
+    .and_then(|mut stmt| {
+        stmt.query_row([id.0.to_string(), account.0.to_string()], event_from_row)
+            .optional()
+    })
+    .map_err(backend)?
+    .ok_or(StoreError::NotFound)
+}
+
 pub fn container(conn: &Connection, account: AccountId, id: ContainerId) -> StoreResult<Container> {
     conn.prepare_cached(&format!(
         "SELECT {CONTAINER_COLUMNS} FROM containers WHERE id = ?1 AND account_id = ?2"

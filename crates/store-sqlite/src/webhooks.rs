@@ -355,6 +355,63 @@ pub fn notifications_due(
     .map_err(backend)
 }
 
+pub fn webhooks_with_due_notifications(
+    conn: &Connection,
+    due_before: DateTime<Utc>,
+    limit: u32,
+) -> StoreResult<Vec<(AccountId, WebhookId)>> {
+    conn.prepare_cached(
+        "SELECT DISTINCT account_id, webhook_id FROM webhook_notifications
+         WHERE delivery_status = 'pending' AND next_attempt_at <= ?1 LIMIT ?2",
+    )
+    .and_then(|mut stmt| {
+        stmt.query_map(params![to_ts(due_before), limit], |row| {
+            Ok((AccountId(uuid_from(row, 0)?), WebhookId(uuid_from(row, 1)?)))
+        })
+        .and_then(Iterator::collect)
+    })
+    .map_err(backend)
+}
+
+pub fn claim_notifications(
+    conn: &mut Connection,
+    webhook: WebhookId,
+    now: DateTime<Utc>,
+    lease_until: DateTime<Utc>,
+    limit: u32,
+) -> StoreResult<Vec<WebhookNotification>> {
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(backend)?;
+    let mut claimed: Vec<WebhookNotification> = tx
+        .prepare_cached(&format!(
+            "SELECT {NOTIFICATION_COLUMNS} FROM webhook_notifications
+             WHERE webhook_id = ?1 AND delivery_status = 'pending' AND next_attempt_at <= ?2
+             ORDER BY next_attempt_at, id LIMIT ?3"
+        ))
+        .and_then(|mut stmt| {
+            stmt.query_map(
+                params![webhook.0.to_string(), to_ts(now), limit],
+                notification_from_row,
+            )
+            .and_then(Iterator::collect)
+        })
+        .map_err(backend)?;
+    {
+        let mut lease = tx
+            .prepare_cached("UPDATE webhook_notifications SET next_attempt_at = ?2 WHERE id = ?1")
+            .map_err(backend)?;
+        for n in &mut claimed {
+            lease
+                .execute(params![n.id.0.to_string(), to_ts(lease_until)])
+                .map_err(backend)?;
+            n.next_attempt_at = Some(lease_until);
+        }
+    }
+    tx.commit().map_err(backend)?;
+    Ok(claimed)
+}
+
 const LOG_COLUMNS: &str = "id, notification_id, account_id, attempt, started_at, duration_ms, \
     response_status, response_headers, response_body, error";
 

@@ -110,6 +110,7 @@ macro_rules! store_contract_tests {
             a_tracking_result_notifies_the_subscribed_active_webhooks,
             a_shipment_stopped_by_a_user_makes_no_notifications,
             a_delivery_attempt_is_recorded_once_with_its_log,
+            claimed_notifications_are_not_claimed_again_until_their_lease_ends,
             notifications_are_filtered_by_event_status_webhook_and_time,
             deleting_a_webhook_deletes_its_notifications_and_logs,
         );
@@ -2279,4 +2280,46 @@ pub async fn a_webhooks_health_is_recorded_without_touching_what_users_edit(
             .await,
         Err(StoreError::NotFound)
     ));
+}
+
+pub async fn claimed_notifications_are_not_claimed_again_until_their_lease_ends(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let (acme, hook, notifications) = notified(store.as_ref(), &ids).await;
+    let now = t0() + Duration::hours(7);
+    let lease = now + Duration::minutes(5);
+
+    let due = store
+        .webhooks_with_due_notifications(now, 10)
+        .await
+        .unwrap();
+    let first = store
+        .claim_notifications(hook.id, now, lease, 1)
+        .await
+        .unwrap();
+    let second = store
+        .claim_notifications(hook.id, now, lease, 10)
+        .await
+        .unwrap();
+    let third = store
+        .claim_notifications(hook.id, now, lease, 10)
+        .await
+        .unwrap();
+    let after_lease = store
+        .claim_notifications(hook.id, lease, lease + Duration::minutes(5), 10)
+        .await
+        .unwrap();
+
+    assert_eq!(due, vec![(acme, hook.id)]);
+    assert_eq!(first.len(), 1);
+    assert_eq!(second.len(), notifications.len() - 1);
+    assert_ne!(first[0].id, second[0].id);
+    assert!(third.is_empty(), "all are leased");
+    assert_eq!(
+        after_lease.len(),
+        notifications.len(),
+        "a dead worker's claims come back"
+    );
 }

@@ -16,7 +16,7 @@ use tidemark_domain::{
     Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, ContainerStatus, DeliveryStatus,
     DomainEvent, DomainEventId, Job, JobId, NewJob, NotificationLog, Party, PartyId, RawEvent,
     Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TrackingRequestStatus,
-    TransportEvent, TransportEventName, Webhook, WebhookId, WebhookNotification,
+    TransportEvent, TransportEventId, TransportEventName, Webhook, WebhookId, WebhookNotification,
     WebhookNotificationId,
 };
 
@@ -301,6 +301,12 @@ pub trait Store: Send + Sync {
         &self,
         shipment: ShipmentId,
     ) -> StoreResult<Vec<TransportEvent>>;
+    /// One of the account's transport events.
+    async fn transport_event(
+        &self,
+        account: AccountId,
+        id: TransportEventId,
+    ) -> StoreResult<TransportEvent>;
     /// One of the account's containers.
     async fn container(&self, account: AccountId, id: ContainerId) -> StoreResult<Container>;
     /// The account's containers matching `filter`, most recently updated first.
@@ -382,6 +388,22 @@ pub trait Store: Send + Sync {
     async fn notifications_due(
         &self,
         due_before: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<WebhookNotification>>;
+    /// The webhooks that have notifications due (any account).
+    async fn webhooks_with_due_notifications(
+        &self,
+        due_before: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<(AccountId, WebhookId)>>;
+    /// Takes up to `limit` of a webhook's due notifications, longest waiting first, by
+    /// moving their next attempt to `lease_until`: no other worker takes them meanwhile,
+    /// and if this one dies they are due again then.
+    async fn claim_notifications(
+        &self,
+        webhook: WebhookId,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
         limit: u32,
     ) -> StoreResult<Vec<WebhookNotification>>;
     /// Saves a notification's new delivery state with the log of the attempt that led to it

@@ -259,13 +259,10 @@ async fn included_for(
             included.push(included_object(&request, base));
         }
         "transport_event" | "estimated_event" => {
-            let events = match &shipment {
-                Some(s) => state.store.transport_events_of_shipment(s.id).await?,
-                None => Vec::new(),
-            };
-            let Some(event) = events.iter().find(|e| e.id.0 == n.reference_id) else {
-                return Err(StoreError::NotFound);
-            };
+            let event = &state
+                .store
+                .transport_event(n.account_id, n.reference_id.into())
+                .await?;
             let port = event
                 .location_locode
                 .as_deref()

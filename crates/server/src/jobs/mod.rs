@@ -30,7 +30,7 @@ pub enum JobKind {
     PurgeFinishedJobs,
     /// Polls the carrier for one tracking request (and its shipment once there is one).
     Track,
-    /// Makes one delivery attempt of a webhook notification.
+    /// Delivers one webhook's due notifications.
     DeliverWebhook,
 }
 
@@ -132,20 +132,20 @@ impl JobHandler for Dispatcher {
             Some(JobKind::DeliverWebhook) => {
                 let payload: DeliverPayload = serde_json::from_value(job.payload.clone())
                     .map_err(|e| JobError::fail(anyhow::anyhow!("bad delivery payload: {e}")))?;
-                match crate::webhooks::deliver::deliver(
+                match crate::webhooks::deliver::drain(
                     &self.app,
                     &self.app.webhook_client,
                     payload.account_id,
-                    payload.notification_id,
+                    payload.webhook_id,
                 )
                 .await
                 {
-                    Ok(outcome) => {
-                        tracing::debug!(?outcome, notification.id = %payload.notification_id, "delivered");
+                    Ok(attempts) => {
+                        tracing::debug!(attempts, webhook.id = %payload.webhook_id, "delivered");
                         Ok(())
                     }
-                    // Deleted with its webhook, or another worker recorded this attempt.
-                    Err(StoreError::NotFound | StoreError::Conflict { .. }) => Ok(()),
+                    // The webhook was deleted meanwhile: nothing left to deliver.
+                    Err(StoreError::NotFound) => Ok(()),
                     Err(error) => Err(error.into()),
                 }
             }
@@ -160,7 +160,7 @@ impl JobHandler for Dispatcher {
 #[derive(serde::Deserialize)]
 struct DeliverPayload {
     account_id: tidemark_domain::AccountId,
-    notification_id: tidemark_domain::WebhookNotificationId,
+    webhook_id: tidemark_domain::WebhookId,
 }
 
 #[derive(serde::Deserialize)]

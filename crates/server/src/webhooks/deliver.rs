@@ -1,5 +1,6 @@
-//! Delivering notifications: one attempt per job, the body rendered once and kept so retries
-//! send the same bytes, signed both ways, and every attempt logged. Failed attempts are
+//! Delivering notifications: one job per webhook drains its due notifications a few at a
+//! time, the body rendered once and kept so retries send the same bytes, signed both ways,
+//! and every attempt logged. Failed attempts are
 //! retried with backoff until `MAX_DELIVERY_ATTEMPTS`; the scheduler's sweep re-queues
 //! whatever is due, so a crash loses no notification.
 
@@ -9,7 +10,7 @@ use chrono::{DateTime, Utc};
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, USER_AGENT};
 use tidemark_domain::webhook::{LOGGED_BODY_BYTES, is_delivered, retry_at};
 use tidemark_domain::{
-    AccountId, DeliveryStatus, NotificationLog, NotificationLogId, WebhookNotification,
+    AccountId, DeliveryStatus, NotificationLog, NotificationLogId, WebhookId, WebhookNotification,
     WebhookNotificationId,
 };
 use tidemark_store::StoreError;
@@ -191,66 +192,108 @@ pub async fn send(
     attempt
 }
 
-/// Queues a delivery job for each notification that is due (new ones at once, failed
-/// ones at their retry time).
+/// How many deliveries to one webhook run at once: a slow receiver holds one job and this
+/// many connections, never every worker.
+pub const PER_WEBHOOK: usize = 4;
+/// Notifications claimed at once: several rounds of [`PER_WEBHOOK`], well within the lease
+/// even when every receiver times out (32 / 4 × 15 s = 2 minutes).
+const CLAIM_BATCH: u32 = 32;
+/// How long a claimed notification stays with its worker before another may take it.
+const CLAIM_LEASE_SECONDS: i64 = 180;
+/// A delivery job gives its webhook back to the queue after this long, well inside the
+/// job's lease, so the sweep can hand it to any worker.
+const DRAIN_FOR: Duration = Duration::from_secs(60);
+
+/// Queues a delivery job for each webhook with notifications due (new ones at once, failed
+/// ones at their retry time). One job per webhook at a time: its key is the webhook.
 pub async fn queue_due(app: &App) -> Result<usize, StoreError> {
-    let due = app.store.notifications_due(app.clock.now(), 1_000).await?;
-    for notification in &due {
-        queue(app, notification).await?;
+    let due = app
+        .store
+        .webhooks_with_due_notifications(app.clock.now(), 10_000)
+        .await?;
+    for (account, webhook) in &due {
+        queue(app, *account, *webhook).await?;
     }
     Ok(due.len())
 }
 
-/// Queues one delivery attempt; the key includes the attempt number, so an attempt is
-/// queued once however often the sweep sees it.
-pub async fn queue(app: &App, notification: &WebhookNotification) -> Result<(), StoreError> {
+/// Queues the delivery of a webhook's due notifications.
+pub async fn queue(app: &App, account: AccountId, webhook: WebhookId) -> Result<(), StoreError> {
     jobs::enqueue(
         app,
         JobKind::DeliverWebhook,
-        serde_json::json!({
-            "account_id": notification.account_id,
-            "notification_id": notification.id,
-        }),
-        Some(format!(
-            "deliver:{}:{}",
-            notification.id, notification.attempts
-        )),
+        serde_json::json!({"account_id": account, "webhook_id": webhook}),
+        Some(format!("deliver:{webhook}")),
         app.clock.now(),
     )
     .await
     .map(|_| ())
 }
 
-/// What one delivery job did.
-#[derive(Debug, PartialEq, Eq)]
+/// What one delivery attempt did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Delivery {
-    /// Already delivered or given up on, or not due yet: nothing sent.
-    Skipped,
     Delivered,
     WillRetry,
     GaveUp,
 }
 
-/// Makes one delivery attempt of a notification, if it is pending and due.
-pub async fn deliver(
+/// Delivers a webhook's due notifications, [`PER_WEBHOOK`] at a time, until none is due or
+/// [`DRAIN_FOR`] has passed. Returns how many attempts were made.
+pub async fn drain(
     app: &std::sync::Arc<App>,
     client: &reqwest::Client,
     account: AccountId,
-    id: WebhookNotificationId,
+    webhook_id: WebhookId,
+) -> Result<usize, StoreError> {
+    let started = Instant::now();
+    let mut attempts = 0;
+    while started.elapsed() < DRAIN_FOR {
+        let webhook = app.store.webhook(account, webhook_id).await?;
+        let now = app.clock.now();
+        let lease_until = now + chrono::Duration::seconds(CLAIM_LEASE_SECONDS);
+        let claimed = app
+            .store
+            .claim_notifications(webhook_id, now, lease_until, CLAIM_BATCH)
+            .await?;
+        if claimed.is_empty() {
+            break;
+        }
+        let mut outcomes = Vec::with_capacity(claimed.len());
+        for round in claimed.chunks(PER_WEBHOOK) {
+            outcomes.extend(
+                futures::future::join_all(
+                    round.iter().map(|n| deliver_one(app, client, &webhook, n)),
+                )
+                .await,
+            );
+        }
+        for outcome in outcomes {
+            match outcome {
+                Ok(_) => attempts += 1,
+                // Another worker recorded this attempt after our claim lapsed: nothing lost.
+                Err(StoreError::Conflict { .. }) => {}
+                Err(error) => return Err(error),
+            }
+        }
+    }
+    Ok(attempts)
+}
+
+/// Makes one delivery attempt of a claimed notification and records it.
+async fn deliver_one(
+    app: &std::sync::Arc<App>,
+    client: &reqwest::Client,
+    webhook: &tidemark_domain::Webhook,
+    notification: &WebhookNotification,
 ) -> Result<Delivery, StoreError> {
     let now = app.clock.now();
-    let notification = app.store.notification(account, id).await?;
-    let due = notification.next_attempt_at.is_some_and(|at| at <= now);
-    if notification.delivery_status != DeliveryStatus::Pending || !due {
-        return Ok(Delivery::Skipped);
-    }
-    let webhook = app.store.webhook(account, notification.webhook_id).await?;
     let body = match &notification.body {
         Some(body) => body.clone(),
         None => {
             let state = AppState(std::sync::Arc::clone(app));
             let document =
-                crate::api::webhook_notifications::delivery_document(&state, &notification).await?;
+                crate::api::webhook_notifications::delivery_document(&state, notification).await?;
             serde_json::to_string(&document).map_err(StoreError::backend)?
         }
     };
@@ -267,11 +310,6 @@ pub async fn deliver(
         &custom,
     );
     let attempt = if webhook.active {
-        let Some(_permit) = app.webhook_slots.try_acquire(webhook.id) else {
-            // This receiver already has its share of deliveries in flight; the sweep
-            // queues this one again, so a slow receiver cannot hold every worker.
-            return Ok(Delivery::Skipped);
-        };
         send(
             client,
             &webhook.url,
@@ -317,7 +355,7 @@ pub async fn deliver(
     let log = NotificationLog {
         id: NotificationLogId::new(app.ids.as_ref()),
         notification_id: notification.id,
-        account_id: account,
+        account_id: notification.account_id,
         attempt: updated.attempts,
         started_at: now,
         duration_ms: attempt.duration_ms,
@@ -329,11 +367,11 @@ pub async fn deliver(
     app.store
         .record_delivery(&updated, notification.attempts, Some(&log))
         .await?;
-    record_health(app, &webhook, outcome == Delivery::Delivered, now).await?;
+    record_health(app, webhook, outcome == Delivery::Delivered, now).await?;
     metrics::counter!("tidemark_webhook_attempts_total", "outcome" => match outcome {
         Delivery::Delivered => "delivered",
         Delivery::WillRetry => "retry",
-        Delivery::GaveUp | Delivery::Skipped => "failed",
+        Delivery::GaveUp => "failed",
     })
     .increment(1);
     Ok(outcome)
@@ -384,6 +422,6 @@ pub async fn redeliver(
     app.store
         .record_delivery(&again, notification.attempts, None)
         .await?;
-    queue(app, &again).await?;
+    queue(app, account, again.webhook_id).await?;
     Ok(again)
 }

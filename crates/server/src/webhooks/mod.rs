@@ -8,4 +8,3 @@ pub mod example;
 pub mod headers;
 pub mod manage;
 pub mod signing;
-pub mod slots;
