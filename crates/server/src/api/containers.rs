@@ -65,6 +65,21 @@ pub struct ContainerAttributes {
     pub final_destination_timezone: Option<String>,
     pub empty_terminated_timezone: Option<String>,
     pub current_status: &'static str,
+    /// The container's own reference numbers; carriers' DCSA feeds carry none.
+    pub ref_numbers: Vec<String>,
+    /// When the shipment was last polled at its carrier.
+    #[serde(with = "timestamp::option")]
+    pub shipment_last_tracking_request_at: Option<DateTime<Utc>>,
+    /// Terminal data (not collected yet: DCSA Track & Trace has none), always null.
+    #[serde(with = "timestamp::option")]
+    pub pod_last_tracking_request_at: Option<DateTime<Utc>>,
+    /// Terminal data, always null for now.
+    #[serde(with = "timestamp::option")]
+    pub terminal_checked_at: Option<DateTime<Utc>>,
+    /// Terminal data, always null for now.
+    pub location_at_pod_terminal: Option<String>,
+    /// Terminal data, always null for now.
+    pub pod_full_out_chassis_number: Option<String>,
 }
 
 type Value = serde_json::Value;
@@ -126,6 +141,14 @@ impl Resource for ContainerResource<'_> {
             empty_terminated_timezone: c.empty_terminated_at.and(destination_zone),
             pod_timezone: pod_zone,
             current_status: c.current_status.as_str(),
+            ref_numbers: Vec::new(),
+            shipment_last_tracking_request_at: self
+                .shipment
+                .and_then(|s| s.line_tracking_last_attempted_at),
+            pod_last_tracking_request_at: None,
+            terminal_checked_at: None,
+            location_at_pod_terminal: None,
+            pod_full_out_chassis_number: None,
         }
     }
 
@@ -139,6 +162,20 @@ impl Resource for ContainerResource<'_> {
                 )),
             )
             .one("pod_terminal", None)
+            .related(
+                "transport_events",
+                format!(
+                    "{}/v2/containers/{}/transport_events",
+                    self.state.config.public_url, self.container.id
+                ),
+            )
+            .related(
+                "raw_events",
+                format!(
+                    "{}/v2/containers/{}/raw_events",
+                    self.state.config.public_url, self.container.id
+                ),
+            )
     }
 }
 

@@ -67,7 +67,16 @@ pub enum RelationshipData {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Relationship {
-    pub data: RelationshipData,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<RelationshipData>,
+    /// For to-many relationships too long to list inline: where to fetch them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links: Option<RelatedLink>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct RelatedLink {
+    pub related: String,
 }
 
 /// Named relationships, serialized in name order for stable output.
@@ -81,7 +90,8 @@ impl Relationships {
         self.0.insert(
             name,
             Relationship {
-                data: RelationshipData::One(target),
+                data: Some(RelationshipData::One(target)),
+                links: None,
             },
         );
         self
@@ -92,7 +102,21 @@ impl Relationships {
         self.0.insert(
             name,
             Relationship {
-                data: RelationshipData::Many(targets),
+                data: Some(RelationshipData::Many(targets)),
+                links: None,
+            },
+        );
+        self
+    }
+
+    /// A to-many relationship given by a link to the list rather than inline.
+    #[must_use]
+    pub fn related(mut self, name: &'static str, url: String) -> Self {
+        self.0.insert(
+            name,
+            Relationship {
+                data: None,
+                links: Some(RelatedLink { related: url }),
             },
         );
         self

@@ -151,6 +151,8 @@ impl Resource for TrackingRequest {
                 self.customer_id
                     .map(|id| ResourceIdentifier::new("party", id)),
             )
+            // Who submitted a request is not recorded yet.
+            .one("user", None)
     }
 }
 

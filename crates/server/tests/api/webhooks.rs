@@ -33,6 +33,7 @@ on_both_backends!(
     a_notification_fails_after_twelve_retries_and_the_webhook_is_deactivated_after_five_days,
     a_delivery_cut_off_by_a_crash_is_made_after_the_restart,
     stopping_tracking_pauses_the_shipments_notifications,
+    each_delivery_has_every_member_of_terminal49s_example_for_its_event,
 );
 
 mod private_addresses {
@@ -780,4 +781,86 @@ async fn a_hostname_that_resolves_to_a_private_address_is_refused_when_deliverin
         "{log}"
     );
     assert_eq!(log["response_status"], Value::Null);
+}
+
+fn keys(object: &Value, member: &str) -> std::collections::BTreeSet<String> {
+    object[member]
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+async fn each_delivery_has_every_member_of_terminal49s_example_for_its_event(app: TestApp) {
+    let receiver = Receiver::start().await;
+    let events: Vec<&str> = tidemark_server::webhooks::catalogue::catalogue()
+        .iter()
+        .map(|e| e.name)
+        .collect();
+    webhook_of(&app, &receiver.url, &events).await;
+    track(&app, "TEST-SHAPES").await;
+    app.run_pending_jobs().await;
+    app.run_pending_jobs().await;
+
+    let examples = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/reference/terminal49/webhook-examples"
+    );
+    let mut compared = std::collections::BTreeSet::new();
+    for (_, body) in receiver.deliveries() {
+        let ours: Value = serde_json::from_slice(&body).unwrap();
+        let event = ours["data"]["attributes"]["event"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let Ok(text) = std::fs::read_to_string(format!("{examples}/{event}.json")) else {
+            continue;
+        };
+        let theirs: Value = serde_json::from_str(&text).unwrap();
+        for member in ["attributes", "relationships"] {
+            assert_eq!(
+                keys(&ours["data"], member),
+                keys(&theirs["data"], member),
+                "{event}: data.{member}"
+            );
+        }
+        assert_eq!(
+            ours["data"]["relationships"]["reference_object"]["data"]["type"],
+            theirs["data"]["relationships"]["reference_object"]["data"]["type"],
+            "{event}"
+        );
+        for included in ours["included"].as_array().unwrap() {
+            let kind = included["type"].as_str().unwrap();
+            let Some(example) = theirs["included"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|o| o["type"] == json!(kind))
+            else {
+                continue;
+            };
+            for member in ["attributes", "relationships"] {
+                let missing: Vec<String> = keys(example, member)
+                    .difference(&keys(included, member))
+                    .cloned()
+                    .collect();
+                assert!(
+                    missing.is_empty(),
+                    "{event}: {kind}.{member} lacks {missing:?}"
+                );
+            }
+        }
+        compared.insert(event);
+    }
+    for event in [
+        "tracking_request.succeeded",
+        "container.created",
+        "container.transport.vessel_loaded",
+        "container.transport.estimated.vessel_arrived",
+        "shipment.estimated.arrival",
+    ] {
+        assert!(
+            compared.contains(event),
+            "{event} was delivered and compared: {compared:?}"
+        );
+    }
 }
