@@ -34,6 +34,7 @@ on_both_backends!(
     a_delivery_cut_off_by_a_crash_is_made_after_the_restart,
     stopping_tracking_pauses_the_shipments_notifications,
     each_delivery_has_every_member_of_terminal49s_example_for_its_event,
+    a_slow_receiver_does_not_hold_up_the_others,
 );
 
 mod private_addresses {
@@ -863,4 +864,77 @@ async fn each_delivery_has_every_member_of_terminal49s_example_for_its_event(app
             "{event} was delivered and compared: {compared:?}"
         );
     }
+}
+
+/// A receiver that holds every request until released, telling when one arrives.
+async fn held_receiver() -> (String, Arc<tokio::sync::Notify>, Arc<tokio::sync::Notify>) {
+    let (arrived, release) = (
+        Arc::new(tokio::sync::Notify::new()),
+        Arc::new(tokio::sync::Notify::new()),
+    );
+    let (on_arrival, on_release) = (Arc::clone(&arrived), Arc::clone(&release));
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move || {
+            let (on_arrival, on_release) = (Arc::clone(&on_arrival), Arc::clone(&on_release));
+            async move {
+                on_arrival.notify_one();
+                on_release.notified().await;
+                StatusCode::OK
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{address}/hook"), arrived, release)
+}
+
+async fn a_slow_receiver_does_not_hold_up_the_others(app: TestApp) {
+    let (slow_url, slow_arrived, release) = held_receiver().await;
+    let fast = Receiver::start().await;
+    webhook_of(&app, &slow_url, &["tracking_request.succeeded"]).await;
+    webhook_of(&app, &fast.url, &["tracking_request.succeeded"]).await;
+    track(&app, "TEST-SLOW-AND-FAST").await;
+
+    let workers = tokio::spawn({
+        let runner = tidemark_server::jobs::runner(&app.app);
+        async move {
+            // The poll, then the deliveries: one job per webhook, run side by side.
+            runner.run_pending().await;
+            runner.run_pending().await
+        }
+    });
+    let guard = std::time::Duration::from_secs(30);
+    tokio::time::timeout(guard, slow_arrived.notified())
+        .await
+        .expect("the slow receiver got its request");
+    // Wait until the fast receiver's delivery is recorded; the slow one is still held.
+    let meanwhile = tokio::time::timeout(guard, async {
+        loop {
+            let succeeded = app
+                .get("/v2/webhook_notifications?filter[delivery_status]=succeeded")
+                .await
+                .json();
+            if succeeded["meta"]["total"] != json!(0) {
+                return succeeded;
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("the fast receiver's delivery is recorded while the slow one is held");
+    release.notify_one();
+    tokio::time::timeout(guard, workers)
+        .await
+        .expect("the workers finish once released")
+        .unwrap();
+
+    assert_eq!(meanwhile["meta"]["total"], json!(1));
+    assert_eq!(fast.deliveries().len(), 1);
+    let after = app
+        .get("/v2/webhook_notifications?filter[delivery_status]=succeeded")
+        .await
+        .json();
+    assert_eq!(after["meta"]["total"], json!(2));
 }
