@@ -148,6 +148,7 @@ mod tests {
             shipment_id: None,
             initial_custom_fields: None,
             customer_id: None,
+            submitted_by: None,
             created_at: at(),
             updated_at: at(),
         }

@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::ids::{AccountId, PartyId, ShipmentId, TrackingRequestId};
+use crate::ids::{AccountId, ApiKeyId, PartyId, ShipmentId, TrackingRequestId};
 use crate::tracking::{FailedReason, RequestType, TrackingRequestStatus};
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -28,6 +28,8 @@ pub struct TrackingRequest {
     pub initial_custom_fields: Option<serde_json::Value>,
     /// The customer (party) the number is tracked for; copied onto the shipment.
     pub customer_id: Option<PartyId>,
+    /// The API key that submitted it (Terminal49's `user`), when known.
+    pub submitted_by: Option<ApiKeyId>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }

@@ -630,6 +630,7 @@ mod tests {
             shipment_id: None,
             initial_custom_fields: None,
             customer_id: None,
+            submitted_by: None,
             created_at: t(0),
             updated_at: t(0),
         }

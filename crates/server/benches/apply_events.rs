@@ -100,6 +100,7 @@ async fn apply(
             shipment_id: None,
             initial_custom_fields: None,
             customer_id: None,
+            submitted_by: None,
             created_at: epoch,
             updated_at: epoch,
         };

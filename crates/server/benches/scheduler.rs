@@ -46,6 +46,7 @@ async fn fill(
             shipment_id: None,
             initial_custom_fields: None,
             customer_id: None,
+            submitted_by: None,
             created_at: now,
             updated_at: now,
         };

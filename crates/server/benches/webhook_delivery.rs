@@ -81,6 +81,7 @@ async fn record_voyage(app: &App, account: AccountId, sandbox: &Sandbox, n: usiz
         shipment_id: None,
         initial_custom_fields: None,
         customer_id: None,
+        submitted_by: None,
         created_at: now,
         updated_at: now,
     };

@@ -23,6 +23,10 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (8, include_str!("../migrations/0008_webhooks.sql")),
     (9, include_str!("../migrations/0009_event_payloads.sql")),
     (10, include_str!("../migrations/0010_webhook_health.sql")),
+    (
+        11,
+        include_str!("../migrations/0011_tracking_request_submitter.sql"),
+    ),
 ];
 
 /// Advisory lock key held while migrating ("tdmkmigr"), so processes starting together

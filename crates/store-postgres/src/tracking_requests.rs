@@ -7,8 +7,8 @@
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use tidemark_domain::{
-    AccountId, FailedReason, PartyId, RequestType, ShipmentId, TrackingRequest, TrackingRequestId,
-    TrackingRequestStatus,
+    AccountId, ApiKeyId, FailedReason, PartyId, RequestType, ShipmentId, TrackingRequest,
+    TrackingRequestId, TrackingRequestStatus,
 };
 use tidemark_store::{IdempotencyState, PageRequest, Paged, StoreResult, TrackingRequestFilter};
 use tokio_postgres::Row;
@@ -19,7 +19,7 @@ use crate::convert::{backend, on_unique, query_all, query_one, to_int};
 const COLUMNS: &str = "id, account_id, request_type, request_number, scac, ref_numbers, \
                        shipment_tags, status, failed_reason, is_retrying, retry_count, \
                        shipment_id, initial_custom_fields, created_at, updated_at, \
-                       customer_id";
+                       customer_id, submitted_by";
 
 type Param = Box<dyn ToSql + Sync + Send>;
 
@@ -61,6 +61,10 @@ fn from_row(row: &Row) -> StoreResult<TrackingRequest> {
             .try_get::<_, Option<uuid::Uuid>>(15)
             .map_err(backend)?
             .map(PartyId),
+        submitted_by: row
+            .try_get::<_, Option<uuid::Uuid>>(16)
+            .map_err(backend)?
+            .map(ApiKeyId),
     })
 }
 
@@ -68,7 +72,7 @@ pub async fn create(client: &impl GenericClient, request: &TrackingRequest) -> S
     let statement = client
         .prepare_cached(&format!(
             "INSERT INTO tracking_requests ({COLUMNS})
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)"
         ))
         .await
         .map_err(backend)?;
@@ -93,6 +97,7 @@ pub async fn create(client: &impl GenericClient, request: &TrackingRequest) -> S
                 &request.created_at,
                 &request.updated_at,
                 &request.customer_id.map(|id| id.0),
+                &request.submitted_by.map(|id| id.0),
             ],
         )
         .await

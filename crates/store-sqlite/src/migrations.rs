@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0008_webhooks.sql"),
     include_str!("../migrations/0009_event_payloads.sql"),
     include_str!("../migrations/0010_webhook_health.sql"),
+    include_str!("../migrations/0011_tracking_request_submitter.sql"),
 ];
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {

@@ -4,8 +4,8 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 use tidemark_domain::{
-    AccountId, FailedReason, PartyId, RequestType, ShipmentId, TrackingRequest, TrackingRequestId,
-    TrackingRequestStatus,
+    AccountId, ApiKeyId, FailedReason, PartyId, RequestType, ShipmentId, TrackingRequest,
+    TrackingRequestId, TrackingRequestStatus,
 };
 use tidemark_store::{
     IdempotencyState, PageRequest, Paged, StoreError, StoreResult, TrackingRequestFilter,
@@ -16,7 +16,7 @@ use crate::convert::{backend, from_ts, on_unique, to_ts, uuid_from};
 const COLUMNS: &str = "id, account_id, request_type, request_number, scac, ref_numbers, \
                        shipment_tags, status, failed_reason, is_retrying, retry_count, \
                        shipment_id, initial_custom_fields, created_at, updated_at, \
-                       customer_id";
+                       customer_id, submitted_by";
 
 fn invalid(index: usize, what: impl Into<String>) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(
@@ -38,6 +38,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<TrackingRequest> {
     let shipment_id: Option<String> = row.get(11)?;
     let initial_custom_fields: Option<String> = row.get(12)?;
     let customer_id: Option<String> = row.get(15)?;
+    let submitted_by: Option<String> = row.get(16)?;
     Ok(TrackingRequest {
         id: TrackingRequestId(uuid_from(row, 0)?),
         account_id: AccountId(uuid_from(row, 1)?),
@@ -71,6 +72,10 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<TrackingRequest> {
             .map(|id| uuid::Uuid::parse_str(&id).map(PartyId))
             .transpose()
             .map_err(|e| invalid(15, e.to_string()))?,
+        submitted_by: submitted_by
+            .map(|id| uuid::Uuid::parse_str(&id).map(ApiKeyId))
+            .transpose()
+            .map_err(|e| invalid(16, e.to_string()))?,
     })
 }
 
@@ -82,7 +87,7 @@ pub fn create(conn: &Connection, request: &TrackingRequest) -> StoreResult<()> {
     conn.execute(
         &format!(
             "INSERT INTO tracking_requests ({COLUMNS})
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
         ),
         params![
             request.id.0.to_string(),
@@ -105,6 +110,7 @@ pub fn create(conn: &Connection, request: &TrackingRequest) -> StoreResult<()> {
             to_ts(request.created_at),
             to_ts(request.updated_at),
             request.customer_id.map(|id| id.0.to_string()),
+            request.submitted_by.map(|id| id.0.to_string()),
         ],
     )
     .map_err(|e| on_unique(e, "tracking_requests_active_number"))?;

@@ -633,6 +633,7 @@ fn tracking_request(
         shipment_id: None,
         initial_custom_fields: Some(serde_json::json!({"shipment": []})),
         customer_id: None,
+        submitted_by: Some(ApiKeyId(uuid::Uuid::from_u128(7))),
         created_at: at,
         updated_at: at,
     }

@@ -151,8 +151,12 @@ impl Resource for TrackingRequest {
                 self.customer_id
                     .map(|id| ResourceIdentifier::new("party", id)),
             )
-            // Who submitted a request is not recorded yet.
-            .one("user", None)
+            // Tidemark's users are its API keys: the key that submitted the request.
+            .one(
+                "user",
+                self.submitted_by
+                    .map(|id| ResourceIdentifier::new("user", id)),
+            )
     }
 }
 
@@ -334,7 +338,8 @@ async fn create(
         auto_detect_scac: attributes.auto_detect_vocc_scac.unwrap_or(false),
         initial_custom_fields: attributes.initial_custom_fields,
     };
-    let request = requests::submit(&state, principal.account_id, submission).await?;
+    let request =
+        requests::submit(&state, principal.account_id, principal.key_id, submission).await?;
     let document = Document::new(
         resource_object(&request, &state.config.public_url),
         Vec::new(),

@@ -2,8 +2,8 @@
 
 use tidemark_domain::tracking_request::normalize_number;
 use tidemark_domain::{
-    AccountId, PartyId, RequestType, TrackingRequest, TrackingRequestId, TrackingRequestStatus,
-    validate_request_number,
+    AccountId, ApiKeyId, PartyId, RequestType, TrackingRequest, TrackingRequestId,
+    TrackingRequestStatus, validate_request_number,
 };
 use tidemark_store::StoreError;
 
@@ -198,6 +198,7 @@ pub fn clean_list(values: &[String]) -> Vec<String> {
 pub async fn submit(
     app: &App,
     account: AccountId,
+    submitted_by: ApiKeyId,
     submission: Submission,
 ) -> Result<TrackingRequest, SubmitError> {
     let (request_type, request_number, scac) =
@@ -219,6 +220,7 @@ pub async fn submit(
         shipment_id: None,
         initial_custom_fields: submission.initial_custom_fields,
         customer_id,
+        submitted_by: Some(submitted_by),
         created_at: now,
         updated_at: now,
     };

@@ -41,6 +41,7 @@ on_both_backends!(
     a_containers_raw_events_are_every_carrier_event_in_time_order,
     the_raw_events_of_an_unknown_container_are_not_found,
     the_key_that_stopped_tracking_is_the_user_who_stopped_it,
+    a_tracking_request_shows_the_key_that_submitted_it_as_its_user,
     a_new_arrival_estimate_is_announced_once_per_shipment_as_an_estimated_event,
 );
 
@@ -1093,5 +1094,23 @@ async fn a_new_arrival_estimate_is_announced_once_per_shipment_as_an_estimated_e
             .any(|e| e.reference_type == "transport_event"
                 && e.reference_id == arrivals[0].reference_id),
         "the estimated event presents the recorded estimate"
+    );
+}
+
+async fn a_tracking_request_shows_the_key_that_submitted_it_as_its_user(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-WHO-ASKED", "TEST").await;
+    let keys = app.get("/v2/api_keys").await.json();
+
+    let request = request_of(&app, &id).await;
+
+    let user = &request["relationships"]["user"]["data"];
+    assert_eq!(user["type"], json!("user"));
+    assert!(
+        keys["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k["id"] == user["id"]),
+        "the user is one of the account's keys"
     );
 }
