@@ -55,6 +55,12 @@ impl Shipment {
     pub fn is_tracking(&self) -> bool {
         self.line_tracking_stopped_at.is_none()
     }
+
+    /// A user who stopped a shipment's tracking is told nothing more about it until
+    /// resuming; tracking that stopped by itself still announces that it stopped.
+    pub fn notifications_paused(&self) -> bool {
+        !self.is_tracking() && self.line_tracking_stopped_by.is_some()
+    }
 }
 
 /// One container of a shipment, with its milestones as last known.

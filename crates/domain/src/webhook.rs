@@ -68,13 +68,13 @@ pub struct Webhook {
     pub updated_at: DateTime<Utc>,
 }
 
-impl Webhook {
-    /// Whether a webhook failing since `failing_since` should be deactivated at `now`.
-    pub fn failing_too_long(&self, now: DateTime<Utc>) -> bool {
-        self.failing_since
-            .is_some_and(|since| now - since >= Duration::days(DEACTIVATE_AFTER_DAYS))
-    }
+/// Whether a webhook whose deliveries have all failed since `since` should be
+/// deactivated at `now`.
+pub fn failing_too_long(since: DateTime<Utc>, now: DateTime<Utc>) -> bool {
+    now - since >= Duration::days(DEACTIVATE_AFTER_DAYS)
+}
 
+impl Webhook {
     /// The secrets that sign a delivery made at `now`: the current one, and the previous
     /// one during its overlap.
     pub fn signing_secrets(&self, now: DateTime<Utc>) -> Vec<&str> {

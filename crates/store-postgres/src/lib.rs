@@ -617,14 +617,6 @@ impl Store for PgStore {
         webhooks::list_notifications(&self.client().await?, account, filter, page).await
     }
 
-    async fn notifications_due(
-        &self,
-        due_before: DateTime<Utc>,
-        limit: u32,
-    ) -> StoreResult<Vec<WebhookNotification>> {
-        webhooks::notifications_due(&self.client().await?, due_before, limit).await
-    }
-
     async fn webhooks_with_due_notifications(
         &self,
         due_before: DateTime<Utc>,

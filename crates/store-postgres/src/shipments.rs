@@ -526,10 +526,7 @@ pub async fn record_tracking_result(
         });
     }
     insert_domain_events(&tx, events).await?;
-    let paused = update.is_some_and(|u| {
-        u.shipment.line_tracking_stopped_at.is_some()
-            && u.shipment.line_tracking_stopped_by.is_some()
-    });
+    let paused = update.is_some_and(|u| u.shipment.notifications_paused());
     crate::webhooks::fan_out(&tx, events, paused).await?;
     tx.commit().await.map_err(backend)
 }

@@ -377,24 +377,6 @@ pub async fn list_notifications(
     .await
 }
 
-pub async fn notifications_due(
-    client: &impl GenericClient,
-    due_before: DateTime<Utc>,
-    limit: u32,
-) -> StoreResult<Vec<WebhookNotification>> {
-    query_all(
-        client,
-        &format!(
-            "SELECT {NOTIFICATION_COLUMNS} FROM webhook_notifications \
-             WHERE delivery_status = 'pending' AND next_attempt_at <= $1 \
-             ORDER BY next_attempt_at, id LIMIT $2"
-        ),
-        &[&due_before, &i64::from(limit)],
-        notification_from_row,
-    )
-    .await
-}
-
 pub async fn webhooks_with_due_notifications(
     client: &impl GenericClient,
     due_before: DateTime<Utc>,

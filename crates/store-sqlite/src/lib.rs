@@ -544,14 +544,6 @@ impl Store for SqliteStore {
         webhooks::list_notifications(&self.reader(), account, filter, page)
     }
 
-    async fn notifications_due(
-        &self,
-        due_before: DateTime<Utc>,
-        limit: u32,
-    ) -> StoreResult<Vec<WebhookNotification>> {
-        webhooks::notifications_due(&self.reader(), due_before, limit)
-    }
-
     async fn webhooks_with_due_notifications(
         &self,
         due_before: DateTime<Utc>,

@@ -496,16 +496,9 @@ pub fn record_tracking_result(
             .map_err(backend)?;
     }
     drop(insert_event);
-    crate::webhooks::fan_out(&tx, events, notifications_paused(update))?;
+    let paused = update.is_some_and(|u| u.shipment.notifications_paused());
+    crate::webhooks::fan_out(&tx, events, paused)?;
     tx.commit().map_err(backend)
-}
-
-/// A user who stopped a shipment's tracking is told nothing more about it until resuming.
-fn notifications_paused(update: Option<&TrackingUpdate>) -> bool {
-    update.is_some_and(|u| {
-        u.shipment.line_tracking_stopped_at.is_some()
-            && u.shipment.line_tracking_stopped_by.is_some()
-    })
 }
 
 fn domain_event_from_row(row: &Row<'_>) -> rusqlite::Result<DomainEvent> {

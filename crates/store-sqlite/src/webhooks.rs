@@ -338,23 +338,6 @@ pub fn list_notifications(
     )
 }
 
-pub fn notifications_due(
-    conn: &Connection,
-    due_before: DateTime<Utc>,
-    limit: u32,
-) -> StoreResult<Vec<WebhookNotification>> {
-    conn.prepare_cached(&format!(
-        "SELECT {NOTIFICATION_COLUMNS} FROM webhook_notifications
-         WHERE delivery_status = 'pending' AND next_attempt_at <= ?1
-         ORDER BY next_attempt_at, id LIMIT ?2"
-    ))
-    .and_then(|mut stmt| {
-        stmt.query_map(params![to_ts(due_before), limit], notification_from_row)
-            .and_then(Iterator::collect)
-    })
-    .map_err(backend)
-}
-
 pub fn webhooks_with_due_notifications(
     conn: &Connection,
     due_before: DateTime<Utc>,

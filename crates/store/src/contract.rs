@@ -2019,8 +2019,9 @@ pub async fn a_tracking_result_notifies_the_subscribed_active_webhooks(backend: 
         && n.delivery_status == DeliveryStatus::Pending
         && n.shipment_id == Some(update.shipment.id)
         && n.container_id.is_some()));
+    let now = t0() + Duration::days(1);
     let due = store
-        .notifications_due(t0() + Duration::days(1), 10)
+        .claim_notifications(loads.id, now, now + Duration::minutes(5), 10)
         .await
         .unwrap();
     assert_eq!(due.len(), 2);
@@ -2140,8 +2141,9 @@ pub async fn a_delivery_attempt_is_recorded_once_with_its_log(backend: &dyn Test
         store.notification_logs(acme, before.id).await.unwrap(),
         vec![log]
     );
+    let now = t0() + Duration::hours(7);
     let due_now = store
-        .notifications_due(t0() + Duration::hours(7), 10)
+        .claim_notifications(before.webhook_id, now, now + Duration::minutes(5), 10)
         .await
         .unwrap();
     assert!(

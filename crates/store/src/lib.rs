@@ -384,12 +384,6 @@ pub trait Store: Send + Sync {
         filter: &NotificationFilter,
         page: PageRequest,
     ) -> StoreResult<Paged<WebhookNotification>>;
-    /// Pending notifications whose next attempt is due, longest waiting first (any account).
-    async fn notifications_due(
-        &self,
-        due_before: DateTime<Utc>,
-        limit: u32,
-    ) -> StoreResult<Vec<WebhookNotification>>;
     /// The webhooks that have notifications due (any account).
     async fn webhooks_with_due_notifications(
         &self,

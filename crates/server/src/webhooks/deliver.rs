@@ -7,8 +7,8 @@
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, USER_AGENT};
-use tidemark_domain::webhook::{LOGGED_BODY_BYTES, is_delivered, retry_at};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use tidemark_domain::webhook::{LOGGED_BODY_BYTES, failing_too_long, is_delivered, retry_at};
 use tidemark_domain::{
     AccountId, DeliveryStatus, NotificationLog, NotificationLogId, WebhookId, WebhookNotification,
     WebhookNotificationId,
@@ -149,8 +149,6 @@ pub async fn send(
             map.append(name, value);
         }
     }
-    map.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    map.insert(USER_AGENT, HeaderValue::from_static(USER_AGENT_VALUE));
     let result = client
         .post(url)
         .headers(map)
@@ -392,9 +390,7 @@ async fn record_health(
         (None, false)
     } else {
         let since = webhook.failing_since.unwrap_or(now);
-        let mut failing = webhook.clone();
-        failing.failing_since = Some(since);
-        (Some(since), failing.failing_too_long(now))
+        (Some(since), failing_too_long(since, now))
     };
     if failing_since == webhook.failing_since && !deactivate {
         return Ok(());
