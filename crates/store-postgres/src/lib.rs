@@ -8,11 +8,14 @@
 //! This crate depends on `domain` and `store` only.
 
 mod convert;
+mod custom_fields;
+mod documents;
 mod jobs;
 mod migrations;
 mod parties;
 mod shipments;
 mod tracking_requests;
+mod vessels;
 mod webhooks;
 
 #[cfg(feature = "testing")]

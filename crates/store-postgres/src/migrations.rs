@@ -27,6 +27,9 @@ const MIGRATIONS: &[(i32, &str)] = &[
         11,
         include_str!("../migrations/0011_tracking_request_submitter.sql"),
     ),
+    (12, include_str!("../migrations/0012_vessels.sql")),
+    (13, include_str!("../migrations/0013_documents.sql")),
+    (14, include_str!("../migrations/0014_custom_fields.sql")),
 ];
 
 /// Advisory lock key held while migrating ("tdmkmigr"), so processes starting together

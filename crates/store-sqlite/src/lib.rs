@@ -7,11 +7,14 @@
 //! connection; reads use a small pool. This crate depends on `domain` and `store` only.
 
 mod convert;
+mod custom_fields;
+mod documents;
 mod jobs;
 mod migrations;
 mod parties;
 mod shipments;
 mod tracking_requests;
+mod vessels;
 mod webhooks;
 
 use std::path::{Path, PathBuf};

@@ -18,6 +18,9 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0009_event_payloads.sql"),
     include_str!("../migrations/0010_webhook_health.sql"),
     include_str!("../migrations/0011_tracking_request_submitter.sql"),
+    include_str!("../migrations/0012_vessels.sql"),
+    include_str!("../migrations/0013_documents.sql"),
+    include_str!("../migrations/0014_custom_fields.sql"),
 ];
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {

@@ -11,6 +11,10 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+pub mod custom_fields;
+pub mod documents;
+pub mod vessels;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use tidemark_domain::{
@@ -114,6 +118,21 @@ macro_rules! store_contract_tests {
             notifications_are_filtered_by_event_status_webhook_and_time,
             deleting_a_webhook_deletes_its_notifications_and_logs,
         );
+        $crate::vessel_contract_tests!($backend);
+        $crate::document_contract_tests!($backend);
+        $crate::custom_field_contract_tests!($backend);
+    };
+    (@cases_in $module:ident $backend:path; $($case:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $case() {
+                let Some(backend) = $backend().await else {
+                    eprintln!("skipped: backend not configured");
+                    return;
+                };
+                $crate::contract::$module::$case(&backend).await;
+            }
+        )*
     };
     (@cases $backend:path; $($case:ident),* $(,)?) => {
         $(

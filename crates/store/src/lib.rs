@@ -7,7 +7,10 @@
 
 #[cfg(feature = "contract-tests")]
 pub mod contract;
+mod custom_fields;
+mod documents;
 mod error;
+mod vessels;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
@@ -20,7 +23,10 @@ use tidemark_domain::{
     WebhookNotificationId,
 };
 
+pub use custom_fields::CustomFieldStore;
+pub use documents::DocumentStore;
 pub use error::{BoxError, StoreError};
+pub use vessels::VesselStore;
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
@@ -143,7 +149,9 @@ pub enum IdempotencyState {
 }
 
 #[async_trait]
-pub trait Store: Send + Sync {
+/// Each feature's methods live in its own trait ([`VesselStore`], [`DocumentStore`],
+/// [`CustomFieldStore`]); `Store` is all of them, so callers hold one `Arc<dyn Store>`.
+pub trait Store: Send + Sync + VesselStore + DocumentStore + CustomFieldStore {
     /// Answers when the database does: used by `/readyz`.
     async fn ping(&self) -> StoreResult<()>;
 

@@ -6,8 +6,10 @@
 pub mod api_keys;
 pub mod auth;
 pub mod containers;
+pub mod custom_fields;
 pub mod dcsa_notifications;
 pub mod docs;
+pub mod documents;
 pub mod error;
 pub mod extract;
 pub mod health;
@@ -21,6 +23,7 @@ pub mod shipments;
 pub mod shipping_lines;
 pub mod terminals;
 pub mod tracking_requests;
+pub mod vessels;
 pub mod webhook_notifications;
 pub mod webhooks;
 
@@ -57,6 +60,9 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(parties::router())
         .merge(webhooks::router())
         .merge(webhook_notifications::router())
+        .merge(vessels::router())
+        .merge(documents::router())
+        .merge(custom_fields::router())
 }
 
 pub fn router(state: AppState) -> Router {

@@ -1,0 +1,9 @@
+//! Custom fields: definitions, options and values.
+
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::app::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+}

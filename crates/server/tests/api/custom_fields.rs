@@ -1,0 +1,1 @@
+//! Custom fields: definitions, options and values, over HTTP.

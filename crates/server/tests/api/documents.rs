@@ -1,0 +1,1 @@
+//! Shipment documents, over HTTP.

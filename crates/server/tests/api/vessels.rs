@@ -1,0 +1,1 @@
+//! Vessels, their positions and future positions, over HTTP.

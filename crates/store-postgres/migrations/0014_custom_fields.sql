@@ -1,0 +1,2 @@
+-- custom_fields: reserved; filled in by the feature that needs it.
+SELECT 1;

@@ -1,0 +1,2 @@
+-- documents: reserved; filled in by the feature that needs it.
+SELECT 1;
