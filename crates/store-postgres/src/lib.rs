@@ -35,7 +35,7 @@ use tidemark_domain::{
 };
 use tidemark_store::{
     ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, NotificationFilter, PageRequest,
-    Paged, ShipmentFilter, Store, StoreError, StoreResult, TrackingRequestFilter,
+    Paged, RecordedDelivery, ShipmentFilter, Store, StoreError, StoreResult, TrackingRequestFilter,
     TransportEventFilter,
 };
 use tokio_postgres::NoTls;
@@ -638,19 +638,8 @@ impl Store for PgStore {
         webhooks::claim_notifications(&self.client().await?, webhook, now, lease_until, limit).await
     }
 
-    async fn record_delivery(
-        &self,
-        notification: &WebhookNotification,
-        attempts_before: u32,
-        log: Option<&NotificationLog>,
-    ) -> StoreResult<()> {
-        webhooks::record_delivery(
-            &mut self.client().await?,
-            notification,
-            attempts_before,
-            log,
-        )
-        .await
+    async fn record_deliveries(&self, deliveries: &[RecordedDelivery]) -> StoreResult<Vec<bool>> {
+        webhooks::record_deliveries(&mut self.client().await?, deliveries).await
     }
 
     async fn notification_logs(

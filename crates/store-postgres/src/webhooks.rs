@@ -7,7 +7,9 @@ use tidemark_domain::{
     AccountId, ContainerId, DeliveryStatus, DomainEvent, DomainEventId, NotificationLog,
     NotificationLogId, ShipmentId, Webhook, WebhookId, WebhookNotification, WebhookNotificationId,
 };
-use tidemark_store::{NotificationFilter, PageRequest, Paged, StoreError, StoreResult};
+use tidemark_store::{
+    NotificationFilter, PageRequest, Paged, RecordedDelivery, StoreError, StoreResult,
+};
 use tokio_postgres::Row;
 use tokio_postgres::types::Json;
 use uuid::Uuid;
@@ -444,14 +446,12 @@ fn log_from_row(row: &Row) -> StoreResult<NotificationLog> {
     })
 }
 
-pub async fn record_delivery(
+pub async fn record_deliveries(
     client: &mut deadpool_postgres::Client,
-    n: &WebhookNotification,
-    attempts_before: u32,
-    log: Option<&NotificationLog>,
-) -> StoreResult<()> {
+    deliveries: &[RecordedDelivery],
+) -> StoreResult<Vec<bool>> {
     let tx = client.transaction().await.map_err(backend)?;
-    let statement = tx
+    let update = tx
         .prepare_cached(
             "UPDATE webhook_notifications SET delivery_status = $3, attempts = $4,
                 next_attempt_at = $5, body = $6, updated_at = $7
@@ -459,37 +459,38 @@ pub async fn record_delivery(
         )
         .await
         .map_err(backend)?;
-    let changed = tx
-        .execute(
-            &statement,
-            &[
-                &n.id.0,
-                &n.account_id.0,
-                &n.delivery_status.as_str(),
-                &to_int(n.attempts)?,
-                &n.next_attempt_at,
-                &n.body,
-                &n.updated_at,
-                &to_int(attempts_before)?,
-            ],
-        )
+    let insert_log = tx
+        .prepare_cached(&format!(
+            "INSERT INTO webhook_notification_logs ({LOG_COLUMNS})
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+        ))
         .await
         .map_err(backend)?;
-    if changed == 0 {
-        return Err(StoreError::Conflict {
-            constraint: "notification_changed",
-        });
-    }
-    if let Some(log) = log {
-        let statement = tx
-            .prepare_cached(&format!(
-                "INSERT INTO webhook_notification_logs ({LOG_COLUMNS})
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
-            ))
+    let mut recorded = Vec::with_capacity(deliveries.len());
+    for delivery in deliveries {
+        let n = &delivery.notification;
+        let changed = tx
+            .execute(
+                &update,
+                &[
+                    &n.id.0,
+                    &n.account_id.0,
+                    &n.delivery_status.as_str(),
+                    &to_int(n.attempts)?,
+                    &n.next_attempt_at,
+                    &n.body,
+                    &n.updated_at,
+                    &to_int(delivery.attempts_before)?,
+                ],
+            )
             .await
             .map_err(backend)?;
+        recorded.push(changed > 0);
+        let Some(log) = delivery.log.as_ref().filter(|_| changed > 0) else {
+            continue;
+        };
         tx.execute(
-            &statement,
+            &insert_log,
             &[
                 &log.id.0,
                 &log.notification_id.0,
@@ -506,7 +507,8 @@ pub async fn record_delivery(
         .await
         .map_err(backend)?;
     }
-    tx.commit().await.map_err(backend)
+    tx.commit().await.map_err(backend)?;
+    Ok(recorded)
 }
 
 pub async fn logs(

@@ -34,7 +34,7 @@ use tidemark_domain::{
 };
 use tidemark_store::{
     ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, NotificationFilter, PageRequest,
-    Paged, ShipmentFilter, Store, StoreError, StoreResult, TrackingRequestFilter,
+    Paged, RecordedDelivery, ShipmentFilter, Store, StoreError, StoreResult, TrackingRequestFilter,
     TransportEventFilter,
 };
 
@@ -565,13 +565,8 @@ impl Store for SqliteStore {
         webhooks::claim_notifications(&mut self.writer(), webhook, now, lease_until, limit)
     }
 
-    async fn record_delivery(
-        &self,
-        notification: &WebhookNotification,
-        attempts_before: u32,
-        log: Option<&NotificationLog>,
-    ) -> StoreResult<()> {
-        webhooks::record_delivery(&mut self.writer(), notification, attempts_before, log)
+    async fn record_deliveries(&self, deliveries: &[RecordedDelivery]) -> StoreResult<Vec<bool>> {
+        webhooks::record_deliveries(&mut self.writer(), deliveries)
     }
 
     async fn notification_logs(

@@ -8,7 +8,9 @@ use tidemark_domain::{
     AccountId, ContainerId, DeliveryStatus, DomainEvent, DomainEventId, NotificationLog,
     NotificationLogId, ShipmentId, Webhook, WebhookId, WebhookNotification, WebhookNotificationId,
 };
-use tidemark_store::{NotificationFilter, PageRequest, Paged, StoreError, StoreResult};
+use tidemark_store::{
+    NotificationFilter, PageRequest, Paged, RecordedDelivery, StoreError, StoreResult,
+};
 use uuid::Uuid;
 
 use crate::convert::{backend, from_ts, to_ts, uuid_from};
@@ -414,40 +416,39 @@ fn log_from_row(row: &Row<'_>) -> rusqlite::Result<NotificationLog> {
     })
 }
 
-pub fn record_delivery(
+pub fn record_deliveries(
     conn: &mut Connection,
-    n: &WebhookNotification,
-    attempts_before: u32,
-    log: Option<&NotificationLog>,
-) -> StoreResult<()> {
+    deliveries: &[RecordedDelivery],
+) -> StoreResult<Vec<bool>> {
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
-    let changed = tx
-        .prepare_cached(
-            "UPDATE webhook_notifications SET delivery_status = ?3, attempts = ?4,
-                next_attempt_at = ?5, body = ?6, updated_at = ?7
-             WHERE id = ?1 AND account_id = ?2 AND attempts = ?8",
-        )
-        .and_then(|mut stmt| {
-            stmt.execute(params![
-                n.id.0.to_string(),
-                n.account_id.0.to_string(),
-                n.delivery_status.as_str(),
-                n.attempts,
-                n.next_attempt_at.map(to_ts),
-                n.body,
-                to_ts(n.updated_at),
-                attempts_before,
-            ])
-        })
-        .map_err(backend)?;
-    if changed == 0 {
-        return Err(StoreError::Conflict {
-            constraint: "notification_changed",
-        });
-    }
-    if let Some(log) = log {
+    let mut recorded = Vec::with_capacity(deliveries.len());
+    for delivery in deliveries {
+        let n = &delivery.notification;
+        let changed = tx
+            .prepare_cached(
+                "UPDATE webhook_notifications SET delivery_status = ?3, attempts = ?4,
+                    next_attempt_at = ?5, body = ?6, updated_at = ?7
+                 WHERE id = ?1 AND account_id = ?2 AND attempts = ?8",
+            )
+            .and_then(|mut stmt| {
+                stmt.execute(params![
+                    n.id.0.to_string(),
+                    n.account_id.0.to_string(),
+                    n.delivery_status.as_str(),
+                    n.attempts,
+                    n.next_attempt_at.map(to_ts),
+                    n.body,
+                    to_ts(n.updated_at),
+                    delivery.attempts_before,
+                ])
+            })
+            .map_err(backend)?;
+        recorded.push(changed > 0);
+        let Some(log) = delivery.log.as_ref().filter(|_| changed > 0) else {
+            continue;
+        };
         tx.prepare_cached(&format!(
             "INSERT INTO webhook_notification_logs ({LOG_COLUMNS})
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
@@ -468,7 +469,8 @@ pub fn record_delivery(
         })
         .map_err(backend)?;
     }
-    tx.commit().map_err(backend)
+    tx.commit().map_err(backend)?;
+    Ok(recorded)
 }
 
 pub fn logs(

@@ -34,8 +34,9 @@ use tidemark_domain::{
 };
 
 use crate::{
-    ContainerFilter, IdempotencyState, JobOutcome, NotificationFilter, PageRequest, ShipmentFilter,
-    Store, StoreError, TrackingRequestFilter, TransportEventFilter,
+    ContainerFilter, IdempotencyState, JobOutcome, NotificationFilter, PageRequest,
+    RecordedDelivery, ShipmentFilter, Store, StoreError, TrackingRequestFilter,
+    TransportEventFilter,
 };
 
 /// A fresh database for one test case.
@@ -114,6 +115,7 @@ macro_rules! store_contract_tests {
             a_tracking_result_notifies_the_subscribed_active_webhooks,
             a_shipment_stopped_by_a_user_makes_no_notifications,
             a_delivery_attempt_is_recorded_once_with_its_log,
+            a_batch_of_deliveries_records_all_but_the_ones_another_worker_recorded,
             claimed_notifications_are_not_claimed_again_until_their_lease_ends,
             notifications_are_filtered_by_event_status_webhook_and_time,
             deleting_a_webhook_deletes_its_notifications_and_logs,
@@ -2168,6 +2170,56 @@ pub async fn a_delivery_attempt_is_recorded_once_with_its_log(backend: &dyn Test
     assert!(
         due_now.iter().all(|n| n.id != before.id),
         "waits for its retry time"
+    );
+}
+
+pub async fn a_batch_of_deliveries_records_all_but_the_ones_another_worker_recorded(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let (acme, _, notifications) = notified(store.as_ref(), &ids).await;
+    assert!(notifications.len() >= 2, "the fixture makes several");
+    let attempted = |n: &tidemark_domain::WebhookNotification| {
+        let mut after = n.clone();
+        after.attempts = 1;
+        after.delivery_status = DeliveryStatus::Succeeded;
+        after.next_attempt_at = None;
+        after.updated_at = t0() + Duration::hours(7);
+        RecordedDelivery {
+            notification: after,
+            attempts_before: 0,
+            log: Some(failed_attempt(&ids, n)),
+        }
+    };
+    let taken_meanwhile = attempted(&notifications[0]);
+    store
+        .record_deliveries(std::slice::from_ref(&taken_meanwhile))
+        .await
+        .unwrap();
+    let batch = vec![attempted(&notifications[0]), attempted(&notifications[1])];
+
+    let recorded = store.record_deliveries(&batch).await.unwrap();
+
+    assert_eq!(recorded, vec![false, true]);
+    assert_eq!(
+        store
+            .notification_logs(acme, notifications[0].id)
+            .await
+            .unwrap(),
+        vec![taken_meanwhile.log.clone().unwrap()],
+        "the losing attempt's log is not written"
+    );
+    assert_eq!(
+        store.notification(acme, notifications[1].id).await.unwrap(),
+        batch[1].notification
+    );
+    assert_eq!(
+        store
+            .notification_logs(acme, notifications[1].id)
+            .await
+            .unwrap(),
+        vec![batch[1].log.clone().unwrap()]
     );
 }
 

@@ -133,6 +133,15 @@ pub struct TransportEventFilter {
     pub to: Option<DateTime<Utc>>,
 }
 
+/// One delivery attempt to record: the notification's new state, how many attempts it had
+/// when it was read, and the attempt's log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedDelivery {
+    pub notification: WebhookNotification,
+    pub attempts_before: u32,
+    pub log: Option<NotificationLog>,
+}
+
 /// What is known of an `Idempotency-Key` when a request carrying it arrives.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IdempotencyState {
@@ -416,7 +425,27 @@ pub trait Store: Send + Sync + VesselStore + DocumentStore + CustomFieldStore {
         notification: &WebhookNotification,
         attempts_before: u32,
         log: Option<&NotificationLog>,
-    ) -> StoreResult<()>;
+    ) -> StoreResult<()> {
+        let recorded = self
+            .record_deliveries(&[RecordedDelivery {
+                notification: notification.clone(),
+                attempts_before,
+                log: log.cloned(),
+            }])
+            .await?;
+        if recorded.first().copied().unwrap_or(false) {
+            Ok(())
+        } else {
+            Err(StoreError::Conflict {
+                constraint: "notification_changed",
+            })
+        }
+    }
+    /// Saves several delivery attempts in one transaction (one commit per batch is what
+    /// lets PostgreSQL keep up). Each is fenced as in [`Store::record_delivery`]; the result
+    /// says, in order, which were recorded (`false`: another worker got there first, and
+    /// that one's log is not written).
+    async fn record_deliveries(&self, deliveries: &[RecordedDelivery]) -> StoreResult<Vec<bool>>;
     /// A notification's delivery attempts, in order.
     async fn notification_logs(
         &self,

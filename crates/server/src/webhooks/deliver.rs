@@ -13,7 +13,7 @@ use tidemark_domain::{
     AccountId, DeliveryStatus, NotificationLog, NotificationLogId, WebhookId, WebhookNotification,
     WebhookNotificationId,
 };
-use tidemark_store::StoreError;
+use tidemark_store::{RecordedDelivery, StoreError};
 
 use crate::app::{App, AppState};
 use crate::jobs::{self, JobKind};
@@ -236,8 +236,13 @@ pub enum Delivery {
     GaveUp,
 }
 
+/// Attempts made but not yet recorded are written together once this long has passed
+/// since the last write (and at the end of each claimed batch): one commit per batch
+/// instead of one per delivery, while a slow receiver's logs still appear within seconds.
+const RECORD_EVERY: Duration = Duration::from_secs(1);
+
 /// Delivers a webhook's due notifications, [`PER_WEBHOOK`] at a time, until none is due or
-/// [`DRAIN_FOR`] has passed. Returns how many attempts were made.
+/// [`DRAIN_FOR`] has passed. Returns how many attempts were recorded.
 pub async fn drain(
     app: &std::sync::Arc<App>,
     client: &reqwest::Client,
@@ -257,34 +262,74 @@ pub async fn drain(
         if claimed.is_empty() {
             break;
         }
-        let mut outcomes = Vec::with_capacity(claimed.len());
+        let mut unrecorded = Vec::with_capacity(claimed.len());
+        let mut last_recorded = Instant::now();
+        let mut failure = None;
         for round in claimed.chunks(PER_WEBHOOK) {
-            outcomes.extend(
-                futures::future::join_all(
-                    round.iter().map(|n| deliver_one(app, client, &webhook, n)),
-                )
-                .await,
-            );
-        }
-        for outcome in outcomes {
-            match outcome {
-                Ok(_) => attempts += 1,
-                // Another worker recorded this attempt after our claim lapsed: nothing lost.
-                Err(StoreError::Conflict { .. }) => {}
-                Err(error) => return Err(error),
+            let results = futures::future::join_all(
+                round.iter().map(|n| attempt_one(app, client, &webhook, n)),
+            )
+            .await;
+            for result in results {
+                match result {
+                    Ok(made) => unrecorded.push(made),
+                    Err(error) => failure = Some(error),
+                }
             }
+            if failure.is_some() {
+                break;
+            }
+            if last_recorded.elapsed() >= RECORD_EVERY {
+                attempts += record(app, &webhook, std::mem::take(&mut unrecorded)).await?;
+                last_recorded = Instant::now();
+            }
+        }
+        attempts += record(app, &webhook, unrecorded).await?;
+        if let Some(error) = failure {
+            return Err(error);
         }
     }
     Ok(attempts)
 }
 
-/// Makes one delivery attempt of a claimed notification and records it.
-async fn deliver_one(
+/// Records attempts in one transaction, then the webhook's health and the metrics.
+/// Returns how many were recorded: an attempt whose notification another worker took
+/// after our claim lapsed is dropped, and nothing is lost.
+async fn record(
+    app: &App,
+    webhook: &tidemark_domain::Webhook,
+    made: Vec<(RecordedDelivery, Delivery)>,
+) -> Result<usize, StoreError> {
+    if made.is_empty() {
+        return Ok(0);
+    }
+    let (deliveries, outcomes): (Vec<_>, Vec<_>) = made.into_iter().unzip();
+    let recorded = app.store.record_deliveries(&deliveries).await?;
+    let mut count = 0;
+    let mut any_delivered = false;
+    for (outcome, _) in outcomes.iter().zip(&recorded).filter(|(_, kept)| **kept) {
+        count += 1;
+        any_delivered |= *outcome == Delivery::Delivered;
+        metrics::counter!("tidemark_webhook_attempts_total", "outcome" => match outcome {
+            Delivery::Delivered => "delivered",
+            Delivery::WillRetry => "retry",
+            Delivery::GaveUp => "failed",
+        })
+        .increment(1);
+    }
+    if count > 0 {
+        record_health(app, webhook, any_delivered, app.clock.now()).await?;
+    }
+    Ok(count)
+}
+
+/// Makes one delivery attempt of a claimed notification; returns what to record.
+async fn attempt_one(
     app: &std::sync::Arc<App>,
     client: &reqwest::Client,
     webhook: &tidemark_domain::Webhook,
     notification: &WebhookNotification,
-) -> Result<Delivery, StoreError> {
+) -> Result<(RecordedDelivery, Delivery), StoreError> {
     let now = app.clock.now();
     let body = match &notification.body {
         Some(body) => body.clone(),
@@ -362,17 +407,14 @@ async fn deliver_one(
         response_body: attempt.response_body,
         error: attempt.error,
     };
-    app.store
-        .record_delivery(&updated, notification.attempts, Some(&log))
-        .await?;
-    record_health(app, webhook, outcome == Delivery::Delivered, now).await?;
-    metrics::counter!("tidemark_webhook_attempts_total", "outcome" => match outcome {
-        Delivery::Delivered => "delivered",
-        Delivery::WillRetry => "retry",
-        Delivery::GaveUp => "failed",
-    })
-    .increment(1);
-    Ok(outcome)
+    Ok((
+        RecordedDelivery {
+            notification: updated,
+            attempts_before: notification.attempts,
+            log: Some(log),
+        },
+        outcome,
+    ))
 }
 
 /// Keeps `failing_since` true and deactivates a webhook that has failed every delivery
