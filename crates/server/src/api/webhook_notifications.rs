@@ -6,9 +6,11 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::{Value, json};
+use std::collections::HashMap;
+
 use tidemark_domain::{
-    DeliveryStatus, NotificationLog, Shipment, TransportEvent, WebhookId, WebhookNotification,
-    WebhookNotificationId,
+    AccountId, Container, DeliveryStatus, NotificationLog, Party, Shipment, ShipmentId,
+    TransportEvent, WebhookId, WebhookNotification, WebhookNotificationId,
 };
 use tidemark_store::{NotificationFilter, StoreError};
 use utoipa::ToSchema;
@@ -201,33 +203,70 @@ fn estimated_event(
     }
 }
 
+/// A shipment and what rendering it needs, loaded once for every notification of a
+/// delivery batch that concerns it.
+pub struct ShipmentContext {
+    shipment: Shipment,
+    containers: Vec<Container>,
+    customers: Vec<Party>,
+}
+
+/// The shipments of `ids` with their containers and customers, in three queries however
+/// many there are. Shipments no longer found are left out.
+pub async fn shipment_contexts(
+    state: &AppState,
+    account: AccountId,
+    ids: &[ShipmentId],
+) -> Result<HashMap<ShipmentId, ShipmentContext>, StoreError> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let shipments = state.store.shipments_by_ids(account, ids).await?;
+    let found: Vec<ShipmentId> = shipments.iter().map(|s| s.id).collect();
+    let mut containers = state.store.containers_of_shipments(&found).await?;
+    let customers = customers_of(state, &shipments).await.unwrap_or_default();
+    Ok(shipments
+        .into_iter()
+        .map(|shipment| {
+            let (own, rest): (Vec<Container>, Vec<Container>) = std::mem::take(&mut containers)
+                .into_iter()
+                .partition(|c| c.shipment_id == shipment.id);
+            containers = rest;
+            let customers = customers
+                .iter()
+                .filter(|p| Some(p.id) == shipment.customer_id)
+                .cloned()
+                .collect();
+            (
+                shipment.id,
+                ShipmentContext {
+                    shipment,
+                    containers: own,
+                    customers,
+                },
+            )
+        })
+        .collect())
+}
+
 /// The resources a notification's receiver gets beside it, as in Terminal49's examples.
 async fn included_for(
     state: &AppState,
     n: &WebhookNotification,
+    contexts: &HashMap<ShipmentId, ShipmentContext>,
 ) -> Result<Vec<ResourceObject<Value>>, StoreError> {
     let base = &state.config.public_url;
     let mut included = Vec::new();
-    let shipment: Option<Shipment> = match n.shipment_id {
-        Some(id) => Some(state.store.shipment(n.account_id, id).await?),
-        None => None,
-    };
-    let containers = match &shipment {
-        Some(s) => state.store.containers_of_shipment(s.id).await?,
-        None => Vec::new(),
-    };
-    let customers = match &shipment {
-        Some(s) => customers_of(state, std::slice::from_ref(s))
-            .await
-            .unwrap_or_default(),
-        None => Vec::new(),
-    };
+    let context = n.shipment_id.and_then(|id| contexts.get(&id));
+    let shipment: Option<&Shipment> = context.map(|c| &c.shipment);
+    let containers: &[Container] = context.map_or(&[], |c| &c.containers);
+    let customers: &[Party] = context.map_or(&[], |c| &c.customers);
     let shipment_object = |s: &Shipment| {
         included_object(
             &ShipmentResource {
                 shipment: s,
-                containers: &containers,
-                customers: &customers,
+                containers,
+                customers,
                 state,
             },
             base,
@@ -238,7 +277,7 @@ async fn included_for(
             included_object(
                 &ContainerResource {
                     container: c,
-                    shipment: shipment.as_ref(),
+                    shipment,
                     state,
                 },
                 base,
@@ -252,7 +291,7 @@ async fn included_for(
                 .store
                 .tracking_request(n.account_id, n.reference_id.into())
                 .await?;
-            if let Some(s) = &shipment {
+            if let Some(s) = shipment {
                 included.extend(containers.iter().filter_map(|c| container_object(c.id)));
                 included.push(shipment_object(s));
             }
@@ -277,7 +316,7 @@ async fn included_for(
                 )
             });
             if reference.kind == "estimated_event" {
-                included.extend(shipment.as_ref().map(shipment_object));
+                included.extend(shipment.map(shipment_object));
                 included.extend(port_object);
                 included.push(estimated_event(state, event, base));
             } else {
@@ -288,7 +327,7 @@ async fn included_for(
                         "container.transport.available" | "container.transport.not_available"
                     );
                 if !minimal {
-                    included.extend(shipment.as_ref().map(shipment_object));
+                    included.extend(shipment.map(shipment_object));
                     included.extend(container_object(event.container_id));
                     included.extend(port_object);
                 }
@@ -300,7 +339,7 @@ async fn included_for(
         }
         kind @ ("container_created_event" | "container_updated_event") => {
             let container_id = n.container_id;
-            included.extend(shipment.as_ref().map(shipment_object));
+            included.extend(shipment.map(shipment_object));
             included.extend(container_id.and_then(container_object));
             let mut attributes = json!({"timestamp": timestamp::format(n.created_at)});
             if kind == "container_updated_event" {
@@ -340,9 +379,11 @@ async fn included_for(
 }
 
 /// The document a webhook receives for `n`: Terminal49's envelope, with `included`.
+/// `contexts` holds `n`'s shipment (see [`shipment_contexts`]).
 pub async fn delivery_document(
     state: &AppState,
     n: &WebhookNotification,
+    contexts: &HashMap<ShipmentId, ShipmentContext>,
 ) -> Result<Value, StoreError> {
     let object = resource_object(
         &NotificationResource {
@@ -351,7 +392,7 @@ pub async fn delivery_document(
         },
         &state.config.public_url,
     );
-    let included = included_for(state, n).await?;
+    let included = included_for(state, n, contexts).await?;
     Ok(json!({
         "data": {
             "id": object.id,
@@ -436,7 +477,8 @@ async fn document_of(
     .collect();
     if !wanted.is_empty() {
         let reference = reference_of(n);
-        for object in included_for(state, n).await.unwrap_or_default() {
+        let contexts = shipment_contexts(state, n.account_id, n.shipment_id.as_slice()).await?;
+        for object in included_for(state, n, &contexts).await.unwrap_or_default() {
             let is_reference = object.kind == reference.kind && object.id == reference.id;
             if (is_reference && wanted.contains(&"reference_object"))
                 || wanted.contains(&object.kind)

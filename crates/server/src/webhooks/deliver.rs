@@ -4,17 +4,20 @@
 //! retried with backoff until `MAX_DELIVERY_ATTEMPTS`; the scheduler's sweep re-queues
 //! whatever is due, so a crash loses no notification.
 
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tidemark_domain::webhook::{LOGGED_BODY_BYTES, failing_too_long, is_delivered, retry_at};
 use tidemark_domain::{
-    AccountId, DeliveryStatus, NotificationLog, NotificationLogId, WebhookId, WebhookNotification,
-    WebhookNotificationId,
+    AccountId, DeliveryStatus, NotificationLog, NotificationLogId, ShipmentId, WebhookId,
+    WebhookNotification, WebhookNotificationId,
 };
 use tidemark_store::{RecordedDelivery, StoreError};
 
+use crate::api::webhook_notifications::{ShipmentContext, delivery_document, shipment_contexts};
 use crate::app::{App, AppState};
 use crate::jobs::{self, JobKind};
 use crate::webhooks::address::AddressError;
@@ -262,12 +265,23 @@ pub async fn drain(
         if claimed.is_empty() {
             break;
         }
+        // Rendered once (first attempt) and kept; the shipments they need load together.
+        let mut unrendered: Vec<ShipmentId> = claimed
+            .iter()
+            .filter(|n| n.body.is_none())
+            .filter_map(|n| n.shipment_id)
+            .collect();
+        unrendered.sort_unstable();
+        unrendered.dedup();
+        let contexts = shipment_contexts(&AppState(Arc::clone(app)), account, &unrendered).await?;
         let mut unrecorded = Vec::with_capacity(claimed.len());
         let mut last_recorded = Instant::now();
         let mut failure = None;
         for round in claimed.chunks(PER_WEBHOOK) {
             let results = futures::future::join_all(
-                round.iter().map(|n| attempt_one(app, client, &webhook, n)),
+                round
+                    .iter()
+                    .map(|n| attempt_one(app, client, &webhook, n, &contexts)),
             )
             .await;
             for result in results {
@@ -329,14 +343,14 @@ async fn attempt_one(
     client: &reqwest::Client,
     webhook: &tidemark_domain::Webhook,
     notification: &WebhookNotification,
+    contexts: &HashMap<ShipmentId, ShipmentContext>,
 ) -> Result<(RecordedDelivery, Delivery), StoreError> {
     let now = app.clock.now();
     let body = match &notification.body {
         Some(body) => body.clone(),
         None => {
             let state = AppState(std::sync::Arc::clone(app));
-            let document =
-                crate::api::webhook_notifications::delivery_document(&state, notification).await?;
+            let document = delivery_document(&state, notification, contexts).await?;
             serde_json::to_string(&document).map_err(StoreError::backend)?
         }
     };
