@@ -642,12 +642,12 @@ impl Store for PgStore {
         webhooks::record_deliveries(&mut self.client().await?, deliveries).await
     }
 
-    async fn notification_logs(
+    async fn notification_logs_of(
         &self,
         account: AccountId,
-        id: WebhookNotificationId,
+        ids: &[WebhookNotificationId],
     ) -> StoreResult<Vec<NotificationLog>> {
-        webhooks::logs(&self.client().await?, account, id).await
+        webhooks::logs(&self.client().await?, account, ids).await
     }
 
     async fn begin_idempotent_request(

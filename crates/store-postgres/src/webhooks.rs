@@ -514,15 +514,17 @@ pub async fn record_deliveries(
 pub async fn logs(
     client: &impl GenericClient,
     account: AccountId,
-    id: WebhookNotificationId,
+    ids: &[WebhookNotificationId],
 ) -> StoreResult<Vec<NotificationLog>> {
+    let ids: Vec<Uuid> = ids.iter().map(|id| id.0).collect();
     query_all(
         client,
         &format!(
             "SELECT {LOG_COLUMNS} FROM webhook_notification_logs \
-             WHERE notification_id = $1 AND account_id = $2 ORDER BY attempt, id"
+             WHERE notification_id = ANY($1) AND account_id = $2 \
+             ORDER BY notification_id, attempt, id"
         ),
-        &[&id.0, &account.0],
+        &[&ids, &account.0],
         log_from_row,
     )
     .await

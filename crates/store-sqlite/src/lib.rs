@@ -569,11 +569,11 @@ impl Store for SqliteStore {
         webhooks::record_deliveries(&mut self.writer(), deliveries)
     }
 
-    async fn notification_logs(
+    async fn notification_logs_of(
         &self,
         account: AccountId,
-        id: WebhookNotificationId,
+        ids: &[WebhookNotificationId],
     ) -> StoreResult<Vec<NotificationLog>> {
-        webhooks::logs(&self.reader(), account, id)
+        webhooks::logs(&self.reader(), account, ids)
     }
 }

@@ -476,14 +476,17 @@ pub fn record_deliveries(
 pub fn logs(
     conn: &Connection,
     account: AccountId,
-    id: WebhookNotificationId,
+    ids: &[WebhookNotificationId],
 ) -> StoreResult<Vec<NotificationLog>> {
+    let ids: Vec<String> = ids.iter().map(|id| id.0.to_string()).collect();
+    let ids = serde_json::to_string(&ids).map_err(backend)?;
     conn.prepare_cached(&format!(
         "SELECT {LOG_COLUMNS} FROM webhook_notification_logs
-         WHERE notification_id = ?1 AND account_id = ?2 ORDER BY attempt, id"
+         WHERE notification_id IN (SELECT value FROM json_each(?1)) AND account_id = ?2
+         ORDER BY notification_id, attempt, id"
     ))
     .and_then(|mut stmt| {
-        stmt.query_map([id.0.to_string(), account.0.to_string()], log_from_row)
+        stmt.query_map([ids, account.0.to_string()], log_from_row)
             .and_then(Iterator::collect)
     })
     .map_err(backend)

@@ -451,6 +451,15 @@ pub trait Store: Send + Sync + VesselStore + DocumentStore + CustomFieldStore {
         &self,
         account: AccountId,
         id: WebhookNotificationId,
+    ) -> StoreResult<Vec<NotificationLog>> {
+        self.notification_logs_of(account, &[id]).await
+    }
+    /// The delivery attempts of several notifications at once (one query for a page), by
+    /// notification then attempt.
+    async fn notification_logs_of(
+        &self,
+        account: AccountId,
+        ids: &[WebhookNotificationId],
     ) -> StoreResult<Vec<NotificationLog>>;
 
     // Idempotency keys (the `Idempotency-Key` header).

@@ -7,10 +7,11 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use tidemark_domain::{
     AccountId, Container, DeliveryStatus, NotificationLog, Party, Shipment, ShipmentId,
-    TransportEvent, WebhookId, WebhookNotification, WebhookNotificationId,
+    TransportEvent, Webhook, WebhookId, WebhookNotification, WebhookNotificationId,
 };
 use tidemark_store::{NotificationFilter, StoreError};
 use utoipa::ToSchema;
@@ -434,38 +435,25 @@ fn filter_from(query: &QueryParams) -> Result<NotificationFilter, ApiError> {
     })
 }
 
-async fn document_of(
+/// The resource objects of `notifications` and what `include` asks for beside them, with
+/// each included resource once. Logs, webhooks and shipments load per page, not per
+/// notification.
+async fn documents_of(
     state: &AppState,
-    n: &WebhookNotification,
+    account: AccountId,
+    notifications: &[WebhookNotification],
     query: &QueryParams,
 ) -> Result<
     (
-        ResourceObject<NotificationAttributes>,
+        Vec<ResourceObject<NotificationAttributes>>,
         Vec<ResourceObject<Value>>,
     ),
     ApiError,
 > {
     let includes = query.includes("webhook_notification", INCLUDES)?;
     let base = &state.config.public_url;
-    let logs = state.store.notification_logs(n.account_id, n.id).await?;
-    let object = resource_object(
-        &NotificationResource {
-            notification: n,
-            logs: &logs,
-        },
-        base,
-    );
-    let mut included = Vec::new();
-    if includes.contains("webhook_notification_logs") {
-        included.extend(logs.iter().map(|l| included_object(&LogResource(l), base)));
-    }
-    if includes.contains("webhook") {
-        let webhook = state.store.webhook(n.account_id, n.webhook_id).await?;
-        included.push(included_object(
-            &crate::api::webhooks::WebhookResource { webhook: &webhook },
-            base,
-        ));
-    }
+    let ids: Vec<WebhookNotificationId> = notifications.iter().map(|n| n.id).collect();
+    let logs = state.store.notification_logs_of(account, &ids).await?;
     let wanted: Vec<&str> = [
         "reference_object",
         "shipment",
@@ -475,19 +463,69 @@ async fn document_of(
     .into_iter()
     .filter(|name| includes.contains(name))
     .collect();
-    if !wanted.is_empty() {
-        let reference = reference_of(n);
-        let contexts = shipment_contexts(state, n.account_id, n.shipment_id.as_slice()).await?;
-        for object in included_for(state, n, &contexts).await.unwrap_or_default() {
-            let is_reference = object.kind == reference.kind && object.id == reference.id;
-            if (is_reference && wanted.contains(&"reference_object"))
-                || wanted.contains(&object.kind)
-            {
-                included.push(object);
+    let contexts = if wanted.is_empty() {
+        HashMap::new()
+    } else {
+        let mut shipments: Vec<ShipmentId> =
+            notifications.iter().filter_map(|n| n.shipment_id).collect();
+        shipments.sort_unstable();
+        shipments.dedup();
+        shipment_contexts(state, account, &shipments).await?
+    };
+    let mut webhooks: HashMap<WebhookId, Webhook> = HashMap::new();
+    let mut data = Vec::with_capacity(notifications.len());
+    let mut included: Vec<ResourceObject<Value>> = Vec::new();
+    let mut add = |object: ResourceObject<Value>| {
+        if !included
+            .iter()
+            .any(|o| o.id == object.id && o.kind == object.kind)
+        {
+            included.push(object);
+        }
+    };
+    for n in notifications {
+        let own_logs: Vec<NotificationLog> = logs
+            .iter()
+            .filter(|l| l.notification_id == n.id)
+            .cloned()
+            .collect();
+        data.push(resource_object(
+            &NotificationResource {
+                notification: n,
+                logs: &own_logs,
+            },
+            base,
+        ));
+        if includes.contains("webhook_notification_logs") {
+            own_logs
+                .iter()
+                .for_each(|l| add(included_object(&LogResource(l), base)));
+        }
+        if includes.contains("webhook") {
+            let webhook = match webhooks.entry(n.webhook_id) {
+                Entry::Occupied(known) => known.into_mut(),
+                Entry::Vacant(slot) => {
+                    slot.insert(state.store.webhook(account, n.webhook_id).await?)
+                }
+            };
+            add(included_object(
+                &crate::api::webhooks::WebhookResource { webhook },
+                base,
+            ));
+        }
+        if !wanted.is_empty() {
+            let reference = reference_of(n);
+            for object in included_for(state, n, &contexts).await.unwrap_or_default() {
+                let is_reference = object.kind == reference.kind && object.id == reference.id;
+                if (is_reference && wanted.contains(&"reference_object"))
+                    || wanted.contains(&object.kind)
+                {
+                    add(object);
+                }
             }
         }
     }
-    Ok((object, included))
+    Ok((data, included))
 }
 
 /// List notifications, newest first. Filters Terminal49 lacks: event, delivery status,
@@ -522,20 +560,7 @@ async fn list(
         .store
         .list_notifications(principal.account_id, &filter, page.into())
         .await?;
-    let mut data = Vec::with_capacity(found.items.len());
-    let mut included: Vec<ResourceObject<Value>> = Vec::new();
-    for n in &found.items {
-        let (object, more) = document_of(&state, n, &query).await?;
-        data.push(object);
-        for object in more {
-            if !included
-                .iter()
-                .any(|o| o.id == object.id && o.kind == object.kind)
-            {
-                included.push(object);
-            }
-        }
-    }
+    let (data, included) = documents_of(&state, principal.account_id, &found.items, &query).await?;
     Ok(ListDocument::page(
         data,
         included,
@@ -570,7 +595,14 @@ async fn show(
         .store
         .notification(principal.account_id, parse_id(&id)?)
         .await?;
-    let (object, included) = document_of(&state, &n, &query).await?;
+    let (data, included) = documents_of(
+        &state,
+        principal.account_id,
+        std::slice::from_ref(&n),
+        &query,
+    )
+    .await?;
+    let object = data.into_iter().next().ok_or(ApiError::NotFound)?;
     Ok(Document::new(object, included))
 }
 
