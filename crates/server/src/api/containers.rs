@@ -306,6 +306,13 @@ async fn list(
             .time("filter[updated_since]")?
             .or(query.time("filter[updated_after]")?),
         customer: query.id("filter[customer_id]")?.map(PartyId),
+        custom_fields: super::custom_fields::list_filters(
+            &state,
+            principal.account_id,
+            tidemark_domain::custom_fields::EntityType::Container,
+            &query,
+        )
+        .await?,
     };
     let found = state
         .store

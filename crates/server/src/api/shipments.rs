@@ -286,6 +286,7 @@ fn filter_from(query: &QueryParams) -> Result<ShipmentFilter, ApiError> {
         )?,
         updated_since: query.time("filter[updated_since]")?,
         customer: query.id("filter[customer_id]")?.map(PartyId),
+        custom_fields: Vec::new(),
     })
 }
 
@@ -338,7 +339,14 @@ async fn list(
 ) -> Result<ListDocument<ShipmentAttributes>, ApiError> {
     let page = query.page(DEFAULT_PAGE_SIZE)?;
     let includes = query.includes("shipment", INCLUDES)?;
-    let filter = filter_from(&query)?;
+    let mut filter = filter_from(&query)?;
+    filter.custom_fields = super::custom_fields::list_filters(
+        &state,
+        principal.account_id,
+        tidemark_domain::custom_fields::EntityType::Shipment,
+        &query,
+    )
+    .await?;
     let found = state
         .store
         .list_shipments(principal.account_id, &filter, page.into())
