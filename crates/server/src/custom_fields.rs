@@ -8,11 +8,12 @@
 use serde_json::Value;
 use tidemark_domain::custom_fields::{
     Definition, DefinitionChanges, EntityType, FieldOption, FieldProblem, NewDefinition, NewOption,
-    OptionChanges, ProblemCode, StoredValue, check_definition_update, check_option_update,
-    check_value, display_value, filter_key, validate_new_definition, validate_new_option,
+    OptionChanges, ProblemCode, ReferenceType, StoredValue, check_definition_update,
+    check_option_update, check_value, display_value, filter_key, validate_new_definition,
+    validate_new_option,
 };
 use tidemark_domain::tracking_update::TrackingUpdate;
-use tidemark_domain::{AccountId, ContainerId, ShipmentId, TrackingRequest};
+use tidemark_domain::{AccountId, ContainerId, ShipmentId, TrackingRequest, TrackingRequestId};
 use tidemark_store::{
     CustomFieldFilter, DefinitionRecord, EntityRef, NewValue, OptionRecord, StoreError, ValueRecord,
 };
@@ -274,6 +275,9 @@ pub async fn set_value(
     let options = options_of(app, account, definition.id).await?;
     let checked =
         check_value(&definition.definition, &options, raw).map_err(CustomFieldError::Invalid)?;
+    if let Some(StoredValue::Reference { reference_type, id }) = &checked {
+        check_reference(app, account, *reference_type, *id).await?;
+    }
     let previous = match app
         .store
         .custom_field_value_of(account, definition.id, entity.id)
@@ -311,6 +315,43 @@ pub async fn set_value(
         value: shown(&definition.definition, &options, record),
         created: previous.is_none(),
     })
+}
+
+/// A reference must name one of the account's resources. Documents are not checked: their
+/// store is not part of this feature.
+async fn check_reference(
+    app: &App,
+    account: AccountId,
+    reference_type: ReferenceType,
+    id: Uuid,
+) -> Result<(), CustomFieldError> {
+    let found = match reference_type {
+        ReferenceType::Shipment => app
+            .store
+            .shipment(account, ShipmentId(id))
+            .await
+            .map(|_| ()),
+        ReferenceType::Container => app
+            .store
+            .container(account, ContainerId(id))
+            .await
+            .map(|_| ()),
+        ReferenceType::TrackingRequest => app
+            .store
+            .tracking_request(account, TrackingRequestId(id))
+            .await
+            .map(|_| ()),
+        ReferenceType::Document => Ok(()),
+    };
+    match found {
+        Ok(()) => Ok(()),
+        Err(StoreError::NotFound) => Err(invalid(FieldProblem::attribute(
+            "value",
+            ProblemCode::Invalid,
+            format!("Value must reference an existing {reference_type}"),
+        ))),
+        Err(error) => Err(error.into()),
+    }
 }
 
 /// Several values, shown.
