@@ -322,6 +322,7 @@ async fn document(
         ("filter[scac]" = Option<String>, Query),
         ("filter[container_status]" = Option<String>, Query, description = "Shipments with a container in this status"),
         ("filter[updated_since]" = Option<String>, Query, description = "ISO 8601"),
+        ("filter[custom_fields][api_slug]" = Option<String>, Query, description = "a custom field value; put the field's api_slug in place of api_slug (up to 5 such filters)"),
         ("include" = Option<String>, Query, description = "containers, port_of_lading, port_of_discharge, destination"),
         ("page[number]" = Option<u32>, Query), ("page[size]" = Option<u32>, Query),
     ),
