@@ -212,14 +212,20 @@ fn parse_value_body(bytes: &[u8]) -> Result<ValueBody, ApiError> {
         }
         None => data,
     };
-    let value = attributes.get("value").cloned();
-    if value.as_ref().is_some_and(has_nul) {
+    // No database column can hold NUL (PostgreSQL refuses it in text and jsonb).
+    if has_nul(&document) {
+        let pointer = if attributes.get("value").is_some_and(has_nul) {
+            "/data/attributes/value"
+        } else {
+            "/data"
+        };
         return Err(invalid(
-            "/data/attributes/value",
+            pointer,
             "invalid_characters",
             "Text may not contain NUL characters.",
         ));
     }
+    let value = attributes.get("value").cloned();
     let api_slug = match attributes.get("api_slug") {
         None | Some(Value::Null) => None,
         Some(Value::String(slug)) => Some(slug.trim().to_owned()),
@@ -359,6 +365,10 @@ async fn value_at(
     id: &str,
     api_slug: &str,
 ) -> Result<(EntityRef, DefinitionRecord), ApiError> {
+    // No slug holds control characters; PostgreSQL would refuse a NUL in the lookup.
+    if api_slug.chars().any(char::is_control) {
+        return Err(ApiError::NotFound);
+    }
     let entity =
         custom_fields::entity(state, principal.account_id, entity_type, parse_id(id)?).await?;
     let definition = state

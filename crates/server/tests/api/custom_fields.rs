@@ -26,6 +26,7 @@ on_both_backends!(
     a_bad_custom_field_filter_is_a_bad_request_naming_the_parameter,
     initial_custom_fields_are_applied_once_the_shipment_and_containers_exist,
     invalid_initial_custom_fields_refuse_the_tracking_request,
+    malformed_value_requests_are_client_errors,
 );
 
 fn body(value: &Value) -> Option<(&'static str, Vec<u8>)> {
@@ -1211,5 +1212,99 @@ async fn invalid_initial_custom_fields_refuse_the_tracking_request(app: TestApp)
         app.get("/v2/tracking_requests").await.json()["meta"]["total"],
         json!(0),
         "nothing was created"
+    );
+}
+
+async fn malformed_value_requests_are_client_errors(app: TestApp) {
+    let (shipment, _) = tracked_shipment(&app, "TEST-CF-MALFORMED").await;
+    defined(
+        &app,
+        json!({"api_slug": "po", "display_name": "PO", "entity_type": "Shipment", "data_type": "short_text"}),
+    )
+    .await;
+    let path = format!("/v2/shipments/{shipment}/custom_fields/po");
+
+    let nul_in_slug = app
+        .get(&format!("/v2/shipments/{shipment}/custom_fields/p%00o"))
+        .await;
+    let nul_in_value = patch(
+        &app,
+        &path,
+        &json!({"data": {"attributes": {"value": "a\u{0}b"}}}),
+    )
+    .await;
+    let nul_in_posted_slug = app
+        .post_json(
+            &format!("/v2/shipments/{shipment}/custom_fields"),
+            &json!({"data": {"attributes": {"api_slug": "p\u{0}o", "value": "x"}}}),
+        )
+        .await;
+    let not_json = app
+        .request(
+            Method::PATCH,
+            &path,
+            Some(&app.key),
+            Some(("application/json", b"{".to_vec())),
+        )
+        .await;
+    let no_data = patch(&app, &path, &json!({"value": "x"})).await;
+    let wrong_type = patch(
+        &app,
+        &path,
+        &json!({"data": {"type": "shipment", "value": "x"}}),
+    )
+    .await;
+    let plain_text = app
+        .request(
+            Method::PATCH,
+            &path,
+            Some(&app.key),
+            Some(("text/plain", b"x".to_vec())),
+        )
+        .await;
+    let bad_shipment_id = set(&app, "shipments/not-a-uuid", "po", json!("x")).await;
+    let huge_text = set(
+        &app,
+        &format!("shipments/{shipment}"),
+        "po",
+        json!("x".repeat(300)),
+    )
+    .await;
+    let object_value = set(
+        &app,
+        &format!("shipments/{shipment}"),
+        "po",
+        json!({"a": 1}),
+    )
+    .await;
+
+    assert_eq!(nul_in_slug.status, StatusCode::NOT_FOUND);
+    assert_eq!(nul_in_value.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        nul_in_value.error_member("source"),
+        json!({"pointer": "/data/attributes/value"})
+    );
+    assert_eq!(nul_in_posted_slug.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(not_json.status, StatusCode::BAD_REQUEST);
+    assert_eq!(no_data.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(no_data.error_member("source"), json!({"pointer": "/data"}));
+    assert_eq!(wrong_type.status, StatusCode::CONFLICT);
+    assert_eq!(plain_text.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_eq!(bad_shipment_id.status, StatusCode::NOT_FOUND);
+    assert_eq!(huge_text.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        huge_text
+            .error_member("detail")
+            .as_str()
+            .unwrap()
+            .contains("too long"),
+        "{}",
+        huge_text.json()
+    );
+    assert_eq!(object_value.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        app.get(&path).await.status,
+        StatusCode::NOT_FOUND,
+        "nothing was stored"
     );
 }
