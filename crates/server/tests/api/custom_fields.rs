@@ -1132,6 +1132,11 @@ async fn initial_custom_fields_are_applied_once_the_shipment_and_containers_exis
         json!({"api_slug": "seal", "display_name": "Seal", "entity_type": "Container", "data_type": "short_text"}),
     )
     .await;
+    defined(
+        &app,
+        json!({"api_slug": "note", "display_name": "Note", "entity_type": "Container", "data_type": "short_text"}),
+    )
+    .await;
 
     let created = app
         .post_json(
@@ -1140,7 +1145,10 @@ async fn initial_custom_fields_are_applied_once_the_shipment_and_containers_exis
                 "request_type": "bill_of_lading", "request_number": "TEST-CF-INITIAL", "scac": "TEST",
                 "initial_custom_fields": {
                     "shipment": [{"api_slug": "po", "value": "PO-77"}, {"api_slug": "mode", "value": "sea"}],
-                    "containers": [{"api_slug": "seal", "value": "SEAL-ALL"}]
+                    "containers": [
+                        {"api_slug": "seal", "value": "SEAL-ALL"},
+                        {"api_slug": "note", "value": "for another box", "number": "ZZZU0000000"}
+                    ]
                 }
             }}}),
         )
@@ -1169,7 +1177,23 @@ async fn initial_custom_fields_are_applied_once_the_shipment_and_containers_exis
             .get(&format!("/v2/containers/{container}/custom_fields/seal"))
             .await;
         assert_eq!(attributes(&seal)["value"], json!("SEAL-ALL"));
+        let note = app
+            .get(&format!("/v2/containers/{container}/custom_fields/note"))
+            .await;
+        assert_eq!(
+            note.status,
+            StatusCode::NOT_FOUND,
+            "a value for another container number is not applied"
+        );
     }
+    // A later poll does not re-apply what a user has since changed.
+    set(&app, &format!("shipments/{shipment}"), "po", json!("PO-78")).await;
+    app.clock.advance(chrono::Duration::hours(2));
+    app.tick().await;
+    let po = app
+        .get(&format!("/v2/shipments/{shipment}/custom_fields/po"))
+        .await;
+    assert_eq!(attributes(&po)["value"], json!("PO-78"));
 }
 
 async fn invalid_initial_custom_fields_refuse_the_tracking_request(app: TestApp) {
