@@ -9,6 +9,7 @@ pub mod api;
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod custom_fields;
 pub mod documents;
 pub mod jobs;
 pub mod parties;

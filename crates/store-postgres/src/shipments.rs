@@ -749,6 +749,7 @@ pub async fn list_shipments(
             .clauses
             .push(format!("s.customer_id = {placeholder}"));
     }
+    crate::custom_fields::filter_clauses(account, &filter.custom_fields, "s.id", &mut condition);
     paged(
         client,
         &prefixed(SHIPMENT_COLUMNS, "s"),
@@ -955,6 +956,7 @@ pub async fn list_containers(
             .clauses
             .push(format!("s.customer_id = {placeholder}"));
     }
+    crate::custom_fields::filter_clauses(account, &filter.custom_fields, "c.id", &mut condition);
     paged(
         client,
         &prefixed(CONTAINER_COLUMNS, "c"),

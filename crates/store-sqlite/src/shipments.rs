@@ -668,6 +668,13 @@ pub fn list_shipments(
         clauses.push("s.customer_id = ?".to_owned());
         values.push(Value::Text(customer.0.to_string()));
     }
+    crate::custom_fields::filter_clauses(
+        account,
+        &filter.custom_fields,
+        "s.id",
+        &mut clauses,
+        &mut values,
+    );
     paged(
         conn,
         &prefixed(SHIPMENT_COLUMNS, "s"),
@@ -831,6 +838,13 @@ pub fn list_containers(
         clauses.push("s.customer_id = ?".to_owned());
         values.push(Value::Text(customer.0.to_string()));
     }
+    crate::custom_fields::filter_clauses(
+        account,
+        &filter.custom_fields,
+        "c.id",
+        &mut clauses,
+        &mut values,
+    );
     paged(
         conn,
         &prefixed(CONTAINER_COLUMNS, "c"),

@@ -23,7 +23,10 @@ use tidemark_domain::{
     WebhookNotificationId,
 };
 
-pub use custom_fields::CustomFieldStore;
+pub use custom_fields::{
+    CustomFieldFilter, CustomFieldStore, DefinitionFilter, DefinitionRecord, EntityRef, NewValue,
+    OptionRecord, ValueFilter, ValueRecord,
+};
 pub use documents::DocumentStore;
 pub use error::{BoxError, StoreError};
 pub use vessels::VesselStore;
@@ -100,6 +103,8 @@ pub struct ShipmentFilter {
     pub container_status: Option<ContainerStatus>,
     pub updated_since: Option<DateTime<Utc>>,
     pub customer: Option<PartyId>,
+    /// Shipments whose custom field values match every one of these.
+    pub custom_fields: Vec<CustomFieldFilter>,
 }
 
 /// Which containers to list. Every set field must match.
@@ -113,6 +118,8 @@ pub struct ContainerFilter {
     pub updated_since: Option<DateTime<Utc>>,
     /// The shipment's customer.
     pub customer: Option<PartyId>,
+    /// Containers whose custom field values match every one of these.
+    pub custom_fields: Vec<CustomFieldFilter>,
 }
 
 /// Which webhook notifications to list. Every set field must match.

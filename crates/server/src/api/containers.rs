@@ -275,6 +275,7 @@ fn event_filter(query: &QueryParams) -> Result<TransportEventFilter, ApiError> {
         ("filter[port]" = Option<String>, Query, description = "UN/LOCODE of the port of lading or discharge"),
         ("filter[scac]" = Option<String>, Query),
         ("filter[updated_since]" = Option<String>, Query, description = "ISO 8601"),
+        ("filter[custom_fields][api_slug]" = Option<String>, Query, description = "a custom field value; put the field's api_slug in place of api_slug (up to 5 such filters)"),
         ("include" = Option<String>, Query, description = "shipment"),
         ("page[number]" = Option<u32>, Query), ("page[size]" = Option<u32>, Query),
     ),
@@ -306,6 +307,13 @@ async fn list(
             .time("filter[updated_since]")?
             .or(query.time("filter[updated_after]")?),
         customer: query.id("filter[customer_id]")?.map(PartyId),
+        custom_fields: super::custom_fields::list_filters(
+            &state,
+            principal.account_id,
+            tidemark_domain::custom_fields::EntityType::Container,
+            &query,
+        )
+        .await?,
     };
     let found = state
         .store

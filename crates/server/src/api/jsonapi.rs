@@ -381,6 +381,11 @@ impl QueryParams {
             .map(|(_, value)| value.as_str())
     }
 
+    /// Every parameter, in order, as decoded.
+    pub fn pairs(&self) -> &[(String, String)] {
+        &self.pairs
+    }
+
     /// A non-empty, trimmed filter value.
     pub fn filter(&self, name: &str) -> Option<&str> {
         self.get(name)

@@ -6,6 +6,7 @@
 pub mod api_keys;
 pub mod auth;
 pub mod containers;
+pub mod custom_field_definitions;
 pub mod custom_fields;
 pub mod dcsa_notifications;
 pub mod docs;
@@ -63,6 +64,7 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(vessels::router())
         .merge(documents::router())
         .merge(custom_fields::router())
+        .merge(custom_field_definitions::router())
 }
 
 pub fn router(state: AppState) -> Router {

@@ -286,6 +286,7 @@ fn filter_from(query: &QueryParams) -> Result<ShipmentFilter, ApiError> {
         )?,
         updated_since: query.time("filter[updated_since]")?,
         customer: query.id("filter[customer_id]")?.map(PartyId),
+        custom_fields: Vec::new(),
     })
 }
 
@@ -321,6 +322,7 @@ async fn document(
         ("filter[scac]" = Option<String>, Query),
         ("filter[container_status]" = Option<String>, Query, description = "Shipments with a container in this status"),
         ("filter[updated_since]" = Option<String>, Query, description = "ISO 8601"),
+        ("filter[custom_fields][api_slug]" = Option<String>, Query, description = "a custom field value; put the field's api_slug in place of api_slug (up to 5 such filters)"),
         ("include" = Option<String>, Query, description = "containers, port_of_lading, port_of_discharge, destination"),
         ("page[number]" = Option<u32>, Query), ("page[size]" = Option<u32>, Query),
     ),
@@ -338,7 +340,14 @@ async fn list(
 ) -> Result<ListDocument<ShipmentAttributes>, ApiError> {
     let page = query.page(DEFAULT_PAGE_SIZE)?;
     let includes = query.includes("shipment", INCLUDES)?;
-    let filter = filter_from(&query)?;
+    let mut filter = filter_from(&query)?;
+    filter.custom_fields = super::custom_fields::list_filters(
+        &state,
+        principal.account_id,
+        tidemark_domain::custom_fields::EntityType::Shipment,
+        &query,
+    )
+    .await?;
     let found = state
         .store
         .list_shipments(principal.account_id, &filter, page.into())

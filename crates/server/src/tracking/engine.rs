@@ -284,5 +284,11 @@ async fn record_found(
         request.updated_at = now;
     }
     record(app, status_before, read_at, &request, Some(&update)).await?;
+    // Values staged with the request (`initial_custom_fields`) go onto what was just
+    // created. Kept apart from the poll's transaction: a failure here is logged and does not
+    // undo the tracking result.
+    if let Err(error) = crate::custom_fields::apply_staged(app, &request, &update).await {
+        tracing::warn!(tracking_request.id = %request.id, error = ?error, "cannot apply initial custom fields");
+    }
     Ok(PollOutcome::Tracked)
 }

@@ -87,6 +87,24 @@ pub enum SubmitError {
     Store(#[from] StoreError),
 }
 
+impl From<crate::custom_fields::CustomFieldError> for SubmitError {
+    fn from(error: crate::custom_fields::CustomFieldError) -> Self {
+        match error {
+            crate::custom_fields::CustomFieldError::Invalid(problems) => Self::Invalid(
+                problems
+                    .into_iter()
+                    .map(|problem| Problem {
+                        pointer: problem.pointer,
+                        code: problem.code.as_str(),
+                        detail: problem.detail,
+                    })
+                    .collect(),
+            ),
+            crate::custom_fields::CustomFieldError::Store(error) => Self::Store(error),
+        }
+    }
+}
+
 /// Checks a submission against Terminal49's rules: all problems together.
 pub fn validate(
     app: &App,
@@ -204,6 +222,10 @@ pub async fn submit(
     let (request_type, request_number, scac) =
         validate(app, &submission).map_err(SubmitError::Invalid)?;
     let customer_id = customer_of(app, account, &submission).await?;
+    let initial_custom_fields =
+        crate::custom_fields::stage(app, account, submission.initial_custom_fields.as_ref())
+            .await
+            .map_err(SubmitError::from)?;
     let now = app.clock.now();
     let request = TrackingRequest {
         id: TrackingRequestId::new(app.ids.as_ref()),
@@ -218,7 +240,7 @@ pub async fn submit(
         is_retrying: false,
         retry_count: None,
         shipment_id: None,
-        initial_custom_fields: submission.initial_custom_fields,
+        initial_custom_fields,
         customer_id,
         submitted_by: Some(submitted_by),
         created_at: now,
