@@ -149,6 +149,7 @@ mod tests {
             initial_custom_fields: None,
             customer_id: None,
             submitted_by: None,
+            polled_at: None,
             created_at: at(),
             updated_at: at(),
         }

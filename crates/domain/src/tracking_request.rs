@@ -30,6 +30,10 @@ pub struct TrackingRequest {
     pub customer_id: Option<PartyId>,
     /// The API key that submitted it (Terminal49's `user`), when known.
     pub submitted_by: Option<ApiKeyId>,
+    /// When its carrier was last asked about it while it had no shipment: paces the
+    /// re-checks of `awaiting_manifest` and retrying requests, which a user's edit (that
+    /// moves `updated_at`) must not postpone.
+    pub polled_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }

@@ -631,6 +631,7 @@ mod tests {
             initial_custom_fields: None,
             customer_id: None,
             submitted_by: None,
+            polled_at: None,
             created_at: t(0),
             updated_at: t(0),
         }

@@ -101,6 +101,7 @@ async fn apply(
             initial_custom_fields: None,
             customer_id: None,
             submitted_by: None,
+            polled_at: None,
             created_at: epoch,
             updated_at: epoch,
         };

@@ -90,6 +90,7 @@ async fn fill(store: &dyn Store, account: tidemark_domain::AccountId) -> [Defini
             initial_custom_fields: None,
             customer_id: None,
             submitted_by: None,
+            polled_at: None,
             created_at: now(),
             updated_at: now(),
         };

@@ -47,6 +47,7 @@ async fn fill(
             initial_custom_fields: None,
             customer_id: None,
             submitted_by: None,
+            polled_at: None,
             created_at: now,
             updated_at: now,
         };

@@ -82,6 +82,7 @@ async fn record_voyage(app: &App, account: AccountId, sandbox: &Sandbox, n: usiz
         initial_custom_fields: None,
         customer_id: None,
         submitted_by: None,
+        polled_at: None,
         created_at: now,
         updated_at: now,
     };

@@ -30,6 +30,10 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (12, include_str!("../migrations/0012_vessels.sql")),
     (13, include_str!("../migrations/0013_documents.sql")),
     (14, include_str!("../migrations/0014_custom_fields.sql")),
+    (
+        15,
+        include_str!("../migrations/0015_tracking_request_polled_at.sql"),
+    ),
 ];
 
 /// Advisory lock key held while migrating ("tdmkmigr"), so processes starting together

@@ -497,7 +497,7 @@ pub async fn record_tracking_result(
     let statement = tx
         .prepare_cached(
             "UPDATE tracking_requests SET status = $2, failed_reason = $3, is_retrying = $4,
-                retry_count = $5, shipment_id = $6, updated_at = $7
+                retry_count = $5, shipment_id = $6, updated_at = $7, polled_at = $9
              WHERE id = $1 AND updated_at = $8 AND (shipment_id IS NULL OR shipment_id = $6)",
         )
         .await
@@ -515,6 +515,7 @@ pub async fn record_tracking_result(
                 &request.shipment_id.map(|id| id.0),
                 &request.updated_at,
                 &read_at,
+                &request.polled_at,
             ],
         )
         .await

@@ -19,7 +19,7 @@ use crate::convert::{backend, on_unique, query_all, query_one, to_int};
 const COLUMNS: &str = "id, account_id, request_type, request_number, scac, ref_numbers, \
                        shipment_tags, status, failed_reason, is_retrying, retry_count, \
                        shipment_id, initial_custom_fields, created_at, updated_at, \
-                       customer_id, submitted_by";
+                       customer_id, submitted_by, polled_at";
 
 type Param = Box<dyn ToSql + Sync + Send>;
 
@@ -65,6 +65,7 @@ fn from_row(row: &Row) -> StoreResult<TrackingRequest> {
             .try_get::<_, Option<uuid::Uuid>>(16)
             .map_err(backend)?
             .map(ApiKeyId),
+        polled_at: row.try_get(17).map_err(backend)?,
     })
 }
 
@@ -72,7 +73,7 @@ pub async fn create(client: &impl GenericClient, request: &TrackingRequest) -> S
     let statement = client
         .prepare_cached(&format!(
             "INSERT INTO tracking_requests ({COLUMNS})
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)"
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
         ))
         .await
         .map_err(backend)?;
@@ -98,6 +99,7 @@ pub async fn create(client: &impl GenericClient, request: &TrackingRequest) -> S
                 &request.updated_at,
                 &request.customer_id.map(|id| id.0),
                 &request.submitted_by.map(|id| id.0),
+                &request.polled_at,
             ],
         )
         .await

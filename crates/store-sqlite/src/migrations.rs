@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0012_vessels.sql"),
     include_str!("../migrations/0013_documents.sql"),
     include_str!("../migrations/0014_custom_fields.sql"),
+    include_str!("../migrations/0015_tracking_request_polled_at.sql"),
 ];
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {

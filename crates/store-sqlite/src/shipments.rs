@@ -451,7 +451,7 @@ pub fn record_tracking_result(
     let updated = tx
         .prepare_cached(
             "UPDATE tracking_requests SET status = ?2, failed_reason = ?3, is_retrying = ?4,
-                retry_count = ?5, shipment_id = ?6, updated_at = ?7
+                retry_count = ?5, shipment_id = ?6, updated_at = ?7, polled_at = ?9
              WHERE id = ?1 AND updated_at = ?8 AND (shipment_id IS NULL OR shipment_id = ?6)",
         )
         .and_then(|mut stmt| {
@@ -464,6 +464,7 @@ pub fn record_tracking_result(
                 request.shipment_id.map(|id| id.0.to_string()),
                 to_ts(request.updated_at),
                 to_ts(read_at),
+                request.polled_at.map(to_ts),
             ])
         })
         .map_err(backend)?;

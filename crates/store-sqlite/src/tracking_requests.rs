@@ -16,7 +16,7 @@ use crate::convert::{backend, from_ts, on_unique, to_ts, uuid_from};
 const COLUMNS: &str = "id, account_id, request_type, request_number, scac, ref_numbers, \
                        shipment_tags, status, failed_reason, is_retrying, retry_count, \
                        shipment_id, initial_custom_fields, created_at, updated_at, \
-                       customer_id, submitted_by";
+                       customer_id, submitted_by, polled_at";
 
 fn invalid(index: usize, what: impl Into<String>) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(
@@ -76,6 +76,14 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<TrackingRequest> {
             .map(|id| uuid::Uuid::parse_str(&id).map(ApiKeyId))
             .transpose()
             .map_err(|e| invalid(16, e.to_string()))?,
+        polled_at: row
+            .get::<_, Option<String>>(17)?
+            .map(|text| {
+                DateTime::parse_from_rfc3339(&text)
+                    .map(|at| at.with_timezone(&Utc))
+                    .map_err(|e| invalid(17, e.to_string()))
+            })
+            .transpose()?,
     })
 }
 
@@ -87,7 +95,7 @@ pub fn create(conn: &Connection, request: &TrackingRequest) -> StoreResult<()> {
     conn.execute(
         &format!(
             "INSERT INTO tracking_requests ({COLUMNS})
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
         ),
         params![
             request.id.0.to_string(),
@@ -111,6 +119,7 @@ pub fn create(conn: &Connection, request: &TrackingRequest) -> StoreResult<()> {
             to_ts(request.updated_at),
             request.customer_id.map(|id| id.0.to_string()),
             request.submitted_by.map(|id| id.0.to_string()),
+            request.polled_at.map(to_ts),
         ],
     )
     .map_err(|e| on_unique(e, "tracking_requests_active_number"))?;

@@ -655,6 +655,7 @@ fn tracking_request(
         initial_custom_fields: Some(serde_json::json!({"shipment": []})),
         customer_id: None,
         submitted_by: Some(ApiKeyId(uuid::Uuid::from_u128(7))),
+        polled_at: None,
         created_at: at,
         updated_at: at,
     }

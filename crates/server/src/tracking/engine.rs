@@ -65,13 +65,19 @@ pub fn due_at(
                 }),
         ),
         (TrackingRequestStatus::AwaitingManifest, None) => {
-            Some(request.updated_at + Duration::days(1))
+            Some(last_polled(request) + Duration::days(1))
         }
         (_, None) if request.is_retrying => Some(
-            request.updated_at + RETRY_POLICY.delay_after(request.retry_count.unwrap_or(1), 0.5),
+            last_polled(request) + RETRY_POLICY.delay_after(request.retry_count.unwrap_or(1), 0.5),
         ),
         (_, None) => Some(request.created_at),
     }
+}
+
+/// When the carrier was last asked about a request that has no shipment yet (rows from
+/// before `polled_at` existed fall back to their last change).
+fn last_polled(request: &TrackingRequest) -> DateTime<Utc> {
+    request.polled_at.unwrap_or(request.updated_at)
 }
 
 fn query_for(request: &TrackingRequest) -> TrackingQuery {
@@ -127,6 +133,7 @@ pub async fn poll(
         }
         (Ok(_) | Err(CarrierError::NotFound), None) => {
             request.updated_at = now;
+            request.polled_at = Some(now);
             // The sandbox's numbers are never "not yet manifested": unknown is final there.
             let final_not_found = request.request_type == RequestType::Container
                 || request.scac == tidemark_carriers::sandbox::SCAC;
@@ -146,6 +153,7 @@ pub async fn poll(
             tracing::warn!(tracking_request.id = %request.id, %error, "carrier poll failed");
             let retries = request.retry_count.unwrap_or(0) + 1;
             request.updated_at = now;
+            request.polled_at = Some(now);
             let outcome = if retries > MAX_RETRIES {
                 fail(&mut request, FailedReason::RetriesExhausted)
             } else {

@@ -243,6 +243,7 @@ pub async fn submit(
         initial_custom_fields,
         customer_id,
         submitted_by: Some(submitted_by),
+        polled_at: None,
         created_at: now,
         updated_at: now,
     };

@@ -11,6 +11,8 @@ use chrono::Duration;
 use serde_json::{Value, json};
 use tidemark_carriers::{Carrier, CarrierError, CarrierSnapshot, TrackingQuery};
 
+use tidemark_domain::Clock;
+
 use crate::helpers::{Backend, TestApp};
 use crate::on_both_backends;
 
@@ -20,6 +22,7 @@ on_both_backends!(
     the_voyage_unfolds_as_the_clock_moves,
     polling_again_creates_no_duplicate_events,
     an_unknown_bill_of_lading_awaits_its_manifest_then_expires,
+    editing_a_request_awaiting_its_manifest_does_not_postpone_its_daily_check,
     an_unknown_container_number_fails_at_once,
     transient_carrier_errors_are_retried_then_exhausted,
     a_carrier_that_recovers_clears_the_retry_state,
@@ -286,6 +289,40 @@ async fn an_unknown_bill_of_lading_awaits_its_manifest_then_expires(app: TestApp
     let expired = request_of(&app, &id).await;
     assert_eq!(expired["attributes"]["status"], json!("failed"));
     assert_eq!(expired["attributes"]["failed_reason"], json!("expired"));
+}
+
+async fn editing_a_request_awaiting_its_manifest_does_not_postpone_its_daily_check(app: TestApp) {
+    let app = scripted_app(app.backend, Vec::new()).await;
+    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+    app.run_pending_jobs().await;
+    app.clock.advance(Duration::hours(20));
+    let edited = app
+        .request(
+            Method::PATCH,
+            &format!("/v2/tracking_requests/{id}"),
+            Some(&app.key),
+            Some((
+                "application/json",
+                json!({"data": {"type": "tracking_request", "attributes": {"ref_numbers": ["PO-1"]}}})
+                    .to_string()
+                    .into_bytes(),
+            )),
+        )
+        .await;
+    assert_eq!(edited.status, StatusCode::OK);
+
+    app.clock.advance(Duration::hours(4) + Duration::minutes(1));
+    app.tick().await;
+
+    let checked = request_of(&app, &id).await;
+    assert_eq!(
+        checked["attributes"]["updated_at"],
+        json!(tidemark_server::api::jsonapi::timestamp::format(
+            app.clock.now()
+        )),
+        "checked a day after the last check, not a day after the edit"
+    );
+    assert_eq!(checked["attributes"]["status"], json!("awaiting_manifest"));
 }
 
 async fn an_unknown_container_number_fails_at_once(app: TestApp) {
