@@ -26,7 +26,9 @@ use tidemark_domain::{
 pub use custom_fields::CustomFieldStore;
 pub use documents::DocumentStore;
 pub use error::{BoxError, StoreError};
-pub use vessels::VesselStore;
+pub use vessels::{
+    AisPosition, Fix, PositionsRecorded, Vessel, VesselIdentity, VesselStore, thin_track,
+};
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
