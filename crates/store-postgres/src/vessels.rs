@@ -199,8 +199,7 @@ impl VesselStore for PgStore {
 
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(backend)?;
-        let mut outcome = PositionsRecorded::default();
-        outcome.new_vessels = tx
+        let new_vessels = tx
             .execute(
                 "INSERT INTO vessels (id, mmsi, created_at, updated_at)
                  SELECT id, mmsi, $3, $3 FROM unnest($1::uuid[], $2::text[]) AS u (id, mmsi)
@@ -219,6 +218,10 @@ impl VesselStore for PgStore {
             .await
             .map_err(backend)?;
 
+        let mut outcome = PositionsRecorded {
+            new_vessels,
+            ..PositionsRecorded::default()
+        };
         let mut track = TrackColumns::default();
         let mut latest = LatestColumns::default();
         for row in &rows {

@@ -313,7 +313,7 @@ impl VesselStore for SqliteStore {
             params![id.to_string(), to_ts(from), to_ts(to), limit],
             fix_from_row,
         )
-        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
         .map_err(backend)
     }
 
