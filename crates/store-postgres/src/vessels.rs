@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::GenericClient;
+use tidemark_domain::AccountId;
 use tidemark_store::{
     AisPosition, Fix, PositionsRecorded, StoreError, StoreResult, Vessel, VesselIdentity,
     VesselStore, thin_track,
@@ -361,6 +362,56 @@ impl VesselStore for PgStore {
             fix_from_row,
         )
         .await
+    }
+
+    async fn carrier_eta(
+        &self,
+        account: AccountId,
+        imo: &str,
+        locode: &str,
+    ) -> StoreResult<Option<DateTime<Utc>>> {
+        let rows = self
+            .client()
+            .await?
+            .query(
+                "SELECT timestamp FROM transport_events
+                 WHERE vessel_imo = $1 AND location_locode = $2 AND account_id = $3
+                   AND event = 'container.transport.estimated.vessel_arrived'
+                 ORDER BY created_at DESC, timestamp DESC LIMIT 1",
+                &[&imo, &locode, &account.0],
+            )
+            .await
+            .map_err(backend)?;
+        rows.first()
+            .map(|row| row.try_get(0).map_err(backend))
+            .transpose()
+    }
+
+    async fn tracked_numbers(
+        &self,
+        scac: &str,
+        limit: u32,
+    ) -> StoreResult<Vec<(String, DateTime<Utc>)>> {
+        let rows = self
+            .client()
+            .await?
+            .query(
+                "SELECT DISTINCT t.request_number, t.created_at
+                 FROM shipments s JOIN tracking_requests t ON t.id = s.tracking_request_id
+                 WHERE s.shipping_line_scac = $1 AND s.line_tracking_stopped_at IS NULL
+                 ORDER BY t.created_at DESC, t.request_number LIMIT $2",
+                &[&scac, &i64::from(limit)],
+            )
+            .await
+            .map_err(backend)?;
+        rows.iter()
+            .map(|row| {
+                Ok((
+                    row.try_get(0).map_err(backend)?,
+                    row.try_get(1).map_err(backend)?,
+                ))
+            })
+            .collect()
     }
 
     async fn purge_vessel_positions(&self, before: DateTime<Utc>) -> StoreResult<u64> {

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, params};
+use tidemark_domain::AccountId;
 use tidemark_store::{
     AisPosition, Fix, PositionsRecorded, StoreError, StoreResult, Vessel, VesselIdentity,
     VesselStore, thin_track,
@@ -313,6 +314,49 @@ impl VesselStore for SqliteStore {
             params![id.to_string(), to_ts(from), to_ts(to), limit],
             fix_from_row,
         )
+        .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+        .map_err(backend)
+    }
+
+    async fn carrier_eta(
+        &self,
+        account: AccountId,
+        imo: &str,
+        locode: &str,
+    ) -> StoreResult<Option<DateTime<Utc>>> {
+        self.reader()
+            .prepare_cached(
+                "SELECT timestamp FROM transport_events
+                 WHERE vessel_imo = ?1 AND location_locode = ?2 AND account_id = ?3
+                   AND event = 'container.transport.estimated.vessel_arrived'
+                 ORDER BY created_at DESC, timestamp DESC LIMIT 1",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_row(params![imo, locode, account.0.to_string()], |row| {
+                    from_ts(row, 0)
+                })
+                .optional()
+            })
+            .map_err(backend)
+    }
+
+    async fn tracked_numbers(
+        &self,
+        scac: &str,
+        limit: u32,
+    ) -> StoreResult<Vec<(String, DateTime<Utc>)>> {
+        let conn = self.reader();
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT DISTINCT t.request_number, t.created_at
+                 FROM shipments s JOIN tracking_requests t ON t.id = s.tracking_request_id
+                 WHERE s.shipping_line_scac = ?1 AND s.line_tracking_stopped_at IS NULL
+                 ORDER BY t.created_at DESC, t.request_number LIMIT ?2",
+            )
+            .map_err(backend)?;
+        stmt.query_map(params![scac, limit], |row| {
+            Ok((row.get(0)?, from_ts(row, 1)?))
+        })
         .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
         .map_err(backend)
     }

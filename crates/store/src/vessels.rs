@@ -8,6 +8,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
+use tidemark_domain::AccountId;
 use uuid::Uuid;
 
 use crate::StoreResult;
@@ -116,6 +117,24 @@ pub trait VesselStore: Send + Sync {
         to: DateTime<Utc>,
         limit: u32,
     ) -> StoreResult<Vec<Fix>>;
+
+    /// The carrier's latest estimated arrival of the vessel with this IMO at `locode`
+    /// (the last issued `estimated.vessel_arrived` among the account's events).
+    async fn carrier_eta(
+        &self,
+        account: AccountId,
+        imo: &str,
+        locode: &str,
+    ) -> StoreResult<Option<DateTime<Utc>>>;
+
+    /// The request numbers of shipments still tracked at this carrier, with when their
+    /// tracking request was made (distinct pairs, across accounts, at most `limit`): the
+    /// sandbox carrier's vessels report positions for these voyages.
+    async fn tracked_numbers(
+        &self,
+        scac: &str,
+        limit: u32,
+    ) -> StoreResult<Vec<(String, DateTime<Utc>)>>;
 
     /// Deletes stored track points older than `before`; returns how many.
     async fn purge_vessel_positions(&self, before: DateTime<Utc>) -> StoreResult<u64>;
