@@ -4,7 +4,7 @@
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use tidemark_domain::ContainerId;
-use tidemark_geo::map::{MapOptions, build_map};
+use tidemark_geo::map::{Longitudes, MapOptions, build_map};
 use tidemark_geo::searoute::SeaRouter;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -42,7 +42,12 @@ async fn map_geojson(
         .map_err(|_| ApiError::NotFound)?;
     let input = container_map_input(&state, principal.account_id, id).await?;
     // Routing is CPU work of a few milliseconds at most: not worth a blocking thread.
-    let map = build_map(&input, SeaRouter::embedded(), &MapOptions::default());
+    // Lines crossing ±180° are cut there (RFC 7946 §3.1.9), each part still a LineString.
+    let options = MapOptions {
+        longitudes: Longitudes::Split,
+        ..MapOptions::default()
+    };
+    let map = build_map(&input, SeaRouter::embedded(), &options);
     // Serialized straight from the typed map, so property order stays Terminal49's.
     let body = serde_json::to_vec(&map)
         .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("serializing a map")))?;

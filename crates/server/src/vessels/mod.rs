@@ -74,6 +74,34 @@ pub async fn vessels_named(
     Ok(found)
 }
 
+/// Records the vessels a carrier update names (by IMO), so `GET /vessels/{imo}` knows
+/// them and AIS static reports can tie their MMSI to them. Best effort: a failure is
+/// logged, and the map learns them again when it needs them.
+pub async fn learn_vessels_of(
+    app: &App,
+    update: &tidemark_domain::tracking_update::TrackingUpdate,
+) {
+    let named: Vec<(String, Option<String>)> = update
+        .raw_events
+        .iter()
+        .filter_map(|e| {
+            e.reported
+                .vessel_imo
+                .clone()
+                .map(|imo| (imo, e.reported.vessel_name.clone()))
+        })
+        .chain(
+            update
+                .new_events
+                .iter()
+                .filter_map(|e| e.vessel_imo.clone().map(|imo| (imo, e.vessel_name.clone()))),
+        )
+        .collect();
+    if let Err(error) = vessels_named(app, &named).await {
+        tracing::warn!(error = ?error, "cannot record the vessels a carrier named");
+    }
+}
+
 /// Seven digits, as IMO ship numbers are.
 pub fn is_imo(text: &str) -> bool {
     text.len() == 7 && text.bytes().all(|b| b.is_ascii_digit())
