@@ -364,6 +364,36 @@ impl VesselStore for PgStore {
         .await
     }
 
+    async fn vessel_track_sampled(
+        &self,
+        id: Uuid,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        max_points: u32,
+    ) -> StoreResult<Vec<Fix>> {
+        // Sampled here: measured, a window function or a DISTINCT ON over time slices
+        // costs the server more than sending the rows.
+        let rows = self
+            .client()
+            .await?
+            .query(
+                "SELECT timestamp, latitude, longitude, speed_knots, course, heading
+                 FROM vessel_positions
+                 WHERE vessel_id = $1 AND timestamp >= $2 AND timestamp <= $3
+                 ORDER BY timestamp",
+                &[&id, &from, &to],
+            )
+            .await
+            .map_err(backend)?;
+        let total = rows.len();
+        let stride = total.div_ceil(max_points.max(1) as usize).max(1);
+        rows.iter()
+            .enumerate()
+            .filter(|(n, _)| n.is_multiple_of(stride) || n + 1 == total)
+            .map(|(_, row)| fix_from_row(row))
+            .collect()
+    }
+
     async fn carrier_eta(
         &self,
         account: AccountId,

@@ -100,18 +100,27 @@ fn record_positions(
             let Some(first) = reports.first() else {
                 continue;
             };
-            outcome.new_vessels += create
-                .execute(params![first.new_vessel_id.to_string(), mmsi, now_text])
-                .map_err(backend)? as u64;
-            let known = find
-                .query_row([mmsi], |row| {
+            let read = |find: &mut rusqlite::CachedStatement<'_>| {
+                find.query_row([mmsi], |row| {
                     Ok(Known {
                         id: row.get(0)?,
                         latest: from_optional_ts(row, 1)?,
                         track_at: from_optional_ts(row, 2)?,
                     })
                 })
-                .map_err(backend)?;
+                .optional()
+                .map_err(backend)
+            };
+            // Known vessels are the common case: look first, create only when missing.
+            let known = match read(&mut find)? {
+                Some(known) => known,
+                None => {
+                    outcome.new_vessels += create
+                        .execute(params![first.new_vessel_id.to_string(), mmsi, now_text])
+                        .map_err(backend)? as u64;
+                    read(&mut find)?.ok_or(StoreError::NotFound)?
+                }
+            };
             reports.sort_by_key(|p| p.fix.timestamp);
             let fixes: Vec<Fix> = reports.iter().map(|p| p.fix).collect();
             let kept = thin_track(known.track_at, &fixes, min_interval);
@@ -316,6 +325,45 @@ impl VesselStore for SqliteStore {
         )
         .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
         .map_err(backend)
+    }
+
+    async fn vessel_track_sampled(
+        &self,
+        id: Uuid,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        max_points: u32,
+    ) -> StoreResult<Vec<Fix>> {
+        let conn = self.reader();
+        let (id, from, to) = (id.to_string(), to_ts(from), to_ts(to));
+        // Counted on the primary key alone; then every row is stepped over but only the
+        // sampled ones are decoded (window functions cost more than the decoding saved).
+        let total: u64 = conn
+            .prepare_cached(
+                "SELECT count(*) FROM vessel_positions
+                 WHERE vessel_id = ?1 AND timestamp >= ?2 AND timestamp <= ?3",
+            )
+            .and_then(|mut stmt| stmt.query_row(params![id, from, to], |row| row.get(0)))
+            .map_err(backend)?;
+        let stride = total.div_ceil(u64::from(max_points.max(1))).max(1);
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT timestamp, latitude, longitude, speed_knots, course, heading
+                 FROM vessel_positions
+                 WHERE vessel_id = ?1 AND timestamp >= ?2 AND timestamp <= ?3
+                 ORDER BY timestamp",
+            )
+            .map_err(backend)?;
+        let mut rows = stmt.query(params![id, from, to]).map_err(backend)?;
+        let mut sampled = Vec::with_capacity(usize::try_from(total / stride + 2).unwrap_or(0));
+        let mut n = 0_u64;
+        while let Some(row) = rows.next().map_err(backend)? {
+            if n.is_multiple_of(stride) || n + 1 == total {
+                sampled.push(fix_from_row(row).map_err(backend)?);
+            }
+            n += 1;
+        }
+        Ok(sampled)
     }
 
     async fn carrier_eta(

@@ -118,6 +118,17 @@ pub trait VesselStore: Send + Sync {
         limit: u32,
     ) -> StoreResult<Vec<Fix>>;
 
+    /// The stored track between `from` and `to`, oldest first, evenly sampled down to
+    /// about `max_points` (the first and last points always kept) when it has more: what
+    /// a map draws, read without decoding every stored point.
+    async fn vessel_track_sampled(
+        &self,
+        id: Uuid,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        max_points: u32,
+    ) -> StoreResult<Vec<Fix>>;
+
     /// The carrier's latest estimated arrival of the vessel with this IMO at `locode`
     /// (the last issued `estimated.vessel_arrived` among the account's events).
     async fn carrier_eta(

@@ -11,7 +11,11 @@ use tidemark_geo::reference::{ReferenceData, port_id};
 use tidemark_store::StoreError;
 
 use crate::app::App;
-use crate::vessels::{MAX_TRACK_POINTS, vessels_named};
+use crate::vessels::vessels_named;
+
+/// Stored positions a leg's track is sampled down to before simplification: four times
+/// the points the map draws, so the simplified line keeps the track's shape.
+const MAP_TRACK_SAMPLE: u32 = 2_000;
 
 /// The map input of a container of the account; `NotFound` for another's or an unknown
 /// container. A container with no known ports gets an input with no ports.
@@ -127,7 +131,7 @@ pub async fn container_map_input(
             if end >= start {
                 leg.track = app
                     .store
-                    .vessel_track(vessel.id, start, end, MAX_TRACK_POINTS)
+                    .vessel_track_sampled(vessel.id, start, end, MAP_TRACK_SAMPLE)
                     .await?
                     .into_iter()
                     .map(|f| TrackPoint {

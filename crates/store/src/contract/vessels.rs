@@ -24,6 +24,7 @@ macro_rules! vessel_contract_tests {
             a_static_report_merges_an_mmsi_vessel_into_the_imo_vessel,
             old_positions_are_purged,
             vessels_are_found_by_several_imos,
+            a_sampled_track_keeps_the_ends_and_spreads_the_rest_evenly,
         );
     };
 }
@@ -322,4 +323,36 @@ pub async fn vessels_are_found_by_several_imos(backend: &dyn TestBackend) {
     found.sort_by_key(|v| v.id);
     let names: Vec<_> = found.iter().map(|v| v.name.clone().unwrap()).collect();
     assert_eq!(names, ["A", "B"]);
+}
+
+pub async fn a_sampled_track_keeps_the_ends_and_spreads_the_rest_evenly(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let reports: Vec<AisPosition> = (0..1_001)
+        .map(|i| report("244123000", 1, fix(i, 50.0, 4.0)))
+        .collect();
+    store
+        .record_positions(&reports, Duration::seconds(60), t0())
+        .await
+        .unwrap();
+    let (from, to) = all_time();
+    let sampled = store
+        .vessel_track_sampled(Uuid::from_u128(1), from, to, 100)
+        .await
+        .unwrap();
+    let minutes: Vec<i64> = sampled
+        .iter()
+        .map(|f| (f.timestamp - t0()).num_minutes())
+        .collect();
+    // Every 11th of 1,001 points, and the last.
+    assert_eq!(minutes.first(), Some(&0));
+    assert_eq!(minutes.last(), Some(&1_000));
+    assert!(minutes.len() <= 101, "{}", minutes.len());
+    assert!(minutes.len() >= 90, "{}", minutes.len());
+    assert!(minutes.windows(2).all(|w| w[1] - w[0] <= 11 && w[1] > w[0]));
+    // A short track comes whole.
+    let whole = store
+        .vessel_track_sampled(Uuid::from_u128(1), from, t0() + Duration::minutes(49), 100)
+        .await
+        .unwrap();
+    assert_eq!(whole.len(), 50);
 }
