@@ -43,6 +43,9 @@ pub struct AisSink {
     positions: Vec<AisPosition>,
     /// Newest static data per MMSI since the last flush.
     statics: HashMap<u32, StaticData>,
+    /// What this sink already recorded per MMSI (IMO, name): vessels repeat their static
+    /// report every few minutes, and an unchanged one needs no write.
+    recorded: HashMap<u32, (Option<String>, Option<String>)>,
     batch_size: usize,
     counted: DecodeStats,
     report: IngestReport,
@@ -54,6 +57,7 @@ impl AisSink {
             decoder: Decoder::new(),
             positions: Vec::with_capacity(batch_size),
             statics: HashMap::new(),
+            recorded: HashMap::new(),
             batch_size: batch_size.max(1),
             counted: DecodeStats::default(),
             report: IngestReport::default(),
@@ -91,17 +95,27 @@ impl AisSink {
         self.count_decodes();
         let now = app.clock.now();
         if !self.statics.is_empty() {
-            let identities: Vec<VesselIdentity> = self
-                .statics
-                .drain()
-                .map(|(mmsi, data)| VesselIdentity {
-                    imo: data.imo.map(|imo| format!("{imo:07}")),
+            let mut identities: Vec<VesselIdentity> = Vec::with_capacity(self.statics.len());
+            let mut learned = Vec::with_capacity(self.statics.len());
+            for (mmsi, data) in self.statics.drain() {
+                let imo = data.imo.map(|imo| format!("{imo:07}"));
+                let name = data.name.filter(|n| !n.is_empty());
+                let known = (imo.clone(), name.clone());
+                if self.recorded.get(&mmsi) == Some(&known) {
+                    continue;
+                }
+                identities.push(VesselIdentity {
+                    imo,
                     mmsi: Some(mmsi_text(mmsi)),
-                    name: data.name.filter(|n| !n.is_empty()),
+                    name,
                     new_vessel_id: app.ids.next_id(),
-                })
-                .collect();
-            app.store.record_vessel_identities(&identities, now).await?;
+                });
+                learned.push((mmsi, known));
+            }
+            if !identities.is_empty() {
+                app.store.record_vessel_identities(&identities, now).await?;
+            }
+            self.recorded.extend(learned);
             self.report.statics += identities.len() as u64;
             metrics::counter!("tidemark_ais_static_reports_total")
                 .increment(identities.len() as u64);
