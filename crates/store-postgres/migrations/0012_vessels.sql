@@ -33,5 +33,6 @@ CREATE TABLE vessel_positions (
 -- The retention purge deletes by age across vessels.
 CREATE INDEX vessel_positions_by_time ON vessel_positions (timestamp);
 
--- Future positions pace a vessel by the carrier's latest ETA for it at a port.
-CREATE INDEX transport_events_by_vessel ON transport_events (vessel_imo, location_locode);
+-- Future positions pace a vessel by the carrier's latest ETA for it at a port (raw
+-- events: carriers announce transshipment calls only there).
+CREATE INDEX raw_events_by_vessel ON raw_events (vessel_imo, location_locode);

@@ -374,9 +374,11 @@ impl VesselStore for SqliteStore {
     ) -> StoreResult<Option<DateTime<Utc>>> {
         self.reader()
             .prepare_cached(
-                "SELECT timestamp FROM transport_events
+                "SELECT timestamp FROM raw_events
                  WHERE vessel_imo = ?1 AND location_locode = ?2 AND account_id = ?3
-                   AND event = 'container.transport.estimated.vessel_arrived'
+                   AND estimated AND (event IN ('vessel_arrived', 'transshipment_arrived',
+                                                'feeder_arrived')
+                                      OR upper(original_event) LIKE '%ARRI%')
                  ORDER BY created_at DESC, timestamp DESC LIMIT 1",
             )
             .and_then(|mut stmt| {

@@ -130,7 +130,7 @@ pub trait VesselStore: Send + Sync {
     ) -> StoreResult<Vec<Fix>>;
 
     /// The carrier's latest estimated arrival of the vessel with this IMO at `locode`
-    /// (the last issued `estimated.vessel_arrived` among the account's events).
+    /// (the last recorded estimated arrival among the account's raw carrier events).
     async fn carrier_eta(
         &self,
         account: AccountId,
