@@ -9,7 +9,9 @@
 //!
 //! Geometry is `Point` or `LineString` only, as Terminal49's schema allows. Longitudes
 //! are within ±180° by default, as Terminal49 sends them; [`Longitudes::Continuous`]
-//! lets a line run past ±180° instead so web maps do not draw it across the globe.
+//! lets a line run past ±180° instead, and [`Longitudes::Split`] cuts it at ±180° into
+//! several `LineString` features of the same kind, so web maps do not draw it across
+//! the globe.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -149,6 +151,10 @@ pub enum Longitudes {
     Wrapped,
     /// Each within 180° of the one before, so lines cross ±180° without a jump.
     Continuous,
+    /// Within `[-180, 180]`, and a line that crosses ±180° is cut there into several
+    /// features of the same kind (RFC 7946 §3.1.9), each a `LineString` ending on the
+    /// antimeridian, so no map draws it across the globe.
+    Split,
 }
 
 /// Tunables.
@@ -475,19 +481,21 @@ pub fn build_map<'a>(
             && let Some(past) = past_track(leg, current, options)
         {
             let (start, end) = track_window(port, next);
-            features.push(feature(
-                Geometry::LineString(past.coordinates),
-                Properties::PastVesselLocations(PastVesselLocationsProperties {
-                    ports_sequence: sequence,
-                    vessel_id: vessel.id,
-                    start_time: Timestamp(start.unwrap_or(past.first_time)),
-                    end_time: Timestamp(end.unwrap_or(past.last_time)),
-                    point_count: past.point_count,
-                    outbound_atd_at: port.outbound_atd_at.map(Timestamp),
-                    inbound_ata_at: next.inbound_ata_at.map(Timestamp),
-                    inbound_eta_at: next.inbound_eta_at.map(Timestamp),
-                }),
-            ));
+            for piece in past.pieces {
+                features.push(feature(
+                    Geometry::LineString(piece.points),
+                    Properties::PastVesselLocations(PastVesselLocationsProperties {
+                        ports_sequence: sequence,
+                        vessel_id: vessel.id,
+                        start_time: Timestamp(start.unwrap_or(past.first_time)),
+                        end_time: Timestamp(end.unwrap_or(past.last_time)),
+                        point_count: piece.point_count,
+                        outbound_atd_at: port.outbound_atd_at.map(Timestamp),
+                        inbound_ata_at: next.inbound_ata_at.map(Timestamp),
+                        inbound_eta_at: next.inbound_eta_at.map(Timestamp),
+                    }),
+                ));
+            }
         }
 
         if arrived {
@@ -501,31 +509,28 @@ pub fn build_map<'a>(
         };
         match current {
             Some(fix) if leg.vessel.is_some() => {
-                if let Some(line) = partial_leg((fix.lon, fix.lat), from, to, router, options) {
-                    let point_count = line.len();
+                for piece in partial_leg((fix.lon, fix.lat), from, to, router, options) {
                     features.push(feature(
-                        Geometry::LineString(line),
+                        Geometry::LineString(piece.points),
                         Properties::EstimatedPartialLeg(EstimatedPartialLegProperties {
                             ports_sequence: sequence,
                             current_port_id: port.id,
                             next_port_id: next.id,
-                            point_count,
+                            point_count: piece.point_count,
                         }),
                     ));
                 }
             }
             _ => {
                 if let Ok(route) = router.route(from, to, &options.route) {
-                    let line = finish_line(route.into_points(), options.longitudes);
-                    let point_count = line.len();
-                    if point_count >= 2 {
+                    for piece in finish_lines(route.into_points(), options.longitudes) {
                         features.push(feature(
-                            Geometry::LineString(line),
+                            Geometry::LineString(piece.points),
                             Properties::EstimatedFullLegs(EstimatedFullLegProperties {
                                 ports_sequence: sequence,
                                 previous_port_id: port.id,
                                 next_port_id: next.id,
-                                point_count,
+                                point_count: piece.point_count,
                             }),
                         ));
                     }
@@ -585,12 +590,67 @@ fn unwrap(reference: f64, lon: f64) -> f64 {
     lon - 360.0 * ((lon - reference) / 360.0).round()
 }
 
+/// One drawn line: its points (at least two) and how many.
+struct Piece {
+    points: Vec<[f64; 2]>,
+    point_count: usize,
+}
+
+/// Continuous longitudes in; the lines to draw out, written per `mode`: one line, or
+/// with [`Longitudes::Split`] one per stretch between crossings of ±180°. Lines of fewer
+/// than two points are left out.
+fn finish_lines(points: Vec<[f64; 2]>, mode: Longitudes) -> Vec<Piece> {
+    let lines = match mode {
+        Longitudes::Split => split_at_antimeridian(&points)
+            .into_iter()
+            .map(|part| finish_line(part, Longitudes::Wrapped))
+            .collect(),
+        _ => vec![finish_line(points, mode)],
+    };
+    lines
+        .into_iter()
+        .filter(|line| line.len() >= 2)
+        .map(|points| Piece {
+            point_count: points.len(),
+            points,
+        })
+        .collect()
+}
+
+/// Cuts a line of continuous longitudes where it crosses ±180° (or an odd multiple of
+/// it), each part in `[-180, 180]` and ending (or starting) on the antimeridian at the
+/// interpolated crossing latitude.
+fn split_at_antimeridian(points: &[[f64; 2]]) -> Vec<Vec<[f64; 2]>> {
+    // Which copy of the world a longitude lies in: crossing ±180° changes it.
+    let sheet = |lon: f64| ((lon + 180.0) / 360.0).floor();
+    let mut parts = Vec::new();
+    let mut current: Vec<[f64; 2]> = Vec::with_capacity(points.len());
+    for (i, &p) in points.iter().enumerate() {
+        if let Some(&a) = i.checked_sub(1).and_then(|j| points.get(j)) {
+            let (from, to) = (sheet(a[0]), sheet(p[0]));
+            // Consecutive points are less than 180° apart, so at most one crossing.
+            if from != to && p[0] != a[0] {
+                let east = to > from;
+                let boundary = 360.0 * from.max(to) - 180.0;
+                let t = (boundary - a[0]) / (p[0] - a[0]);
+                let lat = a[1] + t * (p[1] - a[1]);
+                current.push([if east { 180.0 } else { -180.0 }, lat]);
+                parts.push(std::mem::take(&mut current));
+                current.push([if east { -180.0 } else { 180.0 }, lat]);
+            }
+        }
+        current.push([p[0] - 360.0 * sheet(p[0]), p[1]]);
+    }
+    parts.push(current);
+    parts
+}
+
 /// Continuous longitudes in, written per `mode`, rounded, without repeats.
 fn finish_line(points: Vec<[f64; 2]>, mode: Longitudes) -> Vec<[f64; 2]> {
     let mut out: Vec<[f64; 2]> = Vec::with_capacity(points.len());
     for p in points {
         let lon = match mode {
-            Longitudes::Wrapped => wrap(p[0]),
+            Longitudes::Wrapped | Longitudes::Split => wrap(p[0]),
             Longitudes::Continuous => p[0],
         };
         let q = [round6(lon), round6(p[1])];
@@ -608,16 +668,17 @@ fn partial_leg(
     to: (f64, f64),
     router: &SeaRouter,
     options: &MapOptions,
-) -> Option<Vec<[f64; 2]>> {
-    let joined = join_route(
+) -> Vec<Piece> {
+    let Ok(joined) = join_route(
         router,
         vessel,
         to,
         Some(from),
         options.on_leg_tolerance_km,
         &options.route,
-    )
-    .ok()?;
+    ) else {
+        return Vec::new();
+    };
     let points = joined.route.points();
     let join = joined.route.point_at_km(joined.start_km);
     let mut line = Vec::with_capacity(points.len().saturating_sub(joined.segment) + 2);
@@ -629,19 +690,17 @@ fn partial_leg(
         last = unwrap(last, p[0]);
         line.push([last, p[1]]);
     }
-    let line = finish_line(line, options.longitudes);
-    (line.len() >= 2).then_some(line)
+    finish_lines(line, options.longitudes)
 }
 
 struct PastTrack {
-    coordinates: Vec<[f64; 2]>,
-    point_count: usize,
+    pieces: Vec<Piece>,
     first_time: DateTime<Utc>,
     last_time: DateTime<Utc>,
 }
 
 /// The leg's stored positions in time order, ending at the current fix when that is
-/// newer, thinned. `None` when fewer than two points remain.
+/// newer, thinned, as lines to draw. `None` when fewer than two points remain.
 fn past_track(leg: &MapLeg, current: Option<VesselFix>, options: &MapOptions) -> Option<PastTrack> {
     let mut points: Vec<&TrackPoint> = leg
         .track
@@ -672,10 +731,9 @@ fn past_track(leg: &MapLeg, current: Option<VesselFix>, options: &MapOptions) ->
     }
     let (first_time, last_time) = (first_time?, last_time?);
     let kept = simplify(&line, options.track_tolerance_km, options.max_track_points);
-    let coordinates = finish_line(kept.iter().map(|&i| line[i]).collect(), options.longitudes);
-    (coordinates.len() >= 2).then_some(PastTrack {
-        point_count: coordinates.len(),
-        coordinates,
+    let pieces = finish_lines(kept.iter().map(|&i| line[i]).collect(), options.longitudes);
+    (!pieces.is_empty()).then_some(PastTrack {
+        pieces,
         first_time,
         last_time,
     })

@@ -41,6 +41,10 @@ pub enum Command {
     /// Manage API keys.
     #[command(name = "api-keys", subcommand)]
     ApiKeys(ApiKeysCommand),
+    /// Replay a file of AIS NMEA sentences (`!AIVDM`/`!AIVDO`, one per line) into the
+    /// database, then print what was decoded and stored.
+    #[command(name = "ais-replay")]
+    AisReplay { file: std::path::PathBuf },
     /// Run the sandbox carrier (SCAC TEST) on its own, as a DCSA Track & Trace 2.2 server.
     #[command(name = "sandbox-carrier")]
     SandboxCarrier {
@@ -91,6 +95,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::ApiKeys(command) => api_keys(config, command).await,
         Command::SandboxCarrier { listen } => sandbox_carrier(listen).await,
+        Command::AisReplay { file } => ais_replay(config, &file).await,
     }
 }
 
@@ -206,5 +211,35 @@ async fn api_keys(config: Config, command: ApiKeysCommand) -> anyhow::Result<()>
             eprintln!("revoked {id}");
         }
     }
+    Ok(())
+}
+
+async fn ais_replay(config: Config, file: &std::path::Path) -> anyhow::Result<()> {
+    let store = open_store(&config).await?;
+    let app = App::new(
+        config,
+        store,
+        Arc::new(tidemark_domain::SystemClock),
+        Arc::new(tidemark_domain::UuidV7Ids),
+    );
+    let report = crate::vessels::ais::replay_file(&app, file)
+        .await
+        .with_context(|| format!("replaying {}", file.display()))?;
+    let d = report.decode;
+    println!(
+        "lines {} decoded {} positions {} stored {} static {} bad_checksum {} malformed {} \
+         unsupported_type {} no_position {} not_ais {} fragments_dropped {}",
+        d.lines,
+        d.decoded,
+        report.positions,
+        report.stored,
+        report.statics,
+        d.bad_checksum,
+        d.malformed,
+        d.unsupported_type,
+        d.no_position,
+        d.not_ais,
+        d.fragments_dropped
+    );
     Ok(())
 }

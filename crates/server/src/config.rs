@@ -111,6 +111,82 @@ struct RawConfig {
     tracking_poll_seconds: u64,
     scheduler_tick_seconds: u64,
     demo_time_scale: u32,
+    ais_sources: String,
+    ais_position_interval_seconds: u64,
+    ais_retention_days: u32,
+    ais_batch_size: usize,
+    sandbox_ais_seconds: u64,
+    vessel_service_speed_knots: f64,
+}
+
+/// Where AIS NMEA sentences come from (`ais_sources`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AisSource {
+    /// Connect to a TCP feed (`tcp://host:port`), reconnecting when it drops.
+    Tcp(String),
+    /// Listen for datagrams (`udp://bind-address:port`).
+    Udp(SocketAddr),
+    /// Read a file of sentences once (`file://path`).
+    File(PathBuf),
+}
+
+impl fmt::Display for AisSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Tcp(address) => write!(f, "tcp://{address}"),
+            Self::Udp(address) => write!(f, "udp://{address}"),
+            Self::File(path) => write!(f, "file://{}", path.display()),
+        }
+    }
+}
+
+fn parse_ais_sources(text: &str) -> Result<Vec<AisSource>, ConfigError> {
+    let bad = |item: &str, why: &str| invalid("ais_sources", format!("{item:?}: {why}"));
+    text.split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| {
+            if let Some(address) = item.strip_prefix("tcp://") {
+                let port_ok = address
+                    .rsplit_once(':')
+                    .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+                if port_ok {
+                    Ok(AisSource::Tcp(address.to_owned()))
+                } else {
+                    Err(bad(item, "expected tcp://HOST:PORT"))
+                }
+            } else if let Some(address) = item.strip_prefix("udp://") {
+                address
+                    .parse()
+                    .map(AisSource::Udp)
+                    .map_err(|_| bad(item, "expected udp://IP:PORT to listen on"))
+            } else if let Some(path) = item.strip_prefix("file://") {
+                if path.is_empty() {
+                    Err(bad(item, "expected file://PATH"))
+                } else {
+                    Ok(AisSource::File(PathBuf::from(path)))
+                }
+            } else {
+                Err(bad(item, "expected tcp://, udp:// or file://"))
+            }
+        })
+        .collect()
+}
+
+/// AIS ingest and vessel settings.
+#[derive(Clone, Debug)]
+pub struct AisConfig {
+    pub sources: Vec<AisSource>,
+    /// At most one stored track point per vessel per this interval.
+    pub position_interval: chrono::Duration,
+    /// Track points older than this are purged.
+    pub retention_days: u32,
+    /// Positions written per transaction at most.
+    pub batch_size: usize,
+    /// How often the sandbox's vessels report their position; `None`: never.
+    pub sandbox_interval: Option<std::time::Duration>,
+    /// Pace of future positions when neither an ETA nor a recent speed is known.
+    pub service_speed_knots: f64,
 }
 
 /// Which database backend to use, chosen by the URL scheme.
@@ -175,6 +251,8 @@ pub struct Config {
     pub demo_time_scale: u32,
     /// Real carriers' DCSA connections (`[carriers.SCAC]` in the config file).
     pub carriers: Vec<CarrierConfig>,
+    /// AIS ingest and vessel settings.
+    pub ais: AisConfig,
 }
 
 /// A setting that failed validation, named as the operator writes it.
@@ -297,6 +375,29 @@ impl RawConfig {
         positive("tracking_poll_seconds", self.tracking_poll_seconds)?;
         positive("scheduler_tick_seconds", self.scheduler_tick_seconds)?;
         positive("demo_time_scale", self.demo_time_scale)?;
+        positive(
+            "ais_position_interval_seconds",
+            self.ais_position_interval_seconds,
+        )?;
+        positive("ais_retention_days", self.ais_retention_days)?;
+        positive("ais_batch_size", self.ais_batch_size)?;
+        if !(self.vessel_service_speed_knots.is_finite()
+            && (1.0..=40.0).contains(&self.vessel_service_speed_knots))
+        {
+            return Err(invalid(
+                "vessel_service_speed_knots",
+                "must be between 1 and 40",
+            ));
+        }
+        let ais = AisConfig {
+            sources: parse_ais_sources(&self.ais_sources)?,
+            position_interval: seconds(self.ais_position_interval_seconds),
+            retention_days: self.ais_retention_days,
+            batch_size: self.ais_batch_size,
+            sandbox_interval: (self.sandbox_ais_seconds > 0)
+                .then(|| std::time::Duration::from_secs(self.sandbox_ais_seconds)),
+            service_speed_knots: self.vessel_service_speed_knots,
+        };
         let carriers = self
             .carriers
             .into_iter()
@@ -333,6 +434,7 @@ impl RawConfig {
             scheduler_tick: std::time::Duration::from_secs(self.scheduler_tick_seconds),
             demo_time_scale: self.demo_time_scale,
             carriers,
+            ais,
         })
     }
 }

@@ -15,6 +15,7 @@ pub mod jobs;
 pub mod parties;
 pub mod telemetry;
 pub mod tracking;
+pub mod vessels;
 pub mod webhooks;
 
 pub use app::{App, AppState};

@@ -29,7 +29,9 @@ pub use custom_fields::{
 };
 pub use documents::DocumentStore;
 pub use error::{BoxError, StoreError};
-pub use vessels::VesselStore;
+pub use vessels::{
+    AisPosition, Fix, PositionsRecorded, Vessel, VesselIdentity, VesselStore, thin_track,
+};
 
 pub type StoreResult<T> = Result<T, StoreError>;
 

@@ -381,6 +381,89 @@ fn wrapped_lines_stay_within_180_and_continuous_ones_never_jump() {
 }
 
 #[test]
+fn split_lines_are_cut_at_the_antimeridian_into_features_of_the_same_kind() {
+    // A transpacific leg from Shanghai to Los Angeles, the vessel past the date line.
+    let mut input = MapInput {
+        ports: vec![port("CNSHA"), port("USLAX")],
+        ..MapInput::default()
+    };
+    input.ports[0].outbound_atd_at = Some(t(11, 1, 0));
+    let stored = track(
+        coords(&input.ports[0]),
+        coords(&input.ports[1]),
+        0.7,
+        300,
+        t(11, 1, 0),
+    );
+    let last = *stored.last().unwrap();
+    assert!(last.lon < 0.0, "the vessel is east of the date line");
+    input.legs = vec![MapLeg {
+        vessel: Some(vessel("EVER GIVEN", 3)),
+        voyage_number: None,
+        track: stored,
+        current: Some(VesselFix {
+            lon: last.lon,
+            lat: last.lat,
+            heading: None,
+            speed_knots: None,
+            timestamp: last.timestamp,
+        }),
+    }];
+    let options = MapOptions {
+        longitudes: Longitudes::Split,
+        ..MapOptions::default()
+    };
+    let map = map_json(&input, &options);
+    assert_eq!(
+        kinds(&map),
+        [
+            "port",
+            "current_vessel",
+            "past_vessel_locations",
+            "past_vessel_locations",
+            "estimated_partial_leg",
+            "port"
+        ]
+    );
+    let (west, east) = (line(&map["features"][2]), line(&map["features"][3]));
+    assert_eq!(west.last().unwrap()[0], 180.0);
+    assert_eq!(east[0][0], -180.0);
+    assert_eq!(west.last().unwrap()[1], east[0][1], "both halves meet");
+    for feature in map["features"].as_array().unwrap() {
+        if feature["geometry"]["type"] == "LineString" {
+            let l = line(feature);
+            assert_eq!(feature["properties"]["point_count"], l.len());
+            for w in l.windows(2) {
+                assert!((w[1][0] - w[0][0]).abs() < 180.0, "{w:?}");
+                assert!((-180.0..=180.0).contains(&w[0][0]));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_line_that_never_crosses_the_antimeridian_is_not_split() {
+    let points = vec![[170.0, 10.0], [175.0, 11.0], [179.5, 12.0]];
+    assert_eq!(split_at_antimeridian(&points), vec![points.clone()]);
+    let crossing = vec![[179.0, 0.0], [181.0, 2.0], [183.0, 2.0]];
+    assert_eq!(
+        split_at_antimeridian(&crossing),
+        vec![
+            vec![[179.0, 0.0], [180.0, 1.0]],
+            vec![[-180.0, 1.0], [-179.0, 2.0], [-177.0, 2.0]]
+        ]
+    );
+    let westward = vec![[-179.0, 0.0], [-181.0, 2.0]];
+    assert_eq!(
+        split_at_antimeridian(&westward),
+        vec![
+            vec![[-179.0, 0.0], [-180.0, 1.0]],
+            vec![[180.0, 1.0], [179.0, 2.0]]
+        ]
+    );
+}
+
+#[test]
 fn an_open_leg_collects_positions_until_seven_days_after_its_eta() {
     let mut from = port("CNXMN");
     let mut to = port("USSAV");

@@ -16,6 +16,7 @@ pub mod extract;
 pub mod health;
 pub mod idempotency;
 pub mod jsonapi;
+pub mod map_geojson;
 pub mod parties;
 pub mod ports;
 pub mod rate_limit;
@@ -62,6 +63,7 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(webhooks::router())
         .merge(webhook_notifications::router())
         .merge(vessels::router())
+        .merge(map_geojson::router())
         .merge(documents::router())
         .merge(custom_fields::router())
         .merge(custom_field_definitions::router())

@@ -102,10 +102,12 @@ impl JobHandler for Dispatcher {
                         self.app.clock.now() - Duration::hours(IDEMPOTENCY_KEY_HOURS),
                     )
                     .await?;
+                let positions = crate::vessels::purge_old_positions(&self.app).await?;
                 tracing::info!(
                     purged,
                     idempotency_keys = keys,
-                    "purged finished jobs and old idempotency keys"
+                    vessel_positions = positions,
+                    "purged finished jobs, old idempotency keys and old vessel positions"
                 );
                 Ok(())
             }
@@ -211,8 +213,13 @@ pub fn runner(app: &Arc<App>) -> Runner {
 pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
     let housekeeping = tokio::spawn(schedule_housekeeping(Arc::clone(&app), shutdown.clone()));
     let polls = tokio::spawn(schedule_polls(Arc::clone(&app), shutdown.clone()));
+    let sandbox_ais = tokio::spawn(crate::vessels::sandbox::run(
+        Arc::clone(&app),
+        shutdown.clone(),
+    ));
+    crate::vessels::ais::start_sources(&app, &shutdown);
     runner(&app).run_until(shutdown).await;
-    let _ = tokio::join!(housekeeping, polls);
+    let _ = tokio::join!(housekeeping, polls, sandbox_ais);
 }
 
 /// Sweeps for due carrier polls every `scheduler_tick`.

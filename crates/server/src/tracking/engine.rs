@@ -219,6 +219,9 @@ pub async fn record(
     app.store
         .record_tracking_result(request, read_at, update, &events)
         .await?;
+    if let Some(update) = update {
+        crate::vessels::learn_vessels_of(app, update).await;
+    }
     if !events.is_empty() {
         // New notifications go out now rather than at the next sweep; if this is lost, the
         // sweep queues them.

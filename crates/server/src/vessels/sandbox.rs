@@ -1,0 +1,160 @@
+//! The sandbox carrier's vessels report their positions as AIS would: each tick, for each
+//! tracked `TEST` voyage, the vessel's static data (type 5) and its positions (type 1,
+//! time-stamped in a tag block) since the last tick are encoded as NMEA sentences and fed
+//! through the same ingest path as a real feed. The first tick of a voyage backfills from
+//! its first departure, so a fresh install shows a track at once; re-sent positions are
+//! thinned away by the store.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use chrono::{DateTime, Duration, Utc};
+use tidemark_carriers::sandbox::{SCAC, Sandbox};
+use tidemark_geo::ais::{PositionReport, StaticData, encode_position, encode_static};
+use tidemark_store::StoreError;
+use tokio_util::sync::CancellationToken;
+
+use crate::app::App;
+use crate::vessels::ais::{IngestReport, ingest_lines};
+
+/// Voyages followed at most per tick.
+const MAX_VOYAGES: u32 = 1_000;
+/// Positions one voyage sends at most per tick (about a month at five-minute steps).
+const MAX_POSITIONS_PER_VOYAGE: usize = 10_000;
+
+/// A tracked voyage: its number and when its tracking started.
+type VoyageKey = (String, DateTime<Utc>);
+
+/// The sandbox fleet's AIS transmitter: what it has sent so far, per voyage.
+pub struct SandboxAis {
+    sandbox: Arc<Sandbox>,
+    step: Duration,
+    /// The time of the last position sent, per voyage.
+    sent: Mutex<HashMap<VoyageKey, DateTime<Utc>>>,
+}
+
+impl SandboxAis {
+    /// A transmitter sending one position per `step` of voyage time.
+    pub fn new(sandbox: Arc<Sandbox>, step: Duration) -> Self {
+        Self {
+            sandbox,
+            step: step.max(Duration::seconds(1)),
+            sent: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The sentences of one voyage for the positions after `after` up to `now`.
+    pub fn sentences(
+        &self,
+        number: &str,
+        epoch: DateTime<Utc>,
+        after: Option<DateTime<Utc>>,
+        now: DateTime<Utc>,
+    ) -> (Vec<String>, Option<DateTime<Utc>>) {
+        let Some(voyage) = self.sandbox.voyage(number, epoch) else {
+            return (Vec::new(), None);
+        };
+        let mut lines = Vec::new();
+        let mut last = None;
+        for leg in voyage.legs() {
+            let start = after.map_or(leg.departure, |t| (t + self.step).max(leg.departure));
+            let end = leg.arrival.min(now);
+            if start > end {
+                continue;
+            }
+            let (Ok(mmsi), Ok(imo)) = (
+                leg.vessel.mmsi.parse::<u32>(),
+                leg.vessel.imo.parse::<u32>(),
+            ) else {
+                continue;
+            };
+            lines.extend(encode_static(&StaticData {
+                mmsi,
+                imo: Some(imo),
+                name: Some(leg.vessel.name.clone()),
+                message_type: 5,
+                received_at: Some(end.timestamp()),
+                ..StaticData::default()
+            }));
+            let mut at = start;
+            let mut count = 0;
+            // The last point is `end` itself, so the latest fix is current.
+            while count < MAX_POSITIONS_PER_VOYAGE {
+                let Some(position) = voyage.vessel_position(at.min(end - Duration::seconds(1)))
+                else {
+                    break;
+                };
+                lines.push(encode_position(&PositionReport {
+                    mmsi,
+                    latitude: position.latitude,
+                    longitude: position.longitude,
+                    speed_over_ground_knots: Some(position.speed_knots),
+                    course_over_ground: Some(position.heading_degrees),
+                    true_heading: Some(position.heading_degrees.round() as u16 % 360),
+                    timestamp_second: None,
+                    navigation_status: Some(
+                        tidemark_geo::ais::NavigationStatus::UnderWayUsingEngine,
+                    ),
+                    message_type: 1,
+                    received_at: Some(at.min(end).timestamp()),
+                }));
+                last = Some(at.min(end));
+                count += 1;
+                if at >= end {
+                    break;
+                }
+                at = (at + self.step).min(end);
+            }
+        }
+        (lines, last)
+    }
+
+    /// Sends what every tracked sandbox voyage's vessel did since the last tick.
+    pub async fn tick(&self, app: &App) -> Result<IngestReport, StoreError> {
+        let now = app.clock.now();
+        let voyages = app.store.tracked_numbers(SCAC, MAX_VOYAGES).await?;
+        let mut lines = Vec::new();
+        let mut sent_now = Vec::new();
+        {
+            let sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+            for (number, epoch) in voyages {
+                let after = sent.get(&(number.clone(), epoch)).copied();
+                let (voyage_lines, last) = self.sentences(&number, epoch, after, now);
+                lines.extend(voyage_lines);
+                if let Some(last) = last {
+                    sent_now.push(((number, epoch), last));
+                }
+            }
+        }
+        let report = ingest_lines(app, &lines).await?;
+        self.sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(sent_now);
+        Ok(report)
+    }
+}
+
+/// Runs the transmitter every `sandbox_ais_seconds` of the process's clock until
+/// `shutdown`.
+pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
+    let Some(interval) = app.config.ais.sandbox_interval else {
+        return;
+    };
+    let step = Duration::from_std(interval).unwrap_or_else(|_| Duration::minutes(5));
+    let transmitter = SandboxAis::new(crate::tracking::carriers::sandbox(app.reference), step);
+    // A demo clock runs fast: tick as often in real time as the voyage time asks, but not
+    // more than once a second.
+    let real =
+        (interval / app.config.demo_time_scale.max(1)).max(std::time::Duration::from_secs(1));
+    loop {
+        match transmitter.tick(&app).await {
+            Ok(report) => tracing::debug!(positions = report.positions, "sandbox vessels reported"),
+            Err(error) => tracing::warn!(error = ?error, "sandbox vessels could not report"),
+        }
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = tokio::time::sleep(real) => {}
+        }
+    }
+}
