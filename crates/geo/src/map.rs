@@ -2,9 +2,10 @@
 //! `GET /containers/{id}/map_geojson` (interface spec §2.12).
 //!
 //! Features come grouped by port, in route order. Each group holds the port, then the
-//! features of the leg leaving it, in the order of Terminal49's example: `current_vessel`,
-//! `past_vessel_locations`, then `estimated_partial_leg` (vessel at sea) or
-//! `estimated_full_legs` (leg not started). Property names and their order are
+//! features of the leg leaving it, in the order of the interface spec (§2.12):
+//! `past_vessel_locations`, then `current_vessel` and `estimated_partial_leg` (vessel at
+//! sea) or `estimated_full_legs` (leg not started). (Terminal49's example puts
+//! `current_vessel` first; where the two differ the spec wins.) Property names and their order are
 //! Terminal49's, so the output serializes byte-compatible in shape.
 //!
 //! Geometry is `Point` or `LineString` only, as Terminal49's schema allows. Longitudes
@@ -441,6 +442,29 @@ pub fn build_map<'a>(
             .current
             .filter(|fix| under_way && valid((fix.lon, fix.lat)).is_some());
 
+        // Before departure, stored positions belong to the vessel's earlier voyages.
+        if let Some(vessel) = &leg.vessel
+            && (departed || arrived)
+            && let Some(past) = past_track(leg, current, options)
+        {
+            let (start, end) = track_window(port, next);
+            for piece in past.pieces {
+                features.push(feature(
+                    Geometry::LineString(piece.points),
+                    Properties::PastVesselLocations(PastVesselLocationsProperties {
+                        ports_sequence: sequence,
+                        vessel_id: vessel.id,
+                        start_time: Timestamp(start.unwrap_or(past.first_time)),
+                        end_time: Timestamp(end.unwrap_or(past.last_time)),
+                        point_count: piece.point_count,
+                        outbound_atd_at: port.outbound_atd_at.map(Timestamp),
+                        inbound_ata_at: next.inbound_ata_at.map(Timestamp),
+                        inbound_eta_at: next.inbound_eta_at.map(Timestamp),
+                    }),
+                ));
+            }
+        }
+
         if let (Some(fix), Some(vessel)) = (current, &leg.vessel) {
             features.push(feature(
                 Geometry::Point(rounded((fix.lon, fix.lat))),
@@ -473,29 +497,6 @@ pub fn build_map<'a>(
                     arrival_port_time_zone: &next.time_zone,
                 }),
             ));
-        }
-
-        // Before departure, stored positions belong to the vessel's earlier voyages.
-        if let Some(vessel) = &leg.vessel
-            && (departed || arrived)
-            && let Some(past) = past_track(leg, current, options)
-        {
-            let (start, end) = track_window(port, next);
-            for piece in past.pieces {
-                features.push(feature(
-                    Geometry::LineString(piece.points),
-                    Properties::PastVesselLocations(PastVesselLocationsProperties {
-                        ports_sequence: sequence,
-                        vessel_id: vessel.id,
-                        start_time: Timestamp(start.unwrap_or(past.first_time)),
-                        end_time: Timestamp(end.unwrap_or(past.last_time)),
-                        point_count: piece.point_count,
-                        outbound_atd_at: port.outbound_atd_at.map(Timestamp),
-                        inbound_ata_at: next.inbound_ata_at.map(Timestamp),
-                        inbound_eta_at: next.inbound_eta_at.map(Timestamp),
-                    }),
-                ));
-            }
         }
 
         if arrived {

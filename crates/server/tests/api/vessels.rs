@@ -503,8 +503,8 @@ async fn a_tracked_test_container_maps_every_feature_type_in_route_order(app: Te
     let types = feature_types(&map);
     let expected: Vec<(String, u64)> = [
         ("port", 1),
-        ("current_vessel", 1),
         ("past_vessel_locations", 1),
+        ("current_vessel", 1),
         ("estimated_partial_leg", 1),
         ("port", 2),
         ("estimated_full_legs", 2),
@@ -537,7 +537,7 @@ async fn a_tracked_test_container_maps_every_feature_type_in_route_order(app: Te
     assert!(pol["properties"]["outbound_atd_at"].is_string());
 
     // The vessel is where the sandbox says, and the past track ends there.
-    let current = &features[1];
+    let current = &features[2];
     let at_sea = voyage.vessel_position(app.clock.now()).unwrap();
     let point = current["geometry"]["coordinates"].as_array().unwrap();
     assert!((point[0].as_f64().unwrap() - at_sea.longitude).abs() < 0.01);
@@ -548,7 +548,7 @@ async fn a_tracked_test_container_maps_every_feature_type_in_route_order(app: Te
     );
     assert_eq!(current["properties"]["departure_port_label"], json!("POL"));
     assert_eq!(current["properties"]["arrival_port_label"], json!("TS1"));
-    let past = &features[2];
+    let past = &features[1];
     let line = past["geometry"]["coordinates"].as_array().unwrap();
     assert!(line.len() >= 2);
     assert_eq!(
