@@ -24,7 +24,10 @@ use tidemark_domain::{
 };
 
 pub use custom_fields::CustomFieldStore;
-pub use documents::DocumentStore;
+pub use documents::{
+    DirectUpload, DocumentClassification, DocumentFilter, DocumentSort, DocumentSortField,
+    DocumentStore, LinkTargets, Representation, StoredDocument,
+};
 pub use error::{BoxError, StoreError};
 pub use vessels::VesselStore;
 
