@@ -111,6 +111,9 @@ struct RawConfig {
     tracking_poll_seconds: u64,
     scheduler_tick_seconds: u64,
     demo_time_scale: u32,
+    max_document_bytes: usize,
+    signing_secret: String,
+    signed_url_seconds: u64,
 }
 
 /// Which database backend to use, chosen by the URL scheme.
@@ -173,6 +176,13 @@ pub struct Config {
     pub scheduler_tick: std::time::Duration,
     /// Runs the process's clock this many times faster than real time (demos only).
     pub demo_time_scale: u32,
+    /// The largest document accepted (413 beyond).
+    pub max_document_bytes: usize,
+    /// Signs download links and direct uploads: from `signing_secret`, or random per
+    /// process when that is empty (which only suits a single API process).
+    pub signing_key: crate::documents::signing::SigningKey,
+    /// How long a signed download or upload link holds.
+    pub signed_url_ttl: chrono::Duration,
     /// Real carriers' DCSA connections (`[carriers.SCAC]` in the config file).
     pub carriers: Vec<CarrierConfig>,
 }
@@ -297,6 +307,10 @@ impl RawConfig {
         positive("tracking_poll_seconds", self.tracking_poll_seconds)?;
         positive("scheduler_tick_seconds", self.scheduler_tick_seconds)?;
         positive("demo_time_scale", self.demo_time_scale)?;
+        positive("max_document_bytes", self.max_document_bytes)?;
+        positive("signed_url_seconds", self.signed_url_seconds)?;
+        crate::documents::storage::Storage::from_url(&storage_url)
+            .map_err(|error| invalid("storage_url", error.to_string()))?;
         let carriers = self
             .carriers
             .into_iter()
@@ -332,6 +346,11 @@ impl RawConfig {
             tracking_poll_interval: seconds(self.tracking_poll_seconds),
             scheduler_tick: std::time::Duration::from_secs(self.scheduler_tick_seconds),
             demo_time_scale: self.demo_time_scale,
+            max_document_bytes: self.max_document_bytes,
+            signing_key: crate::documents::signing::SigningKey::from_secret(
+                Some(self.signing_secret.trim()).filter(|s| !s.is_empty()),
+            ),
+            signed_url_ttl: seconds(self.signed_url_seconds),
             carriers,
         })
     }

@@ -238,6 +238,14 @@ fn conditions(account: AccountId, filter: &DocumentFilter) -> Condition {
                     OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(s.ref_numbers) j
                                WHERE upper(j) = {r}))
                 UNION
+                SELECT dc.document_id FROM document_containers dc
+                    JOIN containers c ON c.id = dc.container_id
+                    JOIN shipments s ON s.id = c.shipment_id
+                WHERE s.account_id = {account} AND (s.normalized_number = {r}
+                    OR upper(s.bill_of_lading_number) = {r}
+                    OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(s.ref_numbers) j
+                               WHERE upper(j) = {r}))
+                UNION
                 SELECT ds.document_id FROM document_shipments ds JOIN containers c
                     ON c.shipment_id = ds.shipment_id
                 WHERE c.account_id = {account} AND c.number = {r}
@@ -332,6 +340,103 @@ async fn list(
     })
 }
 
+/// Runs `result`'s transaction to its end: commit on success, an explicit rollback on
+/// failure (a dropped transaction would leave its locks until the connection is reused).
+async fn finish<T>(
+    tx: deadpool_postgres::Transaction<'_>,
+    result: StoreResult<T>,
+) -> StoreResult<T> {
+    match result {
+        Ok(value) => {
+            tx.commit().await.map_err(backend)?;
+            Ok(value)
+        }
+        Err(error) => {
+            if let Err(rollback) = tx.rollback().await {
+                tracing::warn!(error = ?rollback, "cannot roll back");
+            }
+            Err(error)
+        }
+    }
+}
+
+async fn insert(
+    tx: &deadpool_postgres::Transaction<'_>,
+    d: &StoredDocument,
+    from_upload: Option<Uuid>,
+) -> StoreResult<()> {
+    let statement = tx
+        .prepare_cached(
+            "INSERT INTO documents (id, account_id, uploaded_by, source, name, file_name,
+                content_type, size_bytes, sha256, storage_key, document_type,
+                document_type_manual, classification_notes, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+        )
+        .await
+        .map_err(backend)?;
+    let size = i64::try_from(d.size_bytes).map_err(backend)?;
+    tx.execute(
+        &statement,
+        &[
+            &d.id,
+            &d.account_id.0,
+            &d.uploaded_by.map(|k| k.0),
+            &d.source,
+            &d.name,
+            &d.file_name,
+            &d.content_type,
+            &size,
+            &d.sha256,
+            &d.storage_key,
+            &d.document_type,
+            &d.document_type_manual,
+            &d.classification_notes,
+            &d.created_at,
+            &d.updated_at,
+        ],
+    )
+    .await
+    .map_err(|e| on_unique(e, "documents_content"))?;
+    add_links(tx, d.account_id, d.id, &d.shipment_ids, &d.container_ids).await?;
+    change_count(tx, d.account_id, 1).await?;
+    if let Some(upload) = from_upload {
+        let claimed = tx
+            .execute(
+                "UPDATE direct_uploads SET document_id = $1
+                 WHERE id = $2 AND account_id = $3 AND document_id IS NULL",
+                &[&d.id, &upload, &d.account_id.0],
+            )
+            .await
+            .map_err(backend)?;
+        if claimed == 0 {
+            return Err(StoreError::Conflict {
+                constraint: "direct_upload_used",
+            });
+        }
+    }
+    Ok(())
+}
+
+async fn document_with_content(
+    client: &impl GenericClient,
+    account: AccountId,
+    sha256: &str,
+) -> StoreResult<Option<Uuid>> {
+    let found = query_one(
+        client,
+        "SELECT id FROM documents
+         WHERE account_id = $1 AND sha256 = $2 AND deleted_at IS NULL",
+        &[&account.0, &sha256],
+        |row| row.try_get(0).map_err(backend),
+    )
+    .await;
+    match found {
+        Ok(id) => Ok(Some(id)),
+        Err(StoreError::NotFound) => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
 const UPLOAD_COLUMNS: &str = "id, account_id, created_by, file_name, declared_content_type, \
     byte_size, checksum, storage_key, uploaded_at, document_id, created_at, expires_at";
 
@@ -365,56 +470,8 @@ impl DocumentStore for PgStore {
     ) -> StoreResult<()> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(backend)?;
-        let statement = tx
-            .prepare_cached(
-                "INSERT INTO documents (id, account_id, uploaded_by, source, name, file_name,
-                    content_type, size_bytes, sha256, storage_key, document_type,
-                    document_type_manual, classification_notes, created_at, updated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-            )
-            .await
-            .map_err(backend)?;
-        let size = i64::try_from(d.size_bytes).map_err(backend)?;
-        tx.execute(
-            &statement,
-            &[
-                &d.id,
-                &d.account_id.0,
-                &d.uploaded_by.map(|k| k.0),
-                &d.source,
-                &d.name,
-                &d.file_name,
-                &d.content_type,
-                &size,
-                &d.sha256,
-                &d.storage_key,
-                &d.document_type,
-                &d.document_type_manual,
-                &d.classification_notes,
-                &d.created_at,
-                &d.updated_at,
-            ],
-        )
-        .await
-        .map_err(|e| on_unique(e, "documents_content"))?;
-        add_links(&tx, d.account_id, d.id, &d.shipment_ids, &d.container_ids).await?;
-        change_count(&tx, d.account_id, 1).await?;
-        if let Some(upload) = from_upload {
-            let claimed = tx
-                .execute(
-                    "UPDATE direct_uploads SET document_id = $1
-                     WHERE id = $2 AND account_id = $3 AND document_id IS NULL",
-                    &[&d.id, &upload, &d.account_id.0],
-                )
-                .await
-                .map_err(backend)?;
-            if claimed == 0 {
-                return Err(StoreError::Conflict {
-                    constraint: "direct_upload_used",
-                });
-            }
-        }
-        tx.commit().await.map_err(backend)
+        let result = insert(&tx, d, from_upload).await;
+        finish(tx, result).await
     }
 
     async fn document_with_content(
@@ -422,22 +479,8 @@ impl DocumentStore for PgStore {
         account: AccountId,
         sha256: &str,
     ) -> StoreResult<Option<Uuid>> {
-        let client = self.client().await?;
-        let found = query_one(
-            &client,
-            "SELECT id FROM documents
-             WHERE account_id = $1 AND sha256 = $2 AND deleted_at IS NULL",
-            &[&account.0, &sha256],
-            |row| row.try_get(0).map_err(backend),
-        )
-        .await;
-        match found {
-            Ok(id) => Ok(Some(id)),
-            Err(StoreError::NotFound) => Ok(None),
-            Err(error) => Err(error),
-        }
+        document_with_content(&self.client().await?, account, sha256).await
     }
-
     async fn document(&self, account: AccountId, id: Uuid) -> StoreResult<StoredDocument> {
         let client = self.client().await?;
         let document = query_one(
@@ -469,33 +512,37 @@ impl DocumentStore for PgStore {
     async fn update_document(&self, d: &StoredDocument) -> StoreResult<()> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(backend)?;
-        let changed = tx
-            .execute(
-                "UPDATE documents SET name = $3, document_type_manual = $4, updated_at = $5
-                 WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
-                &[
-                    &d.id,
-                    &d.account_id.0,
-                    &d.name,
-                    &d.document_type_manual,
-                    &d.updated_at,
-                ],
-            )
-            .await
-            .map_err(backend)?;
-        if changed == 0 {
-            return Err(StoreError::NotFound);
+        let result = async {
+            let changed = tx
+                .execute(
+                    "UPDATE documents SET name = $3, document_type_manual = $4, updated_at = $5
+                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
+                    &[
+                        &d.id,
+                        &d.account_id.0,
+                        &d.name,
+                        &d.document_type_manual,
+                        &d.updated_at,
+                    ],
+                )
+                .await
+                .map_err(backend)?;
+            if changed == 0 {
+                return Err(StoreError::NotFound);
+            }
+            for table in ["document_shipments", "document_containers"] {
+                tx.execute(
+                    &format!("DELETE FROM {table} WHERE document_id = $1"),
+                    &[&d.id],
+                )
+                .await
+                .map_err(backend)?;
+            }
+            add_links(&tx, d.account_id, d.id, &d.shipment_ids, &d.container_ids).await?;
+            Ok(())
         }
-        for table in ["document_shipments", "document_containers"] {
-            tx.execute(
-                &format!("DELETE FROM {table} WHERE document_id = $1"),
-                &[&d.id],
-            )
-            .await
-            .map_err(backend)?;
-        }
-        add_links(&tx, d.account_id, d.id, &d.shipment_ids, &d.container_ids).await?;
-        tx.commit().await.map_err(backend)
+        .await;
+        finish(tx, result).await
     }
 
     async fn delete_document(
@@ -506,19 +553,23 @@ impl DocumentStore for PgStore {
     ) -> StoreResult<()> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(backend)?;
-        let changed = tx
-            .execute(
-                "UPDATE documents SET deleted_at = $3, updated_at = $3
-                 WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
-                &[&id, &account.0, &at],
-            )
-            .await
-            .map_err(backend)?;
-        if changed == 0 {
-            return Err(StoreError::NotFound);
+        let result = async {
+            let changed = tx
+                .execute(
+                    "UPDATE documents SET deleted_at = $3, updated_at = $3
+                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
+                    &[&id, &account.0, &at],
+                )
+                .await
+                .map_err(backend)?;
+            if changed == 0 {
+                return Err(StoreError::NotFound);
+            }
+            change_count(&tx, account, -1).await?;
+            Ok(())
         }
-        change_count(&tx, account, -1).await?;
-        tx.commit().await.map_err(backend)
+        .await;
+        finish(tx, result).await
     }
 
     async fn record_document_classification(
@@ -530,34 +581,38 @@ impl DocumentStore for PgStore {
     ) -> StoreResult<()> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(backend)?;
-        let representation = c.representation.as_ref();
-        let changed = tx
-            .execute(
-                "UPDATE documents SET document_type = $3, classification_notes = $4,
-                    representation_id = $5, representation_version = $6, representation = $7,
-                    representation_at = $8, updated_at = $9
-                 WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
-                &[
-                    &id,
-                    &account.0,
-                    &c.document_type,
-                    &c.classification_notes,
-                    &representation.map(|r| r.id),
-                    &representation.map(|r| r.schema_version.clone()),
-                    &representation.map(|r| r.payload.clone()),
-                    &representation.map(|r| r.created_at),
-                    &c.at,
-                ],
-            )
-            .await
-            .map_err(backend)?;
-        if changed == 0 {
-            return Err(StoreError::NotFound);
+        let result = async {
+            let representation = c.representation.as_ref();
+            let changed = tx
+                .execute(
+                    "UPDATE documents SET document_type = $3, classification_notes = $4,
+                        representation_id = $5, representation_version = $6, representation = $7,
+                        representation_at = $8, updated_at = $9
+                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
+                    &[
+                        &id,
+                        &account.0,
+                        &c.document_type,
+                        &c.classification_notes,
+                        &representation.map(|r| r.id),
+                        &representation.map(|r| r.schema_version.clone()),
+                        &representation.map(|r| r.payload.clone()),
+                        &representation.map(|r| r.created_at),
+                        &c.at,
+                    ],
+                )
+                .await
+                .map_err(backend)?;
+            if changed == 0 {
+                return Err(StoreError::NotFound);
+            }
+            add_links(&tx, account, id, &c.shipment_ids, &c.container_ids).await?;
+            crate::shipments::insert_domain_events(&tx, events).await?;
+            crate::webhooks::fan_out(&tx, events, false).await?;
+            Ok(())
         }
-        add_links(&tx, account, id, &c.shipment_ids, &c.container_ids).await?;
-        crate::shipments::insert_domain_events(&tx, events).await?;
-        crate::webhooks::fan_out(&tx, events, false).await?;
-        tx.commit().await.map_err(backend)
+        .await;
+        finish(tx, result).await
     }
 
     async fn link_targets(

@@ -300,6 +300,14 @@ fn conditions(account: AccountId, filter: &DocumentFilter) -> (String, Vec<Value
                     OR EXISTS (SELECT 1 FROM json_each(s.ref_numbers) j
                                WHERE upper(j.value) = ?))
                 UNION
+                SELECT dc.document_id FROM document_containers dc
+                    JOIN containers c ON c.id = dc.container_id
+                    JOIN shipments s ON s.id = c.shipment_id
+                WHERE s.account_id = ? AND (s.normalized_number = ?
+                    OR upper(s.bill_of_lading_number) = ?
+                    OR EXISTS (SELECT 1 FROM json_each(s.ref_numbers) j
+                               WHERE upper(j.value) = ?))
+                UNION
                 SELECT ds.document_id FROM document_shipments ds JOIN containers c
                     ON c.shipment_id = ds.shipment_id
                 WHERE c.account_id = ? AND c.number = ?
@@ -310,6 +318,10 @@ fn conditions(account: AccountId, filter: &DocumentFilter) -> (String, Vec<Value
                 .to_owned(),
         );
         values.extend([
+            account.clone(),
+            r.clone(),
+            r.clone(),
+            r.clone(),
             account.clone(),
             r.clone(),
             r.clone(),

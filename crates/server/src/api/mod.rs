@@ -8,6 +8,7 @@ pub mod auth;
 pub mod containers;
 pub mod custom_fields;
 pub mod dcsa_notifications;
+pub mod direct_uploads;
 pub mod docs;
 pub mod documents;
 pub mod error;
@@ -62,6 +63,7 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(webhook_notifications::router())
         .merge(vessels::router())
         .merge(documents::router())
+        .merge(direct_uploads::router())
         .merge(custom_fields::router())
 }
 
@@ -84,6 +86,8 @@ pub fn router(state: AppState) -> Router {
         .merge(v2)
         .merge(operations)
         .merge(dcsa_notifications::router())
+        .merge(documents::public_router())
+        .merge(direct_uploads::public_router())
         .merge(docs::router(openapi))
         .fallback(|| async { ApiError::NotFound })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })

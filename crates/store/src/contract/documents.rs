@@ -404,8 +404,12 @@ pub async fn documents_are_found_by_the_numbers_of_linked_shipments_and_containe
             found
         }
     };
-    assert_eq!(find("MAEU123456789").await, ["shipment.pdf"]);
-    assert_eq!(find("PO-1").await, ["shipment.pdf"]);
+    // The shipment's numbers find its documents and its containers'.
+    assert_eq!(
+        find("MAEU123456789").await,
+        ["container.pdf", "shipment.pdf"]
+    );
+    assert_eq!(find("PO-1").await, ["container.pdf", "shipment.pdf"]);
     // A container's number finds documents of the container and of its shipment.
     assert_eq!(
         find(&container.number).await,
