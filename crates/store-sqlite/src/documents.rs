@@ -261,8 +261,8 @@ fn get(conn: &Connection, account: AccountId, id: Uuid) -> StoreResult<StoredDoc
     Ok(document)
 }
 
-/// The `WHERE` clause of a list, and its values.
-fn conditions(account: AccountId, filter: &DocumentFilter) -> (String, Vec<Value>) {
+/// The `FROM` and `WHERE` clauses of a list, and their values.
+fn conditions(account: AccountId, filter: &DocumentFilter) -> (&'static str, String, Vec<Value>) {
     let account = Value::Text(account.0.to_string());
     let mut clauses = vec![
         "d.account_id = ?".to_owned(),
@@ -284,10 +284,10 @@ fn conditions(account: AccountId, filter: &DocumentFilter) -> (String, Vec<Value
                 }
             })
             .collect();
-        clauses.push(
-            "d.rowid IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?)".to_owned(),
-        );
-        values.push(Value::Text(query.join(" ")));
+        // The match comes first; the planner would otherwise walk the whole account in
+        // date order testing each row against the match.
+        clauses.insert(0, "documents_fts MATCH ?".to_owned());
+        values.insert(0, Value::Text(query.join(" ")));
     }
     if let Some(reference) = &filter.reference {
         let r = Value::Text(reference.clone());
@@ -339,7 +339,13 @@ fn conditions(account: AccountId, filter: &DocumentFilter) -> (String, Vec<Value
         ));
         values.extend(filter.document_types.iter().map(|t| Value::Text(t.clone())));
     }
-    (clauses.join(" AND "), values)
+    let from = if filter.filename_terms.is_empty() {
+        "documents d"
+    } else {
+        // CROSS JOIN keeps this order: the few matching rowids drive the lookups.
+        "documents_fts CROSS JOIN documents d ON d.rowid = documents_fts.rowid"
+    };
+    (from, clauses.join(" AND "), values)
 }
 
 fn order_by(sort: DocumentSort) -> String {
@@ -363,7 +369,7 @@ fn list(
     sort: DocumentSort,
     page: PageRequest,
 ) -> StoreResult<Paged<StoredDocument>> {
-    let (clauses, mut values) = conditions(account, filter);
+    let (from, clauses, mut values) = conditions(account, filter);
     let total: i64 = if *filter == DocumentFilter::default() {
         conn.prepare_cached("SELECT live FROM document_counts WHERE account_id = ?1")
             .and_then(|mut stmt| {
@@ -373,7 +379,7 @@ fn list(
             .map_err(backend)?
             .unwrap_or(0)
     } else {
-        conn.prepare_cached(&format!("SELECT count(*) FROM documents d WHERE {clauses}"))
+        conn.prepare_cached(&format!("SELECT count(*) FROM {from} WHERE {clauses}"))
             .and_then(|mut stmt| stmt.query_row(params_from_iter(values.iter()), |row| row.get(0)))
             .map_err(backend)?
     };
@@ -386,7 +392,7 @@ fn list(
     // read, so skipping to a far page does not read the skipped rows.
     let mut documents = conn
         .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM (SELECT d.rowid AS page_rowid FROM documents d
+            "SELECT {COLUMNS} FROM (SELECT d.rowid AS page_rowid FROM {from}
                 WHERE {clauses} ORDER BY {order} LIMIT ? OFFSET ?) p
              JOIN documents d ON d.rowid = p.page_rowid
              ORDER BY {order}"

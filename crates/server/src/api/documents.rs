@@ -1103,3 +1103,49 @@ async fn file_response(state: &AppState, doc: &StoredDocument) -> Result<Respons
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(doc.size_bytes));
     Ok(response)
 }
+
+/// A document as an `included` member (webhook deliveries of `document.*` events).
+pub fn included_document(
+    doc: &StoredDocument,
+    base: &str,
+) -> crate::api::jsonapi::ResourceObject<Value> {
+    use crate::api::jsonapi::{Relationships, ResourceIdentifier, ResourceObject, SelfLink};
+    let object = resource(doc, base);
+    ResourceObject {
+        id: doc.id.to_string(),
+        kind: "document",
+        attributes: object["attributes"].clone(),
+        relationships: Relationships::default()
+            .one(
+                "account",
+                Some(ResourceIdentifier::new("account", doc.account_id)),
+            )
+            .one(
+                "user",
+                doc.uploaded_by.map(|k| ResourceIdentifier::new("user", k)),
+            )
+            .one(
+                "last_document_representation",
+                doc.representation
+                    .as_ref()
+                    .map(|r| ResourceIdentifier::new("document_representation", r.id)),
+            )
+            .many(
+                "shipments",
+                doc.shipment_ids
+                    .iter()
+                    .map(|id| ResourceIdentifier::new("shipment", id))
+                    .collect(),
+            )
+            .many(
+                "cargos",
+                doc.container_ids
+                    .iter()
+                    .map(|id| ResourceIdentifier::new("container", id))
+                    .collect(),
+            ),
+        links: SelfLink {
+            self_: document_link(base, doc.id),
+        },
+    }
+}
