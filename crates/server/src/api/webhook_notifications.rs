@@ -345,7 +345,7 @@ async fn included_for(
         }
         "document" => match state.store.document(n.account_id, n.reference_id).await {
             Ok(document) => {
-                included.push(crate::api::documents::included_document(&document, base))
+                included.push(crate::api::documents::included_document(&document, base));
             }
             // Deleted since: the notification still names it.
             Err(StoreError::NotFound) => {}
