@@ -377,7 +377,9 @@ async fn postgres(rows: usize) {
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let rows = rows();
-    sqlite(rows).await;
+    if std::env::var_os("BENCH_DOCUMENTS_SKIP_SQLITE").is_none() {
+        sqlite(rows).await;
+    }
     if std::env::var_os("BENCH_DOCUMENTS_POSTGRES").is_some() {
         postgres(rows).await;
     } else {

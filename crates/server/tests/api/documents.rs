@@ -1142,3 +1142,53 @@ async fn lists_are_paged_with_links_and_totals(app: TestApp) {
     let oldest = list(&app, "?sort=created_at&page[size]=1").await;
     assert_eq!(oldest["data"][0]["attributes"]["file_name"], "doc0.pdf");
 }
+
+mod notifications {
+    use super::*;
+
+    on_both_backends!(
+        settings = &[("storage_url", "memory://"), ("webhooks_allow_private", "true")];
+        a_classified_document_notifies_webhooks_subscribed_to_document_events,
+    );
+
+    pub async fn a_classified_document_notifies_webhooks_subscribed_to_document_events(
+        app: TestApp,
+    ) {
+        let webhook = app
+            .post_json(
+                "/v2/webhooks",
+                &json!({"data": {"type": "webhook", "attributes": {
+                    "url": "http://127.0.0.1:9/hook",
+                    "events": ["document.extracted", "document.extraction_failed"],
+                }}}),
+            )
+            .await;
+        assert_eq!(webhook.status, StatusCode::CREATED, "{}", text(&webhook));
+        let id = uploaded(
+            &app,
+            "bl.pdf",
+            &pdf(&["BILL OF LADING", "B/L No: TESTHOOK01"]),
+            &[],
+        )
+        .await;
+
+        app.run_pending_jobs().await;
+
+        let notifications = app
+            .get("/v2/webhook_notifications?filter[event]=document.extracted")
+            .await
+            .json();
+        let data = notifications["data"].as_array().unwrap();
+        assert_eq!(data.len(), 1, "{notifications}");
+        assert_eq!(data[0]["relationships"]["document"]["data"]["id"], id);
+        assert_eq!(
+            data[0]["relationships"]["document"]["data"]["type"],
+            "document"
+        );
+        let failed = app
+            .get("/v2/webhook_notifications?filter[event]=document.extraction_failed")
+            .await
+            .json();
+        assert_eq!(failed["data"].as_array().unwrap().len(), 0);
+    }
+}
