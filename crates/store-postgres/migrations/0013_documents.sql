@@ -20,6 +20,9 @@ CREATE TABLE documents (
     created_at              timestamptz NOT NULL,
     updated_at              timestamptz NOT NULL,
     deleted_at              timestamptz,
+    -- The type filters and sorting use: the manual one wins. Stored, so that counting a
+    -- type reads the index alone.
+    effective_type          text GENERATED ALWAYS AS (coalesce(document_type_manual, document_type)) STORED,
     -- Words of the file name and name: every run of letters and digits, as the query side
     -- splits them too.
     search                  tsvector GENERATED ALWAYS AS (
@@ -30,7 +33,7 @@ CREATE TABLE documents (
 CREATE UNIQUE INDEX documents_content ON documents (account_id, sha256) WHERE deleted_at IS NULL;
 -- Paging newest first reads ids from this index alone (a deferred join fetches the rows).
 CREATE INDEX documents_newest ON documents (account_id, created_at, id) WHERE deleted_at IS NULL;
-CREATE INDEX documents_by_type ON documents (account_id, (coalesce(document_type_manual, document_type)), created_at, id) WHERE deleted_at IS NULL;
+CREATE INDEX documents_by_type ON documents (account_id, effective_type, created_at, id) WHERE deleted_at IS NULL;
 CREATE INDEX documents_by_uploader ON documents (account_id, uploaded_by, created_at, id) WHERE deleted_at IS NULL;
 CREATE INDEX documents_search ON documents USING gin (search);
 

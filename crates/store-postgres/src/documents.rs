@@ -258,14 +258,14 @@ fn conditions(account: AccountId, filter: &DocumentFilter) -> Condition {
     if let [only] = filter.document_types.as_slice() {
         // `=` rather than `= ANY`: the type index then also gives the date order.
         let placeholder = condition.bind(only.clone());
-        condition.clauses.push(format!(
-            "coalesce(d.document_type_manual, d.document_type) = {placeholder}"
-        ));
+        condition
+            .clauses
+            .push(format!("d.effective_type = {placeholder}"));
     } else if !filter.document_types.is_empty() {
         let placeholder = condition.bind(filter.document_types.clone());
-        condition.clauses.push(format!(
-            "coalesce(d.document_type_manual, d.document_type) = ANY({placeholder})"
-        ));
+        condition
+            .clauses
+            .push(format!("d.effective_type = ANY({placeholder})"));
     }
     condition
 }
@@ -275,7 +275,7 @@ fn order_by(sort: DocumentSort) -> String {
     match sort.field {
         DocumentSortField::CreatedAt => format!("d.created_at {direction}, d.id {direction}"),
         DocumentSortField::DocumentType => format!(
-            "coalesce(d.document_type_manual, d.document_type) {direction}, \
+            "d.effective_type {direction}, \
              d.created_at {direction}, d.id {direction}"
         ),
         DocumentSortField::AddedBy => {
