@@ -35,6 +35,8 @@ pub struct App {
     pub carriers: Carriers,
     /// Delivers webhooks: refuses non-public addresses unless allowed, never redirects.
     pub webhook_client: reqwest::Client,
+    /// Document bytes (`storage_url`).
+    pub documents: crate::documents::storage::Storage,
 }
 
 /// The axum state: a cheap handle on the one [`App`].
@@ -61,7 +63,10 @@ impl App {
             crate::webhooks::address::guarded_client_builder(config.webhooks_allow_private)
                 .build()
                 .expect("the TLS backend initialises");
+        let documents = crate::documents::storage::Storage::from_url(&config.storage_url)
+            .expect("storage_url is checked when the config is loaded");
         Self {
+            documents,
             auth: AuthCache::new(config.auth_cache_ttl),
             rate_limits: RateLimiter::new(config.rate_limit_per_minute),
             config,

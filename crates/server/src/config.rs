@@ -117,6 +117,9 @@ struct RawConfig {
     ais_batch_size: usize,
     sandbox_ais_seconds: u64,
     vessel_service_speed_knots: f64,
+    max_document_bytes: usize,
+    signing_secret: String,
+    signed_url_seconds: u64,
 }
 
 /// Where AIS NMEA sentences come from (`ais_sources`).
@@ -249,6 +252,13 @@ pub struct Config {
     pub scheduler_tick: std::time::Duration,
     /// Runs the process's clock this many times faster than real time (demos only).
     pub demo_time_scale: u32,
+    /// The largest document accepted (413 beyond).
+    pub max_document_bytes: usize,
+    /// Signs download links and direct uploads: from `signing_secret`, or random per
+    /// process when that is empty (which only suits a single API process).
+    pub signing_key: crate::documents::signing::SigningKey,
+    /// How long a signed download or upload link holds.
+    pub signed_url_ttl: chrono::Duration,
     /// Real carriers' DCSA connections (`[carriers.SCAC]` in the config file).
     pub carriers: Vec<CarrierConfig>,
     /// AIS ingest and vessel settings.
@@ -398,6 +408,10 @@ impl RawConfig {
                 .then(|| std::time::Duration::from_secs(self.sandbox_ais_seconds)),
             service_speed_knots: self.vessel_service_speed_knots,
         };
+        positive("max_document_bytes", self.max_document_bytes)?;
+        positive("signed_url_seconds", self.signed_url_seconds)?;
+        crate::documents::storage::Storage::from_url(&storage_url)
+            .map_err(|error| invalid("storage_url", error.to_string()))?;
         let carriers = self
             .carriers
             .into_iter()
@@ -433,6 +447,11 @@ impl RawConfig {
             tracking_poll_interval: seconds(self.tracking_poll_seconds),
             scheduler_tick: std::time::Duration::from_secs(self.scheduler_tick_seconds),
             demo_time_scale: self.demo_time_scale,
+            max_document_bytes: self.max_document_bytes,
+            signing_key: crate::documents::signing::SigningKey::from_secret(
+                Some(self.signing_secret.trim()).filter(|s| !s.is_empty()),
+            ),
+            signed_url_ttl: seconds(self.signed_url_seconds),
             carriers,
             ais,
         })

@@ -1,9 +1,729 @@
 //! Shipment documents: their metadata, links and search (the bytes live in object storage).
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
-use tidemark_store::DocumentStore;
+use chrono::{DateTime, Utc};
+use deadpool_postgres::GenericClient;
+use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, ShipmentId};
+use tidemark_store::{
+    DirectUpload, DocumentClassification, DocumentFilter, DocumentSort, DocumentSortField,
+    DocumentStore, LinkTargets, PageRequest, Paged, Representation, StoreError, StoreResult,
+    StoredDocument,
+};
+use tokio_postgres::Row;
+use uuid::Uuid;
 
 use crate::PgStore;
+use crate::convert::{backend, on_unique, query_all, query_one};
+use crate::tracking_requests::Condition;
+
+const COLUMNS: &str = "d.id, d.account_id, d.uploaded_by, d.source, d.name, d.file_name, \
+    d.content_type, d.size_bytes, d.sha256, d.storage_key, d.document_type, \
+    d.document_type_manual, d.classification_notes, d.representation_id, \
+    d.representation_version, d.representation, d.representation_at, d.created_at, d.updated_at";
+
+fn from_row(row: &Row) -> StoreResult<StoredDocument> {
+    let representation_id: Option<Uuid> = row.try_get(13).map_err(backend)?;
+    let updated_at: DateTime<Utc> = row.try_get(18).map_err(backend)?;
+    let representation = match representation_id {
+        Some(id) => Some(Representation {
+            id,
+            schema_version: row
+                .try_get::<_, Option<String>>(14)
+                .map_err(backend)?
+                .unwrap_or_default(),
+            payload: row
+                .try_get::<_, Option<serde_json::Value>>(15)
+                .map_err(backend)?
+                .unwrap_or(serde_json::Value::Null),
+            created_at: row
+                .try_get::<_, Option<DateTime<Utc>>>(16)
+                .map_err(backend)?
+                .unwrap_or(updated_at),
+        }),
+        None => None,
+    };
+    let size: i64 = row.try_get(7).map_err(backend)?;
+    Ok(StoredDocument {
+        id: row.try_get(0).map_err(backend)?,
+        account_id: AccountId(row.try_get(1).map_err(backend)?),
+        uploaded_by: row
+            .try_get::<_, Option<Uuid>>(2)
+            .map_err(backend)?
+            .map(ApiKeyId),
+        source: row.try_get(3).map_err(backend)?,
+        name: row.try_get(4).map_err(backend)?,
+        file_name: row.try_get(5).map_err(backend)?,
+        content_type: row.try_get(6).map_err(backend)?,
+        size_bytes: u64::try_from(size).map_err(backend)?,
+        sha256: row.try_get(8).map_err(backend)?,
+        storage_key: row.try_get(9).map_err(backend)?,
+        document_type: row.try_get(10).map_err(backend)?,
+        document_type_manual: row.try_get(11).map_err(backend)?,
+        classification_notes: row.try_get(12).map_err(backend)?,
+        representation,
+        shipment_ids: Vec::new(),
+        container_ids: Vec::new(),
+        created_at: row.try_get(17).map_err(backend)?,
+        updated_at,
+    })
+}
+
+fn pair(row: &Row) -> StoreResult<(Uuid, Uuid)> {
+    Ok((
+        row.try_get(0).map_err(backend)?,
+        row.try_get(1).map_err(backend)?,
+    ))
+}
+
+async fn load_links(
+    client: &impl GenericClient,
+    documents: &mut [StoredDocument],
+) -> StoreResult<()> {
+    if documents.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<Uuid> = documents.iter().map(|d| d.id).collect();
+    let shipments = query_all(
+        client,
+        "SELECT document_id, shipment_id FROM document_shipments
+         WHERE document_id = ANY($1) ORDER BY document_id, shipment_id",
+        &[&ids],
+        pair,
+    )
+    .await?;
+    let containers = query_all(
+        client,
+        "SELECT document_id, container_id FROM document_containers
+         WHERE document_id = ANY($1) ORDER BY document_id, container_id",
+        &[&ids],
+        pair,
+    )
+    .await?;
+    let mut by_document: HashMap<Uuid, (Vec<ShipmentId>, Vec<ContainerId>)> = HashMap::new();
+    for (document, shipment) in shipments {
+        by_document
+            .entry(document)
+            .or_default()
+            .0
+            .push(ShipmentId(shipment));
+    }
+    for (document, container) in containers {
+        by_document
+            .entry(document)
+            .or_default()
+            .1
+            .push(ContainerId(container));
+    }
+    for document in documents {
+        let (shipments, containers) = by_document.remove(&document.id).unwrap_or_default();
+        document.shipment_ids = shipments;
+        document.container_ids = containers;
+    }
+    Ok(())
+}
+
+/// Adds links, checking each target is the account's; an unknown one is `NotFound`.
+async fn add_links(
+    tx: &deadpool_postgres::Transaction<'_>,
+    account: AccountId,
+    document: Uuid,
+    shipments: &[ShipmentId],
+    containers: &[ContainerId],
+) -> StoreResult<()> {
+    let shipment_ids: Vec<Uuid> = shipments.iter().map(|s| s.0).collect();
+    let container_ids: Vec<Uuid> = containers.iter().map(|c| c.0).collect();
+    if !shipment_ids.is_empty() {
+        let statement = tx
+            .prepare_cached(
+                "WITH known AS (SELECT id FROM shipments WHERE id = ANY($2) AND account_id = $3),
+                      added AS (INSERT INTO document_shipments (document_id, shipment_id)
+                                SELECT $1, id FROM known ON CONFLICT DO NOTHING)
+                 SELECT count(*) FROM known",
+            )
+            .await
+            .map_err(backend)?;
+        let known: i64 = tx
+            .query_one(&statement, &[&document, &shipment_ids, &account.0])
+            .await
+            .map_err(backend)?
+            .try_get(0)
+            .map_err(backend)?;
+        if usize::try_from(known).unwrap_or(0) < distinct(&shipment_ids) {
+            return Err(StoreError::NotFound);
+        }
+    }
+    if !container_ids.is_empty() {
+        let statement = tx
+            .prepare_cached(
+                "WITH known AS (SELECT id FROM containers WHERE id = ANY($2) AND account_id = $3),
+                      added AS (INSERT INTO document_containers (document_id, container_id)
+                                SELECT $1, id FROM known ON CONFLICT DO NOTHING)
+                 SELECT count(*) FROM known",
+            )
+            .await
+            .map_err(backend)?;
+        let known: i64 = tx
+            .query_one(&statement, &[&document, &container_ids, &account.0])
+            .await
+            .map_err(backend)?
+            .try_get(0)
+            .map_err(backend)?;
+        if usize::try_from(known).unwrap_or(0) < distinct(&container_ids) {
+            return Err(StoreError::NotFound);
+        }
+    }
+    Ok(())
+}
+
+fn distinct(ids: &[Uuid]) -> usize {
+    ids.iter().collect::<std::collections::HashSet<_>>().len()
+}
+
+async fn change_count(
+    tx: &deadpool_postgres::Transaction<'_>,
+    account: AccountId,
+    delta: i64,
+) -> StoreResult<()> {
+    let statement = tx
+        .prepare_cached(
+            "INSERT INTO document_counts (account_id, live) VALUES ($1, $2)
+             ON CONFLICT (account_id) DO UPDATE SET live = document_counts.live + excluded.live",
+        )
+        .await
+        .map_err(backend)?;
+    tx.execute(&statement, &[&account.0, &delta])
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+fn conditions(account: AccountId, filter: &DocumentFilter) -> Condition {
+    let mut condition = Condition::default();
+    let placeholder = condition.bind(account.0);
+    condition
+        .clauses
+        .push(format!("d.account_id = {placeholder}"));
+    condition.clauses.push("d.deleted_at IS NULL".to_owned());
+    if !filter.filename_terms.is_empty() {
+        let last = filter.filename_terms.len() - 1;
+        // Terms are letters and digits only, so they need no quoting in a tsquery.
+        let query: Vec<String> = filter
+            .filename_terms
+            .iter()
+            .enumerate()
+            .map(|(i, term)| {
+                if i == last {
+                    format!("{term}:*")
+                } else {
+                    term.clone()
+                }
+            })
+            .collect();
+        let placeholder = condition.bind(query.join(" & "));
+        condition
+            .clauses
+            .push(format!("d.search @@ to_tsquery('simple', {placeholder})"));
+    }
+    if let Some(reference) = &filter.reference {
+        let account = condition.bind(account.0);
+        let r = condition.bind(reference.clone());
+        condition.clauses.push(format!(
+            "d.id IN (
+                SELECT ds.document_id FROM document_shipments ds JOIN shipments s
+                    ON s.id = ds.shipment_id
+                WHERE s.account_id = {account} AND (s.normalized_number = {r}
+                    OR upper(s.bill_of_lading_number) = {r}
+                    OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(s.ref_numbers) j
+                               WHERE upper(j) = {r}))
+                UNION
+                SELECT dc.document_id FROM document_containers dc
+                    JOIN containers c ON c.id = dc.container_id
+                    JOIN shipments s ON s.id = c.shipment_id
+                WHERE s.account_id = {account} AND (s.normalized_number = {r}
+                    OR upper(s.bill_of_lading_number) = {r}
+                    OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(s.ref_numbers) j
+                               WHERE upper(j) = {r}))
+                UNION
+                SELECT ds.document_id FROM document_shipments ds JOIN containers c
+                    ON c.shipment_id = ds.shipment_id
+                WHERE c.account_id = {account} AND c.number = {r}
+                UNION
+                SELECT dc.document_id FROM document_containers dc JOIN containers c
+                    ON c.id = dc.container_id
+                WHERE c.account_id = {account} AND c.number = {r})"
+        ));
+    }
+    if let [only] = filter.document_types.as_slice() {
+        // `=` rather than `= ANY`: the type index then also gives the date order.
+        let placeholder = condition.bind(only.clone());
+        condition
+            .clauses
+            .push(format!("d.effective_type = {placeholder}"));
+    } else if !filter.document_types.is_empty() {
+        let placeholder = condition.bind(filter.document_types.clone());
+        condition
+            .clauses
+            .push(format!("d.effective_type = ANY({placeholder})"));
+    }
+    condition
+}
+
+fn order_by(sort: DocumentSort) -> String {
+    let direction = if sort.descending { "DESC" } else { "ASC" };
+    match sort.field {
+        DocumentSortField::CreatedAt => format!("d.created_at {direction}, d.id {direction}"),
+        DocumentSortField::DocumentType => format!(
+            "d.effective_type {direction}, \
+             d.created_at {direction}, d.id {direction}"
+        ),
+        DocumentSortField::AddedBy => {
+            format!("d.uploaded_by {direction}, d.created_at {direction}, d.id {direction}")
+        }
+    }
+}
+
+async fn list(
+    client: &impl GenericClient,
+    account: AccountId,
+    filter: &DocumentFilter,
+    sort: DocumentSort,
+    page: PageRequest,
+) -> StoreResult<Paged<StoredDocument>> {
+    let mut condition = conditions(account, filter);
+    let clauses = condition.clauses.join(" AND ");
+    let total: i64 = if *filter == DocumentFilter::default() {
+        let statement = client
+            .prepare_cached("SELECT live FROM document_counts WHERE account_id = $1")
+            .await
+            .map_err(backend)?;
+        match client
+            .query_opt(&statement, &[&account.0])
+            .await
+            .map_err(backend)?
+        {
+            Some(row) => row.try_get(0).map_err(backend)?,
+            None => 0,
+        }
+    } else {
+        let statement = client
+            .prepare_cached(&format!("SELECT count(*) FROM documents d WHERE {clauses}"))
+            .await
+            .map_err(backend)?;
+        client
+            .query_one(&statement, &condition.params())
+            .await
+            .map_err(backend)?
+            .try_get(0)
+            .map_err(backend)?
+    };
+    let order = order_by(sort);
+    // With a file name search the few matches come from the GIN index; an order the
+    // date index could give would tempt the planner to walk the whole account instead.
+    let inner_order = if filter.filename_terms.is_empty() {
+        order.clone()
+    } else {
+        order.replace("d.created_at", "(d.created_at + interval '0 seconds')")
+    };
+    let limit = condition.bind(i64::from(page.limit));
+    let offset = condition.bind(i64::try_from(page.offset).unwrap_or(i64::MAX));
+    // Deferred join: the page's ids come from an index alone (an index-only scan), then
+    // only those rows are read.
+    let statement = client
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM (SELECT d.id AS page_id FROM documents d
+                WHERE {clauses} ORDER BY {inner_order} LIMIT {limit} OFFSET {offset}) p
+             JOIN documents d ON d.id = p.page_id
+             ORDER BY {order}"
+        ))
+        .await
+        .map_err(backend)?;
+    let mut documents = client
+        .query(&statement, &condition.params())
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(from_row)
+        .collect::<StoreResult<Vec<_>>>()?;
+    load_links(client, &mut documents).await?;
+    Ok(Paged {
+        items: documents,
+        total: u64::try_from(total).map_err(backend)?,
+    })
+}
+
+/// Runs `result`'s transaction to its end: commit on success, an explicit rollback on
+/// failure (a dropped transaction would leave its locks until the connection is reused).
+async fn finish<T>(
+    tx: deadpool_postgres::Transaction<'_>,
+    result: StoreResult<T>,
+) -> StoreResult<T> {
+    match result {
+        Ok(value) => {
+            tx.commit().await.map_err(backend)?;
+            Ok(value)
+        }
+        Err(error) => {
+            if let Err(rollback) = tx.rollback().await {
+                tracing::warn!(error = ?rollback, "cannot roll back");
+            }
+            Err(error)
+        }
+    }
+}
+
+async fn insert(
+    tx: &deadpool_postgres::Transaction<'_>,
+    d: &StoredDocument,
+    from_upload: Option<Uuid>,
+) -> StoreResult<()> {
+    let statement = tx
+        .prepare_cached(
+            "INSERT INTO documents (id, account_id, uploaded_by, source, name, file_name,
+                content_type, size_bytes, sha256, storage_key, document_type,
+                document_type_manual, classification_notes, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+        )
+        .await
+        .map_err(backend)?;
+    let size = i64::try_from(d.size_bytes).map_err(backend)?;
+    tx.execute(
+        &statement,
+        &[
+            &d.id,
+            &d.account_id.0,
+            &d.uploaded_by.map(|k| k.0),
+            &d.source,
+            &d.name,
+            &d.file_name,
+            &d.content_type,
+            &size,
+            &d.sha256,
+            &d.storage_key,
+            &d.document_type,
+            &d.document_type_manual,
+            &d.classification_notes,
+            &d.created_at,
+            &d.updated_at,
+        ],
+    )
+    .await
+    .map_err(|e| on_unique(e, "documents_content"))?;
+    add_links(tx, d.account_id, d.id, &d.shipment_ids, &d.container_ids).await?;
+    change_count(tx, d.account_id, 1).await?;
+    if let Some(upload) = from_upload {
+        let claimed = tx
+            .execute(
+                "UPDATE direct_uploads SET document_id = $1
+                 WHERE id = $2 AND account_id = $3 AND document_id IS NULL",
+                &[&d.id, &upload, &d.account_id.0],
+            )
+            .await
+            .map_err(backend)?;
+        if claimed == 0 {
+            return Err(StoreError::Conflict {
+                constraint: "direct_upload_used",
+            });
+        }
+    }
+    Ok(())
+}
+
+async fn document_with_content(
+    client: &impl GenericClient,
+    account: AccountId,
+    sha256: &str,
+) -> StoreResult<Option<Uuid>> {
+    let found = query_one(
+        client,
+        "SELECT id FROM documents
+         WHERE account_id = $1 AND sha256 = $2 AND deleted_at IS NULL",
+        &[&account.0, &sha256],
+        |row| row.try_get(0).map_err(backend),
+    )
+    .await;
+    match found {
+        Ok(id) => Ok(Some(id)),
+        Err(StoreError::NotFound) => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
+const UPLOAD_COLUMNS: &str = "id, account_id, created_by, file_name, declared_content_type, \
+    byte_size, checksum, storage_key, uploaded_at, document_id, created_at, expires_at";
+
+fn upload_from_row(row: &Row) -> StoreResult<DirectUpload> {
+    let size: i64 = row.try_get(5).map_err(backend)?;
+    Ok(DirectUpload {
+        id: row.try_get(0).map_err(backend)?,
+        account_id: AccountId(row.try_get(1).map_err(backend)?),
+        created_by: row
+            .try_get::<_, Option<Uuid>>(2)
+            .map_err(backend)?
+            .map(ApiKeyId),
+        file_name: row.try_get(3).map_err(backend)?,
+        declared_content_type: row.try_get(4).map_err(backend)?,
+        byte_size: u64::try_from(size).map_err(backend)?,
+        checksum: row.try_get(6).map_err(backend)?,
+        storage_key: row.try_get(7).map_err(backend)?,
+        uploaded_at: row.try_get(8).map_err(backend)?,
+        document_id: row.try_get(9).map_err(backend)?,
+        created_at: row.try_get(10).map_err(backend)?,
+        expires_at: row.try_get(11).map_err(backend)?,
+    })
+}
 
 #[async_trait]
-impl DocumentStore for PgStore {}
+impl DocumentStore for PgStore {
+    async fn insert_document(
+        &self,
+        d: &StoredDocument,
+        from_upload: Option<Uuid>,
+    ) -> StoreResult<()> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        let result = insert(&tx, d, from_upload).await;
+        finish(tx, result).await
+    }
+
+    async fn document_with_content(
+        &self,
+        account: AccountId,
+        sha256: &str,
+    ) -> StoreResult<Option<Uuid>> {
+        document_with_content(&self.client().await?, account, sha256).await
+    }
+    async fn document(&self, account: AccountId, id: Uuid) -> StoreResult<StoredDocument> {
+        let client = self.client().await?;
+        let document = query_one(
+            &client,
+            &format!(
+                "SELECT {COLUMNS} FROM documents d
+                 WHERE d.id = $1 AND d.account_id = $2 AND d.deleted_at IS NULL"
+            ),
+            &[&id, &account.0],
+            from_row,
+        )
+        .await?;
+        let mut documents = [document];
+        load_links(&client, &mut documents).await?;
+        let [document] = documents;
+        Ok(document)
+    }
+
+    async fn list_documents(
+        &self,
+        account: AccountId,
+        filter: &DocumentFilter,
+        sort: DocumentSort,
+        page: PageRequest,
+    ) -> StoreResult<Paged<StoredDocument>> {
+        list(&self.client().await?, account, filter, sort, page).await
+    }
+
+    async fn update_document(&self, d: &StoredDocument) -> StoreResult<()> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        let result = async {
+            let changed = tx
+                .execute(
+                    "UPDATE documents SET name = $3, document_type_manual = $4, updated_at = $5
+                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
+                    &[
+                        &d.id,
+                        &d.account_id.0,
+                        &d.name,
+                        &d.document_type_manual,
+                        &d.updated_at,
+                    ],
+                )
+                .await
+                .map_err(backend)?;
+            if changed == 0 {
+                return Err(StoreError::NotFound);
+            }
+            for table in ["document_shipments", "document_containers"] {
+                tx.execute(
+                    &format!("DELETE FROM {table} WHERE document_id = $1"),
+                    &[&d.id],
+                )
+                .await
+                .map_err(backend)?;
+            }
+            add_links(&tx, d.account_id, d.id, &d.shipment_ids, &d.container_ids).await?;
+            Ok(())
+        }
+        .await;
+        finish(tx, result).await
+    }
+
+    async fn delete_document(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        let result = async {
+            let changed = tx
+                .execute(
+                    "UPDATE documents SET deleted_at = $3, updated_at = $3
+                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
+                    &[&id, &account.0, &at],
+                )
+                .await
+                .map_err(backend)?;
+            if changed == 0 {
+                return Err(StoreError::NotFound);
+            }
+            change_count(&tx, account, -1).await?;
+            Ok(())
+        }
+        .await;
+        finish(tx, result).await
+    }
+
+    async fn record_document_classification(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        c: &DocumentClassification,
+        events: &[DomainEvent],
+    ) -> StoreResult<()> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        let result = async {
+            let representation = c.representation.as_ref();
+            let changed = tx
+                .execute(
+                    "UPDATE documents SET document_type = $3, classification_notes = $4,
+                        representation_id = $5, representation_version = $6, representation = $7,
+                        representation_at = $8, updated_at = $9
+                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
+                    &[
+                        &id,
+                        &account.0,
+                        &c.document_type,
+                        &c.classification_notes,
+                        &representation.map(|r| r.id),
+                        &representation.map(|r| r.schema_version.clone()),
+                        &representation.map(|r| r.payload.clone()),
+                        &representation.map(|r| r.created_at),
+                        &c.at,
+                    ],
+                )
+                .await
+                .map_err(backend)?;
+            if changed == 0 {
+                return Err(StoreError::NotFound);
+            }
+            add_links(&tx, account, id, &c.shipment_ids, &c.container_ids).await?;
+            crate::shipments::insert_domain_events(&tx, events).await?;
+            crate::webhooks::fan_out(&tx, events, false).await?;
+            Ok(())
+        }
+        .await;
+        finish(tx, result).await
+    }
+
+    async fn link_targets(
+        &self,
+        account: AccountId,
+        bl_numbers: &[String],
+        container_numbers: &[String],
+    ) -> StoreResult<LinkTargets> {
+        let client = self.client().await?;
+        let shipments = query_all(
+            &client,
+            "SELECT id, normalized_number FROM shipments
+             WHERE account_id = $1 AND normalized_number = ANY($2) ORDER BY id",
+            &[&account.0, &bl_numbers],
+            |row| {
+                Ok((
+                    ShipmentId(row.try_get(0).map_err(backend)?),
+                    row.try_get(1).map_err(backend)?,
+                ))
+            },
+        )
+        .await?;
+        let containers = query_all(
+            &client,
+            "SELECT id, shipment_id, number FROM containers
+             WHERE account_id = $1 AND number = ANY($2) ORDER BY id",
+            &[&account.0, &container_numbers],
+            |row| {
+                Ok((
+                    ContainerId(row.try_get(0).map_err(backend)?),
+                    ShipmentId(row.try_get(1).map_err(backend)?),
+                    row.try_get(2).map_err(backend)?,
+                ))
+            },
+        )
+        .await?;
+        Ok(LinkTargets {
+            shipments,
+            containers,
+        })
+    }
+
+    async fn create_direct_upload(&self, u: &DirectUpload) -> StoreResult<()> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "INSERT INTO direct_uploads ({UPLOAD_COLUMNS})
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+            ))
+            .await
+            .map_err(backend)?;
+        let size = i64::try_from(u.byte_size).map_err(backend)?;
+        client
+            .execute(
+                &statement,
+                &[
+                    &u.id,
+                    &u.account_id.0,
+                    &u.created_by.map(|k| k.0),
+                    &u.file_name,
+                    &u.declared_content_type,
+                    &size,
+                    &u.checksum,
+                    &u.storage_key,
+                    &u.uploaded_at,
+                    &u.document_id,
+                    &u.created_at,
+                    &u.expires_at,
+                ],
+            )
+            .await
+            .map_err(|e| on_unique(e, "direct_uploads_pkey"))?;
+        Ok(())
+    }
+
+    async fn direct_upload(&self, id: Uuid) -> StoreResult<DirectUpload> {
+        query_one(
+            &self.client().await?,
+            &format!("SELECT {UPLOAD_COLUMNS} FROM direct_uploads WHERE id = $1"),
+            &[&id],
+            upload_from_row,
+        )
+        .await
+    }
+
+    async fn mark_direct_upload_uploaded(&self, id: Uuid, at: DateTime<Utc>) -> StoreResult<()> {
+        let changed = self
+            .client()
+            .await?
+            .execute(
+                "UPDATE direct_uploads SET uploaded_at = $2 WHERE id = $1",
+                &[&id, &at],
+            )
+            .await
+            .map_err(backend)?;
+        if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+}

@@ -533,7 +533,7 @@ pub async fn record_tracking_result(
 }
 
 /// One statement for all of an update's events: arrays unnested into rows.
-async fn insert_domain_events(
+pub(crate) async fn insert_domain_events(
     tx: &deadpool_postgres::Transaction<'_>,
     events: &[DomainEvent],
 ) -> StoreResult<()> {

@@ -1,9 +1,727 @@
 //! Shipment documents: their metadata, links and search (the bytes live in object storage).
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
-use tidemark_store::DocumentStore;
+use chrono::{DateTime, Utc};
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
+use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, ShipmentId};
+use tidemark_store::{
+    DirectUpload, DocumentClassification, DocumentFilter, DocumentSort, DocumentSortField,
+    DocumentStore, LinkTargets, PageRequest, Paged, Representation, StoreError, StoreResult,
+    StoredDocument,
+};
+use uuid::Uuid;
 
 use crate::SqliteStore;
+use crate::convert::{backend, from_optional_ts, from_ts, on_unique, to_ts, uuid_from};
+
+const COLUMNS: &str = "d.id, d.account_id, d.uploaded_by, d.source, d.name, d.file_name, \
+    d.content_type, d.size_bytes, d.sha256, d.storage_key, d.document_type, \
+    d.document_type_manual, d.classification_notes, d.representation_id, \
+    d.representation_version, d.representation, d.representation_at, d.created_at, d.updated_at";
+
+fn opt_uuid(row: &Row<'_>, index: usize) -> rusqlite::Result<Option<Uuid>> {
+    let text: Option<String> = row.get(index)?;
+    text.map(|text| {
+        Uuid::parse_str(&text).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(
+                index,
+                rusqlite::types::Type::Text,
+                Box::new(e),
+            )
+        })
+    })
+    .transpose()
+}
+
+fn from_row(row: &Row<'_>) -> rusqlite::Result<StoredDocument> {
+    let representation = match opt_uuid(row, 13)? {
+        Some(id) => {
+            let payload: Option<String> = row.get(15)?;
+            Some(Representation {
+                id,
+                schema_version: row.get::<_, Option<String>>(14)?.unwrap_or_default(),
+                payload: payload
+                    .and_then(|text| serde_json::from_str(&text).ok())
+                    .unwrap_or(serde_json::Value::Null),
+                created_at: from_optional_ts(row, 16)?.unwrap_or(from_ts(row, 18)?),
+            })
+        }
+        None => None,
+    };
+    let size: i64 = row.get(7)?;
+    Ok(StoredDocument {
+        id: uuid_from(row, 0)?,
+        account_id: AccountId(uuid_from(row, 1)?),
+        uploaded_by: opt_uuid(row, 2)?.map(ApiKeyId),
+        source: row.get(3)?,
+        name: row.get(4)?,
+        file_name: row.get(5)?,
+        content_type: row.get(6)?,
+        size_bytes: u64::try_from(size).unwrap_or(0),
+        sha256: row.get(8)?,
+        storage_key: row.get(9)?,
+        document_type: row.get(10)?,
+        document_type_manual: row.get(11)?,
+        classification_notes: row.get(12)?,
+        representation,
+        shipment_ids: Vec::new(),
+        container_ids: Vec::new(),
+        created_at: from_ts(row, 17)?,
+        updated_at: from_ts(row, 18)?,
+    })
+}
+
+/// Fills in the links of `documents` with two queries.
+fn load_links(conn: &Connection, documents: &mut [StoredDocument]) -> StoreResult<()> {
+    if documents.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<Value> = documents
+        .iter()
+        .map(|d| Value::Text(d.id.to_string()))
+        .collect();
+    let marks = vec!["?"; ids.len()].join(", ");
+    let mut shipments: HashMap<Uuid, Vec<ShipmentId>> = HashMap::new();
+    let mut containers: HashMap<Uuid, Vec<ContainerId>> = HashMap::new();
+    for (table, column, is_shipment) in [
+        ("document_shipments", "shipment_id", true),
+        ("document_containers", "container_id", false),
+    ] {
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT document_id, {column} FROM {table} WHERE document_id IN ({marks})
+                 ORDER BY document_id, {column}"
+            ))
+            .map_err(backend)?;
+        let pairs: Vec<(Uuid, Uuid)> = stmt
+            .query_map(params_from_iter(ids.iter()), |row| {
+                Ok((uuid_from(row, 0)?, uuid_from(row, 1)?))
+            })
+            .and_then(Iterator::collect)
+            .map_err(backend)?;
+        for (document, target) in pairs {
+            if is_shipment {
+                shipments
+                    .entry(document)
+                    .or_default()
+                    .push(ShipmentId(target));
+            } else {
+                containers
+                    .entry(document)
+                    .or_default()
+                    .push(ContainerId(target));
+            }
+        }
+    }
+    for document in documents {
+        document.shipment_ids = shipments.remove(&document.id).unwrap_or_default();
+        document.container_ids = containers.remove(&document.id).unwrap_or_default();
+    }
+    Ok(())
+}
+
+/// Adds links, checking each target is the account's; an unknown one is `NotFound`.
+fn add_links(
+    tx: &Transaction<'_>,
+    account: AccountId,
+    document: Uuid,
+    shipments: &[ShipmentId],
+    containers: &[ContainerId],
+) -> StoreResult<()> {
+    let account = account.0.to_string();
+    let document = document.to_string();
+    let mut link_shipment = tx
+        .prepare_cached(
+            "INSERT INTO document_shipments (document_id, shipment_id)
+             SELECT ?1, id FROM shipments WHERE id = ?2 AND account_id = ?3
+             ON CONFLICT DO NOTHING",
+        )
+        .map_err(backend)?;
+    for shipment in shipments {
+        let found: bool = tx
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM shipments WHERE id = ?1 AND account_id = ?2)",
+                params![shipment.0.to_string(), account],
+                |row| row.get(0),
+            )
+            .map_err(backend)?;
+        if !found {
+            return Err(StoreError::NotFound);
+        }
+        link_shipment
+            .execute(params![document, shipment.0.to_string(), account])
+            .map_err(backend)?;
+    }
+    let mut link_container = tx
+        .prepare_cached(
+            "INSERT INTO document_containers (document_id, container_id)
+             SELECT ?1, id FROM containers WHERE id = ?2 AND account_id = ?3
+             ON CONFLICT DO NOTHING",
+        )
+        .map_err(backend)?;
+    for container in containers {
+        let found: bool = tx
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM containers WHERE id = ?1 AND account_id = ?2)",
+                params![container.0.to_string(), account],
+                |row| row.get(0),
+            )
+            .map_err(backend)?;
+        if !found {
+            return Err(StoreError::NotFound);
+        }
+        link_container
+            .execute(params![document, container.0.to_string(), account])
+            .map_err(backend)?;
+    }
+    Ok(())
+}
+
+fn change_count(tx: &Transaction<'_>, account: AccountId, delta: i64) -> StoreResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO document_counts (account_id, live) VALUES (?1, ?2)
+         ON CONFLICT (account_id) DO UPDATE SET live = live + excluded.live",
+    )
+    .and_then(|mut stmt| stmt.execute(params![account.0.to_string(), delta]))
+    .map_err(backend)?;
+    Ok(())
+}
+
+fn insert(conn: &mut Connection, d: &StoredDocument, from_upload: Option<Uuid>) -> StoreResult<()> {
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(backend)?;
+    tx.prepare_cached(
+        "INSERT INTO documents (id, account_id, uploaded_by, source, name, file_name,
+            content_type, size_bytes, sha256, storage_key, document_type, document_type_manual,
+            classification_notes, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    )
+    .and_then(|mut stmt| {
+        stmt.execute(params![
+            d.id.to_string(),
+            d.account_id.0.to_string(),
+            d.uploaded_by.map(|k| k.0.to_string()),
+            d.source,
+            d.name,
+            d.file_name,
+            d.content_type,
+            i64::try_from(d.size_bytes).unwrap_or(i64::MAX),
+            d.sha256,
+            d.storage_key,
+            d.document_type,
+            d.document_type_manual,
+            d.classification_notes,
+            to_ts(d.created_at),
+            to_ts(d.updated_at),
+        ])
+    })
+    .map_err(|e| on_unique(e, "documents_content"))?;
+    add_links(&tx, d.account_id, d.id, &d.shipment_ids, &d.container_ids)?;
+    change_count(&tx, d.account_id, 1)?;
+    if let Some(upload) = from_upload {
+        let claimed = tx
+            .execute(
+                "UPDATE direct_uploads SET document_id = ?1
+                 WHERE id = ?2 AND account_id = ?3 AND document_id IS NULL",
+                params![
+                    d.id.to_string(),
+                    upload.to_string(),
+                    d.account_id.0.to_string()
+                ],
+            )
+            .map_err(backend)?;
+        if claimed == 0 {
+            return Err(StoreError::Conflict {
+                constraint: "direct_upload_used",
+            });
+        }
+    }
+    tx.commit().map_err(backend)
+}
+
+fn get(conn: &Connection, account: AccountId, id: Uuid) -> StoreResult<StoredDocument> {
+    let document = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM documents d
+             WHERE d.id = ?1 AND d.account_id = ?2 AND d.deleted_at IS NULL"
+        ))
+        .and_then(|mut stmt| {
+            stmt.query_row([id.to_string(), account.0.to_string()], from_row)
+                .optional()
+        })
+        .map_err(backend)?
+        .ok_or(StoreError::NotFound)?;
+    let mut documents = [document];
+    load_links(conn, &mut documents)?;
+    let [document] = documents;
+    Ok(document)
+}
+
+/// The `FROM` and `WHERE` clauses of a list, and their values.
+fn conditions(account: AccountId, filter: &DocumentFilter) -> (&'static str, String, Vec<Value>) {
+    let account = Value::Text(account.0.to_string());
+    let mut clauses = vec![
+        "d.account_id = ?".to_owned(),
+        "d.deleted_at IS NULL".to_owned(),
+    ];
+    let mut values = vec![account.clone()];
+    if !filter.filename_terms.is_empty() {
+        let last = filter.filename_terms.len() - 1;
+        let query: Vec<String> = filter
+            .filename_terms
+            .iter()
+            .enumerate()
+            // Terms are letters and digits only, so quoting them is all FTS5 needs.
+            .map(|(i, term)| {
+                if i == last {
+                    format!("\"{term}\"*")
+                } else {
+                    format!("\"{term}\"")
+                }
+            })
+            .collect();
+        // The match comes first; the planner would otherwise walk the whole account in
+        // date order testing each row against the match.
+        clauses.insert(0, "documents_fts MATCH ?".to_owned());
+        values.insert(0, Value::Text(query.join(" ")));
+    }
+    if let Some(reference) = &filter.reference {
+        let r = Value::Text(reference.clone());
+        clauses.push(
+            "d.id IN (
+                SELECT ds.document_id FROM document_shipments ds JOIN shipments s
+                    ON s.id = ds.shipment_id
+                WHERE s.account_id = ? AND (s.normalized_number = ?
+                    OR upper(s.bill_of_lading_number) = ?
+                    OR EXISTS (SELECT 1 FROM json_each(s.ref_numbers) j
+                               WHERE upper(j.value) = ?))
+                UNION
+                SELECT dc.document_id FROM document_containers dc
+                    JOIN containers c ON c.id = dc.container_id
+                    JOIN shipments s ON s.id = c.shipment_id
+                WHERE s.account_id = ? AND (s.normalized_number = ?
+                    OR upper(s.bill_of_lading_number) = ?
+                    OR EXISTS (SELECT 1 FROM json_each(s.ref_numbers) j
+                               WHERE upper(j.value) = ?))
+                UNION
+                SELECT ds.document_id FROM document_shipments ds JOIN containers c
+                    ON c.shipment_id = ds.shipment_id
+                WHERE c.account_id = ? AND c.number = ?
+                UNION
+                SELECT dc.document_id FROM document_containers dc JOIN containers c
+                    ON c.id = dc.container_id
+                WHERE c.account_id = ? AND c.number = ?)"
+                .to_owned(),
+        );
+        values.extend([
+            account.clone(),
+            r.clone(),
+            r.clone(),
+            r.clone(),
+            account.clone(),
+            r.clone(),
+            r.clone(),
+            r.clone(),
+            account.clone(),
+            r.clone(),
+            account,
+            r,
+        ]);
+    }
+    if !filter.document_types.is_empty() {
+        let marks = vec!["?"; filter.document_types.len()].join(", ");
+        clauses.push(format!(
+            "coalesce(d.document_type_manual, d.document_type) IN ({marks})"
+        ));
+        values.extend(filter.document_types.iter().map(|t| Value::Text(t.clone())));
+    }
+    let from = if filter.filename_terms.is_empty() {
+        "documents d"
+    } else {
+        // CROSS JOIN keeps this order: the few matching rowids drive the lookups.
+        "documents_fts CROSS JOIN documents d ON d.rowid = documents_fts.rowid"
+    };
+    (from, clauses.join(" AND "), values)
+}
+
+fn order_by(sort: DocumentSort) -> String {
+    let direction = if sort.descending { "DESC" } else { "ASC" };
+    match sort.field {
+        DocumentSortField::CreatedAt => format!("d.created_at {direction}, d.id {direction}"),
+        DocumentSortField::DocumentType => format!(
+            "coalesce(d.document_type_manual, d.document_type) {direction}, \
+             d.created_at {direction}, d.id {direction}"
+        ),
+        DocumentSortField::AddedBy => {
+            format!("d.uploaded_by {direction}, d.created_at {direction}, d.id {direction}")
+        }
+    }
+}
+
+fn list(
+    conn: &Connection,
+    account: AccountId,
+    filter: &DocumentFilter,
+    sort: DocumentSort,
+    page: PageRequest,
+) -> StoreResult<Paged<StoredDocument>> {
+    let (from, clauses, mut values) = conditions(account, filter);
+    let total: i64 = if *filter == DocumentFilter::default() {
+        conn.prepare_cached("SELECT live FROM document_counts WHERE account_id = ?1")
+            .and_then(|mut stmt| {
+                stmt.query_row([account.0.to_string()], |row| row.get(0))
+                    .optional()
+            })
+            .map_err(backend)?
+            .unwrap_or(0)
+    } else {
+        conn.prepare_cached(&format!("SELECT count(*) FROM {from} WHERE {clauses}"))
+            .and_then(|mut stmt| stmt.query_row(params_from_iter(values.iter()), |row| row.get(0)))
+            .map_err(backend)?
+    };
+    let order = order_by(sort);
+    values.push(Value::Integer(i64::from(page.limit)));
+    values.push(Value::Integer(
+        i64::try_from(page.offset).unwrap_or(i64::MAX),
+    ));
+    // Deferred join: the page's rowids come from an index alone, then only those rows are
+    // read, so skipping to a far page does not read the skipped rows.
+    let mut documents = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM (SELECT d.rowid AS page_rowid FROM {from}
+                WHERE {clauses} ORDER BY {order} LIMIT ? OFFSET ?) p
+             JOIN documents d ON d.rowid = p.page_rowid
+             ORDER BY {order}"
+        ))
+        .and_then(|mut stmt| {
+            stmt.query_map(params_from_iter(values.iter()), from_row)
+                .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+        })
+        .map_err(backend)?;
+    load_links(conn, &mut documents)?;
+    Ok(Paged {
+        items: documents,
+        total: u64::try_from(total).unwrap_or(0),
+    })
+}
+
+fn update(conn: &mut Connection, d: &StoredDocument) -> StoreResult<()> {
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(backend)?;
+    let changed = tx
+        .execute(
+            "UPDATE documents SET name = ?3, document_type_manual = ?4, updated_at = ?5
+             WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL",
+            params![
+                d.id.to_string(),
+                d.account_id.0.to_string(),
+                d.name,
+                d.document_type_manual,
+                to_ts(d.updated_at),
+            ],
+        )
+        .map_err(backend)?;
+    if changed == 0 {
+        return Err(StoreError::NotFound);
+    }
+    for table in ["document_shipments", "document_containers"] {
+        tx.execute(
+            &format!("DELETE FROM {table} WHERE document_id = ?1"),
+            [d.id.to_string()],
+        )
+        .map_err(backend)?;
+    }
+    add_links(&tx, d.account_id, d.id, &d.shipment_ids, &d.container_ids)?;
+    tx.commit().map_err(backend)
+}
+
+fn delete(
+    conn: &mut Connection,
+    account: AccountId,
+    id: Uuid,
+    at: DateTime<Utc>,
+) -> StoreResult<()> {
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(backend)?;
+    let changed = tx
+        .execute(
+            "UPDATE documents SET deleted_at = ?3, updated_at = ?3
+             WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL",
+            params![id.to_string(), account.0.to_string(), to_ts(at)],
+        )
+        .map_err(backend)?;
+    if changed == 0 {
+        return Err(StoreError::NotFound);
+    }
+    change_count(&tx, account, -1)?;
+    tx.commit().map_err(backend)
+}
+
+fn insert_events(tx: &Transaction<'_>, events: &[DomainEvent]) -> StoreResult<()> {
+    let mut insert = tx
+        .prepare_cached(
+            "INSERT INTO domain_events (id, account_id, event, reference_type, reference_id,
+                shipment_id, container_id, created_at, payload)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )
+        .map_err(backend)?;
+    for event in events {
+        insert
+            .execute(params![
+                event.id.0.to_string(),
+                event.account_id.0.to_string(),
+                event.event,
+                event.reference_type,
+                event.reference_id.to_string(),
+                event.shipment_id.map(|id| id.0.to_string()),
+                event.container_id.map(|id| id.0.to_string()),
+                to_ts(event.created_at),
+                event.payload.as_ref().map(serde_json::Value::to_string),
+            ])
+            .map_err(backend)?;
+    }
+    Ok(())
+}
+
+fn record_classification(
+    conn: &mut Connection,
+    account: AccountId,
+    id: Uuid,
+    c: &DocumentClassification,
+    events: &[DomainEvent],
+) -> StoreResult<()> {
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(backend)?;
+    let representation = c.representation.as_ref();
+    let changed = tx
+        .execute(
+            "UPDATE documents SET document_type = ?3, classification_notes = ?4,
+                representation_id = ?5, representation_version = ?6, representation = ?7,
+                representation_at = ?8, updated_at = ?9
+             WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL",
+            params![
+                id.to_string(),
+                account.0.to_string(),
+                c.document_type,
+                c.classification_notes,
+                representation.map(|r| r.id.to_string()),
+                representation.map(|r| r.schema_version.clone()),
+                representation.map(|r| r.payload.to_string()),
+                representation.map(|r| to_ts(r.created_at)),
+                to_ts(c.at),
+            ],
+        )
+        .map_err(backend)?;
+    if changed == 0 {
+        return Err(StoreError::NotFound);
+    }
+    add_links(&tx, account, id, &c.shipment_ids, &c.container_ids)?;
+    insert_events(&tx, events)?;
+    crate::webhooks::fan_out(&tx, events, false)?;
+    tx.commit().map_err(backend)
+}
+
+fn link_targets(
+    conn: &Connection,
+    account: AccountId,
+    bl_numbers: &[String],
+    container_numbers: &[String],
+) -> StoreResult<LinkTargets> {
+    let mut targets = LinkTargets::default();
+    let account = Value::Text(account.0.to_string());
+    if !bl_numbers.is_empty() {
+        let marks = vec!["?"; bl_numbers.len()].join(", ");
+        let values: Vec<Value> = std::iter::once(account.clone())
+            .chain(bl_numbers.iter().map(|n| Value::Text(n.clone())))
+            .collect();
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT id, normalized_number FROM shipments
+                 WHERE account_id = ? AND normalized_number IN ({marks}) ORDER BY id"
+            ))
+            .map_err(backend)?;
+        targets.shipments = stmt
+            .query_map(params_from_iter(values.iter()), |row| {
+                Ok((ShipmentId(uuid_from(row, 0)?), row.get(1)?))
+            })
+            .and_then(Iterator::collect)
+            .map_err(backend)?;
+    }
+    if !container_numbers.is_empty() {
+        let marks = vec!["?"; container_numbers.len()].join(", ");
+        let values: Vec<Value> = std::iter::once(account)
+            .chain(container_numbers.iter().map(|n| Value::Text(n.clone())))
+            .collect();
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT id, shipment_id, number FROM containers
+                 WHERE account_id = ? AND number IN ({marks}) ORDER BY id"
+            ))
+            .map_err(backend)?;
+        targets.containers = stmt
+            .query_map(params_from_iter(values.iter()), |row| {
+                Ok((
+                    ContainerId(uuid_from(row, 0)?),
+                    ShipmentId(uuid_from(row, 1)?),
+                    row.get(2)?,
+                ))
+            })
+            .and_then(Iterator::collect)
+            .map_err(backend)?;
+    }
+    Ok(targets)
+}
+
+const UPLOAD_COLUMNS: &str = "id, account_id, created_by, file_name, declared_content_type, \
+    byte_size, checksum, storage_key, uploaded_at, document_id, created_at, expires_at";
+
+fn upload_from_row(row: &Row<'_>) -> rusqlite::Result<DirectUpload> {
+    let size: i64 = row.get(5)?;
+    Ok(DirectUpload {
+        id: uuid_from(row, 0)?,
+        account_id: AccountId(uuid_from(row, 1)?),
+        created_by: opt_uuid(row, 2)?.map(ApiKeyId),
+        file_name: row.get(3)?,
+        declared_content_type: row.get(4)?,
+        byte_size: u64::try_from(size).unwrap_or(0),
+        checksum: row.get(6)?,
+        storage_key: row.get(7)?,
+        uploaded_at: from_optional_ts(row, 8)?,
+        document_id: opt_uuid(row, 9)?,
+        created_at: from_ts(row, 10)?,
+        expires_at: from_ts(row, 11)?,
+    })
+}
 
 #[async_trait]
-impl DocumentStore for SqliteStore {}
+impl DocumentStore for SqliteStore {
+    async fn insert_document(
+        &self,
+        document: &StoredDocument,
+        from_upload: Option<Uuid>,
+    ) -> StoreResult<()> {
+        insert(&mut self.writer(), document, from_upload)
+    }
+
+    async fn document_with_content(
+        &self,
+        account: AccountId,
+        sha256: &str,
+    ) -> StoreResult<Option<Uuid>> {
+        self.reader()
+            .prepare_cached(
+                "SELECT id FROM documents
+                 WHERE account_id = ?1 AND sha256 = ?2 AND deleted_at IS NULL",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_row(params![account.0.to_string(), sha256], |row| {
+                    uuid_from(row, 0)
+                })
+                .optional()
+            })
+            .map_err(backend)
+    }
+
+    async fn document(&self, account: AccountId, id: Uuid) -> StoreResult<StoredDocument> {
+        get(&self.reader(), account, id)
+    }
+
+    async fn list_documents(
+        &self,
+        account: AccountId,
+        filter: &DocumentFilter,
+        sort: DocumentSort,
+        page: PageRequest,
+    ) -> StoreResult<Paged<StoredDocument>> {
+        list(&self.reader(), account, filter, sort, page)
+    }
+
+    async fn update_document(&self, document: &StoredDocument) -> StoreResult<()> {
+        update(&mut self.writer(), document)
+    }
+
+    async fn delete_document(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        delete(&mut self.writer(), account, id, at)
+    }
+
+    async fn record_document_classification(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        classification: &DocumentClassification,
+        events: &[DomainEvent],
+    ) -> StoreResult<()> {
+        record_classification(&mut self.writer(), account, id, classification, events)
+    }
+
+    async fn link_targets(
+        &self,
+        account: AccountId,
+        bl_numbers: &[String],
+        container_numbers: &[String],
+    ) -> StoreResult<LinkTargets> {
+        link_targets(&self.reader(), account, bl_numbers, container_numbers)
+    }
+
+    async fn create_direct_upload(&self, u: &DirectUpload) -> StoreResult<()> {
+        self.writer()
+            .prepare_cached(&format!(
+                "INSERT INTO direct_uploads ({UPLOAD_COLUMNS})
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+            ))
+            .and_then(|mut stmt| {
+                stmt.execute(params![
+                    u.id.to_string(),
+                    u.account_id.0.to_string(),
+                    u.created_by.map(|k| k.0.to_string()),
+                    u.file_name,
+                    u.declared_content_type,
+                    i64::try_from(u.byte_size).unwrap_or(i64::MAX),
+                    u.checksum,
+                    u.storage_key,
+                    u.uploaded_at.map(to_ts),
+                    u.document_id.map(|id| id.to_string()),
+                    to_ts(u.created_at),
+                    to_ts(u.expires_at),
+                ])
+            })
+            .map_err(|e| on_unique(e, "direct_uploads_pkey"))?;
+        Ok(())
+    }
+
+    async fn direct_upload(&self, id: Uuid) -> StoreResult<DirectUpload> {
+        self.reader()
+            .prepare_cached(&format!(
+                "SELECT {UPLOAD_COLUMNS} FROM direct_uploads WHERE id = ?1"
+            ))
+            .and_then(|mut stmt| stmt.query_row([id.to_string()], upload_from_row).optional())
+            .map_err(backend)?
+            .ok_or(StoreError::NotFound)
+    }
+
+    async fn mark_direct_upload_uploaded(&self, id: Uuid, at: DateTime<Utc>) -> StoreResult<()> {
+        let changed = self
+            .writer()
+            .execute(
+                "UPDATE direct_uploads SET uploaded_at = ?2 WHERE id = ?1",
+                params![id.to_string(), to_ts(at)],
+            )
+            .map_err(backend)?;
+        if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+}

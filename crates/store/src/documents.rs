@@ -1,7 +1,188 @@
 //! Shipment documents: their metadata, links and search (the bytes live in object storage).
 
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, ShipmentId};
+use uuid::Uuid;
+
+use crate::{PageRequest, Paged, StoreResult};
+
+/// A document's metadata as stored. Its bytes are in object storage under `storage_key`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredDocument {
+    pub id: Uuid,
+    pub account_id: AccountId,
+    /// The API key that uploaded it (Tidemark's users are its keys).
+    pub uploaded_by: Option<ApiKeyId>,
+    /// `upload` (multipart) or `api` (direct upload).
+    pub source: String,
+    pub name: String,
+    /// Sanitized client file name.
+    pub file_name: String,
+    /// Sniffed from the bytes.
+    pub content_type: String,
+    pub size_bytes: u64,
+    /// Hex SHA-256 of the bytes: the same content twice in one account is a duplicate.
+    pub sha256: String,
+    /// Object key; built from ids only.
+    pub storage_key: String,
+    /// Set by classification; `None` until it ran.
+    pub document_type: Option<String>,
+    pub document_type_manual: Option<String>,
+    pub classification_notes: Option<String>,
+    /// The extraction result (`last_document_representation`), once extraction succeeded.
+    pub representation: Option<Representation>,
+    pub shipment_ids: Vec<ShipmentId>,
+    pub container_ids: Vec<ContainerId>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// What extraction made of a document (Terminal49's `document_representation`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Representation {
+    pub id: Uuid,
+    pub schema_version: String,
+    pub payload: serde_json::Value,
+    pub created_at: DateTime<Utc>,
+}
+
+/// The outcome of the classification job, recorded at once with its domain events.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DocumentClassification {
+    pub document_type: String,
+    pub classification_notes: String,
+    pub representation: Option<Representation>,
+    /// Links to add (existing links stay).
+    pub shipment_ids: Vec<ShipmentId>,
+    pub container_ids: Vec<ContainerId>,
+    pub at: DateTime<Utc>,
+}
+
+/// A direct upload: a slot for bytes that a later `POST /documents` turns into a document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirectUpload {
+    pub id: Uuid,
+    pub account_id: AccountId,
+    pub created_by: Option<ApiKeyId>,
+    pub file_name: String,
+    pub declared_content_type: String,
+    pub byte_size: u64,
+    /// Base64 MD5 of the bytes, as the client declared it.
+    pub checksum: String,
+    pub storage_key: String,
+    /// Set once the bytes arrived and matched the checksum.
+    pub uploaded_at: Option<DateTime<Utc>>,
+    /// Set once a document was made of it: each upload makes one document.
+    pub document_id: Option<Uuid>,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// The sortable fields of `GET /documents`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DocumentSortField {
+    #[default]
+    CreatedAt,
+    DocumentType,
+    AddedBy,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DocumentSort {
+    pub field: DocumentSortField,
+    pub descending: bool,
+}
+
+impl Default for DocumentSort {
+    /// Newest first.
+    fn default() -> Self {
+        Self {
+            field: DocumentSortField::CreatedAt,
+            descending: true,
+        }
+    }
+}
+
+/// Which documents to list. Every set field must match.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DocumentFilter {
+    /// Full-text terms over file name and name: lowercase letters and digits only, all must
+    /// match, the last one as a prefix.
+    pub filename_terms: Vec<String>,
+    /// Upper case letters and digits: the BL number, a ref number or a container number of a
+    /// linked shipment or container.
+    pub reference: Option<String>,
+    /// Any of these types (the manual type when set, else the classified one).
+    pub document_types: Vec<String>,
+}
+
+/// Shipments and containers of an account found by their numbers, to link documents to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkTargets {
+    /// Shipments with their normalized bill of lading number.
+    pub shipments: Vec<(ShipmentId, String)>,
+    /// Containers with their shipment and number.
+    pub containers: Vec<(ContainerId, ShipmentId, String)>,
+}
 
 /// Shipment documents: their metadata, links and search (the bytes live in object storage).
 #[async_trait]
-pub trait DocumentStore: Send + Sync {}
+pub trait DocumentStore: Send + Sync {
+    /// Stores a new document with its links. With `from_upload`, that direct upload is
+    /// marked as used in the same transaction, and a used one is
+    /// `Conflict { constraint: "direct_upload_used" }`. The same `sha256` in the account
+    /// (not deleted) is `Conflict { constraint: "documents_content" }`; a link to another
+    /// account's shipment or container is `NotFound`.
+    async fn insert_document(
+        &self,
+        document: &StoredDocument,
+        from_upload: Option<Uuid>,
+    ) -> StoreResult<()>;
+    /// The live document of the account with this content, if any.
+    async fn document_with_content(
+        &self,
+        account: AccountId,
+        sha256: &str,
+    ) -> StoreResult<Option<Uuid>>;
+    /// A live (not deleted) document of the account, with its links.
+    async fn document(&self, account: AccountId, id: Uuid) -> StoreResult<StoredDocument>;
+    async fn list_documents(
+        &self,
+        account: AccountId,
+        filter: &DocumentFilter,
+        sort: DocumentSort,
+        page: PageRequest,
+    ) -> StoreResult<Paged<StoredDocument>>;
+    /// Saves name, manual type and links (replacing them) and `updated_at`.
+    async fn update_document(&self, document: &StoredDocument) -> StoreResult<()>;
+    /// Soft-deletes: the document disappears from reads; its content may be uploaded again.
+    async fn delete_document(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    /// Records the classification job's result, its new links and its domain events (with
+    /// their webhook notifications) in one transaction.
+    async fn record_document_classification(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        classification: &DocumentClassification,
+        events: &[DomainEvent],
+    ) -> StoreResult<()>;
+    /// The account's shipments whose normalized BL number is one of `bl_numbers`, and its
+    /// containers whose number is one of `container_numbers`.
+    async fn link_targets(
+        &self,
+        account: AccountId,
+        bl_numbers: &[String],
+        container_numbers: &[String],
+    ) -> StoreResult<LinkTargets>;
+    async fn create_direct_upload(&self, upload: &DirectUpload) -> StoreResult<()>;
+    /// A direct upload by id alone: the signed id that names it is the authority.
+    async fn direct_upload(&self, id: Uuid) -> StoreResult<DirectUpload>;
+    /// Marks the bytes as arrived.
+    async fn mark_direct_upload_uploaded(&self, id: Uuid, at: DateTime<Utc>) -> StoreResult<()>;
+}

@@ -27,7 +27,10 @@ pub use custom_fields::{
     CustomFieldFilter, CustomFieldStore, DefinitionFilter, DefinitionRecord, EntityRef, NewValue,
     OptionRecord, ValueFilter, ValueRecord,
 };
-pub use documents::DocumentStore;
+pub use documents::{
+    DirectUpload, DocumentClassification, DocumentFilter, DocumentSort, DocumentSortField,
+    DocumentStore, LinkTargets, Representation, StoredDocument,
+};
 pub use error::{BoxError, StoreError};
 pub use vessels::{
     AisPosition, Fix, PositionsRecorded, Vessel, VesselIdentity, VesselStore, thin_track,

@@ -9,6 +9,7 @@ pub mod containers;
 pub mod custom_field_definitions;
 pub mod custom_fields;
 pub mod dcsa_notifications;
+pub mod direct_uploads;
 pub mod docs;
 pub mod documents;
 pub mod error;
@@ -65,6 +66,7 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(vessels::router())
         .merge(map_geojson::router())
         .merge(documents::router())
+        .merge(direct_uploads::router())
         .merge(custom_fields::router())
         .merge(custom_field_definitions::router())
 }
@@ -88,6 +90,8 @@ pub fn router(state: AppState) -> Router {
         .merge(v2)
         .merge(operations)
         .merge(dcsa_notifications::router())
+        .merge(documents::public_router())
+        .merge(direct_uploads::public_router())
         .merge(docs::router(openapi))
         .fallback(|| async { ApiError::NotFound })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })

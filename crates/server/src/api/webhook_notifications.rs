@@ -103,7 +103,16 @@ impl Resource for NotificationResource<'_> {
 
     fn relationships(&self) -> Relationships {
         let n = self.notification;
-        Relationships::default()
+        let relationships = if n.event.starts_with("document.") {
+            // Terminal49's document events name their document as `document`.
+            Relationships::default().one(
+                "document",
+                Some(ResourceIdentifier::new("document", n.reference_id)),
+            )
+        } else {
+            Relationships::default()
+        };
+        relationships
             .one("reference_object", Some(reference_of(n)))
             .one(
                 "webhook",
@@ -374,6 +383,14 @@ async fn included_for(
                 },
             });
         }
+        "document" => match state.store.document(n.account_id, n.reference_id).await {
+            Ok(document) => {
+                included.push(crate::api::documents::included_document(&document, base));
+            }
+            // Deleted since: the notification still names it.
+            Err(StoreError::NotFound) => {}
+            Err(error) => return Err(error),
+        },
         _ => {}
     }
     Ok(included)

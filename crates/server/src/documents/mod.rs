@@ -9,10 +9,18 @@
 //! - [`references`]: container numbers (ISO 6346, check digit verified) and bill of lading
 //!   candidates found in the text, for linking to shipments and containers.
 //!
-//! Nothing here does IO besides the extraction thread in [`text`].
+//! - [`storage`]: the bytes, in object storage; [`signing`]: signed links and upload ids.
+//! - [`upload`] and [`process`]: the use cases of storing an upload and of classifying and
+//!   linking it in the background.
+//!
+//! The pure parts do no IO besides the extraction thread in [`text`].
 
 pub mod classify;
 pub mod filename;
+pub mod process;
 pub mod references;
+pub mod signing;
 pub mod sniff;
+pub mod storage;
 pub mod text;
+pub mod upload;

@@ -30,7 +30,7 @@ const BL_MAX: usize = 20;
 
 /// Carrier prefixes (SCACs) that start ocean bill of lading numbers, as the carriers print
 /// them. Container owner codes (MSCU, MSKU, …) are not here: those start container numbers.
-const BL_PREFIXES: &[&str] = &[
+pub const BL_PREFIXES: &[&str] = &[
     "ANNU", "APLU", "CHNL", "CMDU", "COSU", "EGLV", "HDMU", "HLCU", "KMTU", "MAEU", "MATS", "MEDU",
     "ONEY", "OOLU", "PABV", "SAFM", "SEAU", "SMLM", "SUDU", "WHLC", "YMJA", "YMLU", "ZIMU",
 ];

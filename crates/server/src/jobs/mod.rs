@@ -32,6 +32,8 @@ pub enum JobKind {
     Track,
     /// Delivers one webhook's due notifications.
     DeliverWebhook,
+    /// Extracts, classifies and links one uploaded document.
+    ProcessDocument,
 }
 
 impl JobKind {
@@ -40,6 +42,7 @@ impl JobKind {
             Self::PurgeFinishedJobs => "purge_finished_jobs",
             Self::Track => "track",
             Self::DeliverWebhook => "deliver_webhook",
+            Self::ProcessDocument => "process_document",
         }
     }
 
@@ -48,6 +51,7 @@ impl JobKind {
             "purge_finished_jobs" => Some(Self::PurgeFinishedJobs),
             "track" => Some(Self::Track),
             "deliver_webhook" => Some(Self::DeliverWebhook),
+            "process_document" => Some(Self::ProcessDocument),
             _ => None,
         }
     }
@@ -151,12 +155,31 @@ impl JobHandler for Dispatcher {
                     Err(error) => Err(error.into()),
                 }
             }
+            Some(JobKind::ProcessDocument) => {
+                let payload: DocumentPayload = serde_json::from_value(job.payload.clone())
+                    .map_err(|e| JobError::fail(anyhow::anyhow!("bad document payload: {e}")))?;
+                let outcome = crate::documents::process::process(
+                    &self.app,
+                    payload.account_id,
+                    payload.document_id,
+                )
+                .await
+                .map_err(JobError::retry)?;
+                tracing::info!(?outcome, document.id = %payload.document_id, "processed a document");
+                Ok(())
+            }
             None => Err(JobError::fail(anyhow::anyhow!(
                 "unknown job kind {:?}",
                 job.kind
             ))),
         }
     }
+}
+
+#[derive(serde::Deserialize)]
+struct DocumentPayload {
+    account_id: tidemark_domain::AccountId,
+    document_id: uuid::Uuid,
 }
 
 #[derive(serde::Deserialize)]

@@ -1,10 +1,600 @@
 //! The [`DocumentStore`](crate::DocumentStore) part of the contract.
 
+use chrono::Duration;
+use tidemark_domain::{
+    AccountId, ApiKeyId, DomainEvent, DomainEventId, IdGenerator, SequentialIds, ShipmentId,
+};
+use uuid::Uuid;
+
+use super::{TestBackend, account_in, departed_voyage, t0, tracked};
+use crate::{
+    DirectUpload, DocumentClassification, DocumentFilter, DocumentSort, DocumentSortField,
+    PageRequest, Representation, StoreError, StoredDocument,
+};
+
 /// Expands this part's cases; called by [`store_contract_tests!`](crate::store_contract_tests).
 #[macro_export]
 macro_rules! document_contract_tests {
     ($backend:path) => {
         $crate::store_contract_tests!(@cases_in documents $backend;
+            a_document_is_stored_and_read_back_with_its_links,
+            the_same_content_twice_in_an_account_is_a_conflict,
+            a_deleted_document_is_gone_and_its_content_may_come_again,
+            another_accounts_document_and_shipments_are_out_of_reach,
+            documents_are_paged_newest_first_with_a_total,
+            documents_are_found_by_file_name_words,
+            documents_are_filtered_by_type_and_sorted_by_type,
+            documents_are_found_by_the_numbers_of_linked_shipments_and_containers,
+            a_classification_is_recorded_with_its_links_and_events,
+            a_direct_upload_makes_one_document_only,
+            link_targets_are_found_by_bl_and_container_numbers,
         );
     };
+}
+
+const FIRST_PAGE: PageRequest = PageRequest {
+    offset: 0,
+    limit: 100,
+};
+
+fn document(
+    ids: &SequentialIds,
+    account: AccountId,
+    file_name: &str,
+    minute: i64,
+) -> StoredDocument {
+    let id = ids.next_id();
+    StoredDocument {
+        id,
+        account_id: account,
+        uploaded_by: Some(ApiKeyId(Uuid::from_u128(9))),
+        source: "upload".to_owned(),
+        name: file_name.to_owned(),
+        file_name: file_name.to_owned(),
+        content_type: "application/pdf".to_owned(),
+        size_bytes: 1234,
+        sha256: format!("{:064x}", id.as_u128()),
+        storage_key: format!("accounts/{}/documents/{id}.pdf", account.0),
+        document_type: None,
+        document_type_manual: None,
+        classification_notes: None,
+        representation: None,
+        shipment_ids: Vec::new(),
+        container_ids: Vec::new(),
+        created_at: t0() + Duration::minutes(minute),
+        updated_at: t0() + Duration::minutes(minute),
+    }
+}
+
+fn by_words(words: &[&str]) -> DocumentFilter {
+    DocumentFilter {
+        filename_terms: words.iter().map(|w| (*w).to_owned()).collect(),
+        ..DocumentFilter::default()
+    }
+}
+
+fn names(page: &crate::Paged<StoredDocument>) -> Vec<&str> {
+    page.items.iter().map(|d| d.file_name.as_str()).collect()
+}
+
+pub async fn a_document_is_stored_and_read_back_with_its_links(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, update) = tracked(
+        store.as_ref(),
+        &ids,
+        acme,
+        "MAEU123456789",
+        departed_voyage(),
+    )
+    .await;
+    let mut stored = document(&ids, acme, "BL MAEU123456789.pdf", 0);
+    stored.shipment_ids = vec![update.shipment.id];
+    stored.container_ids = vec![update.new_containers[0].id];
+
+    store.insert_document(&stored, None).await.unwrap();
+
+    assert_eq!(store.document(acme, stored.id).await.unwrap(), stored);
+}
+
+pub async fn the_same_content_twice_in_an_account_is_a_conflict(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let globex = account_in(store.as_ref(), &ids, "globex").await;
+    let first = document(&ids, acme, "a.pdf", 0);
+    store.insert_document(&first, None).await.unwrap();
+
+    let mut again = document(&ids, acme, "b.pdf", 1);
+    again.sha256.clone_from(&first.sha256);
+    let mut elsewhere = document(&ids, globex, "a.pdf", 1);
+    elsewhere.sha256.clone_from(&first.sha256);
+
+    assert!(matches!(
+        store.insert_document(&again, None).await,
+        Err(StoreError::Conflict {
+            constraint: "documents_content"
+        })
+    ));
+    assert_eq!(
+        store
+            .document_with_content(acme, &first.sha256)
+            .await
+            .unwrap(),
+        Some(first.id)
+    );
+    store.insert_document(&elsewhere, None).await.unwrap();
+    assert_eq!(
+        store
+            .list_documents(
+                acme,
+                &DocumentFilter::default(),
+                DocumentSort::default(),
+                FIRST_PAGE
+            )
+            .await
+            .unwrap()
+            .total,
+        1
+    );
+}
+
+pub async fn a_deleted_document_is_gone_and_its_content_may_come_again(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let first = document(&ids, acme, "a.pdf", 0);
+    store.insert_document(&first, None).await.unwrap();
+
+    store
+        .delete_document(acme, first.id, t0() + Duration::hours(1))
+        .await
+        .unwrap();
+
+    assert!(matches!(
+        store.document(acme, first.id).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store
+            .delete_document(acme, first.id, t0() + Duration::hours(2))
+            .await,
+        Err(StoreError::NotFound)
+    ));
+    let listed = store
+        .list_documents(
+            acme,
+            &DocumentFilter::default(),
+            DocumentSort::default(),
+            FIRST_PAGE,
+        )
+        .await
+        .unwrap();
+    assert_eq!((listed.items.len(), listed.total), (0, 0));
+    let mut again = document(&ids, acme, "a.pdf", 5);
+    again.sha256.clone_from(&first.sha256);
+    store.insert_document(&again, None).await.unwrap();
+}
+
+pub async fn another_accounts_document_and_shipments_are_out_of_reach(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let globex = account_in(store.as_ref(), &ids, "globex").await;
+    let (_, theirs) = tracked(
+        store.as_ref(),
+        &ids,
+        globex,
+        "MAEU999999999",
+        departed_voyage(),
+    )
+    .await;
+    let mine = document(&ids, acme, "a.pdf", 0);
+    store.insert_document(&mine, None).await.unwrap();
+
+    let mut linked_to_theirs = document(&ids, acme, "b.pdf", 1);
+    linked_to_theirs.shipment_ids = vec![theirs.shipment.id];
+
+    assert!(matches!(
+        store.document(globex, mine.id).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.delete_document(globex, mine.id, t0()).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.insert_document(&linked_to_theirs, None).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.document(acme, linked_to_theirs.id).await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+pub async fn documents_are_paged_newest_first_with_a_total(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    for minute in 0..5 {
+        let d = document(&ids, acme, &format!("doc{minute}.pdf"), minute);
+        store.insert_document(&d, None).await.unwrap();
+    }
+
+    let page = store
+        .list_documents(
+            acme,
+            &DocumentFilter::default(),
+            DocumentSort::default(),
+            PageRequest {
+                offset: 2,
+                limit: 2,
+            },
+        )
+        .await
+        .unwrap();
+    let oldest_first = store
+        .list_documents(
+            acme,
+            &DocumentFilter::default(),
+            DocumentSort {
+                field: DocumentSortField::CreatedAt,
+                descending: false,
+            },
+            PageRequest {
+                offset: 0,
+                limit: 1,
+            },
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(names(&page), ["doc2.pdf", "doc1.pdf"]);
+    assert_eq!(page.total, 5);
+    assert_eq!(names(&oldest_first), ["doc0.pdf"]);
+}
+
+pub async fn documents_are_found_by_file_name_words(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    for (minute, name) in [
+        "BL_MAEU123456789.pdf",
+        "Arrival Notice MSCU.pdf",
+        "invoice-2026-03.pdf",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let d = document(&ids, acme, name, i64::try_from(minute).unwrap());
+        store.insert_document(&d, None).await.unwrap();
+    }
+
+    let find = |words: &'static [&'static str]| {
+        let store = store.clone();
+        async move {
+            let found = store
+                .list_documents(acme, &by_words(words), DocumentSort::default(), FIRST_PAGE)
+                .await
+                .unwrap();
+            assert_eq!(found.total as usize, found.items.len());
+            found
+                .items
+                .into_iter()
+                .map(|d| d.file_name)
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(find(&["maeu123456789"]).await, ["BL_MAEU123456789.pdf"]);
+    assert_eq!(
+        find(&["arrival", "notice"]).await,
+        ["Arrival Notice MSCU.pdf"]
+    );
+    assert_eq!(find(&["invo"]).await, ["invoice-2026-03.pdf"]);
+    assert_eq!(find(&["pdf"]).await.len(), 3);
+    assert!(find(&["notice", "invoice"]).await.is_empty());
+}
+
+pub async fn documents_are_filtered_by_type_and_sorted_by_type(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let mut expected = Vec::new();
+    for (minute, kind) in ["packing_list", "arrival_notice", "bill_of_lading"]
+        .into_iter()
+        .enumerate()
+    {
+        let d = document(
+            &ids,
+            acme,
+            &format!("{kind}.pdf"),
+            i64::try_from(minute).unwrap(),
+        );
+        store.insert_document(&d, None).await.unwrap();
+        store
+            .record_document_classification(
+                acme,
+                d.id,
+                &DocumentClassification {
+                    document_type: kind.to_owned(),
+                    classification_notes: "test".to_owned(),
+                    representation: None,
+                    shipment_ids: Vec::new(),
+                    container_ids: Vec::new(),
+                    at: t0() + Duration::hours(1),
+                },
+                &[],
+            )
+            .await
+            .unwrap();
+        expected.push(d);
+    }
+    // A manual type wins over the classified one.
+    let mut manual = expected[0].clone();
+    manual.document_type_manual = Some("commercial_invoice".to_owned());
+    manual.updated_at = t0() + Duration::hours(2);
+    store.update_document(&manual).await.unwrap();
+
+    let filtered = store
+        .list_documents(
+            acme,
+            &DocumentFilter {
+                document_types: vec!["bill_of_lading".to_owned(), "commercial_invoice".to_owned()],
+                ..DocumentFilter::default()
+            },
+            DocumentSort {
+                field: DocumentSortField::DocumentType,
+                descending: false,
+            },
+            FIRST_PAGE,
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(names(&filtered), ["bill_of_lading.pdf", "packing_list.pdf"]);
+    assert_eq!(filtered.total, 2);
+    assert_eq!(
+        filtered.items[1].document_type_manual.as_deref(),
+        Some("commercial_invoice")
+    );
+}
+
+pub async fn documents_are_found_by_the_numbers_of_linked_shipments_and_containers(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, update) = tracked(
+        store.as_ref(),
+        &ids,
+        acme,
+        "MAEU123456789",
+        departed_voyage(),
+    )
+    .await;
+    let container = update.new_containers[0].clone();
+    let mut by_shipment = document(&ids, acme, "shipment.pdf", 0);
+    by_shipment.shipment_ids = vec![update.shipment.id];
+    let mut by_container = document(&ids, acme, "container.pdf", 1);
+    by_container.container_ids = vec![container.id];
+    let unlinked = document(&ids, acme, "unlinked.pdf", 2);
+    for d in [&by_shipment, &by_container, &unlinked] {
+        store.insert_document(d, None).await.unwrap();
+    }
+
+    let find = |reference: &str| {
+        let store = store.clone();
+        let filter = DocumentFilter {
+            reference: Some(reference.to_owned()),
+            ..DocumentFilter::default()
+        };
+        async move {
+            let mut found: Vec<String> = store
+                .list_documents(acme, &filter, DocumentSort::default(), FIRST_PAGE)
+                .await
+                .unwrap()
+                .items
+                .into_iter()
+                .map(|d| d.file_name)
+                .collect();
+            found.sort();
+            found
+        }
+    };
+    // The shipment's numbers find its documents and its containers'.
+    assert_eq!(
+        find("MAEU123456789").await,
+        ["container.pdf", "shipment.pdf"]
+    );
+    assert_eq!(find("PO-1").await, ["container.pdf", "shipment.pdf"]);
+    // A container's number finds documents of the container and of its shipment.
+    assert_eq!(
+        find(&container.number).await,
+        ["container.pdf", "shipment.pdf"]
+    );
+    assert!(find("NOTHING1234").await.is_empty());
+}
+
+pub async fn a_classification_is_recorded_with_its_links_and_events(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, update) = tracked(
+        store.as_ref(),
+        &ids,
+        acme,
+        "MAEU123456789",
+        departed_voyage(),
+    )
+    .await;
+    let d = document(&ids, acme, "bl.pdf", 0);
+    store.insert_document(&d, None).await.unwrap();
+    let at = t0() + Duration::hours(3);
+    let representation = Representation {
+        id: ids.next_id(),
+        schema_version: "tidemark.v1".to_owned(),
+        payload: serde_json::json!({"bill_of_lading_numbers": ["MAEU123456789"]}),
+        created_at: at,
+    };
+    let event = DomainEvent {
+        id: DomainEventId::new(&ids),
+        account_id: acme,
+        event: "document.extracted".to_owned(),
+        reference_type: "document".to_owned(),
+        reference_id: d.id,
+        shipment_id: None,
+        container_id: None,
+        payload: None,
+        created_at: at,
+    };
+
+    store
+        .record_document_classification(
+            acme,
+            d.id,
+            &DocumentClassification {
+                document_type: "bill_of_lading".to_owned(),
+                classification_notes: "title says so".to_owned(),
+                representation: Some(representation.clone()),
+                shipment_ids: vec![update.shipment.id, update.shipment.id],
+                container_ids: vec![update.new_containers[0].id],
+                at,
+            },
+            std::slice::from_ref(&event),
+        )
+        .await
+        .unwrap();
+
+    let read = store.document(acme, d.id).await.unwrap();
+    assert_eq!(read.document_type.as_deref(), Some("bill_of_lading"));
+    assert_eq!(read.classification_notes.as_deref(), Some("title says so"));
+    assert_eq!(read.representation, Some(representation));
+    assert_eq!(read.shipment_ids, vec![update.shipment.id]);
+    assert_eq!(read.container_ids, vec![update.new_containers[0].id]);
+    assert_eq!(read.updated_at, at);
+    let events = store.domain_events(acme, None, 100).await.unwrap();
+    assert!(events.contains(&event));
+    assert!(matches!(
+        store
+            .record_document_classification(
+                acme,
+                ids.next_id(),
+                &DocumentClassification {
+                    document_type: "unknown".to_owned(),
+                    classification_notes: String::new(),
+                    representation: None,
+                    shipment_ids: Vec::new(),
+                    container_ids: Vec::new(),
+                    at,
+                },
+                &[],
+            )
+            .await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+pub async fn a_direct_upload_makes_one_document_only(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let upload = DirectUpload {
+        id: ids.next_id(),
+        account_id: acme,
+        created_by: None,
+        file_name: "bl.pdf".to_owned(),
+        declared_content_type: "application/pdf".to_owned(),
+        byte_size: 1234,
+        checksum: "1B2M2Y8AsgTpgAmY7PhCfg==".to_owned(),
+        storage_key: "uploads/x".to_owned(),
+        uploaded_at: None,
+        document_id: None,
+        created_at: t0(),
+        expires_at: t0() + Duration::days(1),
+    };
+    store.create_direct_upload(&upload).await.unwrap();
+    store
+        .mark_direct_upload_uploaded(upload.id, t0() + Duration::minutes(1))
+        .await
+        .unwrap();
+    let first = document(&ids, acme, "bl.pdf", 2);
+    let second = document(&ids, acme, "bl-again.pdf", 3);
+
+    store
+        .insert_document(&first, Some(upload.id))
+        .await
+        .unwrap();
+    let reused = store.insert_document(&second, Some(upload.id)).await;
+
+    assert!(matches!(
+        reused,
+        Err(StoreError::Conflict {
+            constraint: "direct_upload_used"
+        })
+    ));
+    let read = store.direct_upload(upload.id).await.unwrap();
+    assert_eq!(read.uploaded_at, Some(t0() + Duration::minutes(1)));
+    assert_eq!(read.document_id, Some(first.id));
+    assert!(matches!(
+        store.document(acme, second.id).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.direct_upload(ids.next_id()).await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+pub async fn link_targets_are_found_by_bl_and_container_numbers(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let globex = account_in(store.as_ref(), &ids, "globex").await;
+    let (_, update) = tracked(
+        store.as_ref(),
+        &ids,
+        acme,
+        "MAEU123456789",
+        departed_voyage(),
+    )
+    .await;
+    tracked(
+        store.as_ref(),
+        &ids,
+        globex,
+        "MAEU555555555",
+        departed_voyage(),
+    )
+    .await;
+    let container = &update.new_containers[0];
+
+    let targets = store
+        .link_targets(
+            acme,
+            &["MAEU123456789".to_owned(), "MAEU555555555".to_owned()],
+            std::slice::from_ref(&container.number),
+        )
+        .await
+        .unwrap();
+
+    let shipment: ShipmentId = update.shipment.id;
+    assert_eq!(
+        targets.shipments,
+        vec![(shipment, update.shipment.normalized_number.clone())]
+    );
+    assert_eq!(
+        targets.containers,
+        vec![(container.id, shipment, container.number.clone())]
+    );
+    assert!(
+        store
+            .link_targets(acme, &[], &[])
+            .await
+            .unwrap()
+            .shipments
+            .is_empty()
+    );
 }

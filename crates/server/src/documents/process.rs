@@ -1,0 +1,197 @@
+//! The background job that reads an uploaded document: extracts its text, sets its
+//! `document_type` with notes saying why, links it to the account's shipments and
+//! containers whose numbers appear in it, and announces `document.extracted` or
+//! `document.extraction_failed`, all recorded in one transaction.
+
+use tidemark_domain::{AccountId, ContainerId, DomainEvent, DomainEventId, ShipmentId};
+use tidemark_store::{DocumentClassification, Representation, StoreError, StoredDocument};
+use uuid::Uuid;
+
+use crate::app::App;
+use crate::documents::classify::{DocumentType, classify};
+use crate::documents::references::{BL_PREFIXES, find_references, matching_bl_numbers};
+use crate::documents::storage::StorageError;
+use crate::documents::text::extract_text;
+use crate::jobs::{self, JobKind};
+
+/// The version of the extraction payload (`document_representation.schema_version`).
+pub const SCHEMA_VERSION: &str = "2026-03-01";
+/// How much of the text the representation keeps.
+const EXCERPT_CHARS: usize = 2_000;
+/// At most this many candidate numbers are looked up.
+const MAX_CANDIDATES: usize = 50;
+
+/// Queues the classification of a document.
+pub async fn queue(app: &App, account: AccountId, document: Uuid) -> Result<(), StoreError> {
+    jobs::enqueue(
+        app,
+        JobKind::ProcessDocument,
+        serde_json::json!({"account_id": account, "document_id": document}),
+        Some(format!("document:{document}")),
+        app.clock.now(),
+    )
+    .await
+    .map(|_| ())
+}
+
+/// What the job did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Extracted {
+        document_type: String,
+        shipments: usize,
+        containers: usize,
+    },
+    ExtractionFailed(String),
+    /// The document was deleted meanwhile.
+    Gone,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+/// Classifies and links one document.
+pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<Outcome, ProcessError> {
+    let document = match app.store.document(account, id).await {
+        Ok(document) => document,
+        Err(StoreError::NotFound) => return Ok(Outcome::Gone),
+        Err(error) => return Err(error.into()),
+    };
+    let bytes = app.documents.get(&document.storage_key).await?;
+    let content_type = document.content_type.clone();
+    let extracted = tokio::task::spawn_blocking(move || extract_text(&content_type, &bytes))
+        .await
+        .unwrap_or(Err(crate::documents::text::ExtractError::Crashed));
+    let now = app.clock.now();
+    let (classification, event, outcome) = match extracted {
+        Ok(text) => {
+            let result = classify(&text, Some(&document.file_name));
+            let (shipments, containers, payload) = links_in(app, &document, &text).await?;
+            let outcome = Outcome::Extracted {
+                document_type: result.document_type.as_str().to_owned(),
+                shipments: shipments.len(),
+                containers: containers.len(),
+            };
+            let mut payload = payload;
+            payload["document_type"] = serde_json::json!(result.document_type.as_str());
+            payload["confidence"] = serde_json::json!(result.confidence);
+            (
+                DocumentClassification {
+                    document_type: result.document_type.as_str().to_owned(),
+                    classification_notes: result.notes,
+                    representation: Some(Representation {
+                        id: app.ids.next_id(),
+                        schema_version: SCHEMA_VERSION.to_owned(),
+                        payload,
+                        created_at: now,
+                    }),
+                    shipment_ids: shipments,
+                    container_ids: containers,
+                    at: now,
+                },
+                "document.extracted",
+                outcome,
+            )
+        }
+        Err(error) => (
+            // As Terminal49: a document whose extraction failed is `unknown`, with no
+            // representation.
+            DocumentClassification {
+                document_type: DocumentType::Unknown.as_str().to_owned(),
+                classification_notes: format!("No text could be read: {error}."),
+                representation: None,
+                shipment_ids: Vec::new(),
+                container_ids: Vec::new(),
+                at: now,
+            },
+            "document.extraction_failed",
+            Outcome::ExtractionFailed(error.to_string()),
+        ),
+    };
+    let event = DomainEvent {
+        id: DomainEventId::new(app.ids.as_ref()),
+        account_id: account,
+        event: event.to_owned(),
+        reference_type: "document".to_owned(),
+        reference_id: document.id,
+        shipment_id: classification.shipment_ids.first().copied(),
+        container_id: None,
+        payload: None,
+        created_at: now,
+    };
+    match app
+        .store
+        .record_document_classification(account, id, &classification, &[event])
+        .await
+    {
+        Ok(()) => {}
+        Err(StoreError::NotFound) => return Ok(Outcome::Gone),
+        Err(error) => return Err(error.into()),
+    }
+    if let Err(error) = crate::webhooks::deliver::queue_due(app).await {
+        tracing::warn!(error = ?error, "cannot queue webhook deliveries");
+    }
+    Ok(outcome)
+}
+
+/// The account's shipments and containers whose numbers `text` mentions, and the numbers
+/// found (the representation's payload).
+async fn links_in(
+    app: &App,
+    document: &StoredDocument,
+    text: &str,
+) -> Result<(Vec<ShipmentId>, Vec<ContainerId>, serde_json::Value), StoreError> {
+    let references = find_references(text);
+    let candidates: Vec<String> = references
+        .bl_candidates
+        .iter()
+        .take(MAX_CANDIDATES)
+        .cloned()
+        .collect();
+    // Carriers print their BL numbers with or without their SCAC prefix: look up both.
+    let mut lookups = Vec::new();
+    for candidate in &candidates {
+        lookups.push(candidate.clone());
+        match BL_PREFIXES.iter().find(|p| candidate.starts_with(**p)) {
+            Some(prefix) => lookups.push(candidate[prefix.len()..].to_owned()),
+            None => lookups.extend(BL_PREFIXES.iter().map(|p| format!("{p}{candidate}"))),
+        }
+    }
+    let container_numbers: Vec<String> = references
+        .container_numbers
+        .iter()
+        .take(MAX_CANDIDATES)
+        .cloned()
+        .collect();
+    let targets = app
+        .store
+        .link_targets(document.account_id, &lookups, &container_numbers)
+        .await?;
+    let known: Vec<&str> = targets.shipments.iter().map(|(_, n)| n.as_str()).collect();
+    let matched = matching_bl_numbers(&candidates, &known);
+    let mut shipments: Vec<ShipmentId> = targets
+        .shipments
+        .iter()
+        .filter(|(_, number)| matched.contains(&number.as_str()))
+        .map(|(id, _)| *id)
+        .collect();
+    let containers: Vec<ContainerId> = targets.containers.iter().map(|(id, _, _)| *id).collect();
+    // A container's shipment is the document's too.
+    shipments.extend(targets.containers.iter().map(|(_, shipment, _)| *shipment));
+    shipments.sort_unstable();
+    shipments.dedup();
+    let excerpt: String = text.chars().take(EXCERPT_CHARS).collect();
+    let payload = serde_json::json!({
+        "bill_of_lading_numbers": candidates,
+        "container_numbers": references.container_numbers,
+        "matched_bill_of_lading_numbers": matched,
+        "text_excerpt": excerpt,
+        "text_length": text.chars().count(),
+    });
+    Ok((shipments, containers, payload))
+}

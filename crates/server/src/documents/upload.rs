@@ -1,0 +1,244 @@
+//! Storing an upload: checks, bytes to object storage, metadata to the database, and the
+//! classification job queued. Either both the bytes and the row are kept or neither is.
+
+use axum::body::Bytes;
+use sha2::{Digest, Sha256};
+use tidemark_domain::{AccountId, ApiKeyId, ContainerId, ShipmentId};
+use tidemark_store::{DirectUpload, StoreError, StoredDocument};
+use uuid::Uuid;
+
+use crate::app::App;
+use crate::documents::filename::{sanitize, storage_key};
+use crate::documents::sniff::{SniffError, sniff};
+use crate::documents::storage::StorageError;
+
+/// `source` of a document sent as `multipart/form-data`.
+pub const SOURCE_UPLOAD: &str = "upload";
+/// `source` of a document made from a direct upload.
+pub const SOURCE_API: &str = "api";
+
+/// What a client sent, besides the bytes.
+#[derive(Clone, Debug)]
+pub struct NewDocument {
+    pub account: AccountId,
+    pub uploaded_by: Option<ApiKeyId>,
+    /// Display name; the file name when absent.
+    pub name: Option<String>,
+    /// The client's file name (sanitized here).
+    pub file_name: String,
+    /// The client's `Content-Type` for the file, if any: it can only get a file refused.
+    pub declared_content_type: Option<String>,
+    pub shipment_ids: Vec<ShipmentId>,
+    pub container_ids: Vec<ContainerId>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum UploadError {
+    #[error("the file has more than {limit} bytes")]
+    TooLarge { limit: usize },
+    #[error(transparent)]
+    Refused(#[from] SniffError),
+    #[error("the same file was already uploaded as document {0}")]
+    Duplicate(Uuid),
+    /// A linked shipment or container is not the account's.
+    #[error("a linked shipment or container does not exist")]
+    UnknownLink,
+    /// The direct upload's bytes have not arrived yet.
+    #[error("the direct upload has no file yet")]
+    NotUploaded,
+    /// The direct upload already made a document.
+    #[error("the direct upload was already used")]
+    UploadUsed,
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    #[error(transparent)]
+    Store(StoreError),
+}
+
+impl From<StoreError> for UploadError {
+    fn from(error: StoreError) -> Self {
+        Self::Store(error)
+    }
+}
+
+/// Hex SHA-256 of the bytes: what makes two uploads the same content.
+pub fn content_hash(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Stores a multipart upload: checks size and type, refuses duplicates, writes the bytes,
+/// then the row, and queues classification.
+pub async fn upload(
+    app: &App,
+    new: NewDocument,
+    bytes: Bytes,
+) -> Result<StoredDocument, UploadError> {
+    if bytes.len() > app.config.max_document_bytes {
+        return Err(UploadError::TooLarge {
+            limit: app.config.max_document_bytes,
+        });
+    }
+    let sniffed = sniff(
+        &bytes,
+        new.declared_content_type.as_deref(),
+        Some(&new.file_name),
+    )?;
+    let sha256 = content_hash(&bytes);
+    if let Some(existing) = app
+        .store
+        .document_with_content(new.account, &sha256)
+        .await?
+    {
+        return Err(UploadError::Duplicate(existing));
+    }
+    let id = app.ids.next_id();
+    let key = storage_key(new.account.0, id, sniffed.extension);
+    let size = bytes.len();
+    app.documents.put(&key, bytes).await?;
+    let document = document_of(
+        app,
+        &new,
+        id,
+        SOURCE_UPLOAD,
+        sniffed.content_type,
+        size,
+        sha256,
+        key,
+    );
+    insert(app, &document, None, true).await?;
+    Ok(document)
+}
+
+/// Makes a document of a direct upload whose bytes arrived.
+pub async fn from_direct_upload(
+    app: &App,
+    new: NewDocument,
+    upload: &DirectUpload,
+) -> Result<StoredDocument, UploadError> {
+    if upload.document_id.is_some() {
+        return Err(UploadError::UploadUsed);
+    }
+    if upload.uploaded_at.is_none() {
+        return Err(UploadError::NotUploaded);
+    }
+    let bytes = match app.documents.get(&upload.storage_key).await {
+        Ok(bytes) => bytes,
+        Err(StorageError::NotFound) => return Err(UploadError::NotUploaded),
+        Err(error) => return Err(error.into()),
+    };
+    let sniffed = sniff(
+        &bytes,
+        Some(upload.declared_content_type.as_str()),
+        Some(&upload.file_name),
+    )?;
+    let sha256 = content_hash(&bytes);
+    if let Some(existing) = app
+        .store
+        .document_with_content(new.account, &sha256)
+        .await?
+    {
+        return Err(UploadError::Duplicate(existing));
+    }
+    // The upload's id becomes the document's, and its bytes stay where they are.
+    let document = document_of(
+        app,
+        &new,
+        upload.id,
+        SOURCE_API,
+        sniffed.content_type,
+        bytes.len(),
+        sha256,
+        upload.storage_key.clone(),
+    );
+    insert(app, &document, Some(upload.id), false).await?;
+    Ok(document)
+}
+
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one constructor for both ways in"
+)]
+fn document_of(
+    app: &App,
+    new: &NewDocument,
+    id: Uuid,
+    source: &str,
+    content_type: &str,
+    size: usize,
+    sha256: String,
+    storage_key: String,
+) -> StoredDocument {
+    let file_name = sanitize(&new.file_name);
+    let name = new
+        .name
+        .as_deref()
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map_or_else(|| file_name.clone(), str::to_owned);
+    let now = app.clock.now();
+    StoredDocument {
+        id,
+        account_id: new.account,
+        uploaded_by: new.uploaded_by,
+        source: source.to_owned(),
+        name,
+        file_name,
+        content_type: content_type.to_owned(),
+        size_bytes: u64::try_from(size).unwrap_or(u64::MAX),
+        sha256,
+        storage_key,
+        document_type: None,
+        document_type_manual: None,
+        classification_notes: None,
+        representation: None,
+        shipment_ids: dedup(&new.shipment_ids),
+        container_ids: dedup(&new.container_ids),
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+fn dedup<T: Copy + Ord>(items: &[T]) -> Vec<T> {
+    let mut items = items.to_vec();
+    items.sort_unstable();
+    items.dedup();
+    items
+}
+
+/// Writes the row; when that fails, removes the bytes written for it (`owns_bytes`), so a
+/// failed upload leaves nothing behind. Then queues classification.
+async fn insert(
+    app: &App,
+    document: &StoredDocument,
+    from_upload: Option<Uuid>,
+    owns_bytes: bool,
+) -> Result<(), UploadError> {
+    if let Err(error) = app.store.insert_document(document, from_upload).await {
+        if owns_bytes && let Err(cleanup) = app.documents.delete(&document.storage_key).await {
+            tracing::warn!(error = ?cleanup, key = %document.storage_key, "cannot remove the bytes of a failed upload");
+        }
+        return Err(match error {
+            StoreError::Conflict {
+                constraint: "direct_upload_used",
+            } => UploadError::UploadUsed,
+            StoreError::Conflict { .. } => {
+                match app
+                    .store
+                    .document_with_content(document.account_id, &document.sha256)
+                    .await?
+                {
+                    Some(existing) => UploadError::Duplicate(existing),
+                    None => UploadError::UploadUsed,
+                }
+            }
+            StoreError::NotFound => UploadError::UnknownLink,
+            error => UploadError::Store(error),
+        });
+    }
+    // The document is stored; failing to queue its classification must not undo that: it
+    // stays unclassified, and the failure is logged.
+    if let Err(error) = super::process::queue(app, document.account_id, document.id).await {
+        tracing::error!(error = ?error, document.id = %document.id, "cannot queue document classification");
+    }
+    Ok(())
+}
