@@ -92,6 +92,10 @@ pub struct TrackingUpdate {
     /// For each known container whose pickup fields changed, Terminal49's changeset
     /// (`{"available_for_pickup": [false, true]}`), announced as `container.updated`.
     pub container_changesets: Vec<(ContainerId, serde_json::Map<String, serde_json::Value>)>,
+    /// Values staged on the tracking request (`initial_custom_fields`) for the shipment and
+    /// containers this update creates: written in the same transaction, so they cannot be
+    /// lost between the two; a value already set is kept.
+    pub initial_custom_field_values: Vec<crate::custom_fields::NewValue>,
 }
 
 impl TrackingUpdate {
@@ -107,6 +111,7 @@ impl TrackingUpdate {
             corrected_events: Vec::new(),
             raw_events: Vec::new(),
             container_changesets: Vec::new(),
+            initial_custom_field_values: Vec::new(),
         }
     }
 
@@ -301,6 +306,7 @@ pub fn plan(
         corrected_events,
         raw_events,
         container_changesets,
+        initial_custom_field_values: Vec::new(),
     }
 }
 

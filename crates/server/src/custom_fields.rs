@@ -582,23 +582,23 @@ async fn stage_entry(
     }))
 }
 
-/// Applies a tracking request's staged custom fields to the shipment and containers an
-/// update just created. Values already set (by a user, or an earlier poll) are kept.
-/// Definitions deleted since staging are skipped.
-pub async fn apply_staged(
+/// The values a tracking request staged (`initial_custom_fields`) for the shipment and
+/// containers an update creates, to be written with the update. Definitions deleted or
+/// changed to another entity type since staging are skipped.
+pub async fn staged_values(
     app: &App,
     request: &TrackingRequest,
     update: &TrackingUpdate,
-) -> Result<u64, StoreError> {
+) -> Result<Vec<NewValue>, StoreError> {
     let Some(raw) = &request.initial_custom_fields else {
-        return Ok(0);
+        return Ok(Vec::new());
     };
     if !update.shipment_created && update.new_containers.is_empty() {
-        return Ok(0);
+        return Ok(Vec::new());
     }
     let Ok(staged) = serde_json::from_value::<StagedFields>(raw.clone()) else {
         tracing::warn!(tracking_request.id = %request.id, "unreadable initial_custom_fields");
-        return Ok(0);
+        return Ok(Vec::new());
     };
     let account = request.account_id;
     let now = app.clock.now();
@@ -654,10 +654,5 @@ pub async fn apply_staged(
             at: now,
         });
     }
-    if values.is_empty() {
-        return Ok(0);
-    }
-    app.store
-        .insert_custom_field_values_if_absent(&values)
-        .await
+    Ok(values)
 }

@@ -121,7 +121,7 @@ async fn value_by_entity(
 
 /// Writes `value` (replacing the entity's earlier value unless `keep_existing`) and its index
 /// keys; returns whether a row was written.
-async fn write_value(
+pub(crate) async fn write_value(
     tx: &deadpool_postgres::Transaction<'_>,
     value: &NewValue,
     keep_existing: bool,

@@ -493,6 +493,9 @@ pub async fn record_tracking_result(
         )
         .await?;
         upsert_raw_events(&tx, &update.raw_events).await?;
+        for value in &update.initial_custom_field_values {
+            crate::custom_fields::write_value(&tx, value, true).await?;
+        }
     }
     let statement = tx
         .prepare_cached(

@@ -127,7 +127,11 @@ fn value_by_entity(
 
 /// Writes `value` (replacing the entity's earlier value unless `keep_existing`) and its index
 /// keys; returns whether a row was written.
-fn write_value(tx: &Transaction<'_>, value: &NewValue, keep_existing: bool) -> StoreResult<bool> {
+pub(crate) fn write_value(
+    tx: &Transaction<'_>,
+    value: &NewValue,
+    keep_existing: bool,
+) -> StoreResult<bool> {
     let json = value.value.to_json().to_string();
     let conflict = if keep_existing {
         "DO NOTHING"

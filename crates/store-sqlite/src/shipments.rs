@@ -447,6 +447,9 @@ pub fn record_tracking_result(
         for event in &update.raw_events {
             upsert_raw_event(&tx, event)?;
         }
+        for value in &update.initial_custom_field_values {
+            crate::custom_fields::write_value(&tx, value, true)?;
+        }
     }
     let updated = tx
         .prepare_cached(

@@ -9,7 +9,8 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use tidemark_domain::AccountId;
-use tidemark_domain::custom_fields::{DataType, Definition, EntityType, FieldOption, StoredValue};
+use tidemark_domain::custom_fields::{DataType, Definition, EntityType, FieldOption};
+pub use tidemark_domain::custom_fields::{EntityRef, NewValue};
 use uuid::Uuid;
 
 use crate::{PageRequest, Paged, StoreResult};
@@ -35,13 +36,6 @@ pub struct OptionRecord {
     pub updated_at: DateTime<Utc>,
 }
 
-/// The shipment or container a value belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EntityRef {
-    pub entity_type: EntityType,
-    pub id: Uuid,
-}
-
 /// One entity's value of one field, as stored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ValueRecord {
@@ -56,18 +50,6 @@ pub struct ValueRecord {
     pub value: serde_json::Value,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
-}
-
-/// A value to write.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NewValue {
-    /// Used when the entity has no value of this field yet; an existing row keeps its id.
-    pub id: Uuid,
-    pub account_id: AccountId,
-    pub definition_id: Uuid,
-    pub entity: EntityRef,
-    pub value: StoredValue,
-    pub at: DateTime<Utc>,
 }
 
 /// Which definitions to list. Every set field must match.

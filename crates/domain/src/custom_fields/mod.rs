@@ -38,6 +38,25 @@ pub use option::{
 pub use validation::{Bound, SafePattern, Validation};
 pub use value::{StoredValue, check_value, filter_key};
 
+/// The shipment or container a value belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntityRef {
+    pub entity_type: EntityType,
+    pub id: uuid::Uuid,
+}
+
+/// A value to write.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewValue {
+    /// Used when the entity has no value of this field yet; an existing row keeps its id.
+    pub id: uuid::Uuid,
+    pub account_id: crate::AccountId,
+    pub definition_id: uuid::Uuid,
+    pub entity: EntityRef,
+    pub value: StoredValue,
+    pub at: chrono::DateTime<chrono::Utc>,
+}
+
 /// Longest `api_slug`, in characters.
 pub const MAX_API_SLUG_LENGTH: usize = 64;
 /// Longest `display_name`, in characters.

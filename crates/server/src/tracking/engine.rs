@@ -294,12 +294,10 @@ async fn record_found(
         request.shipment_id = Some(update.shipment.id);
         request.updated_at = now;
     }
+    // Values staged with the request (`initial_custom_fields`) are written with what this
+    // poll creates, in its transaction.
+    update.initial_custom_field_values =
+        crate::custom_fields::staged_values(app, &request, &update).await?;
     record(app, status_before, read_at, &request, Some(&update)).await?;
-    // Values staged with the request (`initial_custom_fields`) go onto what was just
-    // created. Kept apart from the poll's transaction: a failure here is logged and does not
-    // undo the tracking result.
-    if let Err(error) = crate::custom_fields::apply_staged(app, &request, &update).await {
-        tracing::warn!(tracking_request.id = %request.id, error = ?error, "cannot apply initial custom fields");
-    }
     Ok(PollOutcome::Tracked)
 }

@@ -9,7 +9,9 @@ use tidemark_domain::custom_fields::{
 use tidemark_domain::{AccountId, IdGenerator, SequentialIds};
 use uuid::Uuid;
 
-use super::{ALL, TestBackend, account_in, departed_voyage, t0, tracked};
+use super::{
+    ALL, TestBackend, account_in, carrier_report, departed_voyage, t0, tracked, tracking_request,
+};
 use crate::{
     ContainerFilter, CustomFieldFilter, DefinitionFilter, DefinitionRecord, EntityRef, NewValue,
     OptionRecord, ShipmentFilter, Store, StoreError, ValueFilter,
@@ -27,6 +29,7 @@ macro_rules! custom_field_contract_tests {
             shipments_and_containers_are_filtered_by_a_custom_field_value,
             deleting_a_definition_deletes_its_options_and_values,
             staged_values_never_replace_existing_ones,
+            a_tracking_result_writes_the_values_staged_for_what_it_creates_or_nothing,
             another_accounts_definitions_and_values_are_not_found,
         );
     };
@@ -714,4 +717,56 @@ pub async fn another_accounts_definitions_and_values_are_not_found(backend: &dyn
             .total,
         0
     );
+}
+
+pub async fn a_tracking_result_writes_the_values_staged_for_what_it_creates_or_nothing(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let po = defined(
+        store.as_ref(),
+        &ids,
+        acme,
+        definition("po", "PO", "Shipment", "short_text"),
+    )
+    .await;
+    let mut request = tracking_request(&ids, acme, "TESTBL0001", t0());
+    store.create_tracking_request(&request).await.unwrap();
+    let mut update = tidemark_domain::tracking_update::plan(
+        &request,
+        tidemark_domain::tracking_update::Known::default(),
+        &carrier_report(departed_voyage()),
+        &ids,
+        t0() + Duration::hours(6),
+    );
+    let shipment = update.shipment.id.0;
+    update.initial_custom_field_values = vec![new_value(&ids, &po, shipment, json!("PO-1"), &[])];
+    request.status = tidemark_domain::TrackingRequestStatus::Created;
+    request.shipment_id = Some(update.shipment.id);
+    request.updated_at = t0() + Duration::hours(6);
+
+    let stale = store
+        .record_tracking_result(&request, t0() - Duration::hours(1), Some(&update), &[])
+        .await;
+    let after_stale = store.custom_field_value_of(acme, po.id, shipment).await;
+    store
+        .record_tracking_result(&request, t0(), Some(&update), &[])
+        .await
+        .unwrap();
+
+    assert!(
+        matches!(stale, Err(StoreError::Conflict { .. })),
+        "{stale:?}"
+    );
+    assert!(
+        matches!(after_stale, Err(StoreError::NotFound)),
+        "a result that is not written writes no staged value either: {after_stale:?}"
+    );
+    let written = store
+        .custom_field_value_of(acme, po.id, shipment)
+        .await
+        .unwrap();
+    assert_eq!(written.value, json!("PO-1"));
 }
