@@ -2,10 +2,12 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use std::collections::HashMap;
 use tidemark_domain::{
     Container, ContainerId, ContainerStatus, PartyId, Shipment, TransportEvent, TransportEventName,
 };
-use tidemark_store::{ContainerFilter, PageRequest, TransportEventFilter};
+
+use tidemark_store::{ContainerFilter, PageRequest, StoreError, TransportEventFilter};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -197,6 +199,35 @@ pub struct TransportEventAttributes {
 pub struct TransportEventResource<'a> {
     pub event: &'a TransportEvent,
     pub state: &'a AppState,
+    /// The vessels known by IMO (see [`vessels_of`]): fills the `vessel` relationship.
+    pub vessels: &'a VesselIds,
+}
+
+/// Vessel ids by IMO number.
+pub type VesselIds = HashMap<String, Uuid>;
+
+/// The ids of the vessels these events name, in one query. Vessels are recorded by IMO
+/// when a poll names them, so an event's vessel is normally known.
+pub async fn vessels_of<'a>(
+    state: &AppState,
+    events: impl IntoIterator<Item = &'a TransportEvent>,
+) -> Result<VesselIds, StoreError> {
+    let mut imos: Vec<String> = events
+        .into_iter()
+        .filter_map(|e| e.vessel_imo.clone())
+        .collect();
+    imos.sort_unstable();
+    imos.dedup();
+    if imos.is_empty() {
+        return Ok(HashMap::new());
+    }
+    Ok(state
+        .store
+        .vessels_by_imos(&imos)
+        .await?
+        .into_iter()
+        .filter_map(|v| v.imo.map(|imo| (imo, v.id)))
+        .collect())
 }
 
 impl Resource for TransportEventResource<'_> {
@@ -243,7 +274,13 @@ impl Resource for TransportEventResource<'_> {
                     .and_then(|l| self.state.reference.port_by_locode(l))
                     .map(|p| ResourceIdentifier::new("port", p.id)),
             )
-            .one("vessel", None)
+            .one(
+                "vessel",
+                e.vessel_imo
+                    .as_ref()
+                    .and_then(|imo| self.vessels.get(imo))
+                    .map(|id| ResourceIdentifier::new("vessel", id)),
+            )
             .one("terminal", None)
     }
 }
@@ -436,11 +473,13 @@ async fn show(
         included.push(shipment_object(&state, &shipment).await?);
     }
     if includes.contains("transport_events") {
+        let vessels = vessels_of(&state, &events).await?;
         included.extend(events.iter().map(|event| {
             included_object(
                 &TransportEventResource {
                     event,
                     state: &state,
+                    vessels: &vessels,
                 },
                 base,
             )
@@ -483,6 +522,7 @@ async fn transport_events(
         .transport_events_of_container(principal.account_id, container.id, &filter, page.into())
         .await?;
     let base = &state.config.public_url;
+    let vessels = vessels_of(&state, &found.items).await?;
     Ok(ListDocument::page(
         found
             .items
@@ -492,6 +532,7 @@ async fn transport_events(
                     &TransportEventResource {
                         event,
                         state: &state,
+                        vessels: &vessels,
                     },
                     base,
                 )

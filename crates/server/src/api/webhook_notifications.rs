@@ -20,7 +20,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::api::auth::Principal;
-use crate::api::containers::{ContainerResource, TransportEventResource};
+use crate::api::containers::{ContainerResource, TransportEventResource, vessels_of};
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::extract::Path;
 use crate::api::jsonapi::{
@@ -341,8 +341,13 @@ async fn included_for(
                     included.extend(container_object(event.container_id));
                     included.extend(port_object);
                 }
+                let vessels = vessels_of(state, [event]).await?;
                 included.push(included_object(
-                    &TransportEventResource { event, state },
+                    &TransportEventResource {
+                        event,
+                        state,
+                        vessels: &vessels,
+                    },
                     base,
                 ));
             }

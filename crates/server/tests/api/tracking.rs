@@ -18,6 +18,7 @@ use crate::on_both_backends;
 
 on_both_backends!(
     a_test_number_becomes_a_tracked_shipment_with_containers_and_events,
+    a_transport_event_names_its_vessel,
     the_sandbox_failure_number_fails_as_not_found,
     the_voyage_unfolds_as_the_clock_moves,
     polling_again_creates_no_duplicate_events,
@@ -126,6 +127,30 @@ async fn events_of(app: &TestApp, container_id: &str) -> Vec<Value> {
         .as_array()
         .unwrap()
         .clone()
+}
+
+async fn a_transport_event_names_its_vessel(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-TR-SUCCEEDED", "TEST").await;
+    app.run_pending_jobs().await;
+    let shipment = shipment_of(&app, &id).await;
+    let container = shipment["data"]["relationships"]["containers"]["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let events = events_of(&app, &container).await;
+
+    let departed = events
+        .iter()
+        .find(|e| e["attributes"]["event"] == json!("container.transport.vessel_departed"))
+        .expect("the sandbox voyage has departed");
+    let vessel = departed["relationships"]["vessel"]["data"].clone();
+    assert_eq!(vessel["type"], json!("vessel"));
+    let shown = app
+        .get(&format!("/v2/vessels/{}", vessel["id"].as_str().unwrap()))
+        .await;
+    assert_eq!(shown.status, StatusCode::OK);
+    assert!(shown.json()["data"]["attributes"]["imo"].is_string());
 }
 
 async fn a_test_number_becomes_a_tracked_shipment_with_containers_and_events(app: TestApp) {
