@@ -25,8 +25,8 @@ use tidemark_domain::{
 
 pub use custom_fields::CustomFieldStore;
 pub use documents::{
-    DirectUpload, DocumentClassification, DocumentFilter, DocumentSort, DocumentSortField,
-    DocumentStore, LinkTargets, Representation, StoredDocument,
+    DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
+    DocumentSortField, DocumentStore, LinkTargets, Representation, StoredDocument,
 };
 pub use error::{BoxError, StoreError};
 pub use vessels::VesselStore;
