@@ -405,7 +405,11 @@ async fn list(
             .map_err(backend)?
     };
     let order = order_by(sort);
-    if *filter == DocumentFilter::default() && sort.field == DocumentSortField::CreatedAt {
+    // Within the first bucket's worth, plain OFFSET skips as little as the buckets would.
+    if *filter == DocumentFilter::default()
+        && sort.field == DocumentSortField::CreatedAt
+        && page.offset >= DOCUMENT_BUCKET_SIZE.unsigned_abs()
+    {
         let mut documents = counted_page(client, account, sort.descending, page, &order).await?;
         load_links(client, &mut documents).await?;
         return Ok(Paged {

@@ -391,10 +391,9 @@ fn order_by(sort: DocumentSort) -> String {
 }
 
 /// A page of the account's live documents in upload order, read through the counted index:
-/// the running sum of the buckets (newest first when `descending`) finds the bucket holding
-/// the page's first document and how many live ones of it to skip, so a far page skips
-/// fewer than `DOCUMENT_BUCKET_SIZE` index entries instead of all before it. One statement,
-/// so the buckets and the documents are read in one snapshot.
+/// the buckets, newest first when `descending`, are summed until the one holding the page's
+/// first document, so a far page skips fewer than `DOCUMENT_BUCKET_SIZE` index entries
+/// instead of all before it. One read transaction, so buckets and documents agree.
 fn counted_page(
     conn: &Connection,
     account: AccountId,
@@ -402,36 +401,54 @@ fn counted_page(
     page: PageRequest,
     order: &str,
 ) -> StoreResult<Vec<StoredDocument>> {
-    let (direction, bound) = if descending {
-        ("DESC", "d.seq < (t.bucket + 1) * ?3")
-    } else {
-        ("ASC", "d.seq >= t.bucket * ?3")
+    let tx = conn.unchecked_transaction().map_err(backend)?;
+    let direction = if descending { "DESC" } else { "ASC" };
+    let mut skip = i64::try_from(page.offset).unwrap_or(i64::MAX);
+    let mut start = None;
+    {
+        let mut buckets = tx
+            .prepare_cached(&format!(
+                "SELECT bucket, live FROM document_buckets WHERE account_id = ?1
+                 ORDER BY bucket {direction}"
+            ))
+            .map_err(backend)?;
+        let mut rows = buckets.query([account.0.to_string()]).map_err(backend)?;
+        while let Some(row) = rows.next().map_err(backend)? {
+            let (bucket, live): (i64, i64) =
+                (row.get(0).map_err(backend)?, row.get(1).map_err(backend)?);
+            if skip < live {
+                start = Some(bucket);
+                break;
+            }
+            skip -= live;
+        }
+    }
+    let Some(bucket) = start else {
+        return Ok(Vec::new());
     };
-    conn.prepare_cached(&format!(
-        "WITH t AS (
-            SELECT bucket, ?2 - (running - live) AS skip FROM (
-                SELECT bucket, live, sum(live) OVER (ORDER BY bucket {direction}) AS running
-                FROM document_buckets WHERE account_id = ?1)
-            WHERE running > ?2 ORDER BY bucket {direction} LIMIT 1)
-         SELECT {COLUMNS} FROM (SELECT d.rowid AS page_rowid FROM t, documents d
+    let (bound, from_seq) = if descending {
+        ("d.seq < ?2", (bucket + 1) * DOCUMENT_BUCKET_SIZE)
+    } else {
+        ("d.seq >= ?2", bucket * DOCUMENT_BUCKET_SIZE)
+    };
+    let documents = tx
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM (SELECT d.rowid AS page_rowid FROM documents d
                 WHERE d.account_id = ?1 AND d.deleted_at IS NULL AND {bound}
-                ORDER BY d.seq {direction} LIMIT ?4 OFFSET coalesce((SELECT skip FROM t), 0)) p
-         JOIN documents d ON d.rowid = p.page_rowid
-         ORDER BY {order}"
-    ))
-    .and_then(|mut stmt| {
-        stmt.query_map(
-            params![
-                account.0.to_string(),
-                i64::try_from(page.offset).unwrap_or(i64::MAX),
-                DOCUMENT_BUCKET_SIZE,
-                i64::from(page.limit),
-            ],
-            from_row,
-        )
-        .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
-    })
-    .map_err(backend)
+                ORDER BY d.seq {direction} LIMIT ?3 OFFSET ?4) p
+             JOIN documents d ON d.rowid = p.page_rowid
+             ORDER BY {order}"
+        ))
+        .and_then(|mut stmt| {
+            stmt.query_map(
+                params![account.0.to_string(), from_seq, i64::from(page.limit), skip],
+                from_row,
+            )
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+        })
+        .map_err(backend)?;
+    tx.commit().map_err(backend)?;
+    Ok(documents)
 }
 
 fn list(
@@ -456,7 +473,11 @@ fn list(
             .map_err(backend)?
     };
     let order = order_by(sort);
-    if *filter == DocumentFilter::default() && sort.field == DocumentSortField::CreatedAt {
+    // Within the first bucket's worth, plain OFFSET skips as little as the buckets would.
+    if *filter == DocumentFilter::default()
+        && sort.field == DocumentSortField::CreatedAt
+        && page.offset >= DOCUMENT_BUCKET_SIZE.unsigned_abs()
+    {
         let mut documents = counted_page(conn, account, sort.descending, page, &order)?;
         load_links(conn, &mut documents)?;
         return Ok(Paged {
