@@ -18,7 +18,7 @@ use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
 use tidemark_domain::{AccountId, ApiKeyScope, Clock, SystemClock, UuidV7Ids};
 use tidemark_server::{App, Config, accounts};
-use tidemark_store::Store;
+use tidemark_store::{DOCUMENT_BUCKET_SIZE, Store};
 use tower::ServiceExt;
 use uuid::Uuid;
 
@@ -63,9 +63,9 @@ fn seed_sqlite(path: &std::path::Path, account: AccountId, rows: usize) {
                 .prepare(
                     "INSERT INTO documents (id, account_id, source, name, file_name, content_type,
                         size_bytes, sha256, storage_key, document_type, classification_notes,
-                        created_at, updated_at)
+                        created_at, updated_at, seq)
                      VALUES (?1, ?2, 'upload', ?3, ?3, 'application/pdf', 102400, ?4, ?5, ?6,
-                        'seeded', ?7, ?7)",
+                        'seeded', ?7, ?7, ?8)",
                 )
                 .expect("prepare");
             for i in chunk_start..(chunk_start + 100_000).min(rows) {
@@ -79,6 +79,7 @@ fn seed_sqlite(path: &std::path::Path, account: AccountId, rows: usize) {
                         format!("accounts/{account}/documents/{id}.pdf"),
                         document_type,
                         ts(at),
+                        at + 1,
                     ])
                     .expect("insert");
             }
@@ -86,11 +87,18 @@ fn seed_sqlite(path: &std::path::Path, account: AccountId, rows: usize) {
         tx.commit().expect("commit");
     }
     conn.execute(
-        "INSERT INTO document_counts (account_id, live) VALUES (?1, ?2)
-         ON CONFLICT (account_id) DO UPDATE SET live = excluded.live",
+        "INSERT INTO document_counts (account_id, live, next_seq) VALUES (?1, ?2, ?2)
+         ON CONFLICT (account_id) DO UPDATE SET live = excluded.live, next_seq = excluded.next_seq",
         rusqlite::params![account, i64::try_from(rows).expect("small")],
     )
     .expect("count");
+    conn.execute(
+        "INSERT INTO document_buckets (account_id, bucket, live)
+         SELECT account_id, seq / ?2, count(*) FROM documents
+         WHERE account_id = ?1 AND deleted_at IS NULL GROUP BY 1, 2",
+        rusqlite::params![account, DOCUMENT_BUCKET_SIZE],
+    )
+    .expect("buckets");
     println!(
         "  sqlite: seeded {rows} documents in {:.1} s",
         started.elapsed().as_secs_f64()
@@ -103,11 +111,11 @@ async fn seed_postgres(client: &tokio_postgres::Client, account: AccountId, rows
         .prepare(
             "INSERT INTO documents (id, account_id, source, name, file_name, content_type,
                 size_bytes, sha256, storage_key, document_type, classification_notes,
-                created_at, updated_at)
+                created_at, updated_at, seq)
              SELECT id, $2, 'upload', name, name, 'application/pdf', 102400, sha, key, kind,
-                'seeded', at, at
+                'seeded', at, at, seq
              FROM UNNEST($1::uuid[], $3::text[], $4::text[], $5::text[], $6::text[],
-                $7::timestamptz[]) AS t (id, name, sha, key, kind, at)",
+                $7::timestamptz[], $8::bigint[]) AS t (id, name, sha, key, kind, at, seq)",
         )
         .await
         .expect("prepare");
@@ -118,6 +126,7 @@ async fn seed_postgres(client: &tokio_postgres::Client, account: AccountId, rows
         let mut keys = Vec::with_capacity(BATCH);
         let mut kinds = Vec::with_capacity(BATCH);
         let mut times = Vec::with_capacity(BATCH);
+        let mut seqs = Vec::with_capacity(BATCH);
         for i in batch_start..(batch_start + BATCH).min(rows) {
             let (id, name, document_type, at) = row(i);
             ids.push(id);
@@ -127,23 +136,36 @@ async fn seed_postgres(client: &tokio_postgres::Client, account: AccountId, rows
             kinds.push(document_type.to_owned());
             times
                 .push(chrono::DateTime::from_timestamp(1_767_225_600 + at, 0).expect("valid time"));
+            seqs.push(at + 1);
         }
         client
             .execute(
                 &statement,
-                &[&ids, &account.0, &names, &shas, &keys, &kinds, &times],
+                &[
+                    &ids, &account.0, &names, &shas, &keys, &kinds, &times, &seqs,
+                ],
             )
             .await
             .expect("insert");
     }
     client
         .execute(
-            "INSERT INTO document_counts (account_id, live) VALUES ($1, $2)
-             ON CONFLICT (account_id) DO UPDATE SET live = excluded.live",
+            "INSERT INTO document_counts (account_id, live, next_seq) VALUES ($1, $2, $2)
+             ON CONFLICT (account_id)
+             DO UPDATE SET live = excluded.live, next_seq = excluded.next_seq",
             &[&account.0, &i64::try_from(rows).expect("small")],
         )
         .await
         .expect("count");
+    client
+        .execute(
+            "INSERT INTO document_buckets (account_id, bucket, live)
+             SELECT account_id, seq / $2, count(*) FROM documents
+             WHERE account_id = $1 AND deleted_at IS NULL GROUP BY 1, 2",
+            &[&account.0, &DOCUMENT_BUCKET_SIZE],
+        )
+        .await
+        .expect("buckets");
     client
         .batch_execute("VACUUM ANALYZE documents")
         .await

@@ -20,6 +20,9 @@ CREATE TABLE documents (
     created_at              timestamptz NOT NULL,
     updated_at              timestamptz NOT NULL,
     deleted_at              timestamptz,
+    -- Upload order within the account (1, 2, ...), from document_counts.next_seq: the
+    -- order of "newest first", and what document_buckets count.
+    seq                     bigint NOT NULL,
     -- The type filters and sorting use: the manual one wins. Stored, so that counting a
     -- type reads the index alone.
     effective_type          text GENERATED ALWAYS AS (coalesce(document_type_manual, document_type)) STORED,
@@ -32,16 +35,30 @@ CREATE TABLE documents (
 -- The same content once per account, among live documents.
 CREATE UNIQUE INDEX documents_content ON documents (account_id, sha256) WHERE deleted_at IS NULL;
 -- Paging newest first reads ids from this index alone (a deferred join fetches the rows).
-CREATE INDEX documents_newest ON documents (account_id, created_at, id) WHERE deleted_at IS NULL;
-CREATE INDEX documents_by_type ON documents (account_id, effective_type, created_at, id) WHERE deleted_at IS NULL;
-CREATE INDEX documents_by_uploader ON documents (account_id, uploaded_by, created_at, id) WHERE deleted_at IS NULL;
+-- Sorts tie-break on seq (upload order), which is unique in an account.
+CREATE INDEX documents_newest ON documents (account_id, seq) WHERE deleted_at IS NULL;
+CREATE INDEX documents_by_type ON documents (account_id, effective_type, seq) WHERE deleted_at IS NULL;
+CREATE INDEX documents_by_uploader ON documents (account_id, uploaded_by, seq) WHERE deleted_at IS NULL;
 CREATE INDEX documents_search ON documents USING gin (search);
 
 -- Live documents per account, kept by the statements that add and remove them, so the
--- unfiltered list needs no count over a million rows.
+-- unfiltered list needs no count over a million rows; and the last seq given out (its row
+-- lock orders concurrent uploads of an account).
 CREATE TABLE document_counts (
     account_id  uuid PRIMARY KEY REFERENCES accounts (id),
-    live        bigint NOT NULL
+    live        bigint NOT NULL,
+    next_seq    bigint NOT NULL
+);
+
+-- A counted index over upload order: live documents per block of seq values
+-- (bucket = seq / DOCUMENT_BUCKET_SIZE), kept in the same transactions as uploads and
+-- deletes. A far page of the unfiltered list sums these (a few hundred rows for a million
+-- documents) to find its block, then skips less than one block of index entries.
+CREATE TABLE document_buckets (
+    account_id  uuid NOT NULL REFERENCES accounts (id),
+    bucket      bigint NOT NULL,
+    live        bigint NOT NULL,
+    PRIMARY KEY (account_id, bucket)
 );
 
 CREATE TABLE document_shipments (

@@ -7,9 +7,9 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, ShipmentId};
 use tidemark_store::{
-    DirectUpload, DocumentClassification, DocumentFilter, DocumentSort, DocumentSortField,
-    DocumentStore, LinkTargets, PageRequest, Paged, Representation, StoreError, StoreResult,
-    StoredDocument,
+    DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
+    DocumentSortField, DocumentStore, LinkTargets, PageRequest, Paged, Representation, StoreError,
+    StoreResult, StoredDocument,
 };
 use tokio_postgres::Row;
 use uuid::Uuid;
@@ -181,21 +181,58 @@ fn distinct(ids: &[Uuid]) -> usize {
     ids.iter().collect::<std::collections::HashSet<_>>().len()
 }
 
-async fn change_count(
+/// Counts an upload: one more live document, and the next upload position (`seq`). The
+/// account's counter row stays locked until commit, so positions follow commit order.
+async fn count_upload(
     tx: &deadpool_postgres::Transaction<'_>,
     account: AccountId,
-    delta: i64,
-) -> StoreResult<()> {
+) -> StoreResult<i64> {
     let statement = tx
         .prepare_cached(
-            "INSERT INTO document_counts (account_id, live) VALUES ($1, $2)
-             ON CONFLICT (account_id) DO UPDATE SET live = document_counts.live + excluded.live",
+            "INSERT INTO document_counts (account_id, live, next_seq) VALUES ($1, 1, 1)
+             ON CONFLICT (account_id) DO UPDATE SET live = document_counts.live + 1,
+                next_seq = document_counts.next_seq + 1
+             RETURNING next_seq",
         )
         .await
         .map_err(backend)?;
-    tx.execute(&statement, &[&account.0, &delta])
+    tx.query_one(&statement, &[&account.0])
+        .await
+        .map_err(backend)?
+        .try_get(0)
+        .map_err(backend)
+}
+
+/// Moves a document in or out of the live counts: the account's and its bucket's.
+async fn change_counts(
+    tx: &deadpool_postgres::Transaction<'_>,
+    account: AccountId,
+    seq: i64,
+    delta: i64,
+) -> StoreResult<()> {
+    if delta < 0 {
+        let statement = tx
+            .prepare_cached("UPDATE document_counts SET live = live + $2 WHERE account_id = $1")
+            .await
+            .map_err(backend)?;
+        tx.execute(&statement, &[&account.0, &delta])
+            .await
+            .map_err(backend)?;
+    }
+    let statement = tx
+        .prepare_cached(
+            "INSERT INTO document_buckets (account_id, bucket, live) VALUES ($1, $2, $3)
+             ON CONFLICT (account_id, bucket)
+             DO UPDATE SET live = document_buckets.live + excluded.live",
+        )
         .await
         .map_err(backend)?;
+    tx.execute(
+        &statement,
+        &[&account.0, &seq.div_euclid(DOCUMENT_BUCKET_SIZE), &delta],
+    )
+    .await
+    .map_err(backend)?;
     Ok(())
 }
 
@@ -273,15 +310,64 @@ fn conditions(account: AccountId, filter: &DocumentFilter) -> Condition {
 fn order_by(sort: DocumentSort) -> String {
     let direction = if sort.descending { "DESC" } else { "ASC" };
     match sort.field {
-        DocumentSortField::CreatedAt => format!("d.created_at {direction}, d.id {direction}"),
-        DocumentSortField::DocumentType => format!(
-            "d.effective_type {direction}, \
-             d.created_at {direction}, d.id {direction}"
-        ),
-        DocumentSortField::AddedBy => {
-            format!("d.uploaded_by {direction}, d.created_at {direction}, d.id {direction}")
+        DocumentSortField::CreatedAt => format!("d.seq {direction}"),
+        DocumentSortField::DocumentType => {
+            format!("d.effective_type {direction}, d.seq {direction}")
         }
+        DocumentSortField::AddedBy => format!("d.uploaded_by {direction}, d.seq {direction}"),
     }
+}
+
+/// A page of the account's live documents in upload order, read through the counted index:
+/// the running sum of the buckets (newest first when `descending`) finds the bucket holding
+/// the page's first document and how many live ones of it to skip, so a far page skips
+/// fewer than `DOCUMENT_BUCKET_SIZE` index entries instead of all before it. One statement,
+/// so the buckets and the documents are read in one snapshot.
+async fn counted_page(
+    client: &impl GenericClient,
+    account: AccountId,
+    descending: bool,
+    page: PageRequest,
+    order: &str,
+) -> StoreResult<Vec<StoredDocument>> {
+    let (direction, bound) = if descending {
+        ("DESC", "d.seq < (SELECT (bucket + 1) * $3 FROM t)")
+    } else {
+        ("ASC", "d.seq >= (SELECT bucket * $3 FROM t)")
+    };
+    let statement = client
+        .prepare_cached(&format!(
+            "WITH t AS (
+                SELECT bucket, $2 - (running - live) AS skip FROM (
+                    SELECT bucket, live,
+                        (sum(live) OVER (ORDER BY bucket {direction}))::bigint AS running
+                    FROM document_buckets WHERE account_id = $1) b
+                WHERE running > $2 ORDER BY bucket {direction} LIMIT 1)
+             SELECT {COLUMNS} FROM (SELECT d.id AS page_id FROM documents d
+                    WHERE d.account_id = $1 AND d.deleted_at IS NULL AND {bound}
+                    ORDER BY d.seq {direction} LIMIT $4
+                    OFFSET coalesce((SELECT skip FROM t), 0)) p
+             JOIN documents d ON d.id = p.page_id
+             ORDER BY {order}"
+        ))
+        .await
+        .map_err(backend)?;
+    let offset = i64::try_from(page.offset).unwrap_or(i64::MAX);
+    client
+        .query(
+            &statement,
+            &[
+                &account.0,
+                &offset,
+                &DOCUMENT_BUCKET_SIZE,
+                &i64::from(page.limit),
+            ],
+        )
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(from_row)
+        .collect()
 }
 
 async fn list(
@@ -319,12 +405,24 @@ async fn list(
             .map_err(backend)?
     };
     let order = order_by(sort);
+    // Within the first bucket's worth, plain OFFSET skips as little as the buckets would.
+    if *filter == DocumentFilter::default()
+        && sort.field == DocumentSortField::CreatedAt
+        && page.offset >= DOCUMENT_BUCKET_SIZE.unsigned_abs()
+    {
+        let mut documents = counted_page(client, account, sort.descending, page, &order).await?;
+        load_links(client, &mut documents).await?;
+        return Ok(Paged {
+            items: documents,
+            total: u64::try_from(total).map_err(backend)?,
+        });
+    }
     // With a file name search the few matches come from the GIN index; an order the
     // date index could give would tempt the planner to walk the whole account instead.
     let inner_order = if filter.filename_terms.is_empty() {
         order.clone()
     } else {
-        order.replace("d.created_at", "(d.created_at + interval '0 seconds')")
+        order.replace("d.seq", "(d.seq + 0)")
     };
     let limit = condition.bind(i64::from(page.limit));
     let offset = condition.bind(i64::try_from(page.offset).unwrap_or(i64::MAX));
@@ -378,12 +476,13 @@ async fn insert(
     d: &StoredDocument,
     from_upload: Option<Uuid>,
 ) -> StoreResult<()> {
+    let seq = count_upload(tx, d.account_id).await?;
     let statement = tx
         .prepare_cached(
             "INSERT INTO documents (id, account_id, uploaded_by, source, name, file_name,
                 content_type, size_bytes, sha256, storage_key, document_type,
-                document_type_manual, classification_notes, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                document_type_manual, classification_notes, created_at, updated_at, seq)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
         )
         .await
         .map_err(backend)?;
@@ -406,12 +505,13 @@ async fn insert(
             &d.classification_notes,
             &d.created_at,
             &d.updated_at,
+            &seq,
         ],
     )
     .await
     .map_err(|e| on_unique(e, "documents_content"))?;
     add_links(tx, d.account_id, d.id, &d.shipment_ids, &d.container_ids).await?;
-    change_count(tx, d.account_id, 1).await?;
+    change_counts(tx, d.account_id, seq, 1).await?;
     if let Some(upload) = from_upload {
         let claimed = tx
             .execute(
@@ -567,18 +667,19 @@ impl DocumentStore for PgStore {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(backend)?;
         let result = async {
-            let changed = tx
-                .execute(
+            let seq: i64 = tx
+                .query_opt(
                     "UPDATE documents SET deleted_at = $3, updated_at = $3
-                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
+                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
+                     RETURNING seq",
                     &[&id, &account.0, &at],
                 )
                 .await
+                .map_err(backend)?
+                .ok_or(StoreError::NotFound)?
+                .try_get(0)
                 .map_err(backend)?;
-            if changed == 0 {
-                return Err(StoreError::NotFound);
-            }
-            change_count(&tx, account, -1).await?;
+            change_counts(&tx, account, seq, -1).await?;
             Ok(())
         }
         .await;

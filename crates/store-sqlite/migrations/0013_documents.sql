@@ -19,20 +19,37 @@ CREATE TABLE documents (
     representation_at       TEXT,
     created_at              TEXT NOT NULL,
     updated_at              TEXT NOT NULL,
-    deleted_at              TEXT
+    deleted_at              TEXT,
+    -- Upload order within the account (1, 2, ...), from document_counts.next_seq: the
+    -- order of "newest first", and what document_buckets count.
+    seq                     INTEGER NOT NULL
 );
 -- The same content once per account, among live documents.
 CREATE UNIQUE INDEX documents_content ON documents (account_id, sha256) WHERE deleted_at IS NULL;
 -- Paging newest first reads ids from this index alone (a deferred join fetches the rows).
-CREATE INDEX documents_newest ON documents (account_id, created_at, id) WHERE deleted_at IS NULL;
-CREATE INDEX documents_by_type ON documents (account_id, coalesce(document_type_manual, document_type), created_at, id) WHERE deleted_at IS NULL;
-CREATE INDEX documents_by_uploader ON documents (account_id, uploaded_by, created_at, id) WHERE deleted_at IS NULL;
+-- Sorts tie-break on seq (upload order), which is unique in an account.
+CREATE INDEX documents_newest ON documents (account_id, seq) WHERE deleted_at IS NULL;
+CREATE INDEX documents_by_type ON documents (account_id, coalesce(document_type_manual, document_type), seq) WHERE deleted_at IS NULL;
+CREATE INDEX documents_by_uploader ON documents (account_id, uploaded_by, seq) WHERE deleted_at IS NULL;
 
 -- Live documents per account, kept by the statements that add and remove them, so the
--- unfiltered list needs no count over a million rows.
+-- unfiltered list needs no count over a million rows; and the last seq given out (its row
+-- lock orders concurrent uploads of an account).
 CREATE TABLE document_counts (
     account_id  TEXT PRIMARY KEY REFERENCES accounts (id),
-    live        INTEGER NOT NULL
+    live        INTEGER NOT NULL,
+    next_seq    INTEGER NOT NULL
+);
+
+-- A counted index over upload order: live documents per block of seq values
+-- (bucket = seq / DOCUMENT_BUCKET_SIZE), kept in the same transactions as uploads and
+-- deletes. A far page of the unfiltered list sums these (a few hundred rows for a million
+-- documents) to find its block, then skips less than one block of index entries.
+CREATE TABLE document_buckets (
+    account_id  TEXT NOT NULL REFERENCES accounts (id),
+    bucket      INTEGER NOT NULL,
+    live        INTEGER NOT NULL,
+    PRIMARY KEY (account_id, bucket)
 );
 
 CREATE TABLE document_shipments (

@@ -8,9 +8,9 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
 use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, ShipmentId};
 use tidemark_store::{
-    DirectUpload, DocumentClassification, DocumentFilter, DocumentSort, DocumentSortField,
-    DocumentStore, LinkTargets, PageRequest, Paged, Representation, StoreError, StoreResult,
-    StoredDocument,
+    DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
+    DocumentSortField, DocumentStore, LinkTargets, PageRequest, Paged, Representation, StoreError,
+    StoreResult, StoredDocument,
 };
 use uuid::Uuid;
 
@@ -180,12 +180,41 @@ fn add_links(
     Ok(())
 }
 
-fn change_count(tx: &Transaction<'_>, account: AccountId, delta: i64) -> StoreResult<()> {
+/// Counts an upload: one more live document, and the next upload position (`seq`), which
+/// the write lock hands out in upload order.
+fn count_upload(tx: &Transaction<'_>, account: AccountId) -> StoreResult<i64> {
     tx.prepare_cached(
-        "INSERT INTO document_counts (account_id, live) VALUES (?1, ?2)
-         ON CONFLICT (account_id) DO UPDATE SET live = live + excluded.live",
+        "INSERT INTO document_counts (account_id, live, next_seq) VALUES (?1, 1, 1)
+         ON CONFLICT (account_id) DO UPDATE SET live = live + 1, next_seq = next_seq + 1
+         RETURNING next_seq",
     )
-    .and_then(|mut stmt| stmt.execute(params![account.0.to_string(), delta]))
+    .and_then(|mut stmt| stmt.query_row([account.0.to_string()], |row| row.get(0)))
+    .map_err(backend)
+}
+
+/// Moves a document in or out of the live counts: the account's and its bucket's.
+fn change_counts(
+    tx: &Transaction<'_>,
+    account: AccountId,
+    seq: i64,
+    delta: i64,
+) -> StoreResult<()> {
+    if delta < 0 {
+        tx.prepare_cached("UPDATE document_counts SET live = live + ?2 WHERE account_id = ?1")
+            .and_then(|mut stmt| stmt.execute(params![account.0.to_string(), delta]))
+            .map_err(backend)?;
+    }
+    tx.prepare_cached(
+        "INSERT INTO document_buckets (account_id, bucket, live) VALUES (?1, ?2, ?3)
+         ON CONFLICT (account_id, bucket) DO UPDATE SET live = live + excluded.live",
+    )
+    .and_then(|mut stmt| {
+        stmt.execute(params![
+            account.0.to_string(),
+            seq.div_euclid(DOCUMENT_BUCKET_SIZE),
+            delta
+        ])
+    })
     .map_err(backend)?;
     Ok(())
 }
@@ -194,11 +223,12 @@ fn insert(conn: &mut Connection, d: &StoredDocument, from_upload: Option<Uuid>) 
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
+    let seq = count_upload(&tx, d.account_id)?;
     tx.prepare_cached(
         "INSERT INTO documents (id, account_id, uploaded_by, source, name, file_name,
             content_type, size_bytes, sha256, storage_key, document_type, document_type_manual,
-            classification_notes, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+            classification_notes, created_at, updated_at, seq)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     )
     .and_then(|mut stmt| {
         stmt.execute(params![
@@ -217,11 +247,12 @@ fn insert(conn: &mut Connection, d: &StoredDocument, from_upload: Option<Uuid>) 
             d.classification_notes,
             to_ts(d.created_at),
             to_ts(d.updated_at),
+            seq,
         ])
     })
     .map_err(|e| on_unique(e, "documents_content"))?;
     add_links(&tx, d.account_id, d.id, &d.shipment_ids, &d.container_ids)?;
-    change_count(&tx, d.account_id, 1)?;
+    change_counts(&tx, d.account_id, seq, 1)?;
     if let Some(upload) = from_upload {
         let claimed = tx
             .execute(
@@ -351,15 +382,73 @@ fn conditions(account: AccountId, filter: &DocumentFilter) -> (&'static str, Str
 fn order_by(sort: DocumentSort) -> String {
     let direction = if sort.descending { "DESC" } else { "ASC" };
     match sort.field {
-        DocumentSortField::CreatedAt => format!("d.created_at {direction}, d.id {direction}"),
+        DocumentSortField::CreatedAt => format!("d.seq {direction}"),
         DocumentSortField::DocumentType => format!(
-            "coalesce(d.document_type_manual, d.document_type) {direction}, \
-             d.created_at {direction}, d.id {direction}"
+            "coalesce(d.document_type_manual, d.document_type) {direction}, d.seq {direction}"
         ),
-        DocumentSortField::AddedBy => {
-            format!("d.uploaded_by {direction}, d.created_at {direction}, d.id {direction}")
+        DocumentSortField::AddedBy => format!("d.uploaded_by {direction}, d.seq {direction}"),
+    }
+}
+
+/// A page of the account's live documents in upload order, read through the counted index:
+/// the buckets, newest first when `descending`, are summed until the one holding the page's
+/// first document, so a far page skips fewer than `DOCUMENT_BUCKET_SIZE` index entries
+/// instead of all before it. One read transaction, so buckets and documents agree.
+fn counted_page(
+    conn: &Connection,
+    account: AccountId,
+    descending: bool,
+    page: PageRequest,
+    order: &str,
+) -> StoreResult<Vec<StoredDocument>> {
+    let tx = conn.unchecked_transaction().map_err(backend)?;
+    let direction = if descending { "DESC" } else { "ASC" };
+    let mut skip = i64::try_from(page.offset).unwrap_or(i64::MAX);
+    let mut start = None;
+    {
+        let mut buckets = tx
+            .prepare_cached(&format!(
+                "SELECT bucket, live FROM document_buckets WHERE account_id = ?1
+                 ORDER BY bucket {direction}"
+            ))
+            .map_err(backend)?;
+        let mut rows = buckets.query([account.0.to_string()]).map_err(backend)?;
+        while let Some(row) = rows.next().map_err(backend)? {
+            let (bucket, live): (i64, i64) =
+                (row.get(0).map_err(backend)?, row.get(1).map_err(backend)?);
+            if skip < live {
+                start = Some(bucket);
+                break;
+            }
+            skip -= live;
         }
     }
+    let Some(bucket) = start else {
+        return Ok(Vec::new());
+    };
+    let (bound, from_seq) = if descending {
+        ("d.seq < ?2", (bucket + 1) * DOCUMENT_BUCKET_SIZE)
+    } else {
+        ("d.seq >= ?2", bucket * DOCUMENT_BUCKET_SIZE)
+    };
+    let documents = tx
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM (SELECT d.rowid AS page_rowid FROM documents d
+                WHERE d.account_id = ?1 AND d.deleted_at IS NULL AND {bound}
+                ORDER BY d.seq {direction} LIMIT ?3 OFFSET ?4) p
+             JOIN documents d ON d.rowid = p.page_rowid
+             ORDER BY {order}"
+        ))
+        .and_then(|mut stmt| {
+            stmt.query_map(
+                params![account.0.to_string(), from_seq, i64::from(page.limit), skip],
+                from_row,
+            )
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+        })
+        .map_err(backend)?;
+    tx.commit().map_err(backend)?;
+    Ok(documents)
 }
 
 fn list(
@@ -384,6 +473,18 @@ fn list(
             .map_err(backend)?
     };
     let order = order_by(sort);
+    // Within the first bucket's worth, plain OFFSET skips as little as the buckets would.
+    if *filter == DocumentFilter::default()
+        && sort.field == DocumentSortField::CreatedAt
+        && page.offset >= DOCUMENT_BUCKET_SIZE.unsigned_abs()
+    {
+        let mut documents = counted_page(conn, account, sort.descending, page, &order)?;
+        load_links(conn, &mut documents)?;
+        return Ok(Paged {
+            items: documents,
+            total: u64::try_from(total).unwrap_or(0),
+        });
+    }
     values.push(Value::Integer(i64::from(page.limit)));
     values.push(Value::Integer(
         i64::try_from(page.offset).unwrap_or(i64::MAX),
@@ -449,17 +550,18 @@ fn delete(
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
-    let changed = tx
-        .execute(
+    let seq: i64 = tx
+        .query_row(
             "UPDATE documents SET deleted_at = ?3, updated_at = ?3
-             WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL",
+             WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL
+             RETURNING seq",
             params![id.to_string(), account.0.to_string(), to_ts(at)],
+            |row| row.get(0),
         )
-        .map_err(backend)?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
-    change_count(&tx, account, -1)?;
+        .optional()
+        .map_err(backend)?
+        .ok_or(StoreError::NotFound)?;
+    change_counts(&tx, account, seq, -1)?;
     tx.commit().map_err(backend)
 }
 

@@ -7,6 +7,10 @@ use uuid::Uuid;
 
 use crate::{PageRequest, Paged, StoreResult};
 
+/// How many consecutive upload positions (`seq`) one row of the counted index over upload
+/// order covers. A far page of the unfiltered list skips less than this many index entries.
+pub const DOCUMENT_BUCKET_SIZE: i64 = 1024;
+
 /// A document's metadata as stored. Its bytes are in object storage under `storage_key`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredDocument {
@@ -82,6 +86,8 @@ pub struct DirectUpload {
 /// The sortable fields of `GET /documents`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DocumentSortField {
+    /// Upload order. `created_at` is the clock at upload, so the two agree unless the
+    /// clock stepped back; upload order is unique, so pages never tie.
     #[default]
     CreatedAt,
     DocumentType,

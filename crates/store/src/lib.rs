@@ -28,8 +28,8 @@ pub use custom_fields::{
     OptionRecord, ValueFilter, ValueRecord,
 };
 pub use documents::{
-    DirectUpload, DocumentClassification, DocumentFilter, DocumentSort, DocumentSortField,
-    DocumentStore, LinkTargets, Representation, StoredDocument,
+    DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
+    DocumentSortField, DocumentStore, LinkTargets, Representation, StoredDocument,
 };
 pub use error::{BoxError, StoreError};
 pub use vessels::{

@@ -8,8 +8,8 @@ use uuid::Uuid;
 
 use super::{TestBackend, account_in, departed_voyage, t0, tracked};
 use crate::{
-    DirectUpload, DocumentClassification, DocumentFilter, DocumentSort, DocumentSortField,
-    PageRequest, Representation, StoreError, StoredDocument,
+    DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
+    DocumentSortField, PageRequest, Representation, StoreError, StoredDocument,
 };
 
 /// Expands this part's cases; called by [`store_contract_tests!`](crate::store_contract_tests).
@@ -22,6 +22,7 @@ macro_rules! document_contract_tests {
             a_deleted_document_is_gone_and_its_content_may_come_again,
             another_accounts_document_and_shipments_are_out_of_reach,
             documents_are_paged_newest_first_with_a_total,
+            far_pages_match_a_plain_ordered_scan_across_buckets_and_deletions,
             documents_are_found_by_file_name_words,
             documents_are_filtered_by_type_and_sorted_by_type,
             documents_are_found_by_the_numbers_of_linked_shipments_and_containers,
@@ -254,6 +255,86 @@ pub async fn documents_are_paged_newest_first_with_a_total(backend: &dyn TestBac
     assert_eq!(names(&page), ["doc2.pdf", "doc1.pdf"]);
     assert_eq!(page.total, 5);
     assert_eq!(names(&oldest_first), ["doc0.pdf"]);
+}
+
+pub async fn far_pages_match_a_plain_ordered_scan_across_buckets_and_deletions(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let size = usize::try_from(DOCUMENT_BUCKET_SIZE).unwrap();
+    // Three buckets and a part: pages start and end inside buckets and across their bounds.
+    let count = 2 * size + size / 2 + 7;
+    let mut live = Vec::new();
+    for i in 0..count {
+        let d = document(
+            &ids,
+            acme,
+            &format!("doc{i}.pdf"),
+            i64::try_from(i).unwrap(),
+        );
+        store.insert_document(&d, None).await.unwrap();
+        live.push(d.id);
+        if i % 97 == 0 {
+            // Another account's uploads interleave but count only for it.
+            let theirs = document(&ids, other, "theirs.pdf", i64::try_from(i).unwrap());
+            store.insert_document(&theirs, None).await.unwrap();
+        }
+    }
+    // Deletions: scattered, a run across the first bucket bound, and the whole second
+    // bucket but one, so some buckets hold few or no live documents.
+    let mut deleted: Vec<usize> = (0..count).filter(|i| i % 13 == 5).collect();
+    deleted.extend(size - 40..size + 40);
+    deleted.extend(size..2 * size - 1);
+    deleted.sort_unstable();
+    deleted.dedup();
+    for &i in &deleted {
+        store
+            .delete_document(acme, live[i], t0() + Duration::days(30))
+            .await
+            .unwrap();
+    }
+    let oldest_first: Vec<Uuid> = live
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| deleted.binary_search(i).is_err())
+        .map(|(_, id)| *id)
+        .collect();
+    let newest_first: Vec<Uuid> = oldest_first.iter().rev().copied().collect();
+
+    for (descending, expected) in [(true, &newest_first), (false, &oldest_first)] {
+        for limit in [30_u32, 100] {
+            let mut offset = 0;
+            while offset <= expected.len() + 30 {
+                let page = store
+                    .list_documents(
+                        acme,
+                        &DocumentFilter::default(),
+                        DocumentSort {
+                            field: DocumentSortField::CreatedAt,
+                            descending,
+                        },
+                        PageRequest {
+                            offset: u64::try_from(offset).unwrap(),
+                            limit,
+                        },
+                    )
+                    .await
+                    .unwrap();
+                let got: Vec<Uuid> = page.items.iter().map(|d| d.id).collect();
+                let end = (offset + usize::try_from(limit).unwrap()).min(expected.len());
+                let want = expected.get(offset..end).unwrap_or_default();
+                assert_eq!(
+                    got, want,
+                    "descending {descending}, offset {offset}, limit {limit}"
+                );
+                assert_eq!(page.total, u64::try_from(expected.len()).unwrap());
+                offset += usize::try_from(limit).unwrap() - 7;
+            }
+        }
+    }
 }
 
 pub async fn documents_are_found_by_file_name_words(backend: &dyn TestBackend) {
