@@ -218,10 +218,12 @@ pub async fn ingest_reader(
     let mut line = Vec::with_capacity(128);
     let mut ticker = tokio::time::interval(FLUSH_EVERY);
     loop {
-        line.clear();
         tokio::select! {
             () = shutdown.cancelled() => break,
             _ = ticker.tick() => sink.flush(app).await?,
+            // `read_until` is not cancellation safe: when the ticker wins, the bytes read so
+            // far stay in `line` and the next call appends the rest, so `line` is cleared
+            // only once a whole line was handled (clearing it each turn lost sentences).
             read = lines.read_until(b'\n', &mut line) => {
                 if read? == 0 {
                     break;
@@ -229,6 +231,7 @@ pub async fn ingest_reader(
                 if line.len() <= MAX_LINE {
                     sink.push_line(app, &line).await?;
                 }
+                line.clear();
             }
         }
     }
