@@ -14,11 +14,10 @@ use tidemark_store::{DefinitionFilter, DefinitionRecord, OptionRecord};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument, FieldError};
-use crate::api::extract::Path;
+use crate::api::extract::{Path, parse_uuid};
 use crate::api::jsonapi::{
     BodyType, Document, JsonApiBody, ListDocument, QueryParams, Relationships, Resource,
     ResourceIdentifier, ResourceObject, resource_object, timestamp,
@@ -212,10 +211,6 @@ impl From<CustomFieldError> for ApiError {
     }
 }
 
-pub fn parse_id(id: &str) -> Result<Uuid, ApiError> {
-    Uuid::parse_str(id).map_err(|_| ApiError::NotFound)
-}
-
 fn definition_document(
     record: &DefinitionRecord,
     state: &AppState,
@@ -324,7 +319,7 @@ async fn show(
 ) -> Result<Document<DefinitionAttributes>, ApiError> {
     let record = state
         .store
-        .custom_field_definition(principal.account_id, parse_id(&id)?)
+        .custom_field_definition(principal.account_id, parse_uuid(&id)?)
         .await?;
     Ok(definition_document(&record, &state))
 }
@@ -350,7 +345,7 @@ async fn update(
     Path(id): Path<String>,
     body: JsonApiBody<DefinitionBody<DefinitionChanges>>,
 ) -> Result<Document<DefinitionAttributes>, ApiError> {
-    let id = parse_id(&id)?;
+    let id = parse_uuid(&id)?;
     let record =
         custom_fields::update_definition(&state, principal.account_id, id, &body.attributes.0)
             .await?;
@@ -375,7 +370,7 @@ async fn delete(
 ) -> Result<StatusCode, ApiError> {
     state
         .store
-        .delete_custom_field_definition(principal.account_id, parse_id(&id)?)
+        .delete_custom_field_definition(principal.account_id, parse_uuid(&id)?)
         .await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -403,7 +398,7 @@ async fn list_options(
     let page = query.page(PAGE_SIZE)?;
     let definition = state
         .store
-        .custom_field_definition(principal.account_id, parse_id(&id)?)
+        .custom_field_definition(principal.account_id, parse_uuid(&id)?)
         .await?;
     // Options are few (one per choice of one field), so they are paged in memory.
     let options = state
@@ -446,7 +441,7 @@ async fn create_option(
     let record = custom_fields::create_option(
         &state,
         principal.account_id,
-        parse_id(&id)?,
+        parse_uuid(&id)?,
         &body.attributes.0,
     )
     .await?;
@@ -471,7 +466,11 @@ async fn show_option(
 ) -> Result<Document<OptionAttributes>, ApiError> {
     let record = state
         .store
-        .custom_field_option(principal.account_id, parse_id(&id)?, parse_id(&option_id)?)
+        .custom_field_option(
+            principal.account_id,
+            parse_uuid(&id)?,
+            parse_uuid(&option_id)?,
+        )
         .await?;
     Ok(option_document(&record, &state))
 }
@@ -498,8 +497,8 @@ async fn update_option(
     let record = custom_fields::update_option(
         &state,
         principal.account_id,
-        parse_id(&id)?,
-        parse_id(&option_id)?,
+        parse_uuid(&id)?,
+        parse_uuid(&option_id)?,
         &body.attributes.0,
     )
     .await?;
@@ -524,7 +523,11 @@ async fn delete_option(
 ) -> Result<StatusCode, ApiError> {
     state
         .store
-        .delete_custom_field_option(principal.account_id, parse_id(&id)?, parse_id(&option_id)?)
+        .delete_custom_field_option(
+            principal.account_id,
+            parse_uuid(&id)?,
+            parse_uuid(&option_id)?,
+        )
         .await?;
     Ok(StatusCode::NO_CONTENT)
 }

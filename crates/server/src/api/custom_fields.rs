@@ -22,9 +22,9 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::api::auth::Principal;
-use crate::api::custom_field_definitions::{DEFINITION_TYPE, parse_id};
+use crate::api::custom_field_definitions::DEFINITION_TYPE;
 use crate::api::error::{ApiError, ErrorDocument, FieldError};
-use crate::api::extract::Path;
+use crate::api::extract::{Path, parse_uuid};
 use crate::api::jsonapi::{
     CONTENT_TYPE, DEFAULT_PAGE_SIZE, Document, ListDocument, QueryParams, Relationships, Resource,
     ResourceIdentifier, ResourceObject, json_body, resource_object, timestamp,
@@ -370,7 +370,7 @@ async fn value_at(
         return Err(ApiError::NotFound);
     }
     let entity =
-        custom_fields::entity(state, principal.account_id, entity_type, parse_id(id)?).await?;
+        custom_fields::entity(state, principal.account_id, entity_type, parse_uuid(id)?).await?;
     let definition = state
         .store
         .custom_field_definition_by_slug(principal.account_id, api_slug)
@@ -390,7 +390,7 @@ async fn list_nested(
 ) -> Result<ListDocument<CustomFieldAttributes>, ApiError> {
     let page = query.page(DEFAULT_PAGE_SIZE)?;
     let entity =
-        custom_fields::entity(state, principal.account_id, entity_type, parse_id(id)?).await?;
+        custom_fields::entity(state, principal.account_id, entity_type, parse_uuid(id)?).await?;
     list_values(
         state,
         principal,
@@ -434,7 +434,7 @@ async fn create_nested(
     body: &ValueBody,
 ) -> Result<Response, ApiError> {
     let entity =
-        custom_fields::entity(state, principal.account_id, entity_type, parse_id(id)?).await?;
+        custom_fields::entity(state, principal.account_id, entity_type, parse_uuid(id)?).await?;
     write(state, principal, entity, body.api_slug()?, body).await
 }
 
@@ -716,7 +716,7 @@ async fn show(
 ) -> Result<Document<CustomFieldAttributes>, ApiError> {
     let record = state
         .store
-        .custom_field_value(principal.account_id, parse_id(&id)?)
+        .custom_field_value(principal.account_id, parse_uuid(&id)?)
         .await?;
     Ok(document(
         &custom_fields::show(&state, record).await?,
@@ -746,7 +746,7 @@ async fn update(
     let raw = body.value()?;
     let record = state
         .store
-        .custom_field_value(principal.account_id, parse_id(&id)?)
+        .custom_field_value(principal.account_id, parse_uuid(&id)?)
         .await?;
     let definition = state
         .store
@@ -787,7 +787,7 @@ async fn delete(
 ) -> Result<Response, ApiError> {
     let record = state
         .store
-        .custom_field_value(principal.account_id, parse_id(&id)?)
+        .custom_field_value(principal.account_id, parse_uuid(&id)?)
         .await?;
     let shown = custom_fields::show(&state, record).await?;
     state

@@ -27,7 +27,7 @@ use uuid::Uuid;
 use crate::api::auth::Principal;
 use crate::api::containers::ContainerResource;
 use crate::api::error::{ApiError, ErrorDocument, FieldError};
-use crate::api::extract::Path;
+use crate::api::extract::{Path, parse_uuid};
 use crate::api::jsonapi::{
     self, BodyType, Includes, ListLinks, ListMeta, QueryParams, included_object, timestamp,
 };
@@ -110,10 +110,6 @@ fn present<'de, D: serde::Deserializer<'de>>(
 
 impl BodyType for DocumentInput {
     const TYPE: &'static str = "document";
-}
-
-fn parse_id(id: &str) -> Result<Uuid, ApiError> {
-    Uuid::parse_str(id).map_err(|_| ApiError::NotFound)
 }
 
 fn document_link(base: &str, id: Uuid) -> String {
@@ -819,7 +815,7 @@ async fn show(
 ) -> Result<Response, ApiError> {
     let doc = state
         .store
-        .document(principal.account_id, parse_id(&id)?)
+        .document(principal.account_id, parse_uuid(&id)?)
         .await?;
     Ok(jsonapi::json_body(
         &show_document(&state, &doc, &query).await?,
@@ -849,7 +845,7 @@ async fn update(
     query: QueryParams,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let id = parse_id(&id)?;
+    let id = parse_uuid(&id)?;
     if !matches!(
         media_type(&request).as_str(),
         "application/json" | jsonapi::CONTENT_TYPE
@@ -926,7 +922,7 @@ async fn destroy(
 ) -> Result<StatusCode, ApiError> {
     state
         .store
-        .delete_document(principal.account_id, parse_id(&id)?, state.clock.now())
+        .delete_document(principal.account_id, parse_uuid(&id)?, state.clock.now())
         .await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -966,7 +962,7 @@ async fn download(
 ) -> Result<Response, ApiError> {
     let doc = state
         .store
-        .document(principal.account_id, parse_id(&id)?)
+        .document(principal.account_id, parse_uuid(&id)?)
         .await?;
     file_response(&state, &doc).await
 }
@@ -989,7 +985,7 @@ async fn download_url(
 ) -> Result<Response, ApiError> {
     let doc = state
         .store
-        .document(principal.account_id, parse_id(&id)?)
+        .document(principal.account_id, parse_uuid(&id)?)
         .await?;
     let expires = state.clock.now() + state.config.signed_url_ttl;
     let url = signed_download_link(&state, &doc, expires);
@@ -1050,7 +1046,7 @@ async fn signed_download(
     Path(id): Path<String>,
     query: Result<Query<Signed>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let id = parse_id(&id)?;
+    let id = parse_uuid(&id)?;
     let Ok(Query(signed)) = query else {
         return Err(ApiError::Forbidden("This link is not valid."));
     };

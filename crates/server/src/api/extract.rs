@@ -18,3 +18,9 @@ impl From<PathRejection> for ApiError {
         Self::NotFound
     }
 }
+
+/// A resource id taken from a path segment or a body field: anything but a UUID is a 404,
+/// as [`Path`] answers for a `Uuid` segment.
+pub fn parse_uuid(segment: &str) -> Result<uuid::Uuid, ApiError> {
+    uuid::Uuid::parse_str(segment).map_err(|_| ApiError::NotFound)
+}
