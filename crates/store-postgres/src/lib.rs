@@ -478,6 +478,20 @@ impl Store for PgStore {
         shipments::containers_of_shipment(&self.client().await?, shipment).await
     }
 
+    async fn shipment_with_containers(
+        &self,
+        account: AccountId,
+        id: ShipmentId,
+    ) -> StoreResult<(Shipment, Vec<Container>)> {
+        let client = self.client().await?;
+        // Both statements go out before either answer comes back (tokio-postgres pipelines
+        // requests on one connection): one round trip instead of two.
+        tokio::try_join!(
+            shipments::shipment(&client, account, id),
+            shipments::containers_of_shipment_in_account(&client, account, id),
+        )
+    }
+
     async fn containers_of_shipments(
         &self,
         shipments: &[ShipmentId],

@@ -827,6 +827,24 @@ pub async fn containers_of_shipment(
     .await
 }
 
+/// A shipment's containers when the shipment is the account's; none otherwise.
+pub async fn containers_of_shipment_in_account(
+    client: &impl GenericClient,
+    account: AccountId,
+    shipment: ShipmentId,
+) -> StoreResult<Vec<Container>> {
+    query_all(
+        client,
+        &format!(
+            "SELECT {CONTAINER_COLUMNS} FROM containers
+             WHERE shipment_id = $1 AND account_id = $2 ORDER BY number"
+        ),
+        &[&shipment.0, &account.0],
+        container_from_row,
+    )
+    .await
+}
+
 pub async fn shipments_by_ids(
     client: &impl GenericClient,
     account: AccountId,

@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 use tidemark_domain::AccountId;
 use tidemark_domain::custom_fields::{Definition, EntityType, FieldOption};
 use tidemark_store::{
@@ -128,7 +128,7 @@ fn value_by_entity(
 /// Writes `value` (replacing the entity's earlier value unless `keep_existing`) and its index
 /// keys; returns whether a row was written.
 pub(crate) fn write_value(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     value: &NewValue,
     keep_existing: bool,
 ) -> StoreResult<bool> {

@@ -9,6 +9,7 @@
 mod convert;
 mod custom_fields;
 mod documents;
+mod group_commit;
 mod jobs;
 mod migrations;
 mod parties;
@@ -19,7 +20,7 @@ mod webhooks;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration as StdDuration;
 
 use async_trait::async_trait;
@@ -45,9 +46,11 @@ const API_KEY_COLUMNS: &str = "id, account_id, prefix, hash, scope, created_at, 
 
 pub struct SqliteStore {
     path: PathBuf,
-    writer: Mutex<Connection>,
+    writer: Arc<Mutex<Connection>>,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
+    /// Writes tracking results in groups, on its own thread, sharing `writer`.
+    group_commit: group_commit::GroupCommit,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -70,9 +73,11 @@ impl SqliteStore {
         let readers = (0..READERS)
             .map(|_| open_connection(&path).map(Mutex::new))
             .collect::<StoreResult<Vec<_>>>()?;
+        let writer = Arc::new(Mutex::new(writer));
         Ok(Self {
             path,
-            writer: Mutex::new(writer),
+            group_commit: group_commit::GroupCommit::start(Arc::clone(&writer))?,
+            writer,
             readers,
             next_reader: AtomicUsize::new(0),
         })
@@ -121,6 +126,11 @@ fn open_connection(path: &Path) -> StoreResult<Connection> {
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(backend)?;
     conn.pragma_update(None, "foreign_keys", "ON")
+        .map_err(backend)?;
+    // Checkpoint every ~40 MB of WAL rather than SQLite's 4 MB: the checkpoint runs inside
+    // the commit that crosses the mark, and fewer, larger ones copy each hot page once
+    // instead of many times (measured: about 10% of applying carrier events).
+    conn.pragma_update(None, "wal_autocheckpoint", 10_000)
         .map_err(backend)?;
     Ok(conn)
 }
@@ -370,7 +380,14 @@ impl Store for SqliteStore {
         update: Option<&TrackingUpdate>,
         events: &[DomainEvent],
     ) -> StoreResult<()> {
-        shipments::record_tracking_result(&mut self.writer(), request, read_at, update, events)
+        self.group_commit
+            .write(group_commit::TrackingResult {
+                request: request.clone(),
+                read_at,
+                update: update.cloned(),
+                events: events.to_vec(),
+            })
+            .await
     }
 
     async fn domain_events(
@@ -417,6 +434,17 @@ impl Store for SqliteStore {
 
     async fn containers_of_shipment(&self, shipment: ShipmentId) -> StoreResult<Vec<Container>> {
         shipments::containers_of_shipment(&self.reader(), shipment)
+    }
+
+    async fn shipment_with_containers(
+        &self,
+        account: AccountId,
+        id: ShipmentId,
+    ) -> StoreResult<(Shipment, Vec<Container>)> {
+        let conn = self.reader();
+        let shipment = shipments::shipment(&conn, account, id)?;
+        let containers = shipments::containers_of_shipment(&conn, id)?;
+        Ok((shipment, containers))
     }
 
     async fn containers_of_shipments(

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
     AccountId, ApiKeyId, Container, ContainerId, ContainerStatus, DomainEvent, DomainEventId,
@@ -122,7 +122,7 @@ fn json(values: &[String]) -> StoreResult<String> {
     serde_json::to_string(values).map_err(backend)
 }
 
-fn upsert_shipment(tx: &Transaction<'_>, s: &Shipment) -> StoreResult<()> {
+fn upsert_shipment(tx: &Connection, s: &Shipment) -> StoreResult<()> {
     let (ref_numbers, tags) = (json(&s.ref_numbers)?, json(&s.tags)?);
     tx.prepare_cached(&format!(
             "INSERT INTO shipments ({SHIPMENT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
@@ -218,7 +218,7 @@ fn container_from_row(row: &Row<'_>) -> rusqlite::Result<Container> {
     })
 }
 
-fn upsert_container(tx: &Transaction<'_>, c: &Container) -> StoreResult<()> {
+fn upsert_container(tx: &Connection, c: &Container) -> StoreResult<()> {
     tx.prepare_cached(&format!(
         "INSERT INTO containers ({CONTAINER_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
              ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
@@ -285,7 +285,7 @@ fn event_from_row(row: &Row<'_>) -> rusqlite::Result<TransportEvent> {
     })
 }
 
-fn upsert_event(tx: &Transaction<'_>, e: &TransportEvent) -> StoreResult<()> {
+fn upsert_event(tx: &Connection, e: &TransportEvent) -> StoreResult<()> {
     tx.prepare_cached(&format!(
         "INSERT INTO transport_events ({EVENT_COLUMNS})
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
@@ -341,7 +341,7 @@ fn raw_event_from_row(row: &Row<'_>) -> rusqlite::Result<RawEvent> {
     })
 }
 
-fn upsert_raw_event(tx: &Transaction<'_>, e: &RawEvent) -> StoreResult<()> {
+fn upsert_raw_event(tx: &Connection, e: &RawEvent) -> StoreResult<()> {
     let r = &e.reported;
     tx.prepare_cached(&format!(
         "INSERT INTO raw_events ({RAW_EVENT_COLUMNS})
@@ -422,33 +422,33 @@ pub fn raw_events_of_container(
     .map_err(backend)
 }
 
-pub fn record_tracking_result(
-    conn: &mut Connection,
+/// Writes a tracking result: the shipment, containers, events and raw events it changed, the
+/// request's new state (unless the request changed meanwhile: `Conflict`), and the domain
+/// events with their notifications. The caller holds the transaction (see `group_commit`).
+pub fn write_tracking_result(
+    tx: &Connection,
     request: &TrackingRequest,
     read_at: DateTime<Utc>,
     update: Option<&TrackingUpdate>,
     events: &[DomainEvent],
 ) -> StoreResult<()> {
-    let tx = conn
-        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-        .map_err(backend)?;
     if let Some(update) = update {
-        upsert_shipment(&tx, &update.shipment)?;
+        upsert_shipment(tx, &update.shipment)?;
         for container in update
             .new_containers
             .iter()
             .chain(&update.changed_containers)
         {
-            upsert_container(&tx, container)?;
+            upsert_container(tx, container)?;
         }
         for event in update.new_events.iter().chain(&update.corrected_events) {
-            upsert_event(&tx, event)?;
+            upsert_event(tx, event)?;
         }
         for event in &update.raw_events {
-            upsert_raw_event(&tx, event)?;
+            upsert_raw_event(tx, event)?;
         }
         for value in &update.initial_custom_field_values {
-            crate::custom_fields::write_value(&tx, value, true)?;
+            crate::custom_fields::write_value(tx, value, true)?;
         }
     }
     let updated = tx
@@ -472,7 +472,7 @@ pub fn record_tracking_result(
         })
         .map_err(backend)?;
     if updated == 0 {
-        // Dropping the transaction rolls back what was written above.
+        // The caller's savepoint rolls back what was written above.
         return Err(StoreError::Conflict {
             constraint: "tracking_request_changed",
         });
@@ -501,8 +501,7 @@ pub fn record_tracking_result(
     }
     drop(insert_event);
     let paused = update.is_some_and(|u| u.shipment.notifications_paused());
-    crate::webhooks::fan_out(&tx, events, paused)?;
-    tx.commit().map_err(backend)
+    crate::webhooks::fan_out(tx, events, paused)
 }
 
 fn domain_event_from_row(row: &Row<'_>) -> rusqlite::Result<DomainEvent> {

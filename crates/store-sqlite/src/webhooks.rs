@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 use tidemark_domain::webhook::{WebhookHeader, notifications_for};
 use tidemark_domain::{
     AccountId, ContainerId, DeliveryStatus, DomainEvent, DomainEventId, NotificationLog,
@@ -233,7 +233,7 @@ fn notification_from_row(row: &Row<'_>) -> rusqlite::Result<WebhookNotification>
 
 /// Makes the notifications of `events` for the account's webhooks, inside the
 /// transaction that records the change.
-pub fn fan_out(tx: &Transaction<'_>, events: &[DomainEvent], paused: bool) -> StoreResult<()> {
+pub fn fan_out(tx: &Connection, events: &[DomainEvent], paused: bool) -> StoreResult<()> {
     let Some(first) = events.first() else {
         return Ok(());
     };

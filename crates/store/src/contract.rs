@@ -88,6 +88,7 @@ macro_rules! store_contract_tests {
             old_idempotency_keys_are_purged,
             a_tracking_result_stores_the_shipment_its_containers_and_events,
             a_later_result_updates_the_shipment_and_corrects_events,
+            a_shipment_is_read_with_its_containers_within_its_account,
             another_accounts_shipment_and_container_are_not_found,
             shipments_are_filtered_and_searched,
             containers_are_filtered_by_status_port_scac_and_number,
@@ -1264,6 +1265,26 @@ pub async fn a_later_result_updates_the_shipment_and_corrects_events(backend: &d
             .collect::<Vec<_>>(),
         vec![t0() + Duration::hours(7); 2]
     );
+}
+
+pub async fn a_shipment_is_read_with_its_containers_within_its_account(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let (_, update) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+
+    let (shipment, containers) = store
+        .shipment_with_containers(acme, update.shipment.id)
+        .await
+        .unwrap();
+    let elsewhere = store
+        .shipment_with_containers(other, update.shipment.id)
+        .await;
+
+    assert_eq!(shipment, update.shipment);
+    assert_eq!(containers, update.new_containers);
+    assert!(matches!(elsewhere, Err(StoreError::NotFound)));
 }
 
 pub async fn another_accounts_shipment_and_container_are_not_found(backend: &dyn TestBackend) {

@@ -319,6 +319,13 @@ pub trait Store: Send + Sync + VesselStore + DocumentStore + CustomFieldStore {
     ) -> StoreResult<Vec<Shipment>>;
     /// A shipment's containers, by number.
     async fn containers_of_shipment(&self, shipment: ShipmentId) -> StoreResult<Vec<Container>>;
+    /// One of the account's shipments with its containers (by number), read together: what
+    /// a shipment's resource shows, in one visit to the database.
+    async fn shipment_with_containers(
+        &self,
+        account: AccountId,
+        id: ShipmentId,
+    ) -> StoreResult<(Shipment, Vec<Container>)>;
     /// The containers of several shipments at once (one query for a page of shipments), by
     /// shipment then number.
     async fn containers_of_shipments(

@@ -296,6 +296,16 @@ async fn document(
     includes: &Includes,
 ) -> Result<Document<ShipmentAttributes>, ApiError> {
     let containers = state.store.containers_of_shipment(shipment.id).await?;
+    document_with(state, shipment, containers, includes).await
+}
+
+/// The document of a shipment whose containers were read with it.
+async fn document_with(
+    state: &AppState,
+    shipment: &Shipment,
+    containers: Vec<Container>,
+    includes: &Includes,
+) -> Result<Document<ShipmentAttributes>, ApiError> {
     let customers = customers_of(state, std::slice::from_ref(shipment)).await?;
     let resource = ShipmentResource {
         shipment,
@@ -406,11 +416,11 @@ async fn show(
     query: QueryParams,
 ) -> Result<Document<ShipmentAttributes>, ApiError> {
     let includes = query.includes("shipment", INCLUDES)?;
-    let shipment = state
+    let (shipment, containers) = state
         .store
-        .shipment(principal.account_id, parse_id(&id)?)
+        .shipment_with_containers(principal.account_id, parse_id(&id)?)
         .await?;
-    document(&state, &shipment, &includes).await
+    document_with(&state, &shipment, containers, &includes).await
 }
 
 /// Attributes of `PATCH /v2/shipments/{id}`: only `ref_numbers` and `tags`.
