@@ -55,6 +55,9 @@ const MAX_FORM_FIELDS: usize = 64;
 const MAX_FILENAME_TERMS: usize = 8;
 const MAX_TERM_CHARS: usize = 64;
 
+/// Where documents are uploaded (its body holds a whole document).
+pub const UPLOAD_PATH: &str = "/v2/documents";
+
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list, create))
@@ -302,6 +305,11 @@ fn upload_failure(error: UploadError, file: &str) -> Response {
         UploadError::NotUploaded => invalid(
             "upload_incomplete",
             "The direct upload's file has not been uploaded yet: PUT it to the upload URL first."
+                .to_owned(),
+        ),
+        UploadError::UploadExpired => invalid(
+            "upload_expired",
+            "The direct upload expired before a document was made of it: start a new one."
                 .to_owned(),
         ),
         UploadError::UploadUsed => ApiError::Conflict {
@@ -767,8 +775,8 @@ async fn create_from_upload(
         )
     };
     let upload_id = state
-        .config
-        .signing_key
+        .signing_key()
+        .await?
         .verify_signed_id(signed_id)
         .ok_or_else(not_found)?;
     let upload = match state.store.direct_upload(upload_id).await {
@@ -988,7 +996,7 @@ async fn download_url(
         .document(principal.account_id, parse_uuid(&id)?)
         .await?;
     let expires = state.clock.now() + state.config.signed_url_ttl;
-    let url = signed_download_link(&state, &doc, expires);
+    let url = signed_download_link(&state, &doc, expires).await?;
     Ok(axum::Json(json!({
         "download_url": url,
         "expires_at": timestamp::format(expires),
@@ -999,22 +1007,22 @@ async fn download_url(
 /// The signed, expiring link to a document's bytes. The signature covers the document
 /// and the expiry; the account only routes the lookup (ids are unique, so another account
 /// finds nothing).
-pub fn signed_download_link(
+pub async fn signed_download_link(
     state: &AppState,
     doc: &StoredDocument,
     expires: DateTime<Utc>,
-) -> String {
+) -> Result<String, ApiError> {
     let signature = state
-        .config
-        .signing_key
+        .signing_key()
+        .await?
         .sign(Purpose::Download, doc.id, expires);
-    format!(
+    Ok(format!(
         "{}/v2/documents/{}/content?account={}&expires={}&signature={signature}",
         state.config.public_url,
         doc.id,
         doc.account_id,
         expires.timestamp()
-    )
+    ))
 }
 
 #[derive(Debug, Deserialize)]
@@ -1026,17 +1034,22 @@ pub struct Signed {
 
 impl Signed {
     /// Whether the link is signed for `purpose` and `id` and has not expired.
-    pub fn verify(&self, state: &AppState, purpose: Purpose, id: Uuid) -> bool {
+    pub async fn verify(
+        &self,
+        state: &AppState,
+        purpose: Purpose,
+        id: Uuid,
+    ) -> Result<bool, ApiError> {
         let (Some(expires), Some(signature)) = (&self.expires, &self.signature) else {
-            return false;
+            return Ok(false);
         };
         let Ok(expires) = expires.parse::<i64>() else {
-            return false;
+            return Ok(false);
         };
-        state
-            .config
-            .signing_key
-            .verify(purpose, id, expires, signature, state.clock.now())
+        Ok(state
+            .signing_key()
+            .await?
+            .verify(purpose, id, expires, signature, state.clock.now()))
     }
 }
 
@@ -1050,7 +1063,7 @@ async fn signed_download(
     let Ok(Query(signed)) = query else {
         return Err(ApiError::Forbidden("This link is not valid."));
     };
-    if !signed.verify(&state, Purpose::Download, id) {
+    if !signed.verify(&state, Purpose::Download, id).await? {
         return Err(ApiError::Forbidden(
             "This link is not valid or has expired; ask for a new one at download_url.",
         ));
