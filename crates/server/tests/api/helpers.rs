@@ -203,6 +203,20 @@ impl TestApp {
         tidemark_server::jobs::runner(&self.app).run_pending().await
     }
 
+    /// One run of the housekeeping job, as the workers schedule it hourly.
+    pub async fn run_housekeeping(&self) {
+        tidemark_server::jobs::enqueue(
+            &self.app,
+            tidemark_server::jobs::JobKind::PurgeFinishedJobs,
+            Value::Null,
+            None,
+            self.app.clock.now(),
+        )
+        .await
+        .expect("enqueue housekeeping");
+        self.run_pending_jobs().await;
+    }
+
     /// One turn of the workers: the poll scheduler's sweep, then every due job.
     pub async fn tick(&self) -> usize {
         tidemark_server::tracking::sweep(&self.app)

@@ -10,7 +10,6 @@ use chrono::Duration;
 use serde_json::{Value, json};
 use tidemark_domain::{Clock, SequentialIds};
 use tidemark_server::documents::storage::StorageError;
-use tidemark_server::jobs::{self, JobKind};
 use tidemark_server::{App, Config};
 use tidemark_store::StoreError;
 use uuid::Uuid;
@@ -50,20 +49,6 @@ async fn direct_upload(app: &TestApp, file_name: &str, bytes: &[u8]) -> (Uuid, V
         started["id"].as_str().unwrap().parse().unwrap(),
         started["signed_id"].clone(),
     )
-}
-
-/// One run of the housekeeping job, as the worker schedules it.
-async fn housekeeping(app: &TestApp) {
-    jobs::enqueue(
-        &app.app,
-        JobKind::PurgeFinishedJobs,
-        Value::Null,
-        None,
-        app.clock.now(),
-    )
-    .await
-    .unwrap();
-    app.run_pending_jobs().await;
 }
 
 /// Whether the direct upload still has its row and its bytes.
@@ -128,7 +113,7 @@ async fn a_direct_upload_left_unattached_is_removed_once_its_signed_id_expired(a
     // The upload URL holds 15 minutes, the signed id a day more: not expired yet.
     app.clock
         .advance(Duration::minutes(15) + Duration::hours(23));
-    housekeeping(&app).await;
+    app.run_housekeeping().await;
     assert_eq!(
         upload_kept(&app, abandoned, &abandoned_key).await,
         (true, true)
@@ -136,7 +121,7 @@ async fn a_direct_upload_left_unattached_is_removed_once_its_signed_id_expired(a
 
     app.clock.advance(Duration::hours(2));
     let too_late = attach(&app, &late_signed_id).await;
-    housekeeping(&app).await;
+    app.run_housekeeping().await;
 
     assert_eq!(too_late.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(too_late.error_member("code"), "upload_expired");
