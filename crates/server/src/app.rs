@@ -37,6 +37,8 @@ pub struct App {
     pub webhook_client: reqwest::Client,
     /// Document bytes (`storage_url`).
     pub documents: crate::documents::storage::Storage,
+    /// Signs download links and direct uploads; use [`App::signing_key`].
+    pub signer: crate::documents::signing::Signer,
 }
 
 /// The axum state: a cheap handle on the one [`App`].
@@ -67,6 +69,7 @@ impl App {
             .expect("storage_url is checked when the config is loaded");
         Self {
             documents,
+            signer: crate::documents::signing::Signer::new(config.signing_key.clone()),
             auth: AuthCache::new(config.auth_cache_ttl),
             rate_limits: RateLimiter::new(config.rate_limit_per_minute),
             config,
@@ -78,6 +81,14 @@ impl App {
             carriers: Carriers::default(),
             webhook_client,
         }
+    }
+
+    /// The key that signs download links and direct uploads: the configured one, or the
+    /// installation's, kept in the database (read once, then kept).
+    pub async fn signing_key(
+        &self,
+    ) -> Result<&crate::documents::signing::SigningKey, tidemark_store::StoreError> {
+        self.signer.key(self.store.as_ref()).await
     }
 
     /// The same app with these carrier connectors.
@@ -114,7 +125,12 @@ impl App {
         for carrier in &config.carriers {
             carriers.insert(dcsa_connector(carrier)?);
         }
-        Ok(Self::new(config, store, clock, Arc::new(UuidV7Ids)).with_carriers(carriers))
+        let app = Self::new(config, store, clock, Arc::new(UuidV7Ids)).with_carriers(carriers);
+        // Read (or made) now, so a database that cannot give it stops the start.
+        app.signing_key()
+            .await
+            .context("reading the signing key from the database")?;
+        Ok(app)
     }
 
     /// The HTTP API with all its layers.

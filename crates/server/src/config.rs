@@ -254,9 +254,10 @@ pub struct Config {
     pub demo_time_scale: u32,
     /// The largest document accepted (413 beyond).
     pub max_document_bytes: usize,
-    /// Signs download links and direct uploads: from `signing_secret`, or random per
-    /// process when that is empty (which only suits a single API process).
-    pub signing_key: crate::documents::signing::SigningKey,
+    /// Signs download links and direct uploads: the key of `signing_secret`, or `None`
+    /// when that is empty: then a secret generated once is kept in the database
+    /// ([`Signer`](crate::documents::signing::Signer)).
+    pub signing_key: Option<crate::documents::signing::SigningKey>,
     /// How long a signed download or upload link holds.
     pub signed_url_ttl: chrono::Duration,
     /// Real carriers' DCSA connections (`[carriers.SCAC]` in the config file).
@@ -448,9 +449,9 @@ impl RawConfig {
             scheduler_tick: std::time::Duration::from_secs(self.scheduler_tick_seconds),
             demo_time_scale: self.demo_time_scale,
             max_document_bytes: self.max_document_bytes,
-            signing_key: crate::documents::signing::SigningKey::from_secret(
-                Some(self.signing_secret.trim()).filter(|s| !s.is_empty()),
-            ),
+            signing_key: Some(self.signing_secret.trim())
+                .filter(|s| !s.is_empty())
+                .map(crate::documents::signing::SigningKey::from_secret),
             signed_url_ttl: seconds(self.signed_url_seconds),
             carriers,
             ais,

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
-use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, ShipmentId};
+use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, NewJob, ShipmentId};
 use tidemark_store::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
     DocumentSortField, DocumentStore, LinkTargets, PageRequest, Paged, Representation, StoreError,
@@ -475,6 +475,7 @@ async fn insert(
     tx: &deadpool_postgres::Transaction<'_>,
     d: &StoredDocument,
     from_upload: Option<Uuid>,
+    job: Option<&NewJob>,
 ) -> StoreResult<()> {
     let seq = count_upload(tx, d.account_id).await?;
     let statement = tx
@@ -516,18 +517,45 @@ async fn insert(
         let claimed = tx
             .execute(
                 "UPDATE direct_uploads SET document_id = $1
-                 WHERE id = $2 AND account_id = $3 AND document_id IS NULL",
+                 WHERE id = $2 AND account_id = $3 AND document_id IS NULL
+                   AND discarded_at IS NULL",
                 &[&d.id, &upload, &d.account_id.0],
             )
             .await
             .map_err(backend)?;
         if claimed == 0 {
-            return Err(StoreError::Conflict {
-                constraint: "direct_upload_used",
-            });
+            return Err(unclaimable_upload(tx, upload).await);
         }
     }
+    if let Some(job) = job {
+        crate::jobs::enqueue(tx, job, d.created_at).await?;
+    }
     Ok(())
+}
+
+/// Why a direct upload could not be claimed: it made a document already, or it was
+/// discarded as expired (or is gone).
+async fn unclaimable_upload(tx: &deadpool_postgres::Transaction<'_>, upload: Uuid) -> StoreError {
+    let row = match tx
+        .query_opt(
+            "SELECT document_id IS NOT NULL FROM direct_uploads
+             WHERE id = $1 AND discarded_at IS NULL",
+            &[&upload],
+        )
+        .await
+    {
+        Ok(row) => row,
+        Err(error) => return backend(error),
+    };
+    match row.map(|row| row.try_get::<_, bool>(0)).transpose() {
+        Ok(Some(true)) => StoreError::Conflict {
+            constraint: "direct_upload_used",
+        },
+        Ok(_) => StoreError::Conflict {
+            constraint: "direct_upload_expired",
+        },
+        Err(error) => backend(error),
+    }
 }
 
 async fn document_with_content(
@@ -576,14 +604,15 @@ fn upload_from_row(row: &Row) -> StoreResult<DirectUpload> {
 
 #[async_trait]
 impl DocumentStore for PgStore {
-    async fn insert_document(
+    async fn insert_document_with_job(
         &self,
         d: &StoredDocument,
         from_upload: Option<Uuid>,
+        job: Option<&NewJob>,
     ) -> StoreResult<()> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(backend)?;
-        let result = insert(&tx, d, from_upload).await;
+        let result = insert(&tx, d, from_upload, job).await;
         finish(tx, result).await
     }
 
@@ -823,6 +852,51 @@ impl DocumentStore for PgStore {
             .await
             .map_err(backend)?;
         if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    async fn discard_expired_direct_uploads(
+        &self,
+        expired_before: DateTime<Utc>,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<DirectUpload>> {
+        // `document_id IS NULL` is checked again on the locked row: an upload that made
+        // its document while this ran is left alone (and one discarded first cannot be
+        // claimed any more, as the claim checks `discarded_at`).
+        let mut uploads = query_all(
+            &self.client().await?,
+            &format!(
+                "UPDATE direct_uploads SET discarded_at = coalesce(discarded_at, $2)
+                 WHERE document_id IS NULL
+                   AND id IN (SELECT id FROM direct_uploads
+                              WHERE document_id IS NULL AND expires_at < $1
+                              ORDER BY expires_at, id LIMIT $3
+                              FOR UPDATE SKIP LOCKED)
+                 RETURNING {UPLOAD_COLUMNS}"
+            ),
+            &[&expired_before, &now, &i64::from(limit)],
+            upload_from_row,
+        )
+        .await?;
+        uploads.sort_by_key(|u| (u.expires_at, u.id));
+        Ok(uploads)
+    }
+
+    async fn delete_direct_upload(&self, id: Uuid) -> StoreResult<()> {
+        let deleted = self
+            .client()
+            .await?
+            .execute(
+                "DELETE FROM direct_uploads
+                 WHERE id = $1 AND discarded_at IS NOT NULL AND document_id IS NULL",
+                &[&id],
+            )
+            .await
+            .map_err(backend)?;
+        if deleted == 0 {
             return Err(StoreError::NotFound);
         }
         Ok(())

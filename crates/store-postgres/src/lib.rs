@@ -693,6 +693,25 @@ impl Store for PgStore {
     async fn purge_idempotency_keys(&self, before: DateTime<Utc>) -> StoreResult<u64> {
         tracking_requests::purge_idempotency_keys(&self.client().await?, before).await
     }
+
+    async fn setting_or_init(&self, name: &str, proposed: &str) -> StoreResult<String> {
+        let client = self.client().await?;
+        // Two statements, each seeing the latest commit: whoever inserted first, the
+        // select reads that value.
+        client
+            .execute(
+                "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+                &[&name, &proposed],
+            )
+            .await
+            .map_err(backend)?;
+        client
+            .query_one("SELECT value FROM settings WHERE name = $1", &[&name])
+            .await
+            .map_err(backend)?
+            .try_get(0)
+            .map_err(backend)
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,10 @@ const MIGRATIONS: &[(i32, &str)] = &[
         15,
         include_str!("../migrations/0015_tracking_request_polled_at.sql"),
     ),
+    (
+        17,
+        include_str!("../migrations/0017_documents_robustness.sql"),
+    ),
 ];
 
 /// Advisory lock key held while migrating ("tdmkmigr"), so processes starting together

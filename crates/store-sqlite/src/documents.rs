@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
-use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, ShipmentId};
+use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, NewJob, ShipmentId};
 use tidemark_store::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
     DocumentSortField, DocumentStore, LinkTargets, PageRequest, Paged, Representation, StoreError,
@@ -219,7 +219,12 @@ fn change_counts(
     Ok(())
 }
 
-fn insert(conn: &mut Connection, d: &StoredDocument, from_upload: Option<Uuid>) -> StoreResult<()> {
+fn insert(
+    conn: &mut Connection,
+    d: &StoredDocument,
+    from_upload: Option<Uuid>,
+    job: Option<&NewJob>,
+) -> StoreResult<()> {
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
@@ -257,7 +262,8 @@ fn insert(conn: &mut Connection, d: &StoredDocument, from_upload: Option<Uuid>) 
         let claimed = tx
             .execute(
                 "UPDATE direct_uploads SET document_id = ?1
-                 WHERE id = ?2 AND account_id = ?3 AND document_id IS NULL",
+                 WHERE id = ?2 AND account_id = ?3 AND document_id IS NULL
+                   AND discarded_at IS NULL",
                 params![
                     d.id.to_string(),
                     upload.to_string(),
@@ -266,12 +272,35 @@ fn insert(conn: &mut Connection, d: &StoredDocument, from_upload: Option<Uuid>) 
             )
             .map_err(backend)?;
         if claimed == 0 {
-            return Err(StoreError::Conflict {
-                constraint: "direct_upload_used",
-            });
+            return Err(unclaimable_upload(&tx, upload));
         }
     }
+    if let Some(job) = job {
+        crate::jobs::enqueue(&tx, job, d.created_at)?;
+    }
     tx.commit().map_err(backend)
+}
+
+/// Why a direct upload could not be claimed: it made a document already, or it was
+/// discarded as expired (or is gone).
+fn unclaimable_upload(tx: &Transaction<'_>, upload: Uuid) -> StoreError {
+    let used = tx
+        .query_row(
+            "SELECT document_id IS NOT NULL FROM direct_uploads
+             WHERE id = ?1 AND discarded_at IS NULL",
+            [upload.to_string()],
+            |row| row.get::<_, bool>(0),
+        )
+        .optional();
+    match used {
+        Ok(Some(true)) => StoreError::Conflict {
+            constraint: "direct_upload_used",
+        },
+        Ok(_) => StoreError::Conflict {
+            constraint: "direct_upload_expired",
+        },
+        Err(error) => backend(error),
+    }
 }
 
 fn get(conn: &Connection, account: AccountId, id: Uuid) -> StoreResult<StoredDocument> {
@@ -704,12 +733,13 @@ fn upload_from_row(row: &Row<'_>) -> rusqlite::Result<DirectUpload> {
 
 #[async_trait]
 impl DocumentStore for SqliteStore {
-    async fn insert_document(
+    async fn insert_document_with_job(
         &self,
         document: &StoredDocument,
         from_upload: Option<Uuid>,
+        job: Option<&NewJob>,
     ) -> StoreResult<()> {
-        insert(&mut self.writer(), document, from_upload)
+        insert(&mut self.writer(), document, from_upload, job)
     }
 
     async fn document_with_content(
@@ -822,6 +852,50 @@ impl DocumentStore for SqliteStore {
             )
             .map_err(backend)?;
         if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    async fn discard_expired_direct_uploads(
+        &self,
+        expired_before: DateTime<Utc>,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<DirectUpload>> {
+        // One writer: nothing can claim an upload between the select and the update.
+        self.writer()
+            .prepare_cached(&format!(
+                "UPDATE direct_uploads SET discarded_at = coalesce(discarded_at, ?2)
+                 WHERE id IN (SELECT id FROM direct_uploads
+                              WHERE document_id IS NULL AND expires_at < ?1
+                              ORDER BY expires_at, id LIMIT ?3)
+                 RETURNING {UPLOAD_COLUMNS}"
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_map(
+                    params![to_ts(expired_before), to_ts(now), limit],
+                    upload_from_row,
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map(|mut uploads| {
+                uploads.sort_by_key(|u| (u.expires_at, u.id));
+                uploads
+            })
+            .map_err(backend)
+    }
+
+    async fn delete_direct_upload(&self, id: Uuid) -> StoreResult<()> {
+        let deleted = self
+            .writer()
+            .execute(
+                "DELETE FROM direct_uploads
+                 WHERE id = ?1 AND discarded_at IS NOT NULL AND document_id IS NULL",
+                [id.to_string()],
+            )
+            .map_err(backend)?;
+        if deleted == 0 {
             return Err(StoreError::NotFound);
         }
         Ok(())

@@ -361,6 +361,23 @@ impl Store for SqliteStore {
         tracking_requests::purge_idempotency_keys(&self.writer(), before)
     }
 
+    async fn setting_or_init(&self, name: &str, proposed: &str) -> StoreResult<String> {
+        let writer = self.writer();
+        writer
+            .execute(
+                "INSERT INTO settings (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING",
+                params![name, proposed],
+            )
+            .map_err(backend)?;
+        writer
+            .query_row(
+                "SELECT value FROM settings WHERE name = ?1",
+                [name],
+                |row| row.get(0),
+            )
+            .map_err(backend)
+    }
+
     async fn active_tracking_requests_for(
         &self,
         scac: &str,

@@ -22,20 +22,97 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0013_documents.sql"),
     include_str!("../migrations/0014_custom_fields.sql"),
     include_str!("../migrations/0015_tracking_request_polled_at.sql"),
+    include_str!("../migrations/0016_reserved.sql"),
+    include_str!("../migrations/0017_documents_robustness.sql"),
 ];
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {
+    run_to(conn, MIGRATIONS.len())
+}
+
+/// Applies the migrations up to number `last`.
+fn run_to(conn: &mut Connection, last: usize) -> StoreResult<()> {
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
     let applied: usize = tx
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(backend)?;
-    for (index, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
+    for (index, sql) in MIGRATIONS.iter().enumerate().take(last).skip(applied) {
         tracing::info!(migration = index + 1, "applying SQLite migration");
         tx.execute_batch(sql).map_err(backend)?;
         tx.pragma_update(None, "user_version", index + 1)
             .map_err(backend)?;
     }
     tx.commit().map_err(backend)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn document(conn: &Connection, id: &str, document_type: Option<&str>, deleted: bool) {
+        conn.execute(
+            "INSERT INTO documents (id, account_id, source, name, file_name, content_type,
+                 size_bytes, sha256, storage_key, document_type, created_at, updated_at,
+                 deleted_at, seq)
+             VALUES (?1, 'acct', 'upload', ?1, ?1, 'application/pdf', 1, ?1, ?1, ?2,
+                     '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z', ?3,
+                     (SELECT count(*) FROM documents) + 1)",
+            rusqlite::params![
+                id,
+                document_type,
+                deleted.then_some("2026-01-02T00:00:00.000000Z")
+            ],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn migration_17_queues_classification_for_unclassified_documents_without_a_job() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        run_to(&mut conn, 16).unwrap();
+        conn.execute(
+            "INSERT INTO accounts (id, name, created_at)
+             VALUES ('acct', 'acme', '2026-01-01T00:00:00.000000Z')",
+            [],
+        )
+        .unwrap();
+        document(&conn, "orphan", None, false);
+        document(&conn, "classified", Some("invoice"), false);
+        document(&conn, "deleted", None, true);
+        document(&conn, "queued", None, false);
+        conn.execute(
+            "INSERT INTO jobs (id, kind, payload, dedup_key, state, max_attempts, run_at,
+                               created_at, updated_at)
+             VALUES ('job', 'process_document', '{}', 'document:queued', 'queued', 10,
+                     '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z',
+                     '2026-01-01T00:00:00.000000Z')",
+            [],
+        )
+        .unwrap();
+
+        run(&mut conn).unwrap();
+
+        let jobs: Vec<(String, String, String, String)> = conn
+            .prepare("SELECT kind, payload, dedup_key, state FROM jobs ORDER BY dedup_key")
+            .unwrap()
+            .query_map([], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let payload: serde_json::Value = serde_json::from_str(&jobs[0].1).unwrap();
+        assert_eq!(jobs.len(), 2, "{jobs:?}");
+        assert_eq!(
+            (jobs[0].0.as_str(), jobs[0].2.as_str(), jobs[0].3.as_str()),
+            ("process_document", "document:orphan", "queued")
+        );
+        assert_eq!(
+            payload,
+            serde_json::json!({"account_id": "acct", "document_id": "orphan"})
+        );
+        assert_eq!(jobs[1].2, "document:queued");
+    }
 }

@@ -86,6 +86,7 @@ macro_rules! store_contract_tests {
             an_abandoned_idempotency_key_can_be_used_again,
             idempotency_keys_belong_to_one_account,
             old_idempotency_keys_are_purged,
+            a_setting_keeps_the_first_value_stored,
             a_tracking_result_stores_the_shipment_its_containers_and_events,
             a_later_result_updates_the_shipment_and_corrects_events,
             a_shipment_is_read_with_its_containers_within_its_account,
@@ -2418,4 +2419,36 @@ pub async fn claimed_notifications_are_not_claimed_again_until_their_lease_ends(
         notifications.len(),
         "a dead worker's claims come back"
     );
+}
+
+pub async fn a_setting_keeps_the_first_value_stored(backend: &dyn TestBackend) {
+    let store = backend.store();
+
+    let first = store
+        .setting_or_init("signing_secret", "first")
+        .await
+        .unwrap();
+    let second = store
+        .setting_or_init("signing_secret", "second")
+        .await
+        .unwrap();
+    let after_restart = backend
+        .reopen()
+        .await
+        .setting_or_init("signing_secret", "third")
+        .await
+        .unwrap();
+    let other = store.setting_or_init("other", "own").await.unwrap();
+    let other_handle = backend.store();
+    let (racer_a, racer_b) = tokio::join!(
+        store.setting_or_init("raced", "a"),
+        other_handle.setting_or_init("raced", "b")
+    );
+
+    assert_eq!(
+        (first.as_str(), second.as_str(), after_restart.as_str()),
+        ("first", "first", "first")
+    );
+    assert_eq!(other, "own");
+    assert_eq!(racer_a.unwrap(), racer_b.unwrap());
 }

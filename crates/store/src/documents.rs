@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, ShipmentId};
+use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, NewJob, ShipmentId};
 use uuid::Uuid;
 
 use crate::{PageRequest, Paged, StoreResult};
@@ -135,16 +135,33 @@ pub struct LinkTargets {
 /// Shipment documents: their metadata, links and search (the bytes live in object storage).
 #[async_trait]
 pub trait DocumentStore: Send + Sync {
-    /// Stores a new document with its links. With `from_upload`, that direct upload is
-    /// marked as used in the same transaction, and a used one is
-    /// `Conflict { constraint: "direct_upload_used" }`. The same `sha256` in the account
-    /// (not deleted) is `Conflict { constraint: "documents_content" }`; a link to another
-    /// account's shipment or container is `NotFound`.
+    /// Stores a new document with its links, and queues `job` (the job that reads it) in
+    /// the same transaction, so a stored document always has its job: a crash cannot keep
+    /// one without the other. The job is queued as of the document's `created_at`.
+    ///
+    /// With `from_upload`, that direct upload is marked as used in the same transaction; a
+    /// used one is `Conflict { constraint: "direct_upload_used" }`, and one discarded as
+    /// expired ([`discard_expired_direct_uploads`](Self::discard_expired_direct_uploads))
+    /// or gone is `Conflict { constraint: "direct_upload_expired" }`. The same `sha256` in
+    /// the account (not deleted) is `Conflict { constraint: "documents_content" }`; a link
+    /// to another account's shipment or container is `NotFound`. On any error nothing is
+    /// written, the job included.
+    async fn insert_document_with_job(
+        &self,
+        document: &StoredDocument,
+        from_upload: Option<Uuid>,
+        job: Option<&NewJob>,
+    ) -> StoreResult<()>;
+    /// [`insert_document_with_job`](Self::insert_document_with_job) with no job: for
+    /// seeding and tests; uploads queue their classification.
     async fn insert_document(
         &self,
         document: &StoredDocument,
         from_upload: Option<Uuid>,
-    ) -> StoreResult<()>;
+    ) -> StoreResult<()> {
+        self.insert_document_with_job(document, from_upload, None)
+            .await
+    }
     /// The live document of the account with this content, if any.
     async fn document_with_content(
         &self,
@@ -191,4 +208,19 @@ pub trait DocumentStore: Send + Sync {
     async fn direct_upload(&self, id: Uuid) -> StoreResult<DirectUpload>;
     /// Marks the bytes as arrived.
     async fn mark_direct_upload_uploaded(&self, id: Uuid, at: DateTime<Utc>) -> StoreResult<()>;
+    /// Discards up to `limit` direct uploads that made no document and expired before
+    /// `expired_before`, oldest first, and returns them, so their bytes can be removed.
+    /// From then on none of them can become a document (the two are serialized by the
+    /// database: an upload either made its document first, or is discarded first).
+    /// Uploads discarded earlier and not yet deleted are returned again, so a removal cut
+    /// short by a crash is finished by the next sweep.
+    async fn discard_expired_direct_uploads(
+        &self,
+        expired_before: DateTime<Utc>,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<DirectUpload>>;
+    /// Deletes the row of a discarded direct upload (once its bytes are gone). An upload
+    /// that was not discarded is left alone: `NotFound`.
+    async fn delete_direct_upload(&self, id: Uuid) -> StoreResult<()>;
 }

@@ -503,4 +503,10 @@ pub trait Store: Send + Sync + VesselStore + DocumentStore + CustomFieldStore {
     async fn abandon_idempotent_request(&self, account: AccountId, key: &str) -> StoreResult<()>;
     /// Forgets keys first used before `before`; returns how many.
     async fn purge_idempotency_keys(&self, before: DateTime<Utc>) -> StoreResult<u64>;
+
+    // Settings the processes share (generated once, kept in the database).
+
+    /// The stored value of setting `name`; when there is none yet, `proposed` is stored
+    /// and returned. Processes racing to set it all get the value stored first.
+    async fn setting_or_init(&self, name: &str, proposed: &str) -> StoreResult<String>;
 }

@@ -166,8 +166,9 @@ async fn create(
         created_at: now,
         expires_at: expires,
     };
+    let key = state.signing_key().await?;
     state.store.create_direct_upload(&upload).await?;
-    let signature = state.config.signing_key.sign(Purpose::Upload, id, expires);
+    let signature = key.sign(Purpose::Upload, id, expires);
     let url = format!(
         "{}/v2/direct_uploads/{id}/content?expires={}&signature={signature}",
         state.config.public_url,
@@ -181,7 +182,7 @@ async fn create(
         "byte_size": byte_size,
         "checksum": upload.checksum,
         "created_at": timestamp::format(now),
-        "signed_id": state.config.signing_key.signed_id(id),
+        "signed_id": key.signed_id(id),
         "direct_upload": {
             "url": url,
             "expires_at": timestamp::format(expires),
@@ -209,7 +210,7 @@ async fn upload_content(
     let Ok(Query(signed)) = query else {
         return Err(ApiError::Forbidden("This upload URL is not valid."));
     };
-    if !signed.verify(&state, Purpose::Upload, id) {
+    if !signed.verify(&state, Purpose::Upload, id).await? {
         return Err(ApiError::Forbidden(
             "This upload URL is not valid or has expired; start a new direct upload.",
         ));

@@ -1,10 +1,11 @@
 //! `Idempotency-Key` on `POST`: the first response to a key is stored for 24 hours and
 //! replayed to any retry with the same key and body, so a client that lost a response can
 //! retry without creating a second resource. Failures the client should retry (5xx) are
-//! not stored.
+//! not stored. The body is read whole to fingerprint it, within the route's own limit (a
+//! document upload's is the document size).
 
 use axum::body::{Body, to_bytes};
-use axum::extract::{Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -46,8 +47,8 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
     let Some(principal) = request.extensions().get::<Principal>().copied() else {
         return next.run(request).await;
     };
+    let limit = body_limit(&state, &request);
     let (parts, body) = request.into_parts();
-    let limit = state.config.max_body_bytes;
     let Ok(bytes) = to_bytes(body, limit).await else {
         return ApiError::PayloadTooLarge { limit }.into_response();
     };
@@ -99,6 +100,23 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
             guard.key = None;
             remember(&state, principal, &key, response).await
         }
+    }
+}
+
+/// The most bytes buffered to fingerprint a request: the route's own body limit. An upload
+/// (`POST /v2/documents`) carries a document of up to `max_document_bytes`, with the form's
+/// other fields and framing (up to `max_body_bytes` more); every other body is JSON.
+fn body_limit(state: &AppState, request: &Request) -> usize {
+    let path = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(MatchedPath::as_str);
+    match path {
+        Some(crate::api::documents::UPLOAD_PATH) => state
+            .config
+            .max_document_bytes
+            .saturating_add(state.config.max_body_bytes),
+        _ => state.config.max_body_bytes,
     }
 }
 

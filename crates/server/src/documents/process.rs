@@ -3,7 +3,8 @@
 //! containers whose numbers appear in it, and announces `document.extracted` or
 //! `document.extraction_failed`, all recorded in one transaction.
 
-use tidemark_domain::{AccountId, ContainerId, DomainEvent, DomainEventId, ShipmentId};
+use chrono::{DateTime, Utc};
+use tidemark_domain::{AccountId, ContainerId, DomainEvent, DomainEventId, NewJob, ShipmentId};
 use tidemark_store::{DocumentClassification, Representation, StoreError, StoredDocument};
 use uuid::Uuid;
 
@@ -21,17 +22,15 @@ const EXCERPT_CHARS: usize = 2_000;
 /// At most this many candidate numbers are looked up.
 const MAX_CANDIDATES: usize = 50;
 
-/// Queues the classification of a document.
-pub async fn queue(app: &App, account: AccountId, document: Uuid) -> Result<(), StoreError> {
-    jobs::enqueue(
+/// The job that classifies a document, queued in the transaction that stores it.
+pub fn job(app: &App, account: AccountId, document: Uuid, run_at: DateTime<Utc>) -> NewJob {
+    jobs::new_job(
         app,
         JobKind::ProcessDocument,
         serde_json::json!({"account_id": account, "document_id": document}),
         Some(format!("document:{document}")),
-        app.clock.now(),
+        run_at,
     )
-    .await
-    .map(|_| ())
 }
 
 /// What the job did.

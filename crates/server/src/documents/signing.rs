@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
+use tidemark_store::{Store, StoreError};
 use uuid::Uuid;
 
 type HmacSha256 = Hmac<Sha256>;
@@ -30,7 +31,10 @@ impl Purpose {
     }
 }
 
-/// The signing key: from `signing_secret`, or random per process when that is empty.
+/// The name of the setting that keeps the generated secret in the database.
+pub const SECRET_SETTING: &str = "signing_secret";
+
+/// A signing key, derived from a secret.
 #[derive(Clone)]
 pub struct SigningKey([u8; 32]);
 
@@ -40,15 +44,45 @@ impl std::fmt::Debug for SigningKey {
     }
 }
 
-impl SigningKey {
-    /// A key derived from a configured secret (so every process signs alike), or a random
-    /// one when there is none.
-    pub fn from_secret(secret: Option<&str>) -> Self {
-        use sha2::Digest;
-        match secret {
-            Some(secret) => Self(Sha256::digest(secret.as_bytes()).into()),
-            None => Self(rand::random()),
+/// The key this process signs with: the configured one (`signing_secret`), else the one
+/// generated once for the whole installation and kept in the database, so every process,
+/// and the same process after a restart, signs and verifies alike. Read on first use and
+/// kept.
+#[derive(Debug)]
+pub struct Signer {
+    configured: Option<SigningKey>,
+    shared: tokio::sync::OnceCell<SigningKey>,
+}
+
+impl Signer {
+    pub fn new(configured: Option<SigningKey>) -> Self {
+        Self {
+            configured,
+            shared: tokio::sync::OnceCell::new(),
         }
+    }
+
+    /// The key; without a configured one, the installation's (generated and stored by the
+    /// first process that needs it).
+    pub async fn key(&self, store: &dyn Store) -> Result<&SigningKey, StoreError> {
+        if let Some(key) = &self.configured {
+            return Ok(key);
+        }
+        self.shared
+            .get_or_try_init(|| async {
+                let proposed = hex::encode(rand::random::<[u8; 32]>());
+                let secret = store.setting_or_init(SECRET_SETTING, &proposed).await?;
+                Ok(SigningKey::from_secret(&secret))
+            })
+            .await
+    }
+}
+
+impl SigningKey {
+    /// The key of a secret: every process given the same secret signs alike.
+    pub fn from_secret(secret: &str) -> Self {
+        use sha2::Digest;
+        Self(Sha256::digest(secret.as_bytes()).into())
     }
 
     fn mac(&self, purpose: Purpose, id: Uuid, expires: Option<i64>) -> HmacSha256 {
@@ -126,7 +160,7 @@ mod tests {
 
     #[test]
     fn a_signature_holds_until_it_expires_and_only_for_its_purpose_and_id() {
-        let key = SigningKey::from_secret(Some("s3cret"));
+        let key = SigningKey::from_secret("s3cret");
         let id = Uuid::from_u128(1);
         let expires = at() + Duration::minutes(15);
         let signature = key.sign(Purpose::Download, id, expires);
@@ -154,7 +188,7 @@ mod tests {
             &signature,
             at()
         ));
-        assert!(!SigningKey::from_secret(Some("other")).verify(
+        assert!(!SigningKey::from_secret("other").verify(
             Purpose::Download,
             id,
             expires.timestamp(),
@@ -165,7 +199,7 @@ mod tests {
 
     #[test]
     fn a_signed_id_names_its_upload_and_cannot_be_forged() {
-        let key = SigningKey::from_secret(Some("s3cret"));
+        let key = SigningKey::from_secret("s3cret");
         let id = Uuid::from_u128(42);
         let signed = key.signed_id(id);
 

@@ -1,7 +1,9 @@
-//! Storing an upload: checks, bytes to object storage, metadata to the database, and the
-//! classification job queued. Either both the bytes and the row are kept or neither is.
+//! Storing an upload: checks, bytes to object storage, then metadata and the
+//! classification job to the database in one transaction. Either both the bytes and the
+//! row are kept or neither is.
 
 use axum::body::Bytes;
+use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
 use tidemark_domain::{AccountId, ApiKeyId, ContainerId, ShipmentId};
 use tidemark_store::{DirectUpload, StoreError, StoredDocument};
@@ -9,6 +11,7 @@ use uuid::Uuid;
 
 use crate::app::App;
 use crate::documents::filename::{sanitize, storage_key};
+use crate::documents::process;
 use crate::documents::sniff::{SniffError, sniff};
 use crate::documents::storage::StorageError;
 
@@ -49,6 +52,9 @@ pub enum UploadError {
     /// The direct upload already made a document.
     #[error("the direct upload was already used")]
     UploadUsed,
+    /// The direct upload was not attached in time, and is (or is about to be) removed.
+    #[error("the direct upload has expired")]
+    UploadExpired,
     #[error(transparent)]
     Storage(#[from] StorageError),
     #[error(transparent)]
@@ -109,6 +115,17 @@ pub async fn upload(
     Ok(document)
 }
 
+/// How long after its upload URL expires a direct upload may still be attached. Past
+/// that its `signed_id` has expired, and housekeeping removes its bytes and its row.
+pub const ATTACH_GRACE: Duration = Duration::hours(24);
+/// Direct uploads discarded per database round trip by housekeeping.
+const DISCARD_BATCH: u32 = 500;
+
+/// Until when a direct upload's `signed_id` can make a document.
+pub fn signed_id_expires_at(upload: &DirectUpload) -> DateTime<Utc> {
+    upload.expires_at + ATTACH_GRACE
+}
+
 /// Makes a document of a direct upload whose bytes arrived.
 pub async fn from_direct_upload(
     app: &App,
@@ -117,6 +134,9 @@ pub async fn from_direct_upload(
 ) -> Result<StoredDocument, UploadError> {
     if upload.document_id.is_some() {
         return Err(UploadError::UploadUsed);
+    }
+    if app.clock.now() > signed_id_expires_at(upload) {
+        return Err(UploadError::UploadExpired);
     }
     if upload.uploaded_at.is_none() {
         return Err(UploadError::NotUploaded);
@@ -205,15 +225,21 @@ fn dedup<T: Copy + Ord>(items: &[T]) -> Vec<T> {
     items
 }
 
-/// Writes the row; when that fails, removes the bytes written for it (`owns_bytes`), so a
-/// failed upload leaves nothing behind. Then queues classification.
+/// Writes the row with its classification job (one transaction: a stored document is
+/// always classified, even after a crash); when that fails, removes the bytes written for
+/// it (`owns_bytes`), so a failed upload leaves nothing behind.
 async fn insert(
     app: &App,
     document: &StoredDocument,
     from_upload: Option<Uuid>,
     owns_bytes: bool,
 ) -> Result<(), UploadError> {
-    if let Err(error) = app.store.insert_document(document, from_upload).await {
+    let job = process::job(app, document.account_id, document.id, document.created_at);
+    if let Err(error) = app
+        .store
+        .insert_document_with_job(document, from_upload, Some(&job))
+        .await
+    {
         if owns_bytes && let Err(cleanup) = app.documents.delete(&document.storage_key).await {
             tracing::warn!(error = ?cleanup, key = %document.storage_key, "cannot remove the bytes of a failed upload");
         }
@@ -221,6 +247,9 @@ async fn insert(
             StoreError::Conflict {
                 constraint: "direct_upload_used",
             } => UploadError::UploadUsed,
+            StoreError::Conflict {
+                constraint: "direct_upload_expired",
+            } => UploadError::UploadExpired,
             StoreError::Conflict { .. } => {
                 match app
                     .store
@@ -235,10 +264,39 @@ async fn insert(
             error => UploadError::Store(error),
         });
     }
-    // The document is stored; failing to queue its classification must not undo that: it
-    // stays unclassified, and the failure is logged.
-    if let Err(error) = super::process::queue(app, document.account_id, document.id).await {
-        tracing::error!(error = ?error, document.id = %document.id, "cannot queue document classification");
-    }
     Ok(())
+}
+
+/// Housekeeping: removes the direct uploads whose `signed_id` expired before any document
+/// was made of them, bytes first, then the row. Each is discarded in the database before
+/// its bytes go, so it can no longer become a document; one whose removal is cut short
+/// (crash, storage error) is found again by the next sweep. Returns how many were removed.
+pub async fn remove_expired_direct_uploads(app: &App) -> Result<u64, StoreError> {
+    let now = app.clock.now();
+    let mut removed = 0;
+    loop {
+        let batch = app
+            .store
+            .discard_expired_direct_uploads(now - ATTACH_GRACE, now, DISCARD_BATCH)
+            .await?;
+        let more = batch.len() == usize::try_from(DISCARD_BATCH).unwrap_or(usize::MAX);
+        let mut failed = false;
+        for upload in batch {
+            if let Err(error) = app.documents.delete(&upload.storage_key).await {
+                // Left discarded: the next sweep tries again.
+                tracing::warn!(error = ?error, key = %upload.storage_key, "cannot remove an expired direct upload's bytes");
+                failed = true;
+                continue;
+            }
+            match app.store.delete_direct_upload(upload.id).await {
+                // Another worker's sweep removed it meanwhile.
+                Ok(()) | Err(StoreError::NotFound) => removed += 1,
+                Err(error) => return Err(error),
+            }
+        }
+        // A failure stops the sweep, so uploads that keep failing cannot make it loop.
+        if !more || failed {
+            return Ok(removed);
+        }
+    }
 }

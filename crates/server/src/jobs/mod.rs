@@ -26,7 +26,8 @@ const HOUSEKEEPING_EVERY: std::time::Duration = std::time::Duration::from_secs(3
 /// Every kind of job, named as stored in the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JobKind {
-    /// Deletes finished jobs past their retention, and expired idempotency keys.
+    /// Housekeeping: deletes finished jobs past their retention, expired idempotency keys,
+    /// old vessel positions, and direct uploads that expired unattached.
     PurgeFinishedJobs,
     /// Polls the carrier for one tracking request (and its shipment once there is one).
     Track,
@@ -107,11 +108,15 @@ impl JobHandler for Dispatcher {
                     )
                     .await?;
                 let positions = crate::vessels::purge_old_positions(&self.app).await?;
+                let uploads =
+                    crate::documents::upload::remove_expired_direct_uploads(&self.app).await?;
                 tracing::info!(
                     purged,
                     idempotency_keys = keys,
                     vessel_positions = positions,
-                    "purged finished jobs, old idempotency keys and old vessel positions"
+                    direct_uploads = uploads,
+                    "purged finished jobs, old idempotency keys, old vessel positions and \
+                     expired direct uploads"
                 );
                 Ok(())
             }
@@ -197,6 +202,25 @@ struct TrackPayload {
     forced: bool,
 }
 
+/// A job of `kind`, to queue with [`enqueue`] or inside a store call that writes it in
+/// the transaction of the change it follows.
+pub fn new_job(
+    app: &App,
+    kind: JobKind,
+    payload: serde_json::Value,
+    dedup_key: Option<String>,
+    run_at: DateTime<Utc>,
+) -> NewJob {
+    NewJob {
+        id: JobId::new(app.ids.as_ref()),
+        kind: kind.name().to_owned(),
+        payload,
+        dedup_key,
+        run_at,
+        max_attempts: 10,
+    }
+}
+
 /// Queues a job of `kind`. With a `dedup_key`, a job with the same key that is still
 /// pending absorbs this one.
 pub async fn enqueue(
@@ -206,14 +230,7 @@ pub async fn enqueue(
     dedup_key: Option<String>,
     run_at: DateTime<Utc>,
 ) -> Result<JobId, StoreError> {
-    let job = NewJob {
-        id: JobId::new(app.ids.as_ref()),
-        kind: kind.name().to_owned(),
-        payload,
-        dedup_key,
-        run_at,
-        max_attempts: 10,
-    };
+    let job = new_job(app, kind, payload, dedup_key, run_at);
     app.store.enqueue_job(&job, app.clock.now()).await
 }
 

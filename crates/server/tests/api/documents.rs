@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 use crate::helpers::{TestApp, TestResponse};
 use crate::on_both_backends;
 
+mod durability;
+
 on_both_backends!(
     settings = &[("storage_url", "memory://")];
     a_pdf_bill_of_lading_sent_as_a_form_is_classified_linked_and_downloaded_exactly,

@@ -158,26 +158,7 @@ impl TestApp {
     }
 
     pub async fn send(&self, request: Request<Body>) -> TestResponse {
-        let response = self
-            .router
-            .clone()
-            .oneshot(request)
-            .await
-            .expect("the router is infallible");
-        let status = response.status();
-        let headers = response.headers().clone();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .expect("body")
-            .to_bytes()
-            .to_vec();
-        TestResponse {
-            status,
-            headers,
-            body,
-        }
+        send_to(&self.router, request).await
     }
 
     pub async fn request(
@@ -222,6 +203,20 @@ impl TestApp {
         tidemark_server::jobs::runner(&self.app).run_pending().await
     }
 
+    /// One run of the housekeeping job, as the workers schedule it hourly.
+    pub async fn run_housekeeping(&self) {
+        tidemark_server::jobs::enqueue(
+            &self.app,
+            tidemark_server::jobs::JobKind::PurgeFinishedJobs,
+            Value::Null,
+            None,
+            self.app.clock.now(),
+        )
+        .await
+        .expect("enqueue housekeeping");
+        self.run_pending_jobs().await;
+    }
+
     /// One turn of the workers: the poll scheduler's sweep, then every due job.
     pub async fn tick(&self) -> usize {
         tidemark_server::tracking::sweep(&self.app)
@@ -230,17 +225,43 @@ impl TestApp {
         self.run_pending_jobs().await
     }
 
-    /// The same database and clock under a new app, as after a restart of the process.
+    /// The same database, clock and object storage under a new app, as after a restart of
+    /// the process, or as another process of the same installation.
     pub fn restarted(&self) -> Arc<App> {
-        Arc::new(
-            App::new(
-                self.app.config.clone(),
-                Arc::clone(&self.app.store),
-                Arc::clone(&self.clock) as _,
-                Arc::new(SequentialIds::starting_after(1_000_000)),
-            )
-            .with_carriers(self.app.carriers.clone()),
+        let app = App::new(
+            self.app.config.clone(),
+            Arc::clone(&self.app.store),
+            Arc::clone(&self.clock) as _,
+            Arc::new(SequentialIds::starting_after(1_000_000)),
         )
+        .with_carriers(self.app.carriers.clone());
+        Arc::new(App {
+            documents: self.app.documents.clone(),
+            ..app
+        })
+    }
+}
+
+/// Sends `request` through `router` (another process's, e.g. [`TestApp::restarted`]).
+pub async fn send_to(router: &Router, request: Request<Body>) -> TestResponse {
+    let response = router
+        .clone()
+        .oneshot(request)
+        .await
+        .expect("the router is infallible");
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes()
+        .to_vec();
+    TestResponse {
+        status,
+        headers,
+        body,
     }
 }
 

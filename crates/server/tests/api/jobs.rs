@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use async_trait::async_trait;
 use chrono::Duration;
 use tidemark_domain::{Clock, Job, JobId, JobState, NewJob, RetryPolicy};
-use tidemark_server::jobs::{self, JobError, JobHandler, JobKind, Runner};
+use tidemark_server::jobs::{JobError, JobHandler, Runner};
 
 use crate::helpers::TestApp;
 use crate::on_both_backends;
@@ -168,16 +168,7 @@ async fn housekeeping_purges_old_finished_jobs(app: TestApp) {
     app.run_pending_jobs().await;
     app.clock.advance(Duration::days(8));
 
-    jobs::enqueue(
-        &app.app,
-        JobKind::PurgeFinishedJobs,
-        serde_json::Value::Null,
-        None,
-        app.clock.now(),
-    )
-    .await
-    .unwrap();
-    app.run_pending_jobs().await;
+    app.run_housekeeping().await;
 
     assert!(app.app.store.job(old).await.is_err());
 }

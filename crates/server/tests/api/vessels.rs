@@ -210,16 +210,7 @@ async fn housekeeping_purges_positions_past_the_retention(app: TestApp) {
     ingest_lines(&app.app, [position_line(recent, 2.0, 105.0)])
         .await
         .unwrap();
-    tidemark_server::jobs::enqueue(
-        &app.app,
-        tidemark_server::jobs::JobKind::PurgeFinishedJobs,
-        Value::Null,
-        None,
-        app.clock.now(),
-    )
-    .await
-    .unwrap();
-    app.run_pending_jobs().await;
+    app.run_housekeeping().await;
     let vessel = app.app.store.vessel_by_imo("9811000").await.unwrap();
     let track = app
         .app

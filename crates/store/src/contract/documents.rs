@@ -2,7 +2,8 @@
 
 use chrono::Duration;
 use tidemark_domain::{
-    AccountId, ApiKeyId, DomainEvent, DomainEventId, IdGenerator, SequentialIds, ShipmentId,
+    AccountId, ApiKeyId, DomainEvent, DomainEventId, IdGenerator, JobId, JobState, NewJob,
+    SequentialIds, ShipmentId,
 };
 use uuid::Uuid;
 
@@ -29,6 +30,9 @@ macro_rules! document_contract_tests {
             a_classification_is_recorded_with_its_links_and_events,
             a_direct_upload_makes_one_document_only,
             link_targets_are_found_by_bl_and_container_numbers,
+            a_documents_job_is_queued_with_it_and_only_if_it_is_stored,
+            expired_direct_uploads_are_discarded_unless_they_made_a_document,
+            a_discarded_direct_upload_makes_no_document_and_its_row_can_be_deleted,
         );
     };
 }
@@ -677,5 +681,187 @@ pub async fn link_targets_are_found_by_bl_and_container_numbers(backend: &dyn Te
             .unwrap()
             .shipments
             .is_empty()
+    );
+}
+
+fn classification_job(ids: &SequentialIds, document: &StoredDocument) -> NewJob {
+    NewJob {
+        id: JobId::new(ids),
+        kind: "process_document".to_owned(),
+        payload: serde_json::json!({"document_id": document.id}),
+        dedup_key: Some(format!("document:{}", document.id)),
+        run_at: document.created_at,
+        max_attempts: 10,
+    }
+}
+
+fn direct_upload(
+    ids: &SequentialIds,
+    account: AccountId,
+    expires_at: chrono::DateTime<chrono::Utc>,
+) -> DirectUpload {
+    let id = ids.next_id();
+    DirectUpload {
+        id,
+        account_id: account,
+        created_by: None,
+        file_name: "bl.pdf".to_owned(),
+        declared_content_type: "application/pdf".to_owned(),
+        byte_size: 1234,
+        checksum: "1B2M2Y8AsgTpgAmY7PhCfg==".to_owned(),
+        storage_key: format!("accounts/{}/documents/{id}", account.0),
+        uploaded_at: None,
+        document_id: None,
+        created_at: t0(),
+        expires_at,
+    }
+}
+
+pub async fn a_documents_job_is_queued_with_it_and_only_if_it_is_stored(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let stored = document(&ids, acme, "a.pdf", 5);
+    let job = classification_job(&ids, &stored);
+    let mut duplicate = document(&ids, acme, "b.pdf", 6);
+    duplicate.sha256.clone_from(&stored.sha256);
+    let refused_job = classification_job(&ids, &duplicate);
+
+    store
+        .insert_document_with_job(&stored, None, Some(&job))
+        .await
+        .unwrap();
+    let refused = store
+        .insert_document_with_job(&duplicate, None, Some(&refused_job))
+        .await;
+
+    let queued = backend.reopen().await.job(job.id).await.unwrap();
+    assert_eq!(queued.state, JobState::Queued);
+    assert_eq!(queued.kind, "process_document");
+    assert_eq!(queued.payload, job.payload);
+    assert_eq!(queued.dedup_key, job.dedup_key);
+    assert_eq!(queued.run_at, stored.created_at);
+    assert!(matches!(
+        refused,
+        Err(StoreError::Conflict {
+            constraint: "documents_content"
+        })
+    ));
+    assert!(matches!(
+        store.job(refused_job.id).await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+pub async fn expired_direct_uploads_are_discarded_unless_they_made_a_document(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let abandoned = direct_upload(&ids, acme, t0() + Duration::minutes(15));
+    let attached = direct_upload(&ids, acme, t0() + Duration::minutes(10));
+    let fresh = direct_upload(&ids, acme, t0() + Duration::hours(3));
+    for upload in [&abandoned, &attached, &fresh] {
+        store.create_direct_upload(upload).await.unwrap();
+    }
+    let document = document(&ids, acme, "attached.pdf", 1);
+    store
+        .insert_document(&document, Some(attached.id))
+        .await
+        .unwrap();
+    let now = t0() + Duration::hours(2);
+
+    let discarded = store
+        .discard_expired_direct_uploads(now, now, 100)
+        .await
+        .unwrap();
+    let again = store
+        .discard_expired_direct_uploads(now, now + Duration::hours(1), 100)
+        .await
+        .unwrap();
+
+    assert_eq!(discarded, vec![abandoned.clone()]);
+    assert_eq!(
+        again,
+        vec![abandoned.clone()],
+        "a discarded upload is found again until its row is deleted"
+    );
+    assert_eq!(
+        store.direct_upload(attached.id).await.unwrap().document_id,
+        Some(document.id)
+    );
+    assert!(store.direct_upload(fresh.id).await.is_ok());
+    assert!(matches!(
+        store.delete_direct_upload(attached.id).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.delete_direct_upload(fresh.id).await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+pub async fn a_discarded_direct_upload_makes_no_document_and_its_row_can_be_deleted(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let uploads: Vec<DirectUpload> = (1..=3)
+        .map(|minute| direct_upload(&ids, acme, t0() + Duration::minutes(minute)))
+        .collect();
+    for upload in &uploads {
+        store.create_direct_upload(upload).await.unwrap();
+    }
+    let now = t0() + Duration::hours(1);
+    let first_two = store
+        .discard_expired_direct_uploads(now, now, 2)
+        .await
+        .unwrap();
+    let late = document(&ids, acme, "late.pdf", 61);
+    let late_job = classification_job(&ids, &late);
+
+    let attached = store
+        .insert_document_with_job(&late, Some(uploads[0].id), Some(&late_job))
+        .await;
+    store.delete_direct_upload(uploads[0].id).await.unwrap();
+    let after_delete = store.insert_document(&late, Some(uploads[0].id)).await;
+
+    assert_eq!(
+        first_two,
+        uploads[..2].to_vec(),
+        "oldest first, at most the limit"
+    );
+    assert!(matches!(
+        attached,
+        Err(StoreError::Conflict {
+            constraint: "direct_upload_expired"
+        })
+    ));
+    assert!(matches!(
+        store.job(late_job.id).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.document(acme, late.id).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.direct_upload(uploads[0].id).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        after_delete,
+        Err(StoreError::Conflict {
+            constraint: "direct_upload_expired"
+        })
+    ));
+    assert_eq!(
+        store
+            .discard_expired_direct_uploads(now, now, 100)
+            .await
+            .unwrap(),
+        uploads[1..].to_vec()
     );
 }

@@ -1,0 +1,259 @@
+//! Documents as JSON:API resources: attributes, relationships, links, and the resources
+//! `include` adds.
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::{Value, json};
+use tidemark_domain::{Container, ContainerId, Shipment, ShipmentId};
+use tidemark_store::{StoreError, StoredDocument};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::api::containers::ContainerResource;
+use crate::api::error::ApiError;
+use crate::api::jsonapi::{Includes, QueryParams, included_object, timestamp};
+use crate::api::shipments::{ShipmentResource, customers_of};
+use crate::app::AppState;
+
+use super::INCLUDES;
+
+/// `document` attributes (spec §2.8).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DocumentAttributes {
+    pub id: Uuid,
+    pub name: String,
+    /// `null` until classification ran.
+    pub document_type: Option<String>,
+    pub document_type_manual: Option<String>,
+    pub classification_notes: Option<String>,
+    /// `upload` (multipart) or `api` (direct upload).
+    pub source: String,
+    pub file_name: String,
+    pub file_content_type: String,
+    pub file_size_bytes: u64,
+    #[serde(with = "timestamp")]
+    pub created_at: DateTime<Utc>,
+    #[serde(with = "timestamp")]
+    pub updated_at: DateTime<Utc>,
+}
+
+pub(super) fn document_link(base: &str, id: Uuid) -> String {
+    format!("{base}/v2/documents/{id}")
+}
+
+/// The resource object of a document.
+pub fn resource(doc: &StoredDocument, base: &str) -> Value {
+    let attributes = DocumentAttributes {
+        id: doc.id,
+        name: doc.name.clone(),
+        document_type: doc.document_type.clone(),
+        document_type_manual: doc.document_type_manual.clone(),
+        classification_notes: doc.classification_notes.clone(),
+        source: doc.source.clone(),
+        file_name: doc.file_name.clone(),
+        file_content_type: doc.content_type.clone(),
+        file_size_bytes: doc.size_bytes,
+        created_at: doc.created_at,
+        updated_at: doc.updated_at,
+    };
+    let link = document_link(base, doc.id);
+    json!({
+        "id": doc.id,
+        "type": "document",
+        "attributes": attributes,
+        "relationships": {
+            "account": {"data": {"id": doc.account_id, "type": "account"}},
+            // Tidemark's users are its API keys: the key that uploaded the document.
+            "user": {"data": doc.uploaded_by.map(|k| json!({"id": k, "type": "user"}))},
+            "email_submission": {"data": null},
+            "last_document_representation": {"data": doc.representation.as_ref()
+                .map(|r| json!({"id": r.id, "type": "document_representation"}))},
+            "shipments": {"data": doc.shipment_ids.iter()
+                .map(|id| json!({"id": id, "type": "shipment"})).collect::<Vec<_>>()},
+            "cargos": {"data": doc.container_ids.iter()
+                .map(|id| json!({"id": id, "type": "container"})).collect::<Vec<_>>()},
+        },
+        "links": {"self": link, "download": format!("{link}/download")},
+    })
+}
+
+/// The resources `includes` asks for, related to `docs`, each once.
+pub async fn included(
+    state: &AppState,
+    docs: &[StoredDocument],
+    includes: &Includes,
+) -> Result<Vec<Value>, ApiError> {
+    let base = &state.config.public_url;
+    let mut out = Vec::new();
+    let Some(first) = docs.first() else {
+        return Ok(out);
+    };
+    let account = first.account_id;
+    if includes.contains("account") {
+        let account = state.store.account(account).await?;
+        out.push(json!({
+            "id": account.id, "type": "account",
+            "attributes": {"company_name": account.name},
+            "links": {"self": format!("{base}/v2/accounts/{}", account.id)},
+        }));
+    }
+    if includes.contains("user") {
+        let users: BTreeSet<_> = docs.iter().filter_map(|d| d.uploaded_by).collect();
+        out.extend(users.into_iter().map(|id| {
+            json!({"id": id, "type": "user", "attributes": {},
+                   "links": {"self": format!("{base}/v2/api_keys/{id}")}})
+        }));
+    }
+    let want_shipments = includes.contains("shipments");
+    let want_cargos = includes.contains("cargos");
+    if want_shipments || want_cargos {
+        let container_ids: BTreeSet<ContainerId> = docs
+            .iter()
+            .flat_map(|d| d.container_ids.iter().copied())
+            .collect();
+        let mut containers: Vec<Container> = Vec::new();
+        if want_cargos {
+            for id in &container_ids {
+                match state.store.container(account, *id).await {
+                    Ok(container) => containers.push(container),
+                    Err(StoreError::NotFound) => {}
+                    Err(error) => return Err(error.into()),
+                }
+            }
+        }
+        let mut shipment_ids: BTreeSet<ShipmentId> =
+            containers.iter().map(|c| c.shipment_id).collect();
+        if want_shipments {
+            shipment_ids.extend(docs.iter().flat_map(|d| d.shipment_ids.iter().copied()));
+        }
+        let ids: Vec<ShipmentId> = shipment_ids.into_iter().collect();
+        let shipments: Vec<Shipment> = state.store.shipments_by_ids(account, &ids).await?;
+        if want_shipments {
+            let linked: BTreeSet<ShipmentId> = docs
+                .iter()
+                .flat_map(|d| d.shipment_ids.iter().copied())
+                .collect();
+            let all_containers = state.store.containers_of_shipments(&ids).await?;
+            let customers = customers_of(state, &shipments).await?;
+            for shipment in shipments.iter().filter(|s| linked.contains(&s.id)) {
+                let own: Vec<Container> = all_containers
+                    .iter()
+                    .filter(|c| c.shipment_id == shipment.id)
+                    .cloned()
+                    .collect();
+                out.push(to_value(included_object(
+                    &ShipmentResource {
+                        shipment,
+                        containers: &own,
+                        customers: &customers,
+                        state,
+                    },
+                    base,
+                )));
+            }
+        }
+        for container in &containers {
+            out.push(to_value(included_object(
+                &ContainerResource {
+                    container,
+                    shipment: shipments.iter().find(|s| s.id == container.shipment_id),
+                    state,
+                },
+                base,
+            )));
+        }
+    }
+    if includes.contains("last_document_representation") || includes.contains("current_extraction")
+    {
+        for doc in docs {
+            if let Some(r) = &doc.representation {
+                out.push(json!({
+                    "id": r.id, "type": "document_representation",
+                    "attributes": {
+                        "schema_version": r.schema_version,
+                        "payload": r.payload,
+                        "created_at": timestamp::format(r.created_at),
+                        "updated_at": timestamp::format(r.created_at),
+                    },
+                    "links": {"self": document_link(base, doc.id)},
+                }));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn to_value<T: Serialize>(value: T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+pub(super) fn single(state: &AppState, doc: &StoredDocument, included: Vec<Value>) -> Value {
+    let base = &state.config.public_url;
+    let mut document = json!({
+        "data": resource(doc, base),
+        "links": {"self": document_link(base, doc.id)},
+    });
+    if !included.is_empty() {
+        document["included"] = Value::Array(included);
+    }
+    document
+}
+
+/// One document's JSON:API document, with what `query` includes.
+pub(super) async fn show_document(
+    state: &AppState,
+    doc: &StoredDocument,
+    query: &QueryParams,
+) -> Result<Value, ApiError> {
+    let includes = query.includes("document", INCLUDES)?;
+    let included = included(state, std::slice::from_ref(doc), &includes).await?;
+    Ok(single(state, doc, included))
+}
+
+/// A document as an `included` member (webhook deliveries of `document.*` events).
+pub fn included_document(
+    doc: &StoredDocument,
+    base: &str,
+) -> crate::api::jsonapi::ResourceObject<Value> {
+    use crate::api::jsonapi::{Relationships, ResourceIdentifier, ResourceObject, SelfLink};
+    let object = resource(doc, base);
+    ResourceObject {
+        id: doc.id.to_string(),
+        kind: "document",
+        attributes: object["attributes"].clone(),
+        relationships: Relationships::default()
+            .one(
+                "account",
+                Some(ResourceIdentifier::new("account", doc.account_id)),
+            )
+            .one(
+                "user",
+                doc.uploaded_by.map(|k| ResourceIdentifier::new("user", k)),
+            )
+            .one(
+                "last_document_representation",
+                doc.representation
+                    .as_ref()
+                    .map(|r| ResourceIdentifier::new("document_representation", r.id)),
+            )
+            .many(
+                "shipments",
+                doc.shipment_ids
+                    .iter()
+                    .map(|id| ResourceIdentifier::new("shipment", id))
+                    .collect(),
+            )
+            .many(
+                "cargos",
+                doc.container_ids
+                    .iter()
+                    .map(|id| ResourceIdentifier::new("container", id))
+                    .collect(),
+            ),
+        links: SelfLink {
+            self_: document_link(base, doc.id),
+        },
+    }
+}
