@@ -62,11 +62,18 @@ impl Skip {
 }
 
 fn read_event(item: &RawValue) -> Result<CarrierEvent, Skip> {
-    let raw = match serde_json::from_str::<RawEvent>(item.get()) {
-        Ok(raw) => raw,
-        // Not an object, or an object the direct read refuses (a repeated key, say):
-        // through a `Value`, which keeps the last of repeated keys, as before.
-        Err(_) => read_through_value(item)?,
+    // Only an object is read directly (serde would also read a struct from an array); the
+    // rest, and objects the direct read refuses (a repeated key, say), go through a `Value`,
+    // which says what the item is and keeps the last of repeated keys.
+    let direct = item
+        .get()
+        .trim_start()
+        .starts_with('{')
+        .then(|| serde_json::from_str::<RawEvent>(item.get()).ok())
+        .flatten();
+    let raw = match direct {
+        Some(raw) => raw,
+        None => read_through_value(item)?,
     };
     let event_id = raw.event_id.clone();
     build_event(raw).map_err(|reason| Skip { event_id, reason })
@@ -614,6 +621,16 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_key_counts_once_with_its_last_value() {
+        let event = equipment_event().to_string();
+        let repeated = event.replacen('{', r#"{"eventType": "SHIPMENT","#, 1);
+
+        let snapshot = parse_events(format!("[{repeated}]").as_bytes()).expect("an array");
+
+        assert_eq!(snapshot.events.len(), 1, "{:?}", snapshot.skipped);
+    }
+
+    #[test]
     fn items_that_are_not_objects_are_skipped() {
         let snapshot = parse_json(&json!([null, 42, "ARRI", [1], equipment_event()]))
             .expect("the array itself is fine");
@@ -740,10 +757,8 @@ mod tests {
         let deep_result = parse_events(deep.as_bytes());
         let many_result = parse_json(&Value::Array(many));
 
-        assert!(matches!(
-            deep_result,
-            Err(CarrierError::UnexpectedPayload(_))
-        ));
+        // The outer array is read; the item nested too deeply to read is skipped.
+        assert_eq!(deep_result.expect("an array").skipped.len(), 1);
         assert_eq!(many_result.expect("an array").skipped.len(), 1_000);
     }
 }
