@@ -34,7 +34,17 @@ const MIGRATIONS: &[(i32, &str)] = &[
         15,
         include_str!("../migrations/0015_tracking_request_polled_at.sql"),
     ),
+    (16, include_str!("../migrations/0016_document_words.sql")),
 ];
+
+/// Migrations whose rows need code: the word index of existing documents is split by the
+/// same function as new ones (`tidemark_store::search_words`), which SQL cannot call.
+async fn after(tx: &deadpool_postgres::Transaction<'_>, version: i32) -> StoreResult<()> {
+    match version {
+        16 => crate::documents::index_existing_words(tx).await,
+        _ => Ok(()),
+    }
+}
 
 /// Advisory lock key held while migrating ("tdmkmigr"), so processes starting together
 /// apply each migration once instead of racing on the DDL.
@@ -69,6 +79,7 @@ pub async fn run(client: &mut deadpool_postgres::Client) -> StoreResult<()> {
         }
         tracing::info!(migration = version, "applying PostgreSQL migration");
         tx.batch_execute(sql).await.map_err(backend)?;
+        after(&tx, *version).await?;
         tx.execute(
             "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, now())",
             &[version],

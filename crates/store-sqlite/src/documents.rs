@@ -10,7 +10,7 @@ use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, ShipmentId}
 use tidemark_store::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
     DocumentSortField, DocumentStore, LinkTargets, PageRequest, Paged, Representation, StoreError,
-    StoreResult, StoredDocument,
+    StoreResult, StoredDocument, WordSearch, document_words, prefix_end,
 };
 use uuid::Uuid;
 
@@ -219,6 +219,76 @@ fn change_counts(
     Ok(())
 }
 
+/// Adds (`delta` 1) or removes (`delta` -1) a live document's `words` in the word index,
+/// and counts them; a word no live document has any more loses its count row.
+fn change_words<'a>(
+    tx: &Transaction<'_>,
+    account: AccountId,
+    seq: i64,
+    words: impl IntoIterator<Item = &'a String>,
+    delta: i64,
+) -> StoreResult<()> {
+    let account = account.0.to_string();
+    let mut entry = tx
+        .prepare_cached(if delta > 0 {
+            "INSERT INTO document_words (account_id, word, seq) VALUES (?1, ?2, ?3)"
+        } else {
+            "DELETE FROM document_words WHERE account_id = ?1 AND word = ?2 AND seq = ?3"
+        })
+        .map_err(backend)?;
+    let mut count = tx
+        .prepare_cached(
+            "INSERT INTO document_word_counts (account_id, word, live) VALUES (?1, ?2, ?3)
+             ON CONFLICT (account_id, word) DO UPDATE SET live = live + excluded.live
+             RETURNING live",
+        )
+        .map_err(backend)?;
+    let mut forget = tx
+        .prepare_cached("DELETE FROM document_word_counts WHERE account_id = ?1 AND word = ?2")
+        .map_err(backend)?;
+    for word in words {
+        entry
+            .execute(params![account, word, seq])
+            .map_err(backend)?;
+        let live: i64 = count
+            .query_row(params![account, word, delta], |row| row.get(0))
+            .map_err(backend)?;
+        if live <= 0 {
+            forget.execute(params![account, word]).map_err(backend)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the word index of the documents there before it existed (migration 16).
+pub(crate) fn index_existing_words(tx: &Transaction<'_>) -> StoreResult<()> {
+    let mut read = tx
+        .prepare("SELECT account_id, seq, file_name, name FROM documents WHERE deleted_at IS NULL")
+        .map_err(backend)?;
+    let mut entry = tx
+        .prepare("INSERT INTO document_words (account_id, word, seq) VALUES (?1, ?2, ?3)")
+        .map_err(backend)?;
+    let mut rows = read.query([]).map_err(backend)?;
+    while let Some(row) = rows.next().map_err(backend)? {
+        let account: String = row.get(0).map_err(backend)?;
+        let seq: i64 = row.get(1).map_err(backend)?;
+        let file_name: String = row.get(2).map_err(backend)?;
+        let name: String = row.get(3).map_err(backend)?;
+        for word in document_words(&file_name, &name) {
+            entry
+                .execute(params![account, word, seq])
+                .map_err(backend)?;
+        }
+    }
+    tx.execute(
+        "INSERT INTO document_word_counts (account_id, word, live)
+         SELECT account_id, word, count(*) FROM document_words GROUP BY account_id, word",
+        [],
+    )
+    .map_err(backend)?;
+    Ok(())
+}
+
 fn insert(conn: &mut Connection, d: &StoredDocument, from_upload: Option<Uuid>) -> StoreResult<()> {
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -253,6 +323,13 @@ fn insert(conn: &mut Connection, d: &StoredDocument, from_upload: Option<Uuid>) 
     .map_err(|e| on_unique(e, "documents_content"))?;
     add_links(&tx, d.account_id, d.id, &d.shipment_ids, &d.container_ids)?;
     change_counts(&tx, d.account_id, seq, 1)?;
+    change_words(
+        &tx,
+        d.account_id,
+        seq,
+        &document_words(&d.file_name, &d.name),
+        1,
+    )?;
     if let Some(upload) = from_upload {
         let claimed = tx
             .execute(
@@ -292,33 +369,99 @@ fn get(conn: &Connection, account: AccountId, id: Uuid) -> StoreResult<StoredDoc
     Ok(document)
 }
 
-/// The `FROM` and `WHERE` clauses of a list, and their values.
-fn conditions(account: AccountId, filter: &DocumentFilter) -> (&'static str, String, Vec<Value>) {
+/// Resolves a file name search (`terms` not empty) against the account's word counts.
+fn resolve_words(conn: &Connection, account: &Value, terms: &[String]) -> StoreResult<WordSearch> {
+    let Some((last, whole)) = terms.split_last() else {
+        return Ok(WordSearch::Nothing);
+    };
+    let mut count = conn
+        .prepare_cached("SELECT live FROM document_word_counts WHERE account_id = ?1 AND word = ?2")
+        .map_err(backend)?;
+    let whole = whole
+        .iter()
+        .map(|term| {
+            let live: Option<i64> = count
+                .query_row(params![account, term], |row| row.get(0))
+                .optional()
+                .map_err(backend)?;
+            Ok((term.clone(), live))
+        })
+        .collect::<StoreResult<Vec<_>>>()?;
+    let started: Vec<(String, i64)> = conn
+        .prepare_cached(
+            "SELECT word, live FROM document_word_counts
+             WHERE account_id = ?1 AND word >= ?2 AND word < ?3 ORDER BY word LIMIT 2",
+        )
+        .and_then(|mut stmt| {
+            stmt.query_map(params![account, last, prefix_end(last)], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .and_then(Iterator::collect)
+        })
+        .map_err(backend)?;
+    Ok(WordSearch::resolve(whole, last, &started))
+}
+
+/// The upload positions (`seq`, column `seq`) of the account's live documents that a
+/// resolved search matches, as a query and its values; `None` when nothing can match.
+fn matches(account: &Value, search: &WordSearch) -> Option<(String, Vec<Value>)> {
+    let having_all = |words: &[(String, i64)]| {
+        let ((first, _), others) = words.split_first()?;
+        // The rarest word's entries drive; each other word is one primary key lookup.
+        let mut sql = "SELECT w.seq AS seq FROM document_words w
+            WHERE w.account_id = ? AND w.word = ?"
+            .to_owned();
+        let mut values = vec![account.clone(), Value::Text(first.clone())];
+        for (word, _) in others {
+            sql.push_str(
+                " AND EXISTS (SELECT 1 FROM document_words o
+                    WHERE o.account_id = w.account_id AND o.word = ? AND o.seq = w.seq)",
+            );
+            values.push(Value::Text(word.clone()));
+        }
+        Some((sql, values))
+    };
+    match search {
+        WordSearch::Nothing => None,
+        WordSearch::Words(words) => having_all(words),
+        WordSearch::Prefix { words, from, to } => {
+            let range = [
+                account.clone(),
+                Value::Text(from.clone()),
+                Value::Text(to.clone()),
+            ];
+            let started = "SELECT seq FROM document_words
+                WHERE account_id = ? AND word >= ? AND word < ?";
+            Some(match having_all(words) {
+                Some((sql, mut values)) => {
+                    values.extend(range);
+                    (format!("{sql} INTERSECT {started}"), values)
+                }
+                None => (
+                    started.replacen("SELECT seq", "SELECT DISTINCT seq", 1),
+                    range.into(),
+                ),
+            })
+        }
+    }
+}
+
+/// The `WHERE` clauses of a list over `documents d`, and their values; `matched` is what a
+/// file name search matched.
+fn conditions(
+    account: AccountId,
+    filter: &DocumentFilter,
+    matched: Option<&(String, Vec<Value>)>,
+) -> (String, Vec<Value>) {
     let account = Value::Text(account.0.to_string());
     let mut clauses = vec![
         "d.account_id = ?".to_owned(),
         "d.deleted_at IS NULL".to_owned(),
     ];
     let mut values = vec![account.clone()];
-    if !filter.filename_terms.is_empty() {
-        let last = filter.filename_terms.len() - 1;
-        let query: Vec<String> = filter
-            .filename_terms
-            .iter()
-            .enumerate()
-            // Terms are letters and digits only, so quoting them is all FTS5 needs.
-            .map(|(i, term)| {
-                if i == last {
-                    format!("\"{term}\"*")
-                } else {
-                    format!("\"{term}\"")
-                }
-            })
-            .collect();
-        // The match comes first; the planner would otherwise walk the whole account in
-        // date order testing each row against the match.
-        clauses.insert(0, "documents_fts MATCH ?".to_owned());
-        values.insert(0, Value::Text(query.join(" ")));
+    if let Some((sql, matched)) = matched {
+        clauses.push(format!("d.seq IN ({sql})"));
+        values.extend(matched.iter().cloned());
     }
     if let Some(reference) = &filter.reference {
         let r = Value::Text(reference.clone());
@@ -370,13 +513,7 @@ fn conditions(account: AccountId, filter: &DocumentFilter) -> (&'static str, Str
         ));
         values.extend(filter.document_types.iter().map(|t| Value::Text(t.clone())));
     }
-    let from = if filter.filename_terms.is_empty() {
-        "documents d"
-    } else {
-        // CROSS JOIN keeps this order: the few matching rowids drive the lookups.
-        "documents_fts CROSS JOIN documents d ON d.rowid = documents_fts.rowid"
-    };
-    (from, clauses.join(" AND "), values)
+    (clauses.join(" AND "), values)
 }
 
 fn order_by(sort: DocumentSort) -> String {
@@ -458,42 +595,82 @@ fn list(
     sort: DocumentSort,
     page: PageRequest,
 ) -> StoreResult<Paged<StoredDocument>> {
-    let (from, clauses, mut values) = conditions(account, filter);
-    let total: i64 = if *filter == DocumentFilter::default() {
-        conn.prepare_cached("SELECT live FROM document_counts WHERE account_id = ?1")
+    let account_value = Value::Text(account.0.to_string());
+    let search = if filter.filename_terms.is_empty() {
+        None
+    } else {
+        let search = resolve_words(conn, &account_value, &filter.filename_terms)?;
+        let Some(matched) = matches(&account_value, &search) else {
+            return Ok(Paged {
+                items: Vec::new(),
+                total: 0,
+            });
+        };
+        Some((search, matched))
+    };
+    let matched = search.as_ref().map(|(_, matched)| matched);
+    // The word index holds only the account's live documents, so a search alone is
+    // counted and paged without reading the documents table.
+    let words_only = filter.reference.is_none() && filter.document_types.is_empty();
+    let (clauses, mut values) = conditions(account, filter, matched);
+    let total: i64 = match &search {
+        None if *filter == DocumentFilter::default() => conn
+            .prepare_cached("SELECT live FROM document_counts WHERE account_id = ?1")
             .and_then(|mut stmt| {
-                stmt.query_row([account.0.to_string()], |row| row.get(0))
+                stmt.query_row([&account_value], |row| row.get(0))
                     .optional()
             })
             .map_err(backend)?
-            .unwrap_or(0)
-    } else {
-        conn.prepare_cached(&format!("SELECT count(*) FROM {from} WHERE {clauses}"))
+            .unwrap_or(0),
+        Some((WordSearch::Words(words), _)) if words_only && words.len() == 1 => words[0].1,
+        Some((_, (sql, matched))) if words_only => conn
+            .prepare_cached(&format!("SELECT count(*) FROM ({sql})"))
+            .and_then(|mut stmt| stmt.query_row(params_from_iter(matched.iter()), |row| row.get(0)))
+            .map_err(backend)?,
+        _ => conn
+            .prepare_cached(&format!("SELECT count(*) FROM documents d WHERE {clauses}"))
             .and_then(|mut stmt| stmt.query_row(params_from_iter(values.iter()), |row| row.get(0)))
-            .map_err(backend)?
+            .map_err(backend)?,
     };
     let order = order_by(sort);
+    let limit = Value::Integer(i64::from(page.limit));
+    let offset = Value::Integer(i64::try_from(page.offset).unwrap_or(i64::MAX));
     // Within the first bucket's worth, plain OFFSET skips as little as the buckets would.
-    if *filter == DocumentFilter::default()
+    let mut documents = if *filter == DocumentFilter::default()
         && sort.field == DocumentSortField::CreatedAt
         && page.offset >= DOCUMENT_BUCKET_SIZE.unsigned_abs()
     {
-        let mut documents = counted_page(conn, account, sort.descending, page, &order)?;
-        load_links(conn, &mut documents)?;
-        return Ok(Paged {
-            items: documents,
-            total: u64::try_from(total).unwrap_or(0),
-        });
-    }
-    values.push(Value::Integer(i64::from(page.limit)));
-    values.push(Value::Integer(
-        i64::try_from(page.offset).unwrap_or(i64::MAX),
-    ));
-    // Deferred join: the page's rowids come from an index alone, then only those rows are
-    // read, so skipping to a far page does not read the skipped rows.
-    let mut documents = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM (SELECT d.rowid AS page_rowid FROM {from}
+        counted_page(conn, account, sort.descending, page, &order)?
+    } else if let Some((sql, matched)) =
+        matched.filter(|_| words_only && sort.field == DocumentSortField::CreatedAt)
+    {
+        // In upload order the matches page off the word index (a one-word search walks its
+        // word's entries), and only the page's rows are read. CROSS JOIN keeps the page
+        // outside: walking the documents in order instead, SQLite would rerun the page's
+        // query for each of them.
+        let direction = if sort.descending { "DESC" } else { "ASC" };
+        let values = matched
+            .iter()
+            .cloned()
+            .chain([limit, offset, account_value]);
+        conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM (SELECT seq FROM ({sql}) ORDER BY seq {direction}
+                LIMIT ? OFFSET ?) p
+             CROSS JOIN documents d
+                ON d.account_id = ? AND d.seq = p.seq AND d.deleted_at IS NULL
+             ORDER BY {order}"
+        ))
+        .and_then(|mut stmt| {
+            stmt.query_map(params_from_iter(values), from_row)
+                .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+        })
+        .map_err(backend)?
+    } else {
+        values.extend([limit, offset]);
+        // Deferred join: the page's rowids come from an index alone, then only those rows
+        // are read, so skipping to a far page does not read the skipped rows.
+        conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM (SELECT d.rowid AS page_rowid FROM documents d
                 WHERE {clauses} ORDER BY {order} LIMIT ? OFFSET ?) p
              JOIN documents d ON d.rowid = p.page_rowid
              ORDER BY {order}"
@@ -502,7 +679,8 @@ fn list(
             stmt.query_map(params_from_iter(values.iter()), from_row)
                 .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
         })
-        .map_err(backend)?;
+        .map_err(backend)?
+    };
     load_links(conn, &mut documents)?;
     Ok(Paged {
         items: documents,
@@ -514,22 +692,34 @@ fn update(conn: &mut Connection, d: &StoredDocument) -> StoreResult<()> {
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
-    let changed = tx
-        .execute(
-            "UPDATE documents SET name = ?3, document_type_manual = ?4, updated_at = ?5
+    let (seq, file_name, old_name): (i64, String, String) = tx
+        .query_row(
+            "SELECT seq, file_name, name FROM documents
              WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL",
-            params![
-                d.id.to_string(),
-                d.account_id.0.to_string(),
-                d.name,
-                d.document_type_manual,
-                to_ts(d.updated_at),
-            ],
+            params![d.id.to_string(), d.account_id.0.to_string()],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
         )
-        .map_err(backend)?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
+        .optional()
+        .map_err(backend)?
+        .ok_or(StoreError::NotFound)?;
+    tx.execute(
+        "UPDATE documents SET name = ?3, document_type_manual = ?4, updated_at = ?5
+         WHERE id = ?1 AND account_id = ?2",
+        params![
+            d.id.to_string(),
+            d.account_id.0.to_string(),
+            d.name,
+            d.document_type_manual,
+            to_ts(d.updated_at),
+        ],
+    )
+    .map_err(backend)?;
+    let (before, after) = (
+        document_words(&file_name, &old_name),
+        document_words(&file_name, &d.name),
+    );
+    change_words(&tx, d.account_id, seq, before.difference(&after), -1)?;
+    change_words(&tx, d.account_id, seq, after.difference(&before), 1)?;
     for table in ["document_shipments", "document_containers"] {
         tx.execute(
             &format!("DELETE FROM {table} WHERE document_id = ?1"),
@@ -550,18 +740,19 @@ fn delete(
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
-    let seq: i64 = tx
+    let (seq, file_name, name): (i64, String, String) = tx
         .query_row(
             "UPDATE documents SET deleted_at = ?3, updated_at = ?3
              WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL
-             RETURNING seq",
+             RETURNING seq, file_name, name",
             params![id.to_string(), account.0.to_string(), to_ts(at)],
-            |row| row.get(0),
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
         )
         .optional()
         .map_err(backend)?
         .ok_or(StoreError::NotFound)?;
     change_counts(&tx, account, seq, -1)?;
+    change_words(&tx, account, seq, &document_words(&file_name, &name), -1)?;
     tx.commit().map_err(backend)
 }
 

@@ -22,7 +22,17 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0013_documents.sql"),
     include_str!("../migrations/0014_custom_fields.sql"),
     include_str!("../migrations/0015_tracking_request_polled_at.sql"),
+    include_str!("../migrations/0016_document_words.sql"),
 ];
+
+/// Migrations whose rows need code: the word index of existing documents is split by the
+/// same function as new ones (`tidemark_store::search_words`), which SQL cannot call.
+fn after(tx: &rusqlite::Transaction<'_>, number: usize) -> StoreResult<()> {
+    match number {
+        16 => crate::documents::index_existing_words(tx),
+        _ => Ok(()),
+    }
+}
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {
     let tx = conn
@@ -34,6 +44,7 @@ pub fn run(conn: &mut Connection) -> StoreResult<()> {
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
         tracing::info!(migration = index + 1, "applying SQLite migration");
         tx.execute_batch(sql).map_err(backend)?;
+        after(&tx, index + 1)?;
         tx.pragma_update(None, "user_version", index + 1)
             .map_err(backend)?;
     }

@@ -51,9 +51,8 @@ const INCLUDES: &[&str] = &[
 /// Text fields of an upload form are short; more than this is a bad request.
 const MAX_FORM_TEXT_BYTES: usize = 4096;
 const MAX_FORM_FIELDS: usize = 64;
-/// Words of `filter[filename]` used, and their longest length.
+/// Words of `filter[filename]` used (each cut to `tidemark_store::MAX_WORD_CHARS`).
 const MAX_FILENAME_TERMS: usize = 8;
-const MAX_TERM_CHARS: usize = 64;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -403,10 +402,8 @@ async fn list(
 fn filter_from(query: &QueryParams) -> Result<DocumentFilter, ApiError> {
     let mut filter = DocumentFilter::default();
     if let Some(value) = query.filter("filter[filename]") {
-        let terms: Vec<String> = value
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|t| !t.is_empty())
-            .map(|t| t.to_lowercase().chars().take(MAX_TERM_CHARS).collect())
+        // Split as documents' words are, so the two agree.
+        let terms: Vec<String> = tidemark_store::search_words(value)
             .take(MAX_FILENAME_TERMS)
             .collect();
         if terms.is_empty() {

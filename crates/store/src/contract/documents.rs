@@ -9,7 +9,8 @@ use uuid::Uuid;
 use super::{TestBackend, account_in, departed_voyage, t0, tracked};
 use crate::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
-    DocumentSortField, PageRequest, Representation, StoreError, StoredDocument,
+    DocumentSortField, DocumentStore, PageRequest, Representation, StoreError, StoredDocument,
+    search_words,
 };
 
 /// Expands this part's cases; called by [`store_contract_tests!`](crate::store_contract_tests).
@@ -24,6 +25,10 @@ macro_rules! document_contract_tests {
             documents_are_paged_newest_first_with_a_total,
             far_pages_match_a_plain_ordered_scan_across_buckets_and_deletions,
             documents_are_found_by_file_name_words,
+            file_name_searches_count_and_page_only_the_accounts_live_documents,
+            file_name_searches_combine_with_type_filters_and_other_sorts,
+            the_last_search_term_is_a_prefix_and_the_others_whole_words,
+            a_renamed_document_is_found_by_its_new_name_and_no_longer_by_its_old_one,
             documents_are_filtered_by_type_and_sorted_by_type,
             documents_are_found_by_the_numbers_of_linked_shipments_and_containers,
             a_classification_is_recorded_with_its_links_and_events,
@@ -376,6 +381,290 @@ pub async fn documents_are_found_by_file_name_words(backend: &dyn TestBackend) {
     assert_eq!(find(&["invo"]).await, ["invoice-2026-03.pdf"]);
     assert_eq!(find(&["pdf"]).await.len(), 3);
     assert!(find(&["notice", "invoice"]).await.is_empty());
+}
+
+/// A search fixture: one account's documents under a few shared words (some documents with
+/// two words of one prefix, some named apart from their file), another account with the
+/// same names, deletions and renames. Returns the account and its live documents in upload
+/// order, as the store should now see them.
+async fn searched_documents(
+    store: &dyn DocumentStore,
+    ids: &SequentialIds,
+    acme: AccountId,
+    other: AccountId,
+) -> Vec<StoredDocument> {
+    const TYPES: [&str; 3] = ["commercial_invoice", "arrival_notice", "packing_list"];
+    let mut live = Vec::new();
+    for i in 0..70_usize {
+        let (file_name, name) = match i % 5 {
+            0 => (format!("invoice_MAEU{i:04}.pdf"), None),
+            1 => (format!("invoices-march {i}.pdf"), None),
+            2 => (format!("Arrival Notice MSCU{i:04}.pdf"), None),
+            3 => (format!("invoice+invoices {i}.pdf"), None),
+            _ => (
+                format!("scan_{i}.PDF"),
+                Some(format!("notice of arrival {i}")),
+            ),
+        };
+        let minute = i64::try_from(i).unwrap();
+        for account in [acme, other] {
+            let mut d = document(ids, account, &file_name, minute);
+            if let Some(name) = &name {
+                d.name.clone_from(name);
+            }
+            d.document_type = Some(TYPES[i % TYPES.len()].to_owned());
+            store.insert_document(&d, None).await.unwrap();
+            if account == acme {
+                live.push(d);
+            }
+        }
+    }
+    // Deleted documents leave every search; renamed ones (name only: the file name keeps
+    // its words) are found by their new words only.
+    let mut kept = Vec::new();
+    for (i, mut d) in live.into_iter().enumerate() {
+        if i % 7 == 3 {
+            store
+                .delete_document(acme, d.id, t0() + Duration::days(1))
+                .await
+                .unwrap();
+            continue;
+        }
+        if i % 5 == 4 && i % 2 == 0 {
+            d.name = format!("Bill of lading {i}");
+            d.updated_at = t0() + Duration::days(1);
+            store.update_document(&d).await.unwrap();
+        }
+        kept.push(d);
+    }
+    kept
+}
+
+/// Whether a live document matches search `terms` by the rule of `filter[filename]`: every
+/// term a whole word of its file name or name, the last one the start of a word.
+fn matches_terms(d: &StoredDocument, terms: &[&str]) -> bool {
+    let words: Vec<String> = search_words(&d.file_name)
+        .chain(search_words(&d.name))
+        .collect();
+    let Some((last, whole)) = terms.split_last() else {
+        return true;
+    };
+    whole.iter().all(|t| words.iter().any(|w| w == t)) && words.iter().any(|w| w.starts_with(last))
+}
+
+/// Lists with `filter` and `sort` page by page (pages of 4 starting at several offsets)
+/// and checks each page and the total against `expected` (the matches in `sort`'s order).
+async fn assert_pages(
+    store: &dyn DocumentStore,
+    acme: AccountId,
+    filter: &DocumentFilter,
+    sort: DocumentSort,
+    expected: &[Uuid],
+) {
+    for offset in [
+        0_usize,
+        3,
+        4,
+        9,
+        expected.len().saturating_sub(2),
+        expected.len(),
+    ] {
+        let page = store
+            .list_documents(
+                acme,
+                filter,
+                sort,
+                PageRequest {
+                    offset: u64::try_from(offset).unwrap(),
+                    limit: 4,
+                },
+            )
+            .await
+            .unwrap();
+        let got: Vec<Uuid> = page.items.iter().map(|d| d.id).collect();
+        let want = expected
+            .get(offset..(offset + 4).min(expected.len()))
+            .unwrap_or_default();
+        assert_eq!(got, want, "{filter:?}, {sort:?}, offset {offset}");
+        assert_eq!(
+            page.total,
+            u64::try_from(expected.len()).unwrap(),
+            "{filter:?}, {sort:?}"
+        );
+    }
+}
+
+const SEARCHES: [&[&str]; 17] = [
+    &["invoice"],
+    &["inv"],
+    &["invoices"],
+    &["i"],
+    &["pdf"],
+    &["maeu00"],
+    &["arrival", "notice"],
+    &["notice", "arr"],
+    &["invoice", "invoices"],
+    &["pdf", "inv"],
+    &["notice", "of"],
+    &["bill", "of", "lading"],
+    &["scan"],
+    &["nothing"],
+    &["invoice", "nothing"],
+    &["invo", "pdf"],
+    &["of", "a"],
+];
+
+pub async fn file_name_searches_count_and_page_only_the_accounts_live_documents(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let live = searched_documents(store.as_ref(), &ids, acme, other).await;
+
+    for terms in SEARCHES {
+        let oldest_first: Vec<Uuid> = live
+            .iter()
+            .filter(|d| matches_terms(d, terms))
+            .map(|d| d.id)
+            .collect();
+        let newest_first: Vec<Uuid> = oldest_first.iter().rev().copied().collect();
+        for (descending, expected) in [(true, &newest_first), (false, &oldest_first)] {
+            let sort = DocumentSort {
+                field: DocumentSortField::CreatedAt,
+                descending,
+            };
+            assert_pages(store.as_ref(), acme, &by_words(terms), sort, expected).await;
+        }
+    }
+}
+
+pub async fn file_name_searches_combine_with_type_filters_and_other_sorts(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let live = searched_documents(store.as_ref(), &ids, acme, other).await;
+    let by_type = |d: &&StoredDocument| d.document_type.clone().unwrap_or_default();
+
+    for terms in SEARCHES {
+        // Sorted by type, then upload order.
+        let mut matched: Vec<&StoredDocument> =
+            live.iter().filter(|d| matches_terms(d, terms)).collect();
+        matched.sort_by_key(by_type);
+        let by_type_order: Vec<Uuid> = matched.iter().map(|d| d.id).collect();
+        let sort = DocumentSort {
+            field: DocumentSortField::DocumentType,
+            descending: false,
+        };
+        assert_pages(store.as_ref(), acme, &by_words(terms), sort, &by_type_order).await;
+
+        // With a type filter, newest first.
+        let arrival_notices: Vec<Uuid> = live
+            .iter()
+            .rev()
+            .filter(|d| matches_terms(d, terms))
+            .filter(|d| d.document_type.as_deref() == Some("arrival_notice"))
+            .map(|d| d.id)
+            .collect();
+        let filter = DocumentFilter {
+            document_types: vec!["arrival_notice".to_owned()],
+            ..by_words(terms)
+        };
+        assert_pages(
+            store.as_ref(),
+            acme,
+            &filter,
+            DocumentSort::default(),
+            &arrival_notices,
+        )
+        .await;
+    }
+}
+
+pub async fn the_last_search_term_is_a_prefix_and_the_others_whole_words(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    for (minute, name) in ["invoice 1.pdf", "invoices 2.pdf", "invoice-invoices 3.pdf"]
+        .into_iter()
+        .enumerate()
+    {
+        let d = document(&ids, acme, name, i64::try_from(minute).unwrap());
+        store.insert_document(&d, None).await.unwrap();
+    }
+    let found = |words: &'static [&'static str]| {
+        let store = store.clone();
+        async move {
+            let page = store
+                .list_documents(acme, &by_words(words), DocumentSort::default(), FIRST_PAGE)
+                .await
+                .unwrap();
+            (page.total, names(&page).join(" | "))
+        }
+    };
+
+    // A document with two words of the prefix is one match.
+    assert_eq!(
+        found(&["invo"]).await,
+        (
+            3,
+            "invoice-invoices 3.pdf | invoices 2.pdf | invoice 1.pdf".to_owned()
+        )
+    );
+    assert_eq!(
+        found(&["invoices"]).await,
+        (2, "invoice-invoices 3.pdf | invoices 2.pdf".to_owned())
+    );
+    // Before the last, a term is a whole word: "invoice" is not "invoices".
+    assert_eq!(
+        found(&["invoice", "pdf"]).await,
+        (2, "invoice-invoices 3.pdf | invoice 1.pdf".to_owned())
+    );
+    assert_eq!(found(&["invo", "pdf"]).await, (0, String::new()));
+    assert_eq!(
+        found(&["invoices", "invoice"]).await,
+        (2, "invoice-invoices 3.pdf | invoices 2.pdf".to_owned())
+    );
+}
+
+pub async fn a_renamed_document_is_found_by_its_new_name_and_no_longer_by_its_old_one(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let mut renamed = document(&ids, acme, "scan_0001.pdf", 0);
+    renamed.name = "Draft arrival notice".to_owned();
+    store.insert_document(&renamed, None).await.unwrap();
+    let kept = document(&ids, acme, "arrival notice MSCU.pdf", 1);
+    store.insert_document(&kept, None).await.unwrap();
+
+    renamed.name = "Final arrival notice, signed".to_owned();
+    renamed.updated_at = t0() + Duration::hours(1);
+    store.update_document(&renamed).await.unwrap();
+
+    let total = |words: &'static [&'static str]| {
+        let store = store.clone();
+        async move {
+            let page = store
+                .list_documents(acme, &by_words(words), DocumentSort::default(), FIRST_PAGE)
+                .await
+                .unwrap();
+            assert_eq!(page.total as usize, page.items.len());
+            page.total
+        }
+    };
+    assert_eq!(total(&["draft"]).await, 0);
+    assert_eq!(total(&["final"]).await, 1);
+    assert_eq!(total(&["signed"]).await, 1);
+    assert_eq!(total(&["arrival", "notice"]).await, 2);
+    assert_eq!(total(&["scan"]).await, 1, "the file name keeps its words");
 }
 
 pub async fn documents_are_filtered_by_type_and_sorted_by_type(backend: &dyn TestBackend) {
