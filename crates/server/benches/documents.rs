@@ -113,6 +113,13 @@ fn seed_sqlite(path: &std::path::Path, account: AccountId, rows: usize) {
         [],
     )
     .expect("word counts");
+    conn.execute(
+        "INSERT INTO document_type_counts (account_id, document_type, live)
+         SELECT account_id, document_type, count(*) FROM documents
+         WHERE deleted_at IS NULL GROUP BY 1, 2",
+        [],
+    )
+    .expect("type counts");
     println!(
         "  sqlite: seeded {rows} documents in {:.1} s",
         started.elapsed().as_secs_f64()
@@ -204,6 +211,15 @@ async fn seed_postgres(client: &tokio_postgres::Client, account: AccountId, rows
         )
         .await
         .expect("word counts");
+    client
+        .execute(
+            "INSERT INTO document_type_counts (account_id, document_type, live)
+             SELECT account_id, effective_type, count(*) FROM documents
+             WHERE deleted_at IS NULL GROUP BY 1, 2",
+            &[],
+        )
+        .await
+        .expect("type counts");
     client
         .batch_execute("VACUUM ANALYZE documents, document_words, document_word_counts")
         .await

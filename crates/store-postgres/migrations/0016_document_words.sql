@@ -23,3 +23,18 @@ CREATE TABLE document_word_counts (
 );
 
 ALTER TABLE documents DROP COLUMN search;
+
+-- Live documents per account and type (effective_type: the manual type when set, else
+-- the classified one), kept by the statements that upload, classify, retype and delete
+-- documents, so a type filter's total is a few rows instead of a count over the type's
+-- index entries.
+CREATE TABLE document_type_counts (
+    account_id     uuid NOT NULL,
+    document_type  text NOT NULL,
+    live           bigint NOT NULL,
+    PRIMARY KEY (account_id, document_type)
+);
+INSERT INTO document_type_counts (account_id, document_type, live)
+SELECT account_id, effective_type, count(*) FROM documents
+WHERE deleted_at IS NULL AND effective_type IS NOT NULL
+GROUP BY 1, 2;

@@ -287,8 +287,41 @@ async fn change_words(
     Ok(())
 }
 
+/// Moves a live document's count from type `from` to type `to` (each the effective type:
+/// the manual one when set, else the classified one; `None` counts nowhere). Rows change
+/// in type order, so two transactions moving counts between the same types cannot
+/// deadlock.
+async fn change_type_count(
+    tx: &deadpool_postgres::Transaction<'_>,
+    account: AccountId,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> StoreResult<()> {
+    if from == to {
+        return Ok(());
+    }
+    let (types, deltas): (Vec<&str>, Vec<i64>) = [(from, -1), (to, 1)]
+        .into_iter()
+        .filter_map(|(document_type, delta)| Some((document_type?, delta)))
+        .unzip();
+    let statement = tx
+        .prepare_cached(
+            "INSERT INTO document_type_counts (account_id, document_type, live)
+             SELECT $1, t, n FROM unnest($2::text[], $3::bigint[]) AS c (t, n) ORDER BY t
+             ON CONFLICT (account_id, document_type)
+             DO UPDATE SET live = document_type_counts.live + excluded.live",
+        )
+        .await
+        .map_err(backend)?;
+    tx.execute(&statement, &[&account.0, &types, &deltas])
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
 /// Holds the account's `document_counts` row until commit, as uploads and deletes do, so a
-/// rename's word counts change in turn with theirs.
+/// rename's word counts change in turn with theirs. Take it after the document's own row,
+/// as a delete does.
 async fn lock_counts(
     tx: &deadpool_postgres::Transaction<'_>,
     account: AccountId,
@@ -615,6 +648,19 @@ async fn list(
     let clauses = condition.clauses.join(" AND ");
     let total = match (&search, &matched) {
         (Some(WordSearch::Words(found)), Some(_)) if found.len() == 1 => found[0].1,
+        (None, _) if filter.reference.is_none() && !filter.document_types.is_empty() => {
+            // Types only: a document counts under one type, so the counts add up.
+            let mut types = filter.document_types.clone();
+            types.sort_unstable();
+            types.dedup();
+            count(
+                client,
+                "SELECT coalesce(sum(live), 0)::bigint FROM document_type_counts
+                 WHERE account_id = $1 AND document_type = ANY($2)",
+                &[&account.0, &types],
+            )
+            .await?
+        }
         (None, _) if *filter == DocumentFilter::default() => {
             count(
                 client,
@@ -763,6 +809,8 @@ async fn insert(
     change_counts(tx, d.account_id, seq, 1).await?;
     let words = document_words(&d.file_name, &d.name).into_iter().collect();
     change_words(tx, d.account_id, seq, words, 1).await?;
+    let document_type = d.document_type_manual.as_ref().or(d.document_type.as_ref());
+    change_type_count(tx, d.account_id, None, document_type.map(String::as_str)).await?;
     if let Some(upload) = from_upload {
         let claimed = tx
             .execute(
@@ -877,11 +925,11 @@ impl DocumentStore for PgStore {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(backend)?;
         let result = async {
-            lock_counts(&tx, d.account_id).await?;
+            // The document's row first, then the counts, in the order deletes take them.
             let before = tx
                 .query_opt(
-                    "SELECT seq, file_name, name FROM documents
-                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
+                    "SELECT seq, file_name, name, document_type, effective_type FROM documents
+                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE",
                     &[&d.id, &d.account_id.0],
                 )
                 .await
@@ -890,6 +938,9 @@ impl DocumentStore for PgStore {
             let seq: i64 = before.try_get(0).map_err(backend)?;
             let file_name: &str = before.try_get(1).map_err(backend)?;
             let old_name: &str = before.try_get(2).map_err(backend)?;
+            let classified: Option<&str> = before.try_get(3).map_err(backend)?;
+            let old_type: Option<&str> = before.try_get(4).map_err(backend)?;
+            lock_counts(&tx, d.account_id).await?;
             tx.execute(
                 "UPDATE documents SET name = $3, document_type_manual = $4, updated_at = $5
                  WHERE id = $1 AND account_id = $2",
@@ -911,6 +962,8 @@ impl DocumentStore for PgStore {
             change_words(&tx, d.account_id, seq, gone, -1).await?;
             let added = new.difference(&old).cloned().collect();
             change_words(&tx, d.account_id, seq, added, 1).await?;
+            let new_type = d.document_type_manual.as_deref().or(classified);
+            change_type_count(&tx, d.account_id, old_type, new_type).await?;
             for table in ["document_shipments", "document_containers"] {
                 tx.execute(
                     &format!("DELETE FROM {table} WHERE document_id = $1"),
@@ -939,7 +992,7 @@ impl DocumentStore for PgStore {
                 .query_opt(
                     "UPDATE documents SET deleted_at = $3, updated_at = $3
                      WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
-                     RETURNING seq, file_name, name",
+                     RETURNING seq, file_name, name, effective_type",
                     &[&id, &account.0, &at],
                 )
                 .await
@@ -952,6 +1005,8 @@ impl DocumentStore for PgStore {
                 deleted.try_get(2).map_err(backend)?,
             );
             change_words(&tx, account, seq, words.into_iter().collect(), -1).await?;
+            let document_type: Option<&str> = deleted.try_get(3).map_err(backend)?;
+            change_type_count(&tx, account, document_type, None).await?;
             Ok(())
         }
         .await;
@@ -969,6 +1024,19 @@ impl DocumentStore for PgStore {
         let tx = client.transaction().await.map_err(backend)?;
         let result = async {
             let representation = c.representation.as_ref();
+            let before = tx
+                .query_opt(
+                    "SELECT document_type_manual, effective_type FROM documents
+                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE",
+                    &[&id, &account.0],
+                )
+                .await
+                .map_err(backend)?
+                .ok_or(StoreError::NotFound)?;
+            let manual: Option<&str> = before.try_get(0).map_err(backend)?;
+            let old_type: Option<&str> = before.try_get(1).map_err(backend)?;
+            let new_type = manual.unwrap_or(&c.document_type);
+            change_type_count(&tx, account, old_type, Some(new_type)).await?;
             let changed = tx
                 .execute(
                     "UPDATE documents SET document_type = $3, classification_notes = $4,

@@ -25,3 +25,17 @@ DROP TRIGGER documents_fts_insert;
 DROP TRIGGER documents_fts_delete;
 DROP TRIGGER documents_fts_update;
 DROP TABLE documents_fts;
+
+-- Live documents per account and type (the manual type when set, else the classified
+-- one), kept by the statements that upload, classify, retype and delete documents, so a
+-- type filter's total is a few rows instead of a count over the type's index entries.
+CREATE TABLE document_type_counts (
+    account_id     TEXT NOT NULL,
+    document_type  TEXT NOT NULL,
+    live           INTEGER NOT NULL,
+    PRIMARY KEY (account_id, document_type)
+) WITHOUT ROWID;
+INSERT INTO document_type_counts (account_id, document_type, live)
+SELECT account_id, coalesce(document_type_manual, document_type), count(*) FROM documents
+WHERE deleted_at IS NULL AND coalesce(document_type_manual, document_type) IS NOT NULL
+GROUP BY 1, 2;

@@ -1,6 +1,6 @@
 //! Shipment documents: their metadata, links and search (the bytes live in object storage).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -260,6 +260,33 @@ fn change_words<'a>(
     Ok(())
 }
 
+/// Moves a live document's count from type `from` to type `to` (each the manual type when
+/// set, else the classified one; `None` counts nowhere).
+fn change_type_count(
+    tx: &Transaction<'_>,
+    account: AccountId,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> StoreResult<()> {
+    if from == to {
+        return Ok(());
+    }
+    let mut count = tx
+        .prepare_cached(
+            "INSERT INTO document_type_counts (account_id, document_type, live) VALUES (?1, ?2, ?3)
+             ON CONFLICT (account_id, document_type) DO UPDATE SET live = live + excluded.live",
+        )
+        .map_err(backend)?;
+    for (document_type, delta) in [(from, -1), (to, 1)] {
+        if let Some(document_type) = document_type {
+            count
+                .execute(params![account.0.to_string(), document_type, delta])
+                .map_err(backend)?;
+        }
+    }
+    Ok(())
+}
+
 /// Writes the word index of the documents there before it existed (migration 16).
 pub(crate) fn index_existing_words(tx: &Transaction<'_>) -> StoreResult<()> {
     let mut read = tx
@@ -330,6 +357,8 @@ fn insert(conn: &mut Connection, d: &StoredDocument, from_upload: Option<Uuid>) 
         &document_words(&d.file_name, &d.name),
         1,
     )?;
+    let document_type = d.document_type_manual.as_ref().or(d.document_type.as_ref());
+    change_type_count(&tx, d.account_id, None, document_type.map(String::as_str))?;
     if let Some(upload) = from_upload {
         let claimed = tx
             .execute(
@@ -623,6 +652,21 @@ fn list(
             .map_err(backend)?
             .unwrap_or(0),
         Some((WordSearch::Words(words), _)) if words_only && words.len() == 1 => words[0].1,
+        None if filter.reference.is_none() => {
+            // Types only: a document counts under one type, so the counts add up.
+            let types: BTreeSet<&String> = filter.document_types.iter().collect();
+            let marks = vec!["?"; types.len()].join(", ");
+            conn.prepare_cached(&format!(
+                "SELECT coalesce(sum(live), 0) FROM document_type_counts
+                 WHERE account_id = ? AND document_type IN ({marks})"
+            ))
+            .and_then(|mut stmt| {
+                let values = std::iter::once(account_value.clone())
+                    .chain(types.iter().map(|t| Value::Text((*t).clone())));
+                stmt.query_row(params_from_iter(values), |row| row.get(0))
+            })
+            .map_err(backend)?
+        }
         Some((_, (sql, matched))) if words_only => conn
             .prepare_cached(&format!("SELECT count(*) FROM ({sql})"))
             .and_then(|mut stmt| stmt.query_row(params_from_iter(matched.iter()), |row| row.get(0)))
@@ -688,16 +732,28 @@ fn list(
     })
 }
 
+/// What a rename or retype changes from: seq, file name, name, classified and counted type.
+type Before = (i64, String, String, Option<String>, Option<String>);
+
 fn update(conn: &mut Connection, d: &StoredDocument) -> StoreResult<()> {
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
-    let (seq, file_name, old_name): (i64, String, String) = tx
+    let (seq, file_name, old_name, classified, old_type): Before = tx
         .query_row(
-            "SELECT seq, file_name, name FROM documents
-             WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL",
+            "SELECT seq, file_name, name, document_type,
+                coalesce(document_type_manual, document_type)
+             FROM documents WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL",
             params![d.id.to_string(), d.account_id.0.to_string()],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                ))
+            },
         )
         .optional()
         .map_err(backend)?
@@ -720,6 +776,13 @@ fn update(conn: &mut Connection, d: &StoredDocument) -> StoreResult<()> {
     );
     change_words(&tx, d.account_id, seq, before.difference(&after), -1)?;
     change_words(&tx, d.account_id, seq, after.difference(&before), 1)?;
+    let new_type = d.document_type_manual.as_ref().or(classified.as_ref());
+    change_type_count(
+        &tx,
+        d.account_id,
+        old_type.as_deref(),
+        new_type.map(String::as_str),
+    )?;
     for table in ["document_shipments", "document_containers"] {
         tx.execute(
             &format!("DELETE FROM {table} WHERE document_id = ?1"),
@@ -740,19 +803,20 @@ fn delete(
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
-    let (seq, file_name, name): (i64, String, String) = tx
+    let (seq, file_name, name, document_type): (i64, String, String, Option<String>) = tx
         .query_row(
             "UPDATE documents SET deleted_at = ?3, updated_at = ?3
              WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL
-             RETURNING seq, file_name, name",
+             RETURNING seq, file_name, name, coalesce(document_type_manual, document_type)",
             params![id.to_string(), account.0.to_string(), to_ts(at)],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
         )
         .optional()
         .map_err(backend)?
         .ok_or(StoreError::NotFound)?;
     change_counts(&tx, account, seq, -1)?;
     change_words(&tx, account, seq, &document_words(&file_name, &name), -1)?;
+    change_type_count(&tx, account, document_type.as_deref(), None)?;
     tx.commit().map_err(backend)
 }
 
@@ -793,6 +857,18 @@ fn record_classification(
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
     let representation = c.representation.as_ref();
+    let (manual, old_type): (Option<String>, Option<String>) = tx
+        .query_row(
+            "SELECT document_type_manual, coalesce(document_type_manual, document_type)
+             FROM documents WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL",
+            params![id.to_string(), account.0.to_string()],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()
+        .map_err(backend)?
+        .ok_or(StoreError::NotFound)?;
+    let new_type = manual.as_deref().unwrap_or(&c.document_type);
+    change_type_count(&tx, account, old_type.as_deref(), Some(new_type))?;
     let changed = tx
         .execute(
             "UPDATE documents SET document_type = ?3, classification_notes = ?4,

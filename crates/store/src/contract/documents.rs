@@ -30,6 +30,7 @@ macro_rules! document_contract_tests {
             the_last_search_term_is_a_prefix_and_the_others_whole_words,
             a_renamed_document_is_found_by_its_new_name_and_no_longer_by_its_old_one,
             documents_are_filtered_by_type_and_sorted_by_type,
+            type_filter_totals_follow_classification_retyping_and_deletion,
             documents_are_found_by_the_numbers_of_linked_shipments_and_containers,
             a_classification_is_recorded_with_its_links_and_events,
             a_direct_upload_makes_one_document_only,
@@ -729,6 +730,97 @@ pub async fn documents_are_filtered_by_type_and_sorted_by_type(backend: &dyn Tes
         filtered.items[1].document_type_manual.as_deref(),
         Some("commercial_invoice")
     );
+}
+
+fn classified_as(document_type: &str) -> DocumentClassification {
+    DocumentClassification {
+        document_type: document_type.to_owned(),
+        classification_notes: "test".to_owned(),
+        representation: None,
+        shipment_ids: Vec::new(),
+        container_ids: Vec::new(),
+        at: t0() + Duration::hours(1),
+    }
+}
+
+pub async fn type_filter_totals_follow_classification_retyping_and_deletion(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let [a, mut b, c] =
+        [0, 1, 2].map(|minute| document(&ids, acme, &format!("{minute}.pdf"), minute));
+    for d in [&a, &b, &c] {
+        store.insert_document(d, None).await.unwrap();
+    }
+    let mut typed_at_upload = document(&ids, acme, "3.pdf", 3);
+    typed_at_upload.document_type = Some("packing_list".to_owned());
+    store.insert_document(&typed_at_upload, None).await.unwrap();
+    let theirs = document(&ids, other, "theirs.pdf", 0);
+    store.insert_document(&theirs, None).await.unwrap();
+    for (account, id, kind) in [
+        (acme, a.id, "bill_of_lading"),
+        (acme, b.id, "bill_of_lading"),
+        (acme, c.id, "arrival_notice"),
+        (other, theirs.id, "bill_of_lading"),
+    ] {
+        store
+            .record_document_classification(account, id, &classified_as(kind), &[])
+            .await
+            .unwrap();
+    }
+    let totals = || {
+        let store = store.clone();
+        async move {
+            let mut totals = Vec::new();
+            for types in [
+                &["bill_of_lading"][..],
+                &["arrival_notice"],
+                &["packing_list"],
+                &["bill_of_lading", "arrival_notice", "bill_of_lading"],
+            ] {
+                let filter = DocumentFilter {
+                    document_types: types.iter().map(|t| (*t).to_owned()).collect(),
+                    ..DocumentFilter::default()
+                };
+                let page = store
+                    .list_documents(acme, &filter, DocumentSort::default(), FIRST_PAGE)
+                    .await
+                    .unwrap();
+                assert_eq!(page.total as usize, page.items.len(), "{types:?}");
+                totals.push(page.total);
+            }
+            totals
+        }
+    };
+    assert_eq!(totals().await, [2, 1, 1, 3]);
+
+    // A manual type wins, whatever a later classification says.
+    b.document_type_manual = Some("arrival_notice".to_owned());
+    store.update_document(&b).await.unwrap();
+    assert_eq!(totals().await, [1, 2, 1, 3]);
+    store
+        .record_document_classification(acme, b.id, &classified_as("packing_list"), &[])
+        .await
+        .unwrap();
+    assert_eq!(totals().await, [1, 2, 1, 3]);
+
+    // Without it, the classified type counts again.
+    b.document_type_manual = None;
+    store.update_document(&b).await.unwrap();
+    assert_eq!(totals().await, [1, 1, 2, 2]);
+
+    store
+        .delete_document(acme, c.id, t0() + Duration::days(1))
+        .await
+        .unwrap();
+    store
+        .delete_document(acme, typed_at_upload.id, t0() + Duration::days(1))
+        .await
+        .unwrap();
+    assert_eq!(totals().await, [1, 0, 1, 1]);
 }
 
 pub async fn documents_are_found_by_the_numbers_of_linked_shipments_and_containers(
