@@ -6,7 +6,7 @@ use tidemark_store::StoreResult;
 use crate::convert::backend;
 
 /// In order, each with its version. Never edit a released one; add a new file instead.
-const MIGRATIONS: &[(i32, &str)] = &[
+pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
     (1, include_str!("../migrations/0001_accounts_and_jobs.sql")),
     (2, include_str!("../migrations/0002_tracking_requests.sql")),
     (3, include_str!("../migrations/0003_shipments.sql")),

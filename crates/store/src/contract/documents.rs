@@ -84,6 +84,34 @@ fn names(page: &crate::Paged<StoredDocument>) -> Vec<&str> {
     page.items.iter().map(|d| d.file_name.as_str()).collect()
 }
 
+/// Uploads documents with these file names, a minute apart.
+async fn upload_named(
+    store: &dyn DocumentStore,
+    ids: &SequentialIds,
+    account: AccountId,
+    file_names: &[&str],
+) {
+    for (minute, file_name) in file_names.iter().enumerate() {
+        let d = document(ids, account, file_name, i64::try_from(minute).unwrap());
+        store.insert_document(&d, None).await.unwrap();
+    }
+}
+
+/// The file names a search finds (its first page, newest first), checked against its total.
+async fn found(store: &dyn DocumentStore, account: AccountId, words: &[&str]) -> Vec<String> {
+    let page = store
+        .list_documents(
+            account,
+            &by_words(words),
+            DocumentSort::default(),
+            FIRST_PAGE,
+        )
+        .await
+        .unwrap();
+    assert_eq!(page.total as usize, page.items.len(), "{words:?}");
+    page.items.into_iter().map(|d| d.file_name).collect()
+}
+
 pub async fn a_document_is_stored_and_read_back_with_its_links(backend: &dyn TestBackend) {
     let store = backend.store();
     let ids = SequentialIds::default();
@@ -347,33 +375,14 @@ pub async fn documents_are_found_by_file_name_words(backend: &dyn TestBackend) {
     let store = backend.store();
     let ids = SequentialIds::default();
     let acme = account_in(store.as_ref(), &ids, "acme").await;
-    for (minute, name) in [
+    let names = [
         "BL_MAEU123456789.pdf",
         "Arrival Notice MSCU.pdf",
         "invoice-2026-03.pdf",
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let d = document(&ids, acme, name, i64::try_from(minute).unwrap());
-        store.insert_document(&d, None).await.unwrap();
-    }
+    ];
+    upload_named(store.as_ref(), &ids, acme, &names).await;
 
-    let find = |words: &'static [&'static str]| {
-        let store = store.clone();
-        async move {
-            let found = store
-                .list_documents(acme, &by_words(words), DocumentSort::default(), FIRST_PAGE)
-                .await
-                .unwrap();
-            assert_eq!(found.total as usize, found.items.len());
-            found
-                .items
-                .into_iter()
-                .map(|d| d.file_name)
-                .collect::<Vec<_>>()
-        }
-    };
+    let find = |words| found(store.as_ref(), acme, words);
     assert_eq!(find(&["maeu123456789"]).await, ["BL_MAEU123456789.pdf"]);
     assert_eq!(
         find(&["arrival", "notice"]).await,
@@ -386,14 +395,19 @@ pub async fn documents_are_found_by_file_name_words(backend: &dyn TestBackend) {
 
 /// A search fixture: one account's documents under a few shared words (some documents with
 /// two words of one prefix, some named apart from their file), another account with the
-/// same names, deletions and renames. Returns the account and its live documents in upload
-/// order, as the store should now see them.
+/// same names, deletions and renames. Returns the store, the account and its live
+/// documents in upload order, as the store should now see them.
 async fn searched_documents(
-    store: &dyn DocumentStore,
-    ids: &SequentialIds,
-    acme: AccountId,
-    other: AccountId,
-) -> Vec<StoredDocument> {
+    backend: &dyn TestBackend,
+) -> (
+    std::sync::Arc<dyn crate::Store>,
+    AccountId,
+    Vec<StoredDocument>,
+) {
+    let store = backend.store();
+    let ids = &SequentialIds::default();
+    let acme = account_in(store.as_ref(), ids, "acme").await;
+    let other = account_in(store.as_ref(), ids, "other").await;
     const TYPES: [&str; 3] = ["commercial_invoice", "arrival_notice", "packing_list"];
     let mut live = Vec::new();
     for i in 0..70_usize {
@@ -438,7 +452,7 @@ async fn searched_documents(
         }
         kept.push(d);
     }
-    kept
+    (store, acme, kept)
 }
 
 /// Whether a live document matches search `terms` by the rule of `filter[filename]`: every
@@ -518,11 +532,7 @@ const SEARCHES: [&[&str]; 17] = [
 pub async fn file_name_searches_count_and_page_only_the_accounts_live_documents(
     backend: &dyn TestBackend,
 ) {
-    let store = backend.store();
-    let ids = SequentialIds::default();
-    let acme = account_in(store.as_ref(), &ids, "acme").await;
-    let other = account_in(store.as_ref(), &ids, "other").await;
-    let live = searched_documents(store.as_ref(), &ids, acme, other).await;
+    let (store, acme, live) = searched_documents(backend).await;
 
     for terms in SEARCHES {
         let oldest_first: Vec<Uuid> = live
@@ -544,11 +554,7 @@ pub async fn file_name_searches_count_and_page_only_the_accounts_live_documents(
 pub async fn file_name_searches_combine_with_type_filters_and_other_sorts(
     backend: &dyn TestBackend,
 ) {
-    let store = backend.store();
-    let ids = SequentialIds::default();
-    let acme = account_in(store.as_ref(), &ids, "acme").await;
-    let other = account_in(store.as_ref(), &ids, "other").await;
-    let live = searched_documents(store.as_ref(), &ids, acme, other).await;
+    let (store, acme, live) = searched_documents(backend).await;
     let by_type = |d: &&StoredDocument| d.document_type.clone().unwrap_or_default();
 
     for terms in SEARCHES {
@@ -592,45 +598,28 @@ pub async fn the_last_search_term_is_a_prefix_and_the_others_whole_words(
     let store = backend.store();
     let ids = SequentialIds::default();
     let acme = account_in(store.as_ref(), &ids, "acme").await;
-    for (minute, name) in ["invoice 1.pdf", "invoices 2.pdf", "invoice-invoices 3.pdf"]
-        .into_iter()
-        .enumerate()
-    {
-        let d = document(&ids, acme, name, i64::try_from(minute).unwrap());
-        store.insert_document(&d, None).await.unwrap();
-    }
-    let found = |words: &'static [&'static str]| {
-        let store = store.clone();
-        async move {
-            let page = store
-                .list_documents(acme, &by_words(words), DocumentSort::default(), FIRST_PAGE)
-                .await
-                .unwrap();
-            (page.total, names(&page).join(" | "))
-        }
-    };
+    let names = ["invoice 1.pdf", "invoices 2.pdf", "invoice-invoices 3.pdf"];
+    upload_named(store.as_ref(), &ids, acme, &names).await;
 
+    let find = |words| found(store.as_ref(), acme, words);
     // A document with two words of the prefix is one match.
     assert_eq!(
-        found(&["invo"]).await,
-        (
-            3,
-            "invoice-invoices 3.pdf | invoices 2.pdf | invoice 1.pdf".to_owned()
-        )
+        find(&["invo"]).await,
+        ["invoice-invoices 3.pdf", "invoices 2.pdf", "invoice 1.pdf"]
     );
     assert_eq!(
-        found(&["invoices"]).await,
-        (2, "invoice-invoices 3.pdf | invoices 2.pdf".to_owned())
+        find(&["invoices"]).await,
+        ["invoice-invoices 3.pdf", "invoices 2.pdf"]
     );
     // Before the last, a term is a whole word: "invoice" is not "invoices".
     assert_eq!(
-        found(&["invoice", "pdf"]).await,
-        (2, "invoice-invoices 3.pdf | invoice 1.pdf".to_owned())
+        find(&["invoice", "pdf"]).await,
+        ["invoice-invoices 3.pdf", "invoice 1.pdf"]
     );
-    assert_eq!(found(&["invo", "pdf"]).await, (0, String::new()));
+    assert!(find(&["invo", "pdf"]).await.is_empty());
     assert_eq!(
-        found(&["invoices", "invoice"]).await,
-        (2, "invoice-invoices 3.pdf | invoices 2.pdf".to_owned())
+        find(&["invoices", "invoice"]).await,
+        ["invoice-invoices 3.pdf", "invoices 2.pdf"]
     );
 }
 
@@ -650,22 +639,19 @@ pub async fn a_renamed_document_is_found_by_its_new_name_and_no_longer_by_its_ol
     renamed.updated_at = t0() + Duration::hours(1);
     store.update_document(&renamed).await.unwrap();
 
-    let total = |words: &'static [&'static str]| {
-        let store = store.clone();
-        async move {
-            let page = store
-                .list_documents(acme, &by_words(words), DocumentSort::default(), FIRST_PAGE)
-                .await
-                .unwrap();
-            assert_eq!(page.total as usize, page.items.len());
-            page.total
-        }
-    };
-    assert_eq!(total(&["draft"]).await, 0);
-    assert_eq!(total(&["final"]).await, 1);
-    assert_eq!(total(&["signed"]).await, 1);
-    assert_eq!(total(&["arrival", "notice"]).await, 2);
-    assert_eq!(total(&["scan"]).await, 1, "the file name keeps its words");
+    let find = |words| found(store.as_ref(), acme, words);
+    assert!(find(&["draft"]).await.is_empty());
+    assert_eq!(find(&["final"]).await, ["scan_0001.pdf"]);
+    assert_eq!(find(&["signed"]).await, ["scan_0001.pdf"]);
+    assert_eq!(
+        find(&["arrival", "notice"]).await,
+        ["arrival notice MSCU.pdf", "scan_0001.pdf"]
+    );
+    assert_eq!(
+        find(&["scan"]).await,
+        ["scan_0001.pdf"],
+        "the file name keeps its words"
+    );
 }
 
 pub async fn documents_are_filtered_by_type_and_sorted_by_type(backend: &dyn TestBackend) {
