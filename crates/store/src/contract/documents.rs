@@ -509,7 +509,7 @@ async fn assert_pages(
     }
 }
 
-const SEARCHES: [&[&str]; 17] = [
+const SEARCHES: [&[&str]; 18] = [
     &["invoice"],
     &["inv"],
     &["invoices"],
@@ -527,6 +527,7 @@ const SEARCHES: [&[&str]; 17] = [
     &["invoice", "nothing"],
     &["invo", "pdf"],
     &["of", "a"],
+    &["maeu0000", "pdf"],
 ];
 
 pub async fn file_name_searches_count_and_page_only_the_accounts_live_documents(
