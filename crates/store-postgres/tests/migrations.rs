@@ -2,7 +2,7 @@
 //! upgrade. Run when `TIDEMARK_TEST_POSTGRES_URL` names a database (skipped otherwise).
 
 use tidemark_domain::AccountId;
-use tidemark_store::{DocumentFilter, DocumentSort, PageRequest};
+use tidemark_store::contract::documents::documents_from_before_the_word_index_are_found;
 use tidemark_store_postgres::testing::temp_schema_from;
 use uuid::Uuid;
 
@@ -38,41 +38,5 @@ async fn documents_stored_before_the_word_index_are_found_after_migrating() {
         return;
     };
     let store = schema.store();
-    let list = async |filter: DocumentFilter| {
-        let page = store
-            .list_documents(
-                AccountId(ACME),
-                &filter,
-                DocumentSort::default(),
-                PageRequest {
-                    offset: 0,
-                    limit: 30,
-                },
-            )
-            .await
-            .unwrap();
-        let names: Vec<String> = page.items.into_iter().map(|d| d.name).collect();
-        (page.total, names)
-    };
-    let words = |words: &[&str]| DocumentFilter {
-        filename_terms: words.iter().map(|w| (*w).to_owned()).collect(),
-        ..DocumentFilter::default()
-    };
-
-    assert_eq!(
-        list(words(&["invoice"])).await,
-        (
-            2,
-            vec!["Invoice March".to_owned(), "invoice_MAEU1.pdf".to_owned()]
-        )
-    );
-    assert_eq!(
-        list(words(&["arrival", "not"])).await,
-        (1, vec!["Arrival Notice.pdf".to_owned()])
-    );
-    let invoices = DocumentFilter {
-        document_types: vec!["commercial_invoice".to_owned()],
-        ..DocumentFilter::default()
-    };
-    assert_eq!(list(invoices).await.0, 2);
+    documents_from_before_the_word_index_are_found(store.as_ref(), AccountId(ACME)).await;
 }

@@ -2,7 +2,7 @@
 //! upgrade.
 
 use tidemark_domain::AccountId;
-use tidemark_store::{DocumentFilter, DocumentSort, DocumentStore, PageRequest};
+use tidemark_store::contract::documents::documents_from_before_the_word_index_are_found;
 use tidemark_store_sqlite::SqliteStore;
 use uuid::Uuid;
 
@@ -57,41 +57,5 @@ async fn documents_stored_before_the_word_index_are_found_after_migrating() {
     let path = dir.path().join("release-15.db");
     database_at(&path, 15, SEED);
     let store = SqliteStore::open(&path).unwrap();
-    let list = async |filter: DocumentFilter| {
-        let page = store
-            .list_documents(
-                AccountId(ACME),
-                &filter,
-                DocumentSort::default(),
-                PageRequest {
-                    offset: 0,
-                    limit: 30,
-                },
-            )
-            .await
-            .unwrap();
-        let names: Vec<String> = page.items.into_iter().map(|d| d.name).collect();
-        (page.total, names)
-    };
-    let words = |words: &[&str]| DocumentFilter {
-        filename_terms: words.iter().map(|w| (*w).to_owned()).collect(),
-        ..DocumentFilter::default()
-    };
-
-    assert_eq!(
-        list(words(&["invoice"])).await,
-        (
-            2,
-            vec!["Invoice March".to_owned(), "invoice_MAEU1.pdf".to_owned()]
-        )
-    );
-    assert_eq!(
-        list(words(&["arrival", "not"])).await,
-        (1, vec!["Arrival Notice.pdf".to_owned()])
-    );
-    let invoices = DocumentFilter {
-        document_types: vec!["commercial_invoice".to_owned()],
-        ..DocumentFilter::default()
-    };
-    assert_eq!(list(invoices).await.0, 2);
+    documents_from_before_the_word_index_are_found(&store, AccountId(ACME)).await;
 }

@@ -1047,3 +1047,40 @@ pub async fn link_targets_are_found_by_bl_and_container_numbers(backend: &dyn Te
             .is_empty()
     );
 }
+
+/// Checks a store upgraded from release 15 (migration 16 wrote the word index and the type
+/// counts of the documents already there). Before the upgrade the account `acme` held, in
+/// upload order: `invoice_MAEU1.pdf`; a document named `Invoice March` (file `scan.pdf`);
+/// `invoice_old.pdf`, deleted; these three commercial invoices; and `Arrival Notice.pdf`,
+/// an arrival notice. Another account held `invoice_theirs.pdf`. Backends' migration tests
+/// seed that in their own SQL and call this.
+pub async fn documents_from_before_the_word_index_are_found(
+    store: &dyn DocumentStore,
+    acme: AccountId,
+) {
+    let list = async |filter: DocumentFilter| {
+        let page = store
+            .list_documents(acme, &filter, DocumentSort::default(), FIRST_PAGE)
+            .await
+            .unwrap();
+        let names: Vec<String> = page.items.into_iter().map(|d| d.name).collect();
+        (page.total, names)
+    };
+
+    assert_eq!(
+        list(by_words(&["invoice"])).await,
+        (
+            2,
+            vec!["Invoice March".to_owned(), "invoice_MAEU1.pdf".to_owned()]
+        )
+    );
+    assert_eq!(
+        list(by_words(&["arrival", "not"])).await,
+        (1, vec!["Arrival Notice.pdf".to_owned()])
+    );
+    let invoices = DocumentFilter {
+        document_types: vec!["commercial_invoice".to_owned()],
+        ..DocumentFilter::default()
+    };
+    assert_eq!(list(invoices).await.0, 2);
+}
