@@ -9,7 +9,7 @@ use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, NewJob, Shi
 use tidemark_store::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
     DocumentSortField, DocumentStore, LinkTargets, PageRequest, Paged, Representation, StoreError,
-    StoreResult, StoredDocument,
+    StoreResult, StoredDocument, WordSearch, document_words, prefix_end,
 };
 use tokio_postgres::Row;
 use uuid::Uuid;
@@ -236,32 +236,262 @@ async fn change_counts(
     Ok(())
 }
 
-fn conditions(account: AccountId, filter: &DocumentFilter) -> Condition {
+/// Adds (`delta` 1) or removes (`delta` -1) a live document's `words` in the word index,
+/// and counts them; a word no live document has any more loses its count row. Callers
+/// hold the account's `document_counts` row, so the count rows of an account are changed
+/// by one transaction at a time (no deadlocks between them).
+async fn change_words(
+    tx: &deadpool_postgres::Transaction<'_>,
+    account: AccountId,
+    seq: i64,
+    words: Vec<String>,
+    delta: i64,
+) -> StoreResult<()> {
+    if words.is_empty() {
+        return Ok(());
+    }
+    let statement = tx
+        .prepare_cached(if delta > 0 {
+            "WITH w AS (SELECT DISTINCT unnest($2::text[]) AS word),
+             entries AS (
+                INSERT INTO document_words (account_id, word, seq) SELECT $1, word, $3 FROM w)
+             INSERT INTO document_word_counts (account_id, word, live)
+             SELECT $1, word, 1 FROM w ORDER BY word
+             ON CONFLICT (account_id, word)
+             DO UPDATE SET live = document_word_counts.live + 1"
+        } else {
+            "WITH entries AS (
+                DELETE FROM document_words
+                WHERE account_id = $1 AND word = ANY($2::text[]) AND seq = $3)
+             UPDATE document_word_counts SET live = live - 1
+             WHERE account_id = $1 AND word = ANY($2::text[])"
+        })
+        .await
+        .map_err(backend)?;
+    tx.execute(&statement, &[&account.0, &words, &seq])
+        .await
+        .map_err(backend)?;
+    if delta < 0 {
+        // Apart: a statement cannot change a row twice (its WITH parts and itself).
+        let statement = tx
+            .prepare_cached(
+                "DELETE FROM document_word_counts
+                 WHERE account_id = $1 AND word = ANY($2::text[]) AND live <= 0",
+            )
+            .await
+            .map_err(backend)?;
+        tx.execute(&statement, &[&account.0, &words])
+            .await
+            .map_err(backend)?;
+    }
+    Ok(())
+}
+
+/// Moves a live document's count from type `from` to type `to` (each the effective type:
+/// the manual one when set, else the classified one; `None` counts nowhere). Rows change
+/// in type order, so two transactions moving counts between the same types cannot
+/// deadlock.
+async fn change_type_count(
+    tx: &deadpool_postgres::Transaction<'_>,
+    account: AccountId,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> StoreResult<()> {
+    if from == to {
+        return Ok(());
+    }
+    let (types, deltas): (Vec<&str>, Vec<i64>) = [(from, -1), (to, 1)]
+        .into_iter()
+        .filter_map(|(document_type, delta)| Some((document_type?, delta)))
+        .unzip();
+    let statement = tx
+        .prepare_cached(
+            "INSERT INTO document_type_counts (account_id, document_type, live)
+             SELECT $1, t, n FROM unnest($2::text[], $3::bigint[]) AS c (t, n) ORDER BY t
+             ON CONFLICT (account_id, document_type)
+             DO UPDATE SET live = document_type_counts.live + excluded.live",
+        )
+        .await
+        .map_err(backend)?;
+    tx.execute(&statement, &[&account.0, &types, &deltas])
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+/// Holds the account's `document_counts` row until commit, as uploads and deletes do, so a
+/// rename's word counts change in turn with theirs. Take it after the document's own row,
+/// as a delete does.
+async fn lock_counts(
+    tx: &deadpool_postgres::Transaction<'_>,
+    account: AccountId,
+) -> StoreResult<()> {
+    let statement = tx
+        .prepare_cached("SELECT 1 FROM document_counts WHERE account_id = $1 FOR UPDATE")
+        .await
+        .map_err(backend)?;
+    tx.execute(&statement, &[&account.0])
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+/// Writes the word index of the documents there before it existed (migration 16), a
+/// batch of documents at a time.
+pub(crate) async fn index_existing_words(
+    tx: &deadpool_postgres::Transaction<'_>,
+) -> StoreResult<()> {
+    const BATCH: i64 = 10_000;
+    let read = tx
+        .prepare(
+            "SELECT account_id, seq, file_name, name FROM documents
+             WHERE deleted_at IS NULL AND (account_id, seq) > ($1, $2)
+             ORDER BY account_id, seq LIMIT $3",
+        )
+        .await
+        .map_err(backend)?;
+    let write = tx
+        .prepare(
+            "INSERT INTO document_words (account_id, word, seq)
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[])",
+        )
+        .await
+        .map_err(backend)?;
+    let mut after = (Uuid::nil(), i64::MIN);
+    loop {
+        let rows = tx
+            .query(&read, &[&after.0, &after.1, &BATCH])
+            .await
+            .map_err(backend)?;
+        let (mut accounts, mut words, mut seqs) = (Vec::new(), Vec::new(), Vec::new());
+        for row in &rows {
+            let account: Uuid = row.try_get(0).map_err(backend)?;
+            let seq: i64 = row.try_get(1).map_err(backend)?;
+            let file_name: &str = row.try_get(2).map_err(backend)?;
+            let name: &str = row.try_get(3).map_err(backend)?;
+            for word in document_words(file_name, name) {
+                accounts.push(account);
+                words.push(word);
+                seqs.push(seq);
+            }
+            after = (account, seq);
+        }
+        tx.execute(&write, &[&accounts, &words, &seqs])
+            .await
+            .map_err(backend)?;
+        if rows.len() < usize::try_from(BATCH).unwrap_or(usize::MAX) {
+            break;
+        }
+    }
+    tx.execute(
+        "INSERT INTO document_word_counts (account_id, word, live)
+         SELECT account_id, word, count(*) FROM document_words GROUP BY account_id, word",
+        &[],
+    )
+    .await
+    .map_err(backend)?;
+    Ok(())
+}
+
+/// Resolves a file name search (`terms` not empty) against the account's word counts.
+async fn resolve_words(
+    client: &impl GenericClient,
+    account: AccountId,
+    terms: &[String],
+) -> StoreResult<WordSearch> {
+    let Some((last, whole)) = terms.split_last() else {
+        return Ok(WordSearch::Nothing);
+    };
+    let counted = query_all(
+        client,
+        "SELECT word, live FROM document_word_counts WHERE account_id = $1 AND word = ANY($2)",
+        &[&account.0, &whole],
+        word_count,
+    )
+    .await?;
+    let whole = whole
+        .iter()
+        .map(|term| {
+            let live = counted.iter().find(|(word, _)| word == term).map(|c| c.1);
+            (term.clone(), live)
+        })
+        .collect();
+    let started = query_all(
+        client,
+        "SELECT word, live FROM document_word_counts
+         WHERE account_id = $1 AND word >= $2 AND word < $3 ORDER BY word LIMIT 2",
+        &[&account.0, last, &prefix_end(last)],
+        word_count,
+    )
+    .await?;
+    Ok(WordSearch::resolve(whole, last, &started))
+}
+
+fn word_count(row: &Row) -> StoreResult<(String, i64)> {
+    Ok((
+        row.try_get(0).map_err(backend)?,
+        row.try_get(1).map_err(backend)?,
+    ))
+}
+
+/// Binds the query of the upload positions (`seq`, column `seq`) of the account's live
+/// documents that a resolved search matches; `None` when nothing can match.
+fn matches(condition: &mut Condition, account: AccountId, search: &WordSearch) -> Option<String> {
+    let having_all = |condition: &mut Condition, words: &[(String, i64)]| {
+        let ((first, _), others) = words.split_first()?;
+        // The rarest word's entries drive; each other word is one primary key lookup.
+        let account = condition.bind(account.0);
+        let first = condition.bind(first.clone());
+        let mut sql = format!(
+            "SELECT w.seq AS seq FROM document_words w
+             WHERE w.account_id = {account} AND w.word = {first}"
+        );
+        for (word, _) in others {
+            let word = condition.bind(word.clone());
+            sql.push_str(&format!(
+                " AND EXISTS (SELECT 1 FROM document_words o
+                    WHERE o.account_id = w.account_id AND o.word = {word} AND o.seq = w.seq)"
+            ));
+        }
+        Some(sql)
+    };
+    match search {
+        WordSearch::Nothing => None,
+        WordSearch::Words(words) => having_all(condition, words),
+        WordSearch::Prefix { words, from, to } => {
+            let all = having_all(condition, words);
+            let (account, from, to) = (
+                condition.bind(account.0),
+                condition.bind(from.clone()),
+                condition.bind(to.clone()),
+            );
+            let started = format!(
+                "SELECT seq FROM document_words
+                 WHERE account_id = {account} AND word >= {from} AND word < {to}"
+            );
+            Some(match all {
+                Some(all) => format!("{all} INTERSECT {started}"),
+                None => started.replacen("SELECT seq", "SELECT DISTINCT seq", 1),
+            })
+        }
+    }
+}
+
+/// The `WHERE` clauses of a list over `documents d`, with `search` the resolved file name
+/// search (one that can match).
+fn conditions(
+    account: AccountId,
+    filter: &DocumentFilter,
+    search: Option<&WordSearch>,
+) -> Condition {
     let mut condition = Condition::default();
     let placeholder = condition.bind(account.0);
     condition
         .clauses
         .push(format!("d.account_id = {placeholder}"));
     condition.clauses.push("d.deleted_at IS NULL".to_owned());
-    if !filter.filename_terms.is_empty() {
-        let last = filter.filename_terms.len() - 1;
-        // Terms are letters and digits only, so they need no quoting in a tsquery.
-        let query: Vec<String> = filter
-            .filename_terms
-            .iter()
-            .enumerate()
-            .map(|(i, term)| {
-                if i == last {
-                    format!("{term}:*")
-                } else {
-                    term.clone()
-                }
-            })
-            .collect();
-        let placeholder = condition.bind(query.join(" & "));
-        condition
-            .clauses
-            .push(format!("d.search @@ to_tsquery('simple', {placeholder})"));
+    if let Some(matched) = search.and_then(|search| matches(&mut condition, account, search)) {
+        condition.clauses.push(format!("d.seq IN ({matched})"));
     }
     if let Some(reference) = &filter.reference {
         let account = condition.bind(account.0);
@@ -370,6 +600,23 @@ async fn counted_page(
         .collect()
 }
 
+/// The number a counting query returns; none (no row) is 0.
+async fn count(
+    client: &impl GenericClient,
+    sql: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> StoreResult<i64> {
+    let statement = client.prepare_cached(sql).await.map_err(backend)?;
+    match client
+        .query_opt(&statement, params)
+        .await
+        .map_err(backend)?
+    {
+        Some(row) => row.try_get(0).map_err(backend),
+        None => Ok(0),
+    }
+}
+
 async fn list(
     client: &impl GenericClient,
     account: AccountId,
@@ -377,73 +624,121 @@ async fn list(
     sort: DocumentSort,
     page: PageRequest,
 ) -> StoreResult<Paged<StoredDocument>> {
-    let mut condition = conditions(account, filter);
-    let clauses = condition.clauses.join(" AND ");
-    let total: i64 = if *filter == DocumentFilter::default() {
-        let statement = client
-            .prepare_cached("SELECT live FROM document_counts WHERE account_id = $1")
-            .await
-            .map_err(backend)?;
-        match client
-            .query_opt(&statement, &[&account.0])
-            .await
-            .map_err(backend)?
-        {
-            Some(row) => row.try_get(0).map_err(backend)?,
-            None => 0,
-        }
+    let search = if filter.filename_terms.is_empty() {
+        None
     } else {
-        let statement = client
-            .prepare_cached(&format!("SELECT count(*) FROM documents d WHERE {clauses}"))
-            .await
-            .map_err(backend)?;
-        client
-            .query_one(&statement, &condition.params())
-            .await
-            .map_err(backend)?
-            .try_get(0)
-            .map_err(backend)?
+        let search = resolve_words(client, account, &filter.filename_terms).await?;
+        if search == WordSearch::Nothing {
+            return Ok(Paged {
+                items: Vec::new(),
+                total: 0,
+            });
+        }
+        Some(search)
+    };
+    // The word index holds only the account's live documents, so a search alone is
+    // counted and paged without reading the documents table.
+    let words_only = filter.reference.is_none() && filter.document_types.is_empty();
+    let mut words = Condition::default();
+    let matched = search
+        .as_ref()
+        .filter(|_| words_only)
+        .and_then(|search| matches(&mut words, account, search));
+    let mut condition = conditions(account, filter, search.as_ref());
+    let clauses = condition.clauses.join(" AND ");
+    let total = match (&search, &matched) {
+        (Some(WordSearch::Words(found)), Some(_)) if found.len() == 1 => found[0].1,
+        (None, _) if filter.reference.is_none() && !filter.document_types.is_empty() => {
+            // Types only: a document counts under one type, so the counts add up.
+            let mut types = filter.document_types.clone();
+            types.sort_unstable();
+            types.dedup();
+            count(
+                client,
+                "SELECT coalesce(sum(live), 0)::bigint FROM document_type_counts
+                 WHERE account_id = $1 AND document_type = ANY($2)",
+                &[&account.0, &types],
+            )
+            .await?
+        }
+        (None, _) if *filter == DocumentFilter::default() => {
+            count(
+                client,
+                "SELECT live FROM document_counts WHERE account_id = $1",
+                &[&account.0],
+            )
+            .await?
+        }
+        (_, Some(matched)) => {
+            count(
+                client,
+                &format!("SELECT count(*) FROM ({matched}) m"),
+                &words.params(),
+            )
+            .await?
+        }
+        _ => {
+            count(
+                client,
+                &format!("SELECT count(*) FROM documents d WHERE {clauses}"),
+                &condition.params(),
+            )
+            .await?
+        }
     };
     let order = order_by(sort);
     // Within the first bucket's worth, plain OFFSET skips as little as the buckets would.
-    if *filter == DocumentFilter::default()
+    let mut documents = if *filter == DocumentFilter::default()
         && sort.field == DocumentSortField::CreatedAt
         && page.offset >= DOCUMENT_BUCKET_SIZE.unsigned_abs()
     {
-        let mut documents = counted_page(client, account, sort.descending, page, &order).await?;
-        load_links(client, &mut documents).await?;
-        return Ok(Paged {
-            items: documents,
-            total: u64::try_from(total).map_err(backend)?,
-        });
-    }
-    // With a file name search the few matches come from the GIN index; an order the
-    // date index could give would tempt the planner to walk the whole account instead.
-    let inner_order = if filter.filename_terms.is_empty() {
-        order.clone()
+        counted_page(client, account, sort.descending, page, &order).await?
+    } else if let Some(matched) = matched.filter(|_| sort.field == DocumentSortField::CreatedAt) {
+        // In upload order the matches page off the word index (a one-word search walks its
+        // word's entries), and only the page's rows are read.
+        let direction = if sort.descending { "DESC" } else { "ASC" };
+        let limit = words.bind(i64::from(page.limit));
+        let offset = words.bind(i64::try_from(page.offset).unwrap_or(i64::MAX));
+        let account = words.bind(account.0);
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM (SELECT seq FROM ({matched}) m ORDER BY seq {direction}
+                    LIMIT {limit} OFFSET {offset}) p
+                 JOIN documents d
+                    ON d.account_id = {account} AND d.seq = p.seq AND d.deleted_at IS NULL
+                 ORDER BY {order}"
+            ))
+            .await
+            .map_err(backend)?;
+        client
+            .query(&statement, &words.params())
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(from_row)
+            .collect::<StoreResult<Vec<_>>>()?
     } else {
-        order.replace("d.seq", "(d.seq + 0)")
+        let limit = condition.bind(i64::from(page.limit));
+        let offset = condition.bind(i64::try_from(page.offset).unwrap_or(i64::MAX));
+        // Deferred join: the page's ids come from an index alone (an index-only scan), then
+        // only those rows are read.
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM (SELECT d.id AS page_id FROM documents d
+                    WHERE {clauses} ORDER BY {order} LIMIT {limit} OFFSET {offset}) p
+                 JOIN documents d ON d.id = p.page_id
+                 ORDER BY {order}"
+            ))
+            .await
+            .map_err(backend)?;
+        client
+            .query(&statement, &condition.params())
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(from_row)
+            .collect::<StoreResult<Vec<_>>>()?
     };
-    let limit = condition.bind(i64::from(page.limit));
-    let offset = condition.bind(i64::try_from(page.offset).unwrap_or(i64::MAX));
-    // Deferred join: the page's ids come from an index alone (an index-only scan), then
-    // only those rows are read.
-    let statement = client
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM (SELECT d.id AS page_id FROM documents d
-                WHERE {clauses} ORDER BY {inner_order} LIMIT {limit} OFFSET {offset}) p
-             JOIN documents d ON d.id = p.page_id
-             ORDER BY {order}"
-        ))
-        .await
-        .map_err(backend)?;
-    let mut documents = client
-        .query(&statement, &condition.params())
-        .await
-        .map_err(backend)?
-        .iter()
-        .map(from_row)
-        .collect::<StoreResult<Vec<_>>>()?;
     load_links(client, &mut documents).await?;
     Ok(Paged {
         items: documents,
@@ -513,6 +808,10 @@ async fn insert(
     .map_err(|e| on_unique(e, "documents_content"))?;
     add_links(tx, d.account_id, d.id, &d.shipment_ids, &d.container_ids).await?;
     change_counts(tx, d.account_id, seq, 1).await?;
+    let words = document_words(&d.file_name, &d.name).into_iter().collect();
+    change_words(tx, d.account_id, seq, words, 1).await?;
+    let document_type = d.document_type_manual.as_ref().or(d.document_type.as_ref());
+    change_type_count(tx, d.account_id, None, document_type.map(String::as_str)).await?;
     if let Some(upload) = from_upload {
         let claimed = tx
             .execute(
@@ -655,23 +954,45 @@ impl DocumentStore for PgStore {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(backend)?;
         let result = async {
-            let changed = tx
-                .execute(
-                    "UPDATE documents SET name = $3, document_type_manual = $4, updated_at = $5
-                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
-                    &[
-                        &d.id,
-                        &d.account_id.0,
-                        &d.name,
-                        &d.document_type_manual,
-                        &d.updated_at,
-                    ],
+            // The document's row first, then the counts, in the order deletes take them.
+            let before = tx
+                .query_opt(
+                    "SELECT seq, file_name, name, document_type, effective_type FROM documents
+                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE",
+                    &[&d.id, &d.account_id.0],
                 )
                 .await
-                .map_err(backend)?;
-            if changed == 0 {
-                return Err(StoreError::NotFound);
-            }
+                .map_err(backend)?
+                .ok_or(StoreError::NotFound)?;
+            let seq: i64 = before.try_get(0).map_err(backend)?;
+            let file_name: &str = before.try_get(1).map_err(backend)?;
+            let old_name: &str = before.try_get(2).map_err(backend)?;
+            let classified: Option<&str> = before.try_get(3).map_err(backend)?;
+            let old_type: Option<&str> = before.try_get(4).map_err(backend)?;
+            lock_counts(&tx, d.account_id).await?;
+            tx.execute(
+                "UPDATE documents SET name = $3, document_type_manual = $4, updated_at = $5
+                 WHERE id = $1 AND account_id = $2",
+                &[
+                    &d.id,
+                    &d.account_id.0,
+                    &d.name,
+                    &d.document_type_manual,
+                    &d.updated_at,
+                ],
+            )
+            .await
+            .map_err(backend)?;
+            let (old, new) = (
+                document_words(file_name, old_name),
+                document_words(file_name, &d.name),
+            );
+            let gone = old.difference(&new).cloned().collect();
+            change_words(&tx, d.account_id, seq, gone, -1).await?;
+            let added = new.difference(&old).cloned().collect();
+            change_words(&tx, d.account_id, seq, added, 1).await?;
+            let new_type = d.document_type_manual.as_deref().or(classified);
+            change_type_count(&tx, d.account_id, old_type, new_type).await?;
             for table in ["document_shipments", "document_containers"] {
                 tx.execute(
                     &format!("DELETE FROM {table} WHERE document_id = $1"),
@@ -696,19 +1017,25 @@ impl DocumentStore for PgStore {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(backend)?;
         let result = async {
-            let seq: i64 = tx
+            let deleted = tx
                 .query_opt(
                     "UPDATE documents SET deleted_at = $3, updated_at = $3
                      WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
-                     RETURNING seq",
+                     RETURNING seq, file_name, name, effective_type",
                     &[&id, &account.0, &at],
                 )
                 .await
                 .map_err(backend)?
-                .ok_or(StoreError::NotFound)?
-                .try_get(0)
-                .map_err(backend)?;
+                .ok_or(StoreError::NotFound)?;
+            let seq: i64 = deleted.try_get(0).map_err(backend)?;
             change_counts(&tx, account, seq, -1).await?;
+            let words = document_words(
+                deleted.try_get(1).map_err(backend)?,
+                deleted.try_get(2).map_err(backend)?,
+            );
+            change_words(&tx, account, seq, words.into_iter().collect(), -1).await?;
+            let document_type: Option<&str> = deleted.try_get(3).map_err(backend)?;
+            change_type_count(&tx, account, document_type, None).await?;
             Ok(())
         }
         .await;
@@ -726,6 +1053,19 @@ impl DocumentStore for PgStore {
         let tx = client.transaction().await.map_err(backend)?;
         let result = async {
             let representation = c.representation.as_ref();
+            let before = tx
+                .query_opt(
+                    "SELECT document_type_manual, effective_type FROM documents
+                     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE",
+                    &[&id, &account.0],
+                )
+                .await
+                .map_err(backend)?
+                .ok_or(StoreError::NotFound)?;
+            let manual: Option<&str> = before.try_get(0).map_err(backend)?;
+            let old_type: Option<&str> = before.try_get(1).map_err(backend)?;
+            let new_type = manual.unwrap_or(&c.document_type);
+            change_type_count(&tx, account, old_type, Some(new_type)).await?;
             let changed = tx
                 .execute(
                     "UPDATE documents SET document_type = $3, classification_notes = $4,

@@ -6,7 +6,7 @@ use tidemark_store::StoreResult;
 use crate::convert::backend;
 
 /// In order, each with its version. Never edit a released one; add a new file instead.
-const MIGRATIONS: &[(i32, &str)] = &[
+pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
     (1, include_str!("../migrations/0001_accounts_and_jobs.sql")),
     (2, include_str!("../migrations/0002_tracking_requests.sql")),
     (3, include_str!("../migrations/0003_shipments.sql")),
@@ -34,11 +34,21 @@ const MIGRATIONS: &[(i32, &str)] = &[
         15,
         include_str!("../migrations/0015_tracking_request_polled_at.sql"),
     ),
+    (16, include_str!("../migrations/0016_document_words.sql")),
     (
         17,
         include_str!("../migrations/0017_documents_robustness.sql"),
     ),
 ];
+
+/// Migrations whose rows need code: the word index of existing documents is split by the
+/// same function as new ones (`tidemark_store::search_words`), which SQL cannot call.
+async fn after(tx: &deadpool_postgres::Transaction<'_>, version: i32) -> StoreResult<()> {
+    match version {
+        16 => crate::documents::index_existing_words(tx).await,
+        _ => Ok(()),
+    }
+}
 
 /// Advisory lock key held while migrating ("tdmkmigr"), so processes starting together
 /// apply each migration once instead of racing on the DDL.
@@ -73,6 +83,7 @@ pub async fn run(client: &mut deadpool_postgres::Client) -> StoreResult<()> {
         }
         tracing::info!(migration = version, "applying PostgreSQL migration");
         tx.batch_execute(sql).await.map_err(backend)?;
+        after(&tx, *version).await?;
         tx.execute(
             "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, now())",
             &[version],

@@ -85,6 +85,41 @@ fn random_hex() -> String {
     format!("{:016x}", RandomState::new().build_hasher().finish())
 }
 
+/// A schema as an older release left it: migrated up to `version` only, with `seed` run on
+/// it; the store on it then applies the later migrations, as an upgrade does. `None` when
+/// the variable is unset.
+pub async fn temp_schema_from(version: i32, seed: &str) -> Option<TempSchema> {
+    let Ok(url) = std::env::var(URL_VAR) else {
+        eprintln!("{URL_VAR} is not set: skipping a PostgreSQL test");
+        return None;
+    };
+    let schema = format!("test_{}", random_hex());
+    let mut sql = format!(
+        "CREATE SCHEMA {schema}; SET search_path = {schema};
+         CREATE TABLE schema_migrations (
+             version     integer PRIMARY KEY,
+             applied_at  timestamptz NOT NULL DEFAULT now()
+         );"
+    );
+    for (applied, migration) in crate::migrations::MIGRATIONS
+        .iter()
+        .filter(|(applied, _)| *applied <= version)
+    {
+        sql.push_str(migration);
+        sql.push_str(&format!(
+            ";\nINSERT INTO schema_migrations (version) VALUES ({applied});\n"
+        ));
+    }
+    sql.push_str(seed);
+    execute(&url, &sql).await.expect("an older schema");
+    let store = connect(&url, &schema).await;
+    Some(TempSchema {
+        url,
+        schema,
+        store: Arc::new(store),
+    })
+}
+
 /// Creates a schema and a migrated store on it, or `None` when the variable is unset.
 pub async fn temp_schema() -> Option<TempSchema> {
     let Ok(url) = std::env::var(URL_VAR) else {

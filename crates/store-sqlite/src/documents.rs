@@ -1,6 +1,6 @@
 //! Shipment documents: their metadata, links and search (the bytes live in object storage).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -10,7 +10,7 @@ use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, NewJob, Shi
 use tidemark_store::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
     DocumentSortField, DocumentStore, LinkTargets, PageRequest, Paged, Representation, StoreError,
-    StoreResult, StoredDocument,
+    StoreResult, StoredDocument, WordSearch, document_words, prefix_end,
 };
 use uuid::Uuid;
 
@@ -219,6 +219,103 @@ fn change_counts(
     Ok(())
 }
 
+/// Adds (`delta` 1) or removes (`delta` -1) a live document's `words` in the word index,
+/// and counts them; a word no live document has any more loses its count row.
+fn change_words<'a>(
+    tx: &Transaction<'_>,
+    account: AccountId,
+    seq: i64,
+    words: impl IntoIterator<Item = &'a String>,
+    delta: i64,
+) -> StoreResult<()> {
+    let account = account.0.to_string();
+    let mut entry = tx
+        .prepare_cached(if delta > 0 {
+            "INSERT INTO document_words (account_id, word, seq) VALUES (?1, ?2, ?3)"
+        } else {
+            "DELETE FROM document_words WHERE account_id = ?1 AND word = ?2 AND seq = ?3"
+        })
+        .map_err(backend)?;
+    let mut count = tx
+        .prepare_cached(
+            "INSERT INTO document_word_counts (account_id, word, live) VALUES (?1, ?2, ?3)
+             ON CONFLICT (account_id, word) DO UPDATE SET live = live + excluded.live
+             RETURNING live",
+        )
+        .map_err(backend)?;
+    let mut forget = tx
+        .prepare_cached("DELETE FROM document_word_counts WHERE account_id = ?1 AND word = ?2")
+        .map_err(backend)?;
+    for word in words {
+        entry
+            .execute(params![account, word, seq])
+            .map_err(backend)?;
+        let live: i64 = count
+            .query_row(params![account, word, delta], |row| row.get(0))
+            .map_err(backend)?;
+        if live <= 0 {
+            forget.execute(params![account, word]).map_err(backend)?;
+        }
+    }
+    Ok(())
+}
+
+/// Moves a live document's count from type `from` to type `to` (each the manual type when
+/// set, else the classified one; `None` counts nowhere).
+fn change_type_count(
+    tx: &Transaction<'_>,
+    account: AccountId,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> StoreResult<()> {
+    if from == to {
+        return Ok(());
+    }
+    let mut count = tx
+        .prepare_cached(
+            "INSERT INTO document_type_counts (account_id, document_type, live) VALUES (?1, ?2, ?3)
+             ON CONFLICT (account_id, document_type) DO UPDATE SET live = live + excluded.live",
+        )
+        .map_err(backend)?;
+    for (document_type, delta) in [(from, -1), (to, 1)] {
+        if let Some(document_type) = document_type {
+            count
+                .execute(params![account.0.to_string(), document_type, delta])
+                .map_err(backend)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the word index of the documents there before it existed (migration 16).
+pub(crate) fn index_existing_words(tx: &Transaction<'_>) -> StoreResult<()> {
+    let mut read = tx
+        .prepare("SELECT account_id, seq, file_name, name FROM documents WHERE deleted_at IS NULL")
+        .map_err(backend)?;
+    let mut entry = tx
+        .prepare("INSERT INTO document_words (account_id, word, seq) VALUES (?1, ?2, ?3)")
+        .map_err(backend)?;
+    let mut rows = read.query([]).map_err(backend)?;
+    while let Some(row) = rows.next().map_err(backend)? {
+        let account: String = row.get(0).map_err(backend)?;
+        let seq: i64 = row.get(1).map_err(backend)?;
+        let file_name: String = row.get(2).map_err(backend)?;
+        let name: String = row.get(3).map_err(backend)?;
+        for word in document_words(&file_name, &name) {
+            entry
+                .execute(params![account, word, seq])
+                .map_err(backend)?;
+        }
+    }
+    tx.execute(
+        "INSERT INTO document_word_counts (account_id, word, live)
+         SELECT account_id, word, count(*) FROM document_words GROUP BY account_id, word",
+        [],
+    )
+    .map_err(backend)?;
+    Ok(())
+}
+
 fn insert(
     conn: &mut Connection,
     d: &StoredDocument,
@@ -258,6 +355,15 @@ fn insert(
     .map_err(|e| on_unique(e, "documents_content"))?;
     add_links(&tx, d.account_id, d.id, &d.shipment_ids, &d.container_ids)?;
     change_counts(&tx, d.account_id, seq, 1)?;
+    change_words(
+        &tx,
+        d.account_id,
+        seq,
+        &document_words(&d.file_name, &d.name),
+        1,
+    )?;
+    let document_type = d.document_type_manual.as_ref().or(d.document_type.as_ref());
+    change_type_count(&tx, d.account_id, None, document_type.map(String::as_str))?;
     if let Some(upload) = from_upload {
         let claimed = tx
             .execute(
@@ -321,33 +427,163 @@ fn get(conn: &Connection, account: AccountId, id: Uuid) -> StoreResult<StoredDoc
     Ok(document)
 }
 
-/// The `FROM` and `WHERE` clauses of a list, and their values.
-fn conditions(account: AccountId, filter: &DocumentFilter) -> (&'static str, String, Vec<Value>) {
+/// Resolves a file name search (`terms` not empty) against the account's word counts.
+fn resolve_words(conn: &Connection, account: &Value, terms: &[String]) -> StoreResult<WordSearch> {
+    let Some((last, whole)) = terms.split_last() else {
+        return Ok(WordSearch::Nothing);
+    };
+    let mut count = conn
+        .prepare_cached("SELECT live FROM document_word_counts WHERE account_id = ?1 AND word = ?2")
+        .map_err(backend)?;
+    let whole = whole
+        .iter()
+        .map(|term| {
+            let live: Option<i64> = count
+                .query_row(params![account, term], |row| row.get(0))
+                .optional()
+                .map_err(backend)?;
+            Ok((term.clone(), live))
+        })
+        .collect::<StoreResult<Vec<_>>>()?;
+    let started: Vec<(String, i64)> = conn
+        .prepare_cached(
+            "SELECT word, live FROM document_word_counts
+             WHERE account_id = ?1 AND word >= ?2 AND word < ?3 ORDER BY word LIMIT 2",
+        )
+        .and_then(|mut stmt| {
+            stmt.query_map(params![account, last, prefix_end(last)], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .and_then(Iterator::collect)
+        })
+        .map_err(backend)?;
+    Ok(WordSearch::resolve(whole, last, &started))
+}
+
+/// Whether the words (rarest first) have entries of comparable number, so that reading
+/// them all once in upload order ([`count_having_all`]) beats looking each other word up
+/// for every entry of the rarest (a B-tree descent each).
+fn comparable(words: &[(String, i64)]) -> bool {
+    match words {
+        [(_, rarest), others @ ..] if !others.is_empty() => {
+            let others: i64 = others.iter().map(|(_, live)| live).sum();
+            rarest.saturating_mul(16) >= others
+        }
+        _ => false,
+    }
+}
+
+/// Counts the account's live documents having all of `words` by reading each word's
+/// entries once, all in upload order, and counting the positions every word reaches (a
+/// merge of sorted lists). SQLite has no merge join; per-entry lookups cost ten times more
+/// for two common words.
+fn count_having_all(
+    conn: &Connection,
+    account: &Value,
+    words: &[(String, i64)],
+) -> StoreResult<i64> {
+    let mut statements = words
+        .iter()
+        .map(|_| {
+            conn.prepare(
+                "SELECT seq FROM document_words WHERE account_id = ?1 AND word = ?2
+                 ORDER BY seq",
+            )
+        })
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(backend)?;
+    let mut cursors = statements
+        .iter_mut()
+        .zip(words)
+        .map(|(statement, (word, _))| {
+            statement.query_map(params![account, word], |row| row.get::<_, i64>(0))
+        })
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(backend)?;
+    let mut count = 0;
+    let mut heads = Vec::with_capacity(cursors.len());
+    for cursor in &mut cursors {
+        match cursor.next().transpose().map_err(backend)? {
+            Some(seq) => heads.push(seq),
+            None => return Ok(0),
+        }
+    }
+    loop {
+        let highest = heads.iter().copied().max().unwrap_or_default();
+        // After a match every list moves past it; otherwise those behind catch up.
+        let matched = heads.iter().all(|&seq| seq == highest);
+        count += i64::from(matched);
+        for (head, cursor) in heads.iter_mut().zip(&mut cursors) {
+            while *head < highest || matched && *head == highest {
+                match cursor.next().transpose().map_err(backend)? {
+                    Some(seq) => *head = seq,
+                    None => return Ok(count),
+                }
+            }
+        }
+    }
+}
+
+/// The upload positions (`seq`, column `seq`) of the account's live documents that a
+/// resolved search matches, as a query and its values; `None` when nothing can match.
+fn matches(account: &Value, search: &WordSearch) -> Option<(String, Vec<Value>)> {
+    let having_all = |words: &[(String, i64)]| {
+        let ((first, _), others) = words.split_first()?;
+        // The rarest word's entries drive; each other word is one primary key lookup.
+        let mut sql = "SELECT w.seq AS seq FROM document_words w
+            WHERE w.account_id = ? AND w.word = ?"
+            .to_owned();
+        let mut values = vec![account.clone(), Value::Text(first.clone())];
+        for (word, _) in others {
+            sql.push_str(
+                " AND EXISTS (SELECT 1 FROM document_words o
+                    WHERE o.account_id = w.account_id AND o.word = ? AND o.seq = w.seq)",
+            );
+            values.push(Value::Text(word.clone()));
+        }
+        Some((sql, values))
+    };
+    match search {
+        WordSearch::Nothing => None,
+        WordSearch::Words(words) => having_all(words),
+        WordSearch::Prefix { words, from, to } => {
+            let range = [
+                account.clone(),
+                Value::Text(from.clone()),
+                Value::Text(to.clone()),
+            ];
+            let started = "SELECT seq FROM document_words
+                WHERE account_id = ? AND word >= ? AND word < ?";
+            Some(match having_all(words) {
+                Some((sql, mut values)) => {
+                    values.extend(range);
+                    (format!("{sql} INTERSECT {started}"), values)
+                }
+                None => (
+                    started.replacen("SELECT seq", "SELECT DISTINCT seq", 1),
+                    range.into(),
+                ),
+            })
+        }
+    }
+}
+
+/// The `WHERE` clauses of a list over `documents d`, and their values; `matched` is what a
+/// file name search matched.
+fn conditions(
+    account: AccountId,
+    filter: &DocumentFilter,
+    matched: Option<&(String, Vec<Value>)>,
+) -> (String, Vec<Value>) {
     let account = Value::Text(account.0.to_string());
     let mut clauses = vec![
         "d.account_id = ?".to_owned(),
         "d.deleted_at IS NULL".to_owned(),
     ];
     let mut values = vec![account.clone()];
-    if !filter.filename_terms.is_empty() {
-        let last = filter.filename_terms.len() - 1;
-        let query: Vec<String> = filter
-            .filename_terms
-            .iter()
-            .enumerate()
-            // Terms are letters and digits only, so quoting them is all FTS5 needs.
-            .map(|(i, term)| {
-                if i == last {
-                    format!("\"{term}\"*")
-                } else {
-                    format!("\"{term}\"")
-                }
-            })
-            .collect();
-        // The match comes first; the planner would otherwise walk the whole account in
-        // date order testing each row against the match.
-        clauses.insert(0, "documents_fts MATCH ?".to_owned());
-        values.insert(0, Value::Text(query.join(" ")));
+    if let Some((sql, matched)) = matched {
+        clauses.push(format!("d.seq IN ({sql})"));
+        values.extend(matched.iter().cloned());
     }
     if let Some(reference) = &filter.reference {
         let r = Value::Text(reference.clone());
@@ -399,13 +635,7 @@ fn conditions(account: AccountId, filter: &DocumentFilter) -> (&'static str, Str
         ));
         values.extend(filter.document_types.iter().map(|t| Value::Text(t.clone())));
     }
-    let from = if filter.filename_terms.is_empty() {
-        "documents d"
-    } else {
-        // CROSS JOIN keeps this order: the few matching rowids drive the lookups.
-        "documents_fts CROSS JOIN documents d ON d.rowid = documents_fts.rowid"
-    };
-    (from, clauses.join(" AND "), values)
+    (clauses.join(" AND "), values)
 }
 
 fn order_by(sort: DocumentSort) -> String {
@@ -487,42 +717,100 @@ fn list(
     sort: DocumentSort,
     page: PageRequest,
 ) -> StoreResult<Paged<StoredDocument>> {
-    let (from, clauses, mut values) = conditions(account, filter);
-    let total: i64 = if *filter == DocumentFilter::default() {
-        conn.prepare_cached("SELECT live FROM document_counts WHERE account_id = ?1")
+    let account_value = Value::Text(account.0.to_string());
+    let search = if filter.filename_terms.is_empty() {
+        None
+    } else {
+        let search = resolve_words(conn, &account_value, &filter.filename_terms)?;
+        let Some(matched) = matches(&account_value, &search) else {
+            return Ok(Paged {
+                items: Vec::new(),
+                total: 0,
+            });
+        };
+        Some((search, matched))
+    };
+    let matched = search.as_ref().map(|(_, matched)| matched);
+    // The word index holds only the account's live documents, so a search alone is
+    // counted and paged without reading the documents table.
+    let words_only = filter.reference.is_none() && filter.document_types.is_empty();
+    let (clauses, mut values) = conditions(account, filter, matched);
+    let total: i64 = match &search {
+        None if *filter == DocumentFilter::default() => conn
+            .prepare_cached("SELECT live FROM document_counts WHERE account_id = ?1")
             .and_then(|mut stmt| {
-                stmt.query_row([account.0.to_string()], |row| row.get(0))
+                stmt.query_row([&account_value], |row| row.get(0))
                     .optional()
             })
             .map_err(backend)?
-            .unwrap_or(0)
-    } else {
-        conn.prepare_cached(&format!("SELECT count(*) FROM {from} WHERE {clauses}"))
-            .and_then(|mut stmt| stmt.query_row(params_from_iter(values.iter()), |row| row.get(0)))
+            .unwrap_or(0),
+        Some((WordSearch::Words(words), _)) if words_only && words.len() == 1 => words[0].1,
+        Some((WordSearch::Words(words), _)) if words_only && comparable(words) => {
+            count_having_all(conn, &account_value, words)?
+        }
+        None if filter.reference.is_none() => {
+            // Types only: a document counts under one type, so the counts add up.
+            let types: BTreeSet<&String> = filter.document_types.iter().collect();
+            let marks = vec!["?"; types.len()].join(", ");
+            conn.prepare_cached(&format!(
+                "SELECT coalesce(sum(live), 0) FROM document_type_counts
+                 WHERE account_id = ? AND document_type IN ({marks})"
+            ))
+            .and_then(|mut stmt| {
+                let values = std::iter::once(account_value.clone())
+                    .chain(types.iter().map(|t| Value::Text((*t).clone())));
+                stmt.query_row(params_from_iter(values), |row| row.get(0))
+            })
             .map_err(backend)?
+        }
+        Some((_, (sql, matched))) if words_only => conn
+            .prepare_cached(&format!("SELECT count(*) FROM ({sql})"))
+            .and_then(|mut stmt| stmt.query_row(params_from_iter(matched.iter()), |row| row.get(0)))
+            .map_err(backend)?,
+        _ => conn
+            .prepare_cached(&format!("SELECT count(*) FROM documents d WHERE {clauses}"))
+            .and_then(|mut stmt| stmt.query_row(params_from_iter(values.iter()), |row| row.get(0)))
+            .map_err(backend)?,
     };
     let order = order_by(sort);
+    let limit = Value::Integer(i64::from(page.limit));
+    let offset = Value::Integer(i64::try_from(page.offset).unwrap_or(i64::MAX));
     // Within the first bucket's worth, plain OFFSET skips as little as the buckets would.
-    if *filter == DocumentFilter::default()
+    let mut documents = if *filter == DocumentFilter::default()
         && sort.field == DocumentSortField::CreatedAt
         && page.offset >= DOCUMENT_BUCKET_SIZE.unsigned_abs()
     {
-        let mut documents = counted_page(conn, account, sort.descending, page, &order)?;
-        load_links(conn, &mut documents)?;
-        return Ok(Paged {
-            items: documents,
-            total: u64::try_from(total).unwrap_or(0),
-        });
-    }
-    values.push(Value::Integer(i64::from(page.limit)));
-    values.push(Value::Integer(
-        i64::try_from(page.offset).unwrap_or(i64::MAX),
-    ));
-    // Deferred join: the page's rowids come from an index alone, then only those rows are
-    // read, so skipping to a far page does not read the skipped rows.
-    let mut documents = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM (SELECT d.rowid AS page_rowid FROM {from}
+        counted_page(conn, account, sort.descending, page, &order)?
+    } else if let Some((sql, matched)) =
+        matched.filter(|_| words_only && sort.field == DocumentSortField::CreatedAt)
+    {
+        // In upload order the matches page off the word index (a one-word search walks its
+        // word's entries), and only the page's rows are read. CROSS JOIN keeps the page
+        // outside: walking the documents in order instead, SQLite would rerun the page's
+        // query for each of them.
+        let direction = if sort.descending { "DESC" } else { "ASC" };
+        let values = matched
+            .iter()
+            .cloned()
+            .chain([limit, offset, account_value]);
+        conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM (SELECT seq FROM ({sql}) ORDER BY seq {direction}
+                LIMIT ? OFFSET ?) p
+             CROSS JOIN documents d
+                ON d.account_id = ? AND d.seq = p.seq AND d.deleted_at IS NULL
+             ORDER BY {order}"
+        ))
+        .and_then(|mut stmt| {
+            stmt.query_map(params_from_iter(values), from_row)
+                .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+        })
+        .map_err(backend)?
+    } else {
+        values.extend([limit, offset]);
+        // Deferred join: the page's rowids come from an index alone, then only those rows
+        // are read, so skipping to a far page does not read the skipped rows.
+        conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM (SELECT d.rowid AS page_rowid FROM documents d
                 WHERE {clauses} ORDER BY {order} LIMIT ? OFFSET ?) p
              JOIN documents d ON d.rowid = p.page_rowid
              ORDER BY {order}"
@@ -531,7 +819,8 @@ fn list(
             stmt.query_map(params_from_iter(values.iter()), from_row)
                 .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
         })
-        .map_err(backend)?;
+        .map_err(backend)?
+    };
     load_links(conn, &mut documents)?;
     Ok(Paged {
         items: documents,
@@ -539,26 +828,57 @@ fn list(
     })
 }
 
+/// What a rename or retype changes from: seq, file name, name, classified and counted type.
+type Before = (i64, String, String, Option<String>, Option<String>);
+
 fn update(conn: &mut Connection, d: &StoredDocument) -> StoreResult<()> {
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
-    let changed = tx
-        .execute(
-            "UPDATE documents SET name = ?3, document_type_manual = ?4, updated_at = ?5
-             WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL",
-            params![
-                d.id.to_string(),
-                d.account_id.0.to_string(),
-                d.name,
-                d.document_type_manual,
-                to_ts(d.updated_at),
-            ],
+    let (seq, file_name, old_name, classified, old_type): Before = tx
+        .query_row(
+            "SELECT seq, file_name, name, document_type,
+                coalesce(document_type_manual, document_type)
+             FROM documents WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL",
+            params![d.id.to_string(), d.account_id.0.to_string()],
+            |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                ))
+            },
         )
-        .map_err(backend)?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
+        .optional()
+        .map_err(backend)?
+        .ok_or(StoreError::NotFound)?;
+    tx.execute(
+        "UPDATE documents SET name = ?3, document_type_manual = ?4, updated_at = ?5
+         WHERE id = ?1 AND account_id = ?2",
+        params![
+            d.id.to_string(),
+            d.account_id.0.to_string(),
+            d.name,
+            d.document_type_manual,
+            to_ts(d.updated_at),
+        ],
+    )
+    .map_err(backend)?;
+    let (before, after) = (
+        document_words(&file_name, &old_name),
+        document_words(&file_name, &d.name),
+    );
+    change_words(&tx, d.account_id, seq, before.difference(&after), -1)?;
+    change_words(&tx, d.account_id, seq, after.difference(&before), 1)?;
+    let new_type = d.document_type_manual.as_ref().or(classified.as_ref());
+    change_type_count(
+        &tx,
+        d.account_id,
+        old_type.as_deref(),
+        new_type.map(String::as_str),
+    )?;
     for table in ["document_shipments", "document_containers"] {
         tx.execute(
             &format!("DELETE FROM {table} WHERE document_id = ?1"),
@@ -579,18 +899,20 @@ fn delete(
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
-    let seq: i64 = tx
+    let (seq, file_name, name, document_type): (i64, String, String, Option<String>) = tx
         .query_row(
             "UPDATE documents SET deleted_at = ?3, updated_at = ?3
              WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL
-             RETURNING seq",
+             RETURNING seq, file_name, name, coalesce(document_type_manual, document_type)",
             params![id.to_string(), account.0.to_string(), to_ts(at)],
-            |row| row.get(0),
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
         )
         .optional()
         .map_err(backend)?
         .ok_or(StoreError::NotFound)?;
     change_counts(&tx, account, seq, -1)?;
+    change_words(&tx, account, seq, &document_words(&file_name, &name), -1)?;
+    change_type_count(&tx, account, document_type.as_deref(), None)?;
     tx.commit().map_err(backend)
 }
 
@@ -631,6 +953,18 @@ fn record_classification(
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(backend)?;
     let representation = c.representation.as_ref();
+    let (manual, old_type): (Option<String>, Option<String>) = tx
+        .query_row(
+            "SELECT document_type_manual, coalesce(document_type_manual, document_type)
+             FROM documents WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL",
+            params![id.to_string(), account.0.to_string()],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()
+        .map_err(backend)?
+        .ok_or(StoreError::NotFound)?;
+    let new_type = manual.as_deref().unwrap_or(&c.document_type);
+    change_type_count(&tx, account, old_type.as_deref(), Some(new_type))?;
     let changed = tx
         .execute(
             "UPDATE documents SET document_type = ?3, classification_notes = ?4,

@@ -22,9 +22,18 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0013_documents.sql"),
     include_str!("../migrations/0014_custom_fields.sql"),
     include_str!("../migrations/0015_tracking_request_polled_at.sql"),
-    include_str!("../migrations/0016_reserved.sql"),
+    include_str!("../migrations/0016_document_words.sql"),
     include_str!("../migrations/0017_documents_robustness.sql"),
 ];
+
+/// Migrations whose rows need code: the word index of existing documents is split by the
+/// same function as new ones (`tidemark_store::search_words`), which SQL cannot call.
+fn after(tx: &rusqlite::Transaction<'_>, number: usize) -> StoreResult<()> {
+    match number {
+        16 => crate::documents::index_existing_words(tx),
+        _ => Ok(()),
+    }
+}
 
 pub fn run(conn: &mut Connection) -> StoreResult<()> {
     run_to(conn, MIGRATIONS.len())
@@ -41,6 +50,7 @@ fn run_to(conn: &mut Connection, last: usize) -> StoreResult<()> {
     for (index, sql) in MIGRATIONS.iter().enumerate().take(last).skip(applied) {
         tracing::info!(migration = index + 1, "applying SQLite migration");
         tx.execute_batch(sql).map_err(backend)?;
+        after(&tx, index + 1)?;
         tx.pragma_update(None, "user_version", index + 1)
             .map_err(backend)?;
     }

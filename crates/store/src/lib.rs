@@ -8,6 +8,7 @@
 #[cfg(feature = "contract-tests")]
 pub mod contract;
 mod custom_fields;
+mod document_search;
 mod documents;
 mod error;
 mod vessels;
@@ -27,6 +28,7 @@ pub use custom_fields::{
     CustomFieldFilter, CustomFieldStore, DefinitionFilter, DefinitionRecord, EntityRef, NewValue,
     OptionRecord, ValueFilter, ValueRecord,
 };
+pub use document_search::{MAX_WORD_CHARS, WordSearch, document_words, prefix_end, search_words};
 pub use documents::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
     DocumentSortField, DocumentStore, LinkTargets, Representation, StoredDocument,

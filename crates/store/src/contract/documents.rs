@@ -10,7 +10,8 @@ use uuid::Uuid;
 use super::{TestBackend, account_in, departed_voyage, t0, tracked};
 use crate::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
-    DocumentSortField, PageRequest, Representation, StoreError, StoredDocument,
+    DocumentSortField, DocumentStore, PageRequest, Representation, StoreError, StoredDocument,
+    search_words,
 };
 
 /// Expands this part's cases; called by [`store_contract_tests!`](crate::store_contract_tests).
@@ -25,7 +26,12 @@ macro_rules! document_contract_tests {
             documents_are_paged_newest_first_with_a_total,
             far_pages_match_a_plain_ordered_scan_across_buckets_and_deletions,
             documents_are_found_by_file_name_words,
+            file_name_searches_count_and_page_only_the_accounts_live_documents,
+            file_name_searches_combine_with_type_filters_and_other_sorts,
+            the_last_search_term_is_a_prefix_and_the_others_whole_words,
+            a_renamed_document_is_found_by_its_new_name_and_no_longer_by_its_old_one,
             documents_are_filtered_by_type_and_sorted_by_type,
+            type_filter_totals_follow_classification_retyping_and_deletion,
             documents_are_found_by_the_numbers_of_linked_shipments_and_containers,
             a_classification_is_recorded_with_its_links_and_events,
             a_direct_upload_makes_one_document_only,
@@ -80,6 +86,34 @@ fn by_words(words: &[&str]) -> DocumentFilter {
 
 fn names(page: &crate::Paged<StoredDocument>) -> Vec<&str> {
     page.items.iter().map(|d| d.file_name.as_str()).collect()
+}
+
+/// Uploads documents with these file names, a minute apart.
+async fn upload_named(
+    store: &dyn DocumentStore,
+    ids: &SequentialIds,
+    account: AccountId,
+    file_names: &[&str],
+) {
+    for (minute, file_name) in file_names.iter().enumerate() {
+        let d = document(ids, account, file_name, i64::try_from(minute).unwrap());
+        store.insert_document(&d, None).await.unwrap();
+    }
+}
+
+/// The file names a search finds (its first page, newest first), checked against its total.
+async fn found(store: &dyn DocumentStore, account: AccountId, words: &[&str]) -> Vec<String> {
+    let page = store
+        .list_documents(
+            account,
+            &by_words(words),
+            DocumentSort::default(),
+            FIRST_PAGE,
+        )
+        .await
+        .unwrap();
+    assert_eq!(page.total as usize, page.items.len(), "{words:?}");
+    page.items.into_iter().map(|d| d.file_name).collect()
 }
 
 pub async fn a_document_is_stored_and_read_back_with_its_links(backend: &dyn TestBackend) {
@@ -345,33 +379,14 @@ pub async fn documents_are_found_by_file_name_words(backend: &dyn TestBackend) {
     let store = backend.store();
     let ids = SequentialIds::default();
     let acme = account_in(store.as_ref(), &ids, "acme").await;
-    for (minute, name) in [
+    let names = [
         "BL_MAEU123456789.pdf",
         "Arrival Notice MSCU.pdf",
         "invoice-2026-03.pdf",
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let d = document(&ids, acme, name, i64::try_from(minute).unwrap());
-        store.insert_document(&d, None).await.unwrap();
-    }
+    ];
+    upload_named(store.as_ref(), &ids, acme, &names).await;
 
-    let find = |words: &'static [&'static str]| {
-        let store = store.clone();
-        async move {
-            let found = store
-                .list_documents(acme, &by_words(words), DocumentSort::default(), FIRST_PAGE)
-                .await
-                .unwrap();
-            assert_eq!(found.total as usize, found.items.len());
-            found
-                .items
-                .into_iter()
-                .map(|d| d.file_name)
-                .collect::<Vec<_>>()
-        }
-    };
+    let find = |words| found(store.as_ref(), acme, words);
     assert_eq!(find(&["maeu123456789"]).await, ["BL_MAEU123456789.pdf"]);
     assert_eq!(
         find(&["arrival", "notice"]).await,
@@ -380,6 +395,268 @@ pub async fn documents_are_found_by_file_name_words(backend: &dyn TestBackend) {
     assert_eq!(find(&["invo"]).await, ["invoice-2026-03.pdf"]);
     assert_eq!(find(&["pdf"]).await.len(), 3);
     assert!(find(&["notice", "invoice"]).await.is_empty());
+}
+
+/// A search fixture: one account's documents under a few shared words (some documents with
+/// two words of one prefix, some named apart from their file), another account with the
+/// same names, deletions and renames. Returns the store, the account and its live
+/// documents in upload order, as the store should now see them.
+async fn searched_documents(
+    backend: &dyn TestBackend,
+) -> (
+    std::sync::Arc<dyn crate::Store>,
+    AccountId,
+    Vec<StoredDocument>,
+) {
+    let store = backend.store();
+    let ids = &SequentialIds::default();
+    let acme = account_in(store.as_ref(), ids, "acme").await;
+    let other = account_in(store.as_ref(), ids, "other").await;
+    const TYPES: [&str; 3] = ["commercial_invoice", "arrival_notice", "packing_list"];
+    let mut live = Vec::new();
+    for i in 0..70_usize {
+        let (file_name, name) = match i % 5 {
+            0 => (format!("invoice_MAEU{i:04}.pdf"), None),
+            1 => (format!("invoices-march {i}.pdf"), None),
+            2 => (format!("Arrival Notice MSCU{i:04}.pdf"), None),
+            3 => (format!("invoice+invoices {i}.pdf"), None),
+            _ => (
+                format!("scan_{i}.PDF"),
+                Some(format!("notice of arrival {i}")),
+            ),
+        };
+        let minute = i64::try_from(i).unwrap();
+        for account in [acme, other] {
+            let mut d = document(ids, account, &file_name, minute);
+            if let Some(name) = &name {
+                d.name.clone_from(name);
+            }
+            d.document_type = Some(TYPES[i % TYPES.len()].to_owned());
+            store.insert_document(&d, None).await.unwrap();
+            if account == acme {
+                live.push(d);
+            }
+        }
+    }
+    // Deleted documents leave every search; renamed ones (name only: the file name keeps
+    // its words) are found by their new words only.
+    let mut kept = Vec::new();
+    for (i, mut d) in live.into_iter().enumerate() {
+        if i % 7 == 3 {
+            store
+                .delete_document(acme, d.id, t0() + Duration::days(1))
+                .await
+                .unwrap();
+            continue;
+        }
+        if i % 5 == 4 && i % 2 == 0 {
+            d.name = format!("Bill of lading {i}");
+            d.updated_at = t0() + Duration::days(1);
+            store.update_document(&d).await.unwrap();
+        }
+        kept.push(d);
+    }
+    (store, acme, kept)
+}
+
+/// Whether a live document matches search `terms` by the rule of `filter[filename]`: every
+/// term a whole word of its file name or name, the last one the start of a word.
+fn matches_terms(d: &StoredDocument, terms: &[&str]) -> bool {
+    let words: Vec<String> = search_words(&d.file_name)
+        .chain(search_words(&d.name))
+        .collect();
+    let Some((last, whole)) = terms.split_last() else {
+        return true;
+    };
+    whole.iter().all(|t| words.iter().any(|w| w == t)) && words.iter().any(|w| w.starts_with(last))
+}
+
+/// Lists with `filter` and `sort` page by page (pages of 4 starting at several offsets)
+/// and checks each page and the total against `expected` (the matches in `sort`'s order).
+async fn assert_pages(
+    store: &dyn DocumentStore,
+    acme: AccountId,
+    filter: &DocumentFilter,
+    sort: DocumentSort,
+    expected: &[Uuid],
+) {
+    for offset in [
+        0_usize,
+        3,
+        4,
+        9,
+        expected.len().saturating_sub(2),
+        expected.len(),
+    ] {
+        let page = store
+            .list_documents(
+                acme,
+                filter,
+                sort,
+                PageRequest {
+                    offset: u64::try_from(offset).unwrap(),
+                    limit: 4,
+                },
+            )
+            .await
+            .unwrap();
+        let got: Vec<Uuid> = page.items.iter().map(|d| d.id).collect();
+        let want = expected
+            .get(offset..(offset + 4).min(expected.len()))
+            .unwrap_or_default();
+        assert_eq!(got, want, "{filter:?}, {sort:?}, offset {offset}");
+        assert_eq!(
+            page.total,
+            u64::try_from(expected.len()).unwrap(),
+            "{filter:?}, {sort:?}"
+        );
+    }
+}
+
+const SEARCHES: [&[&str]; 18] = [
+    &["invoice"],
+    &["inv"],
+    &["invoices"],
+    &["i"],
+    &["pdf"],
+    &["maeu00"],
+    &["arrival", "notice"],
+    &["notice", "arr"],
+    &["invoice", "invoices"],
+    &["pdf", "inv"],
+    &["notice", "of"],
+    &["bill", "of", "lading"],
+    &["scan"],
+    &["nothing"],
+    &["invoice", "nothing"],
+    &["invo", "pdf"],
+    &["of", "a"],
+    &["maeu0000", "pdf"],
+];
+
+pub async fn file_name_searches_count_and_page_only_the_accounts_live_documents(
+    backend: &dyn TestBackend,
+) {
+    let (store, acme, live) = searched_documents(backend).await;
+
+    for terms in SEARCHES {
+        let oldest_first: Vec<Uuid> = live
+            .iter()
+            .filter(|d| matches_terms(d, terms))
+            .map(|d| d.id)
+            .collect();
+        let newest_first: Vec<Uuid> = oldest_first.iter().rev().copied().collect();
+        for (descending, expected) in [(true, &newest_first), (false, &oldest_first)] {
+            let sort = DocumentSort {
+                field: DocumentSortField::CreatedAt,
+                descending,
+            };
+            assert_pages(store.as_ref(), acme, &by_words(terms), sort, expected).await;
+        }
+    }
+}
+
+pub async fn file_name_searches_combine_with_type_filters_and_other_sorts(
+    backend: &dyn TestBackend,
+) {
+    let (store, acme, live) = searched_documents(backend).await;
+    let by_type = |d: &&StoredDocument| d.document_type.clone().unwrap_or_default();
+
+    for terms in SEARCHES {
+        // Sorted by type, then upload order.
+        let mut matched: Vec<&StoredDocument> =
+            live.iter().filter(|d| matches_terms(d, terms)).collect();
+        matched.sort_by_key(by_type);
+        let by_type_order: Vec<Uuid> = matched.iter().map(|d| d.id).collect();
+        let sort = DocumentSort {
+            field: DocumentSortField::DocumentType,
+            descending: false,
+        };
+        assert_pages(store.as_ref(), acme, &by_words(terms), sort, &by_type_order).await;
+
+        // With a type filter, newest first.
+        let arrival_notices: Vec<Uuid> = live
+            .iter()
+            .rev()
+            .filter(|d| matches_terms(d, terms))
+            .filter(|d| d.document_type.as_deref() == Some("arrival_notice"))
+            .map(|d| d.id)
+            .collect();
+        let filter = DocumentFilter {
+            document_types: vec!["arrival_notice".to_owned()],
+            ..by_words(terms)
+        };
+        assert_pages(
+            store.as_ref(),
+            acme,
+            &filter,
+            DocumentSort::default(),
+            &arrival_notices,
+        )
+        .await;
+    }
+}
+
+pub async fn the_last_search_term_is_a_prefix_and_the_others_whole_words(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let names = ["invoice 1.pdf", "invoices 2.pdf", "invoice-invoices 3.pdf"];
+    upload_named(store.as_ref(), &ids, acme, &names).await;
+
+    let find = |words| found(store.as_ref(), acme, words);
+    // A document with two words of the prefix is one match.
+    assert_eq!(
+        find(&["invo"]).await,
+        ["invoice-invoices 3.pdf", "invoices 2.pdf", "invoice 1.pdf"]
+    );
+    assert_eq!(
+        find(&["invoices"]).await,
+        ["invoice-invoices 3.pdf", "invoices 2.pdf"]
+    );
+    // Before the last, a term is a whole word: "invoice" is not "invoices".
+    assert_eq!(
+        find(&["invoice", "pdf"]).await,
+        ["invoice-invoices 3.pdf", "invoice 1.pdf"]
+    );
+    assert!(find(&["invo", "pdf"]).await.is_empty());
+    assert_eq!(
+        find(&["invoices", "invoice"]).await,
+        ["invoice-invoices 3.pdf", "invoices 2.pdf"]
+    );
+}
+
+pub async fn a_renamed_document_is_found_by_its_new_name_and_no_longer_by_its_old_one(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let mut renamed = document(&ids, acme, "scan_0001.pdf", 0);
+    renamed.name = "Draft arrival notice".to_owned();
+    store.insert_document(&renamed, None).await.unwrap();
+    let kept = document(&ids, acme, "arrival notice MSCU.pdf", 1);
+    store.insert_document(&kept, None).await.unwrap();
+
+    renamed.name = "Final arrival notice, signed".to_owned();
+    renamed.updated_at = t0() + Duration::hours(1);
+    store.update_document(&renamed).await.unwrap();
+
+    let find = |words| found(store.as_ref(), acme, words);
+    assert!(find(&["draft"]).await.is_empty());
+    assert_eq!(find(&["final"]).await, ["scan_0001.pdf"]);
+    assert_eq!(find(&["signed"]).await, ["scan_0001.pdf"]);
+    assert_eq!(
+        find(&["arrival", "notice"]).await,
+        ["arrival notice MSCU.pdf", "scan_0001.pdf"]
+    );
+    assert_eq!(
+        find(&["scan"]).await,
+        ["scan_0001.pdf"],
+        "the file name keeps its words"
+    );
 }
 
 pub async fn documents_are_filtered_by_type_and_sorted_by_type(backend: &dyn TestBackend) {
@@ -444,6 +721,97 @@ pub async fn documents_are_filtered_by_type_and_sorted_by_type(backend: &dyn Tes
         filtered.items[1].document_type_manual.as_deref(),
         Some("commercial_invoice")
     );
+}
+
+fn classified_as(document_type: &str) -> DocumentClassification {
+    DocumentClassification {
+        document_type: document_type.to_owned(),
+        classification_notes: "test".to_owned(),
+        representation: None,
+        shipment_ids: Vec::new(),
+        container_ids: Vec::new(),
+        at: t0() + Duration::hours(1),
+    }
+}
+
+pub async fn type_filter_totals_follow_classification_retyping_and_deletion(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let [a, mut b, c] =
+        [0, 1, 2].map(|minute| document(&ids, acme, &format!("{minute}.pdf"), minute));
+    for d in [&a, &b, &c] {
+        store.insert_document(d, None).await.unwrap();
+    }
+    let mut typed_at_upload = document(&ids, acme, "3.pdf", 3);
+    typed_at_upload.document_type = Some("packing_list".to_owned());
+    store.insert_document(&typed_at_upload, None).await.unwrap();
+    let theirs = document(&ids, other, "theirs.pdf", 0);
+    store.insert_document(&theirs, None).await.unwrap();
+    for (account, id, kind) in [
+        (acme, a.id, "bill_of_lading"),
+        (acme, b.id, "bill_of_lading"),
+        (acme, c.id, "arrival_notice"),
+        (other, theirs.id, "bill_of_lading"),
+    ] {
+        store
+            .record_document_classification(account, id, &classified_as(kind), &[])
+            .await
+            .unwrap();
+    }
+    let totals = || {
+        let store = store.clone();
+        async move {
+            let mut totals = Vec::new();
+            for types in [
+                &["bill_of_lading"][..],
+                &["arrival_notice"],
+                &["packing_list"],
+                &["bill_of_lading", "arrival_notice", "bill_of_lading"],
+            ] {
+                let filter = DocumentFilter {
+                    document_types: types.iter().map(|t| (*t).to_owned()).collect(),
+                    ..DocumentFilter::default()
+                };
+                let page = store
+                    .list_documents(acme, &filter, DocumentSort::default(), FIRST_PAGE)
+                    .await
+                    .unwrap();
+                assert_eq!(page.total as usize, page.items.len(), "{types:?}");
+                totals.push(page.total);
+            }
+            totals
+        }
+    };
+    assert_eq!(totals().await, [2, 1, 1, 3]);
+
+    // A manual type wins, whatever a later classification says.
+    b.document_type_manual = Some("arrival_notice".to_owned());
+    store.update_document(&b).await.unwrap();
+    assert_eq!(totals().await, [1, 2, 1, 3]);
+    store
+        .record_document_classification(acme, b.id, &classified_as("packing_list"), &[])
+        .await
+        .unwrap();
+    assert_eq!(totals().await, [1, 2, 1, 3]);
+
+    // Without it, the classified type counts again.
+    b.document_type_manual = None;
+    store.update_document(&b).await.unwrap();
+    assert_eq!(totals().await, [1, 1, 2, 2]);
+
+    store
+        .delete_document(acme, c.id, t0() + Duration::days(1))
+        .await
+        .unwrap();
+    store
+        .delete_document(acme, typed_at_upload.id, t0() + Duration::days(1))
+        .await
+        .unwrap();
+    assert_eq!(totals().await, [1, 0, 1, 1]);
 }
 
 pub async fn documents_are_found_by_the_numbers_of_linked_shipments_and_containers(
@@ -864,4 +1232,41 @@ pub async fn a_discarded_direct_upload_makes_no_document_and_its_row_can_be_dele
             .unwrap(),
         uploads[1..].to_vec()
     );
+}
+
+/// Checks a store upgraded from release 15 (migration 16 wrote the word index and the type
+/// counts of the documents already there). Before the upgrade the account `acme` held, in
+/// upload order: `invoice_MAEU1.pdf`; a document named `Invoice March` (file `scan.pdf`);
+/// `invoice_old.pdf`, deleted; these three commercial invoices; and `Arrival Notice.pdf`,
+/// an arrival notice. Another account held `invoice_theirs.pdf`. Backends' migration tests
+/// seed that in their own SQL and call this.
+pub async fn documents_from_before_the_word_index_are_found(
+    store: &dyn DocumentStore,
+    acme: AccountId,
+) {
+    let list = async |filter: DocumentFilter| {
+        let page = store
+            .list_documents(acme, &filter, DocumentSort::default(), FIRST_PAGE)
+            .await
+            .unwrap();
+        let names: Vec<String> = page.items.into_iter().map(|d| d.name).collect();
+        (page.total, names)
+    };
+
+    assert_eq!(
+        list(by_words(&["invoice"])).await,
+        (
+            2,
+            vec!["Invoice March".to_owned(), "invoice_MAEU1.pdf".to_owned()]
+        )
+    );
+    assert_eq!(
+        list(by_words(&["arrival", "not"])).await,
+        (1, vec!["Arrival Notice.pdf".to_owned()])
+    );
+    let invoices = DocumentFilter {
+        document_types: vec!["commercial_invoice".to_owned()],
+        ..DocumentFilter::default()
+    };
+    assert_eq!(list(invoices).await.0, 2);
 }

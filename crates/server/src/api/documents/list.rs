@@ -14,10 +14,8 @@ use crate::documents::classify::DocumentType;
 use super::INCLUDES;
 use super::resource::{included, resource};
 
-/// Words of `filter[filename]` used, and their longest length.
+/// Words of `filter[filename]` used (each cut to `tidemark_store::MAX_WORD_CHARS`).
 const MAX_FILENAME_TERMS: usize = 8;
-
-const MAX_TERM_CHARS: usize = 64;
 
 /// List the account's documents (beta).
 #[utoipa::path(
@@ -65,10 +63,8 @@ pub(super) async fn list(
 fn filter_from(query: &QueryParams) -> Result<DocumentFilter, ApiError> {
     let mut filter = DocumentFilter::default();
     if let Some(value) = query.filter("filter[filename]") {
-        let terms: Vec<String> = value
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|t| !t.is_empty())
-            .map(|t| t.to_lowercase().chars().take(MAX_TERM_CHARS).collect())
+        // Split as documents' words are, so the two agree.
+        let terms: Vec<String> = tidemark_store::search_words(value)
             .take(MAX_FILENAME_TERMS)
             .collect();
         if terms.is_empty() {

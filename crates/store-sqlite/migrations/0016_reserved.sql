@@ -1,3 +1,0 @@
--- Reserved: number 16 belongs to the documents search change (branch feat/docs-search),
--- which replaces this file when both are merged. SQLite numbers migrations by position,
--- so 0017 needs a 0016 before it.
