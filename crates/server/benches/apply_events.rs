@@ -3,7 +3,8 @@
 //!
 //! `cargo bench -p tidemark-server --bench apply_events` (SQLite; PostgreSQL too when
 //! `TIDEMARK_TEST_POSTGRES_URL` is set). Each shipment is a sandbox voyage played to its
-//! end, parsed, planned and written in one transaction, as a poll does.
+//! end, parsed, planned and written with its domain events, as a poll does; the carrier
+//! bodies and the (pending) tracking requests are made before the clock starts.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -46,16 +47,26 @@ async fn run(name: &str, store: Arc<dyn Store>) {
             Some((number, serde_json::to_vec(&events).expect("serializable")))
         })
         .collect();
+    // So are the tracking requests: users submitted them before any poll.
+    let mut polls = Vec::with_capacity(bodies.len());
+    for (number, body) in bodies {
+        let request = submitted(account.id, &number, epoch);
+        store
+            .create_tracking_request(&request)
+            .await
+            .expect("request");
+        polls.push((request, body));
+    }
 
     let started = Instant::now();
-    let bodies = Arc::new(bodies);
+    let polls = Arc::new(polls);
     let mut workers = tokio::task::JoinSet::new();
     for worker in 0..WORKERS {
-        let (store, bodies) = (Arc::clone(&store), Arc::clone(&bodies));
+        let (store, polls) = (Arc::clone(&store), Arc::clone(&polls));
         workers.spawn(async move {
             let mut applied = 0;
-            for (number, body) in bodies.iter().skip(worker).step_by(WORKERS) {
-                applied += apply(store.as_ref(), account.id, number, body, epoch).await;
+            for (request, body) in polls.iter().skip(worker).step_by(WORKERS) {
+                applied += apply(store.as_ref(), request.clone(), body, epoch).await;
             }
             applied
         });
@@ -69,68 +80,65 @@ async fn run(name: &str, store: Arc<dyn Store>) {
     let rate = carrier_events as f64 / elapsed;
     println!(
         "{name:>10}: {} shipments, {carrier_events} DCSA events in {elapsed:.2} s = {rate:.0} events/s ({WORKERS} workers)",
-        bodies.len()
+        polls.len()
     );
+}
+
+/// A pending tracking request for a bill of lading, as `POST /v2/tracking_requests` stores it.
+fn submitted(account: AccountId, number: &str, at: chrono::DateTime<Utc>) -> TrackingRequest {
+    TrackingRequest {
+        id: TrackingRequestId::new(&UuidV7Ids),
+        account_id: account,
+        request_type: RequestType::BillOfLading,
+        request_number: number.to_owned(),
+        scac: "TEST".to_owned(),
+        ref_numbers: Vec::new(),
+        shipment_tags: Vec::new(),
+        status: TrackingRequestStatus::Pending,
+        failed_reason: None,
+        is_retrying: false,
+        retry_count: None,
+        shipment_id: None,
+        initial_custom_fields: None,
+        customer_id: None,
+        submitted_by: None,
+        polled_at: None,
+        created_at: at,
+        updated_at: at,
+    }
 }
 
 /// One poll's work: parse the carrier's body, plan the update, write it with its domain
 /// events. Returns the number of carrier events applied.
 async fn apply(
     store: &dyn Store,
-    account: AccountId,
-    number: &str,
+    mut request: TrackingRequest,
     body: &[u8],
     epoch: chrono::DateTime<Utc>,
 ) -> usize {
     let ids = UuidV7Ids;
-    {
-        let snapshot = tidemark_carriers::dcsa::parse_events(body).expect("sandbox events parse");
-        let mut request = TrackingRequest {
-            id: TrackingRequestId::new(&ids),
-            account_id: account,
-            request_type: RequestType::BillOfLading,
-            request_number: number.to_owned(),
-            scac: "TEST".to_owned(),
-            ref_numbers: Vec::new(),
-            shipment_tags: Vec::new(),
-            status: TrackingRequestStatus::Pending,
-            failed_reason: None,
-            is_retrying: false,
-            retry_count: None,
-            shipment_id: None,
-            initial_custom_fields: None,
-            customer_id: None,
-            submitted_by: None,
-            polled_at: None,
-            created_at: epoch,
-            updated_at: epoch,
-        };
-        store
-            .create_tracking_request(&request)
-            .await
-            .expect("request");
-        let update = plan(
-            &request,
-            Known::default(),
-            &from_snapshot(&snapshot),
-            &ids,
-            epoch,
-        );
-        request.status = TrackingRequestStatus::Created;
-        request.shipment_id = Some(update.shipment.id);
-        let announced = events_of(
-            TrackingRequestStatus::Pending,
-            &request,
-            Some(&update),
-            &ids,
-            epoch,
-        );
-        store
-            .record_tracking_result(&request, epoch, Some(&update), &announced)
-            .await
-            .expect("record");
-        snapshot.events.len()
-    }
+    let snapshot = tidemark_carriers::dcsa::parse_events(body).expect("sandbox events parse");
+    let update = plan(
+        &request,
+        Known::default(),
+        &from_snapshot(&snapshot),
+        &ids,
+        epoch,
+    );
+    request.status = TrackingRequestStatus::Created;
+    request.shipment_id = Some(update.shipment.id);
+    let announced = events_of(
+        TrackingRequestStatus::Pending,
+        &request,
+        Some(&update),
+        &ids,
+        epoch,
+    );
+    store
+        .record_tracking_result(&request, epoch, Some(&update), &announced)
+        .await
+        .expect("record");
+    snapshot.events.len()
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
