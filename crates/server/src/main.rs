@@ -5,6 +5,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use tidemark_server::cli::{Cli, run};
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();

@@ -37,7 +37,7 @@ pub fn to_ts(at: DateTime<Utc>) -> String {
 }
 
 /// Reads a stored timestamp: the fixed-width form directly, anything else through chrono.
-fn parse_ts(text: &str) -> Result<DateTime<Utc>, chrono::ParseError> {
+pub fn parse_ts(text: &str) -> Result<DateTime<Utc>, chrono::ParseError> {
     fixed_width_ts(text).map_or_else(
         || NaiveDateTime::parse_from_str(text, TS_FORMAT).map(|naive| naive.and_utc()),
         Ok,

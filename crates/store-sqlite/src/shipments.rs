@@ -15,7 +15,7 @@ use tidemark_store::{
 };
 use uuid::Uuid;
 
-use crate::convert::{backend, to_ts};
+use crate::convert::{backend, parse_ts, to_ts};
 use crate::tracking_requests::like_pattern;
 
 /// Reads a row's columns in order, so column lists and readers cannot drift apart by index.
@@ -61,12 +61,8 @@ impl<'r, 's> Columns<'r, 's> {
 
     fn opt_ts(&mut self) -> rusqlite::Result<Option<DateTime<Utc>>> {
         let text: Option<String> = self.get()?;
-        text.map(|text| {
-            chrono::NaiveDateTime::parse_from_str(&text, "%Y-%m-%dT%H:%M:%S%.6fZ")
-                .map(|naive| naive.and_utc())
-                .map_err(|e| self.invalid(e.to_string()))
-        })
-        .transpose()
+        text.map(|text| parse_ts(&text).map_err(|e| self.invalid(e.to_string())))
+            .transpose()
     }
 
     fn strings(&mut self) -> rusqlite::Result<Vec<String>> {
