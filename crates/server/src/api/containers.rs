@@ -16,9 +16,10 @@ use uuid::Uuid;
 use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::extract::Path;
+use crate::api::jsonapi::Included;
 use crate::api::jsonapi::{
     DEFAULT_PAGE_SIZE, Document, ListDocument, QueryParams, Relationships, Resource,
-    ResourceIdentifier, ResourceObject, included_object, resource_object, timestamp,
+    ResourceIdentifier, included_object, resource_object, timestamp,
 };
 use crate::api::shipments::ShipmentResource;
 use crate::app::AppState;
@@ -395,10 +396,7 @@ async fn list(
     ))
 }
 
-async fn shipment_object(
-    state: &AppState,
-    shipment: &Shipment,
-) -> Result<ResourceObject<Value>, ApiError> {
+async fn shipment_object(state: &AppState, shipment: &Shipment) -> Result<Included, ApiError> {
     let containers = state.store.containers_of_shipment(shipment.id).await?;
     let customers =
         crate::api::shipments::customers_of(state, std::slice::from_ref(shipment)).await?;

@@ -182,7 +182,7 @@ async fn show(
 fn terminals_of(
     state: &AppState,
     ports: &[PortResource<'_>],
-) -> Vec<crate::api::jsonapi::ResourceObject<serde_json::Value>> {
+) -> Vec<crate::api::jsonapi::Included> {
     ports
         .iter()
         .flat_map(|port| port.terminals.iter())

@@ -14,10 +14,10 @@ use crate::api::auth::Principal;
 use crate::api::containers::ContainerResource;
 use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::Path;
+use crate::api::jsonapi::Included;
 use crate::api::jsonapi::{
     BodyType, DEFAULT_PAGE_SIZE, Document, Includes, JsonApiBody, ListDocument, QueryParams,
-    Relationships, Resource, ResourceIdentifier, ResourceObject, included_object, resource_object,
-    timestamp,
+    Relationships, Resource, ResourceIdentifier, included_object, resource_object, timestamp,
 };
 use crate::api::ports::PortResource;
 use crate::app::AppState;
@@ -216,10 +216,10 @@ pub fn included_of(
     state: &AppState,
     includes: &Includes,
     shipments: &[ShipmentResource<'_>],
-) -> Vec<ResourceObject<Value>> {
+) -> Vec<Included> {
     let base = &state.config.public_url;
-    let mut included: Vec<ResourceObject<Value>> = Vec::new();
-    let mut push = |object: ResourceObject<Value>| {
+    let mut included: Vec<Included> = Vec::new();
+    let mut push = |object: Included| {
         if !included
             .iter()
             .any(|o| o.id == object.id && o.kind == object.kind)

@@ -15,10 +15,10 @@ use uuid::Uuid;
 use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::Path;
+use crate::api::jsonapi::Included;
 use crate::api::jsonapi::{
     BodyType, DEFAULT_PAGE_SIZE, Document, Includes, JsonApiBody, ListDocument, QueryParams,
-    Relationships, Resource, ResourceIdentifier, ResourceObject, included_object, resource_object,
-    timestamp,
+    Relationships, Resource, ResourceIdentifier, included_object, resource_object, timestamp,
 };
 use crate::api::shipments::{ShipmentResource, included_of};
 use crate::app::AppState;
@@ -46,7 +46,7 @@ async fn tracked_object_included(
     state: &AppState,
     requests: &[TrackingRequest],
     includes: &Includes,
-) -> Result<Vec<ResourceObject<Value>>, ApiError> {
+) -> Result<Vec<Included>, ApiError> {
     let Some(account) = requests.first().map(|r| r.account_id) else {
         return Ok(Vec::new());
     };
@@ -81,7 +81,7 @@ async fn tracked_object_included(
             state,
         })
         .collect();
-    let mut included: Vec<ResourceObject<Value>> = resources
+    let mut included: Vec<Included> = resources
         .iter()
         .map(|r| included_object(r, &state.config.public_url))
         .collect();

@@ -23,6 +23,7 @@ use crate::api::auth::Principal;
 use crate::api::containers::{ContainerResource, TransportEventResource, vessels_of};
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::extract::Path;
+use crate::api::jsonapi::Included;
 use crate::api::jsonapi::{
     DEFAULT_PAGE_SIZE, Document, ListDocument, QueryParams, Relationships, Resource,
     ResourceIdentifier, ResourceObject, included_object, resource_object, timestamp,
@@ -179,11 +180,7 @@ impl Resource for LogResource<'_> {
 }
 
 /// A shipment's arrival estimate, presented as Terminal49's `estimated_event`.
-fn estimated_event(
-    state: &AppState,
-    estimate: &TransportEvent,
-    base: &str,
-) -> ResourceObject<Value> {
+fn estimated_event(state: &AppState, estimate: &TransportEvent, base: &str) -> Included {
     let port = estimate
         .location_locode
         .as_deref()
@@ -191,7 +188,7 @@ fn estimated_event(
     ResourceObject {
         id: estimate.id.to_string(),
         kind: "estimated_event",
-        attributes: json!({
+        attributes: crate::api::jsonapi::erased(&json!({
             "created_at": timestamp::format(estimate.created_at),
             "estimated_timestamp": timestamp::format(estimate.timestamp),
             "voyage_number": estimate.voyage_number,
@@ -199,7 +196,7 @@ fn estimated_event(
             "location_locode": estimate.location_locode,
             "timezone": port.map(|p| p.time_zone.as_str()),
             "data_source": "shipping_line",
-        }),
+        })),
         relationships: Relationships::default()
             .one(
                 "shipment",
@@ -264,7 +261,7 @@ async fn included_for(
     state: &AppState,
     n: &WebhookNotification,
     contexts: &HashMap<ShipmentId, ShipmentContext>,
-) -> Result<Vec<ResourceObject<Value>>, StoreError> {
+) -> Result<Vec<Included>, StoreError> {
     let base = &state.config.public_url;
     let mut included = Vec::new();
     let context = n.shipment_id.and_then(|id| contexts.get(&id));
@@ -378,7 +375,7 @@ async fn included_for(
             included.push(ResourceObject {
                 id: n.domain_event_id.to_string(),
                 kind,
-                attributes,
+                attributes: crate::api::jsonapi::erased(&attributes),
                 relationships,
                 links: crate::api::jsonapi::SelfLink {
                     self_: container_id.map_or_else(
@@ -465,13 +462,7 @@ async fn documents_of(
     account: AccountId,
     notifications: &[WebhookNotification],
     query: &QueryParams,
-) -> Result<
-    (
-        Vec<ResourceObject<NotificationAttributes>>,
-        Vec<ResourceObject<Value>>,
-    ),
-    ApiError,
-> {
+) -> Result<(Vec<ResourceObject<NotificationAttributes>>, Vec<Included>), ApiError> {
     let includes = query.includes("webhook_notification", INCLUDES)?;
     let base = &state.config.public_url;
     let ids: Vec<WebhookNotificationId> = notifications.iter().map(|n| n.id).collect();
@@ -496,8 +487,8 @@ async fn documents_of(
     };
     let mut webhooks: HashMap<WebhookId, Webhook> = HashMap::new();
     let mut data = Vec::with_capacity(notifications.len());
-    let mut included: Vec<ResourceObject<Value>> = Vec::new();
-    let mut add = |object: ResourceObject<Value>| {
+    let mut included: Vec<Included> = Vec::new();
+    let mut add = |object: Included| {
         if !included
             .iter()
             .any(|o| o.id == object.id && o.kind == object.kind)

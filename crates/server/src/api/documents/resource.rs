@@ -213,16 +213,13 @@ pub(super) async fn show_document(
 }
 
 /// A document as an `included` member (webhook deliveries of `document.*` events).
-pub fn included_document(
-    doc: &StoredDocument,
-    base: &str,
-) -> crate::api::jsonapi::ResourceObject<Value> {
+pub fn included_document(doc: &StoredDocument, base: &str) -> crate::api::jsonapi::Included {
     use crate::api::jsonapi::{Relationships, ResourceIdentifier, ResourceObject, SelfLink};
     let object = resource(doc, base);
     ResourceObject {
         id: doc.id.to_string(),
         kind: "document",
-        attributes: object["attributes"].clone(),
+        attributes: crate::api::jsonapi::erased(&object["attributes"]),
         relationships: Relationships::default()
             .one(
                 "account",
