@@ -12,6 +12,7 @@ pub mod ids;
 pub mod job;
 pub mod party;
 pub mod shipment;
+pub mod timestamp_text;
 pub mod tracking;
 pub mod tracking_request;
 pub mod tracking_update;

@@ -1,6 +1,6 @@
 //! Conversions between rusqlite values and domain types.
 
-use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use rusqlite::Row;
 use rusqlite::types::Type;
 use tidemark_domain::{AccountId, ApiKey, ApiKeyId, ApiKeyScope};
@@ -11,29 +11,7 @@ use uuid::Uuid;
 const TS_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.6fZ";
 
 pub fn to_ts(at: DateTime<Utc>) -> String {
-    let (year, nanos) = (at.year(), at.nanosecond());
-    // The fixed-width fields by hand: chrono's `format` re-reads the pattern on every call,
-    // which showed as a tenth of the time spent applying carrier events. Years outside
-    // four digits and leap seconds take chrono's path, so the text is always the same.
-    if !(0..=9999).contains(&year) || nanos >= 1_000_000_000 {
-        return at.format(TS_FORMAT).to_string();
-    }
-    let mut text = *b"0000-00-00T00:00:00.000000Z";
-    let mut put = |at: usize, width: usize, mut value: u32| {
-        for i in (at..at + width).rev() {
-            // `value % 10` is a single digit, so the cast cannot truncate.
-            text[i] = b'0' + (value % 10) as u8;
-            value /= 10;
-        }
-    };
-    put(0, 4, year.unsigned_abs());
-    put(5, 2, at.month());
-    put(8, 2, at.day());
-    put(11, 2, at.hour());
-    put(14, 2, at.minute());
-    put(17, 2, at.second());
-    put(20, 6, nanos / 1_000);
-    text.iter().map(|&b| char::from(b)).collect()
+    tidemark_domain::timestamp_text::utc_text(at, true)
 }
 
 /// Reads a stored timestamp: the fixed-width form directly, anything else through chrono.
@@ -136,25 +114,6 @@ mod tests {
     use chrono::TimeZone;
 
     use super::*;
-
-    fn chrono_text(at: DateTime<Utc>) -> String {
-        at.format(TS_FORMAT).to_string()
-    }
-
-    #[test]
-    fn timestamps_are_written_as_chrono_formats_them() {
-        let times = [
-            Utc.with_ymd_and_hms(2026, 11, 22, 7, 5, 9).single(),
-            Utc.with_ymd_and_hms(1, 1, 1, 0, 0, 0).single(),
-            Utc.with_ymd_and_hms(9999, 12, 31, 23, 59, 59).single(),
-            Utc.with_ymd_and_hms(12_345, 6, 7, 8, 9, 10).single(),
-            Utc.timestamp_opt(1_767_225_600, 123_456_789).single(),
-            Utc.timestamp_opt(1_767_225_600, 999).single(),
-        ];
-        for at in times.into_iter().flatten() {
-            assert_eq!(to_ts(at), chrono_text(at), "{at:?}");
-        }
-    }
 
     #[test]
     fn timestamps_read_back_to_the_microsecond() {

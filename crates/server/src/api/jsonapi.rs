@@ -296,28 +296,7 @@ pub mod timestamp {
 
     /// The same text, for documents built as JSON values.
     pub fn format(at: DateTime<Utc>) -> String {
-        use chrono::{Datelike, Timelike};
-        let year = at.year();
-        // The digits by hand: chrono's `format` re-reads its pattern on every call, a few
-        // percent of serving a shipment. Other years and leap seconds take chrono's path.
-        if !(0..=9999).contains(&year) || at.nanosecond() >= 1_000_000_000 {
-            return at.format("%Y-%m-%dT%H:%M:%SZ").to_string();
-        }
-        let mut text = *b"0000-00-00T00:00:00Z";
-        let mut put = |at: usize, width: usize, mut value: u32| {
-            for i in (at..at + width).rev() {
-                // `value % 10` is one digit, so the cast cannot truncate.
-                text[i] = b'0' + (value % 10) as u8;
-                value /= 10;
-            }
-        };
-        put(0, 4, year.unsigned_abs());
-        put(5, 2, at.month());
-        put(8, 2, at.day());
-        put(11, 2, at.hour());
-        put(14, 2, at.minute());
-        put(17, 2, at.second());
-        text.iter().map(|&b| char::from(b)).collect()
+        tidemark_domain::timestamp_text::utc_text(at, false)
     }
 
     pub mod option {
@@ -797,23 +776,6 @@ fn nul_pointer(value: &Value, at: String) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn timestamps_read_as_chrono_writes_them_in_whole_seconds() {
-        use chrono::TimeZone;
-        let times = [
-            Utc.with_ymd_and_hms(2026, 11, 22, 7, 5, 9).single(),
-            Utc.with_ymd_and_hms(1, 1, 1, 0, 0, 0).single(),
-            Utc.with_ymd_and_hms(12_345, 6, 7, 8, 9, 10).single(),
-            Utc.timestamp_opt(1_767_225_600, 999_999_999).single(),
-        ];
-        for at in times.into_iter().flatten() {
-            assert_eq!(
-                timestamp::format(at),
-                at.format("%Y-%m-%dT%H:%M:%SZ").to_string()
-            );
-        }
-    }
 
     fn query(raw: &str) -> QueryParams {
         QueryParams {
