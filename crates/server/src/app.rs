@@ -170,6 +170,7 @@ pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
                 url,
                 tidemark_store_postgres::ConnectOptions {
                     max_connections: config.database_max_connections,
+                    shipment_cache_entries: config.database_shipment_cache_entries,
                     schema: None,
                     ..Default::default()
                 },

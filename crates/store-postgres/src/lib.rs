@@ -13,6 +13,7 @@ mod documents;
 mod jobs;
 mod migrations;
 mod parties;
+mod read_cache;
 mod shipments;
 mod tracking_requests;
 mod vessels;
@@ -21,7 +22,8 @@ mod webhooks;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-use std::time::Duration as StdDuration;
+use std::sync::{Arc, Weak};
+use std::time::{Duration as StdDuration, Instant};
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
@@ -43,6 +45,8 @@ use tokio_postgres::NoTls;
 use crate::convert::{
     ACCOUNT_COLUMNS, API_KEY_COLUMNS, account_from_row, api_key_from_row, backend, on_unique,
 };
+pub use crate::read_cache::ListenerStatus;
+use crate::read_cache::{Listener, ReadCache};
 
 /// Advisory lock key held while bootstrapping ("tdmkboot"): the count-then-insert must not
 /// interleave with another process doing the same.
@@ -59,6 +63,10 @@ pub struct ConnectOptions {
     /// How long to wait for a free connection, and for a new one to be established,
     /// before failing with a `Backend` error.
     pub acquire_timeout: StdDuration,
+    /// Most shipments (with their containers) kept in memory for
+    /// [`Store::shipment_with_containers`], evicted as the database announces changes
+    /// (see `read_cache`). 0 reads the database every time and opens no listener.
+    pub shipment_cache_entries: usize,
 }
 
 impl Default for ConnectOptions {
@@ -67,6 +75,7 @@ impl Default for ConnectOptions {
             max_connections: 16,
             schema: None,
             acquire_timeout: StdDuration::from_secs(30),
+            shipment_cache_entries: 10_000,
         }
     }
 }
@@ -74,6 +83,9 @@ impl Default for ConnectOptions {
 pub struct PgStore {
     pool: Pool,
     schema: Option<String>,
+    shipments: Arc<ReadCache<(Shipment, Vec<Container>)>>,
+    /// Keeps the cache's `LISTEN` connection open for as long as the store lives.
+    listener: Option<Listener>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -110,7 +122,7 @@ impl PgStore {
             config.options(startup);
         }
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             NoTls,
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
@@ -123,12 +135,29 @@ impl PgStore {
             .create_timeout(Some(options.acquire_timeout))
             .build()
             .map_err(backend)?;
+        let shipments = Arc::new(ReadCache::new(
+            options.shipment_cache_entries,
+            read_cache::ENTRY_TTL,
+        ));
         let store = Self {
             pool,
             schema: options.schema,
+            listener: None,
+            shipments,
         };
         store.migrate().await?;
-        Ok(store)
+        // After migrating: the triggers that notify the listener exist from here on.
+        let listener = if options.shipment_cache_entries > 0 {
+            let cache: Weak<dyn read_cache::Evict> = Arc::downgrade(&store.shipments) as _;
+            let listener = Listener::spawn(config, cache);
+            // A store starts with its cache on when it can: one round trip at startup, and
+            // what the first reads do does not depend on a race with the listener.
+            listener.first_attempt(options.acquire_timeout).await;
+            Some(listener)
+        } else {
+            None
+        };
+        Ok(Self { listener, ..store })
     }
 
     /// Applies the migrations this build knows and the database lacks. Safe to run from
@@ -136,6 +165,18 @@ impl PgStore {
     pub async fn migrate(&self) -> StoreResult<()> {
         let mut client = self.client().await?;
         migrations::run(&mut client).await
+    }
+
+    /// The shipment cache's listener, when there is one (tests wait on it).
+    #[cfg(feature = "testing")]
+    pub fn shipment_cache_listener(&self) -> Option<tokio::sync::watch::Receiver<ListenerStatus>> {
+        self.listener.as_ref().map(Listener::status)
+    }
+
+    /// Whether `id` is in the shipment cache now.
+    #[cfg(feature = "testing")]
+    pub fn shipment_is_cached(&self, id: ShipmentId) -> bool {
+        self.shipments.contains(id.0)
     }
 
     async fn client(&self) -> StoreResult<deadpool_postgres::Client> {
@@ -422,14 +463,20 @@ impl Store for PgStore {
         update: Option<&TrackingUpdate>,
         events: &[DomainEvent],
     ) -> StoreResult<()> {
-        shipments::record_tracking_result(
+        let result = shipments::record_tracking_result(
             &mut self.client().await?,
             request,
             read_at,
             update,
             events,
         )
-        .await
+        .await;
+        // Evicted here too, not only when the notification comes back: this process reads
+        // its own writes at once.
+        if let Some(update) = update {
+            self.shipments.evict(update.shipment.id.0);
+        }
+        result
     }
 
     async fn domain_events(
@@ -463,7 +510,9 @@ impl Store for PgStore {
     }
 
     async fn update_shipment(&self, shipment: &Shipment) -> StoreResult<()> {
-        shipments::update_shipment(&self.client().await?, shipment).await
+        let result = shipments::update_shipment(&self.client().await?, shipment).await;
+        self.shipments.evict(shipment.id.0);
+        result
     }
 
     async fn shipments_to_poll(
@@ -483,13 +532,18 @@ impl Store for PgStore {
         account: AccountId,
         id: ShipmentId,
     ) -> StoreResult<(Shipment, Vec<Container>)> {
-        let client = self.client().await?;
-        // Both statements go out before either answer comes back (tokio-postgres pipelines
-        // requests on one connection): one round trip instead of two.
-        tokio::try_join!(
-            shipments::shipment(&client, account, id),
-            shipments::containers_of_shipment_in_account(&client, account, id),
-        )
+        let now = Instant::now();
+        if let Some(read) = self.shipments.get(id.0, now)
+            && read.0.account_id == account
+        {
+            return Ok(read);
+        }
+        let ticket = self.shipments.ticket();
+        let read = shipments::shipment_with_containers(&self.client().await?, account, id).await?;
+        if let Some(ticket) = ticket {
+            self.shipments.insert(ticket, id.0, read.clone(), now);
+        }
+        Ok(read)
     }
 
     async fn containers_of_shipments(

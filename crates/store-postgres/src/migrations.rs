@@ -39,6 +39,10 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         17,
         include_str!("../migrations/0017_documents_robustness.sql"),
     ),
+    (
+        18,
+        include_str!("../migrations/0018_shipment_change_notifications.sql"),
+    ),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents is split by the

@@ -19,18 +19,51 @@ const URL_VAR: &str = "TIDEMARK_TEST_POSTGRES_URL";
 pub struct TempSchema {
     url: String,
     schema: String,
-    store: Arc<dyn Store>,
+    store: Arc<PgStore>,
 }
 
 impl TempSchema {
     /// A store on this schema.
     pub fn store(&self) -> Arc<dyn Store> {
+        Arc::clone(&self.store) as Arc<dyn Store>
+    }
+
+    /// The same store, as its concrete type.
+    pub fn pg_store(&self) -> Arc<PgStore> {
         Arc::clone(&self.store)
     }
 
     /// A new store (new pool) on the same schema, as a restarted process would open.
     pub async fn reopen(&self) -> Arc<dyn Store> {
         Arc::new(connect(&self.url, &self.schema).await)
+    }
+
+    /// A second store on the same schema, as another process running at the same time.
+    pub async fn another_process(&self) -> Arc<PgStore> {
+        Arc::new(connect(&self.url, &self.schema).await)
+    }
+
+    /// A store on the same schema with other options (the schema is set by this).
+    pub async fn with_options(&self, options: ConnectOptions) -> Arc<PgStore> {
+        let options = ConnectOptions {
+            schema: Some(self.schema.clone()),
+            ..options
+        };
+        Arc::new(
+            PgStore::connect_with(&self.url, options)
+                .await
+                .expect("connect to the test schema"),
+        )
+    }
+
+    /// The schema's name.
+    pub fn name(&self) -> &str {
+        &self.schema
+    }
+
+    /// Runs `sql` on a connection of its own (outside this schema's search path).
+    pub async fn execute(&self, sql: &str) -> Result<(), tokio_postgres::Error> {
+        execute(&self.url, sql).await
     }
 }
 

@@ -90,6 +90,7 @@ macro_rules! store_contract_tests {
             a_tracking_result_stores_the_shipment_its_containers_and_events,
             a_later_result_updates_the_shipment_and_corrects_events,
             a_shipment_is_read_with_its_containers_within_its_account,
+            a_shipment_read_again_shows_what_changed_in_between,
             another_accounts_shipment_and_container_are_not_found,
             shipments_are_filtered_and_searched,
             containers_are_filtered_by_status_port_scac_and_number,
@@ -1181,6 +1182,51 @@ async fn tracked(
     (request, update)
 }
 
+/// [`departed_voyage`] and the vessel's arrival at NLRTM on day 21.
+fn arrived_voyage() -> Vec<Milestone> {
+    let mut milestones = departed_voyage();
+    milestones.push(milestone(
+        "arrive",
+        TransportEventName::VesselArrived,
+        None,
+        t0() + Duration::days(21),
+        "NLRTM",
+    ));
+    milestones
+}
+
+/// Plans and records the carrier's next report for `shipment`, read on day 22.
+async fn record_later_result(
+    store: &dyn Store,
+    ids: &SequentialIds,
+    request: &TrackingRequest,
+    shipment: &tidemark_domain::Shipment,
+    milestones: Vec<Milestone>,
+) -> tracking_update::TrackingUpdate {
+    let containers = store.containers_of_shipment(shipment.id).await.unwrap();
+    let events = store
+        .transport_events_of_shipment(shipment.id)
+        .await
+        .unwrap();
+    let update = tracking_update::plan(
+        request,
+        Known {
+            shipment: Some(shipment),
+            containers: &containers,
+            events: &events,
+            ..Known::default()
+        },
+        &carrier_report(milestones),
+        ids,
+        t0() + Duration::days(22),
+    );
+    store
+        .record_tracking_result(request, request.updated_at, Some(&update), &[])
+        .await
+        .unwrap();
+    update
+}
+
 pub async fn a_tracking_result_stores_the_shipment_its_containers_and_events(
     backend: &dyn TestBackend,
 ) {
@@ -1215,40 +1261,10 @@ pub async fn a_later_result_updates_the_shipment_and_corrects_events(backend: &d
     let acme = account_in(store.as_ref(), &ids, "acme").await;
     let (request, first) =
         tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
-    let containers = store
-        .containers_of_shipment(first.shipment.id)
-        .await
-        .unwrap();
-    let events = store
-        .transport_events_of_shipment(first.shipment.id)
-        .await
-        .unwrap();
-    let mut milestones = departed_voyage();
+    let mut milestones = arrived_voyage();
     milestones[2].at = t0() + Duration::hours(7);
-    milestones.push(milestone(
-        "arrive",
-        TransportEventName::VesselArrived,
-        None,
-        t0() + Duration::days(21),
-        "NLRTM",
-    ));
 
-    let second = tracking_update::plan(
-        &request,
-        Known {
-            shipment: Some(&first.shipment),
-            containers: &containers,
-            events: &events,
-            ..Known::default()
-        },
-        &carrier_report(milestones),
-        &ids,
-        t0() + Duration::days(22),
-    );
-    store
-        .record_tracking_result(&request, request.updated_at, Some(&second), &[])
-        .await
-        .unwrap();
+    record_later_result(store.as_ref(), &ids, &request, &first.shipment, milestones).await;
 
     let shipment = store.shipment(acme, first.shipment.id).await.unwrap();
     assert_eq!(shipment.pol_atd_at, Some(t0() + Duration::hours(7)));
@@ -1286,6 +1302,52 @@ pub async fn a_shipment_is_read_with_its_containers_within_its_account(backend: 
     assert_eq!(shipment, update.shipment);
     assert_eq!(containers, update.new_containers);
     assert!(matches!(elsewhere, Err(StoreError::NotFound)));
+}
+
+/// Reads may be served from memory (PostgreSQL keeps a cache of this read): a change made
+/// through the same store shows in the next read.
+pub async fn a_shipment_read_again_shows_what_changed_in_between(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (request, first) =
+        tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+    let (mut shipment, _) = store
+        .shipment_with_containers(acme, first.shipment.id)
+        .await
+        .unwrap();
+
+    shipment.tags = vec!["urgent".to_owned()];
+    shipment.updated_at = t0() + Duration::days(1);
+    store.update_shipment(&shipment).await.unwrap();
+    let (tagged, _) = store
+        .shipment_with_containers(acme, shipment.id)
+        .await
+        .unwrap();
+
+    let second =
+        record_later_result(store.as_ref(), &ids, &request, &tagged, arrived_voyage()).await;
+    let (arrived, arrived_containers) = store
+        .shipment_with_containers(acme, shipment.id)
+        .await
+        .unwrap();
+
+    assert_eq!(tagged.tags, vec!["urgent".to_owned()]);
+    assert_eq!(arrived.pod_ata_at, Some(t0() + Duration::days(21)));
+    assert_eq!(arrived, second.shipment);
+    assert!(
+        arrived_containers
+            .iter()
+            .all(|c| c.pod_arrived_at.is_some())
+    );
+}
+
+/// A tracked shipment (with containers) in a new account, for a backend's own tests.
+pub async fn a_tracked_shipment(store: &dyn Store) -> (AccountId, tracking_update::TrackingUpdate) {
+    let ids = SequentialIds::default();
+    let acme = account_in(store, &ids, "acme").await;
+    let (_, update) = tracked(store, &ids, acme, "TESTBL0001", departed_voyage()).await;
+    (acme, update)
 }
 
 pub async fn another_accounts_shipment_and_container_are_not_found(backend: &dyn TestBackend) {
