@@ -3,6 +3,8 @@
 //! A poll's outcome is written in one transaction; rows are upserted by id, updating only
 //! the columns a later carrier result may change.
 
+use std::sync::LazyLock;
+
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use tidemark_domain::tracking_update::TrackingUpdate;
@@ -841,16 +843,16 @@ pub async fn shipment_with_containers(
     account: AccountId,
     id: ShipmentId,
 ) -> StoreResult<(Shipment, Vec<Container>)> {
-    let statement = client
-        .prepare_cached(&format!(
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
             "SELECT {}, {} FROM shipments s
-             LEFT JOIN containers c ON c.shipment_id = s.id AND c.account_id = s.account_id
+             LEFT JOIN containers c ON c.shipment_id = s.id
              WHERE s.id = $1 AND s.account_id = $2 ORDER BY c.number",
             prefixed(SHIPMENT_COLUMNS, "s"),
             prefixed(CONTAINER_COLUMNS, "c"),
-        ))
-        .await
-        .map_err(backend)?;
+        )
+    });
+    let statement = client.prepare_cached(&SQL).await.map_err(backend)?;
     let rows = client
         .query(&statement, &[&id.0, &account.0])
         .await

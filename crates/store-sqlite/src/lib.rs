@@ -462,10 +462,7 @@ impl Store for SqliteStore {
         account: AccountId,
         id: ShipmentId,
     ) -> StoreResult<(Shipment, Vec<Container>)> {
-        let conn = self.reader();
-        let shipment = shipments::shipment(&conn, account, id)?;
-        let containers = shipments::containers_of_shipment(&conn, id)?;
-        Ok((shipment, containers))
+        shipments::shipment_with_containers(&self.reader(), account, id)
     }
 
     async fn containers_of_shipments(
