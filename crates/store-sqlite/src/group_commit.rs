@@ -73,7 +73,15 @@ fn run(writer: &Mutex<Connection>, pending: &Receiver<Pending>) {
         let mut batch = vec![first];
         batch.extend(pending.try_iter().take(MAX_BATCH - 1));
         let mut conn = writer.lock().unwrap_or_else(PoisonError::into_inner);
-        write_batch(&mut conn, batch);
+        // A panic (a bug) fails this batch only: its transaction rolls back as it unwinds,
+        // its callers' reply channels drop (they get an error), and the thread goes on
+        // serving the next batches instead of refusing every write until a restart.
+        let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            write_batch(&mut conn, batch);
+        }));
+        if written.is_err() {
+            tracing::error!("the SQLite group-commit writer panicked; that batch was rolled back");
+        }
     }
 }
 
