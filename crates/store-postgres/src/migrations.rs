@@ -41,7 +41,11 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
     ),
     (
         18,
-        include_str!("../migrations/0018_shipment_change_notifications.sql"),
+        include_str!("../migrations/0018_unresolved_requests_index.sql"),
+    ),
+    (
+        19,
+        include_str!("../migrations/0019_shipment_change_notifications.sql"),
     ),
 ];
 

@@ -25,7 +25,7 @@ use tokio_postgres::{AsyncMessage, Config, NoTls};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-/// The channel the triggers of migration 0018 notify, with the shipment's id as payload.
+/// The channel the triggers of migration 0019 notify, with the shipment's id as payload.
 pub const CHANNEL: &str = "tidemark_shipment_changed";
 
 /// How long an entry is served at most, notifications or not.

@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0015_tracking_request_polled_at.sql"),
     include_str!("../migrations/0016_document_words.sql"),
     include_str!("../migrations/0017_documents_robustness.sql"),
+    include_str!("../migrations/0018_unresolved_requests_index.sql"),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents is split by the
