@@ -13,7 +13,7 @@ use std::time::Duration as StdDuration;
 use chrono::{DateTime, Utc};
 use tidemark_geo::ais::{AisMessage, DecodeStats, Decoder, PositionReport, StaticData};
 use tidemark_store::{AisPosition, Fix, PositionsRecorded, StoreError, VesselIdentity};
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use crate::app::App;
@@ -221,11 +221,11 @@ pub async fn ingest_reader(
         tokio::select! {
             () = shutdown.cancelled() => break,
             _ = ticker.tick() => sink.flush(app).await?,
-            // `read_until` is not cancellation safe: when the ticker wins, the bytes read so
-            // far stay in `line` and the next call appends the rest, so `line` is cleared
-            // only once a whole line was handled (clearing it each turn lost sentences).
-            read = lines.read_until(b'\n', &mut line) => {
-                if read? == 0 {
+            // When the ticker wins, the bytes read so far stay in `line` and the next call
+            // appends the rest, so `line` is cleared only once a whole line was handled
+            // (clearing it each turn lost sentences).
+            read = read_bounded_line(&mut lines, &mut line) => {
+                if !read? {
                     break;
                 }
                 if line.len() <= MAX_LINE {
@@ -237,6 +237,32 @@ pub async fn ingest_reader(
     }
     sink.flush(app).await?;
     Ok(())
+}
+
+/// Reads up to and including the next newline into `line`, keeping no more than
+/// `MAX_LINE + 1` bytes of it: a feed that never sends a newline cannot grow it without
+/// bound, and a line cut short is still too long to be handled. False at the end of the
+/// input with nothing read. Cancellation safe: what was consumed is already in `line`.
+async fn read_bounded_line(
+    reader: &mut (impl AsyncBufRead + Unpin),
+    line: &mut Vec<u8>,
+) -> std::io::Result<bool> {
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(!line.is_empty());
+        }
+        let (take, complete) = match available.iter().position(|&b| b == b'\n') {
+            Some(end) => (end + 1, true),
+            None => (available.len(), false),
+        };
+        let room = (MAX_LINE + 1).saturating_sub(line.len());
+        line.extend_from_slice(&available[..take.min(room)]);
+        reader.consume(take);
+        if complete {
+            return Ok(true);
+        }
+    }
 }
 
 /// Replays a file of sentences (`tidemark ais-replay`, `file://` sources).
@@ -332,5 +358,47 @@ pub fn start_sources(app: &std::sync::Arc<App>, shutdown: &CancellationToken) {
             source,
             shutdown.clone(),
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines_of(input: &[u8]) -> Vec<Vec<u8>> {
+        let mut reader = BufReader::with_capacity(64, input);
+        let mut line = Vec::new();
+        let mut lines = Vec::new();
+        while read_bounded_line(&mut reader, &mut line).await.unwrap() {
+            assert!(line.len() <= MAX_LINE + 1);
+            lines.push(std::mem::take(&mut line));
+        }
+        lines
+    }
+
+    #[tokio::test]
+    async fn lines_are_read_up_to_and_including_their_newline() {
+        let lines = lines_of(b"!AIVDM,a\n!AIVDM,b\nlast without newline").await;
+
+        assert_eq!(
+            lines,
+            vec![
+                b"!AIVDM,a\n".to_vec(),
+                b"!AIVDM,b\n".to_vec(),
+                b"last without newline".to_vec()
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_line_with_no_end_in_sight_is_kept_to_one_byte_over_the_limit() {
+        let mut input = vec![b'x'; 10 * MAX_LINE];
+        input.extend_from_slice(b"\n!AIVDM,next\n");
+
+        let lines = lines_of(&input).await;
+
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].len(), MAX_LINE + 1);
+        assert_eq!(lines[1], b"!AIVDM,next\n".to_vec());
     }
 }
