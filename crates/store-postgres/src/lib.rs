@@ -167,14 +167,13 @@ impl PgStore {
         migrations::run(&mut client).await
     }
 
-    /// The shipment cache's listener, when there is one (tests wait on it).
-    #[cfg(feature = "testing")]
+    /// What the shipment cache's listener is doing, when there is one (for monitoring, and
+    /// for tests to wait on).
     pub fn shipment_cache_listener(&self) -> Option<tokio::sync::watch::Receiver<ListenerStatus>> {
         self.listener.as_ref().map(Listener::status)
     }
 
     /// Whether `id` is in the shipment cache now.
-    #[cfg(feature = "testing")]
     pub fn shipment_is_cached(&self, id: ShipmentId) -> bool {
         self.shipments.contains(id.0)
     }
