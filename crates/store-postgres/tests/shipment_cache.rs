@@ -70,6 +70,13 @@ async fn a_cached_shipment() -> Option<Cached> {
     })
 }
 
+async fn wait_until_evicted(store: &PgStore, id: ShipmentId) {
+    wait_for(store, "the change to be announced", |_| {
+        !store.shipment_is_cached(id)
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn a_store_starts_with_its_listener_subscribed() {
     let Some(schema) = temp_schema().await else {
@@ -84,25 +91,22 @@ async fn a_store_starts_with_its_listener_subscribed() {
 
 #[tokio::test]
 async fn a_read_shipment_is_kept_until_another_process_changes_it() {
-    let Some(Cached {
+    let Some(cached) = a_cached_shipment().await else {
+        return;
+    };
+    let Cached {
         schema,
         store,
         account,
         shipment,
-    }) = a_cached_shipment().await
-    else {
-        return;
-    };
-    let id = shipment.id;
+    } = &cached;
+    let (account, id) = (*account, shipment.id);
 
     let other = schema.another_process().await;
-    let mut shipment = shipment;
+    let mut shipment = shipment.clone();
     shipment.tags = vec!["changed elsewhere".to_owned()];
     other.update_shipment(&shipment).await.unwrap();
-    wait_for(&store, "the change to be announced", |_| {
-        !store.shipment_is_cached(id)
-    })
-    .await;
+    wait_until_evicted(store, id).await;
     let (read, _) = store.shipment_with_containers(account, id).await.unwrap();
 
     assert_eq!(read.tags, vec!["changed elsewhere".to_owned()]);
@@ -110,16 +114,16 @@ async fn a_read_shipment_is_kept_until_another_process_changes_it() {
 
 #[tokio::test]
 async fn a_change_made_outside_tidemark_is_announced_too() {
-    let Some(Cached {
+    let Some(cached) = a_cached_shipment().await else {
+        return;
+    };
+    let Cached {
         schema,
         store,
         account,
         shipment,
-    }) = a_cached_shipment().await
-    else {
-        return;
-    };
-    let id = shipment.id;
+    } = &cached;
+    let (account, id) = (*account, shipment.id);
 
     schema
         .execute(&format!(
@@ -129,10 +133,7 @@ async fn a_change_made_outside_tidemark_is_announced_too() {
         ))
         .await
         .unwrap();
-    wait_for(&store, "the change to be announced", |_| {
-        !store.shipment_is_cached(id)
-    })
-    .await;
+    wait_until_evicted(store, id).await;
     let (_, containers) = store.shipment_with_containers(account, id).await.unwrap();
 
     assert!(!containers.is_empty());
@@ -168,28 +169,28 @@ async fn another_accounts_cached_shipment_is_not_found() {
 
 #[tokio::test]
 async fn while_the_listener_is_disconnected_reads_go_to_the_database() {
-    let Some(Cached {
+    let Some(cached) = a_cached_shipment().await else {
+        return;
+    };
+    let Cached {
         schema,
         store,
         account,
         shipment,
-    }) = a_cached_shipment().await
-    else {
-        return;
-    };
-    let id = shipment.id;
-    let pid = listener(&store).borrow().backend_pid.expect("connected");
+    } = &cached;
+    let (account, id) = (*account, shipment.id);
+    let pid = listener(store).borrow().backend_pid.expect("connected");
 
     schema
         .execute(&format!("SELECT pg_terminate_backend({pid})"))
         .await
         .unwrap();
-    wait_for(&store, "the listener to notice", |s| !s.subscribed).await;
+    wait_for(store, "the listener to notice", |s| !s.subscribed).await;
     let cached_while_away = store.shipment_is_cached(id);
     store.shipment_with_containers(account, id).await.unwrap();
     let cached_after_read = store.shipment_is_cached(id);
-    wait_for(&store, "the listener to reconnect", |s| s.subscribed).await;
-    read_until_cached(&store, account, id).await;
+    wait_for(store, "the listener to reconnect", |s| s.subscribed).await;
+    read_until_cached(store, account, id).await;
 
     assert!(!cached_while_away);
     assert!(!cached_after_read);
