@@ -22,7 +22,7 @@ mod webhooks;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::{Duration as StdDuration, Instant};
 
 use async_trait::async_trait;
@@ -148,8 +148,7 @@ impl PgStore {
         store.migrate().await?;
         // After migrating: the triggers that notify the listener exist from here on.
         let listener = if options.shipment_cache_entries > 0 {
-            let cache: Weak<dyn read_cache::Evict> = Arc::downgrade(&store.shipments) as _;
-            let listener = Listener::spawn(config, cache);
+            let listener = Listener::spawn(config, Arc::downgrade(&store.shipments));
             // A store starts with its cache on when it can: one round trip at startup, and
             // what the first reads do does not depend on a race with the listener.
             listener.first_attempt(options.acquire_timeout).await;

@@ -157,12 +157,17 @@ impl<V: Clone> ReadCache<V> {
     /// Starts or stops caching; either way, everything cached so far is forgotten (while
     /// the listener was away, changes may have gone unheard).
     pub fn set_listening(&self, listening: bool) {
+        self.forget_all().listening = listening;
+    }
+
+    /// Forgets every entry, and every read in flight may not cache what it read.
+    fn forget_all(&self) -> std::sync::MutexGuard<'_, State<V>> {
         let mut state = self.state();
         state.generation += 1;
         state.forgotten_before = state.generation;
         state.recent.clear();
         state.entries.clear();
-        state.listening = listening;
+        state
     }
 
     #[cfg(test)]
@@ -172,22 +177,6 @@ impl<V: Clone> ReadCache<V> {
 
     pub fn contains(&self, id: Uuid) -> bool {
         self.state().entries.contains_key(&id)
-    }
-}
-
-/// What the listener needs of a cache, whatever it holds.
-pub trait Evict: Send + Sync {
-    fn evict(&self, id: Uuid);
-    fn set_listening(&self, listening: bool);
-}
-
-impl<V: Clone + Send> Evict for ReadCache<V> {
-    fn evict(&self, id: Uuid) {
-        ReadCache::evict(self, id);
-    }
-
-    fn set_listening(&self, listening: bool) {
-        ReadCache::set_listening(self, listening);
     }
 }
 
@@ -206,9 +195,9 @@ pub struct ListenerStatus {
 
 /// Keeps a `LISTEN` connection open for `cache` until `stop` is cancelled or the cache is
 /// dropped, reconnecting with backoff, and evicts every shipment it hears about.
-async fn listen(
+async fn listen<V: Clone + Send + 'static>(
     config: Config,
-    cache: Weak<dyn Evict>,
+    cache: Weak<ReadCache<V>>,
     status: watch::Sender<ListenerStatus>,
     stop: CancellationToken,
 ) {
@@ -243,9 +232,9 @@ async fn listen(
 
 /// One listener connection's life: connect, `LISTEN`, turn caching on, evict on every
 /// notification until the connection ends (or the cache is gone).
-async fn listen_once(
+async fn listen_once<V: Clone + Send + 'static>(
     config: &Config,
-    cache: &Weak<dyn Evict>,
+    cache: &Weak<ReadCache<V>>,
     status: &watch::Sender<ListenerStatus>,
 ) -> Result<(), tokio_postgres::Error> {
     let (client, mut connection) = config.connect(NoTls).await?;
@@ -262,7 +251,7 @@ async fn listen_once(
             match notification.payload().parse::<Uuid>() {
                 Ok(id) => cache.evict(id),
                 // Not a payload the triggers send: forget everything rather than guess.
-                Err(_) => cache.set_listening(true),
+                Err(_) => drop(cache.forget_all()),
             }
             status.send_modify(|s| s.notifications += 1);
         }
@@ -300,7 +289,10 @@ pub struct Listener {
 impl Listener {
     /// Starts listening for `cache`, with TCP keepalives so that a silently dead connection
     /// is noticed (and the cache turned off) within a minute or so.
-    pub fn spawn(mut config: Config, cache: Weak<dyn Evict>) -> Self {
+    pub fn spawn<V: Clone + Send + Sync + 'static>(
+        mut config: Config,
+        cache: Weak<ReadCache<V>>,
+    ) -> Self {
         config
             .application_name("tidemark shipment cache")
             .keepalives(true)

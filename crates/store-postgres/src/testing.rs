@@ -35,7 +35,7 @@ impl TempSchema {
 
     /// A new store (new pool) on the same schema, as a restarted process would open.
     pub async fn reopen(&self) -> Arc<dyn Store> {
-        Arc::new(connect(&self.url, &self.schema).await)
+        self.another_process().await
     }
 
     /// A second store on the same schema, as another process running at the same time.

@@ -582,13 +582,15 @@ pub fn shipment_with_containers(
     let mut rows = stmt
         .query([id.0.to_string(), account.0.to_string()])
         .map_err(backend)?;
-    // The container columns follow the shipment's.
-    let container_start = SHIPMENT_COLUMNS.split(',').count();
     let mut shipment = None;
     let mut containers = Vec::new();
+    // The container columns follow the shipment's, which are read from the first row only.
+    let mut container_start = 0;
     while let Some(row) = rows.next().map_err(backend)? {
         if shipment.is_none() {
-            shipment = Some(read_shipment(&mut Columns::new(row)).map_err(backend)?);
+            let mut columns = Columns::new(row);
+            shipment = Some(read_shipment(&mut columns).map_err(backend)?);
+            container_start = columns.next;
         }
         // Without containers the one row's container columns are all null.
         if row.get_ref(container_start).map_err(backend)? != ValueRef::Null {
