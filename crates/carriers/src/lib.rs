@@ -10,6 +10,7 @@ pub mod carrier;
 pub mod dcsa;
 pub mod event;
 pub mod sandbox;
+pub mod tls;
 
 pub use carrier::{Carrier, ReferenceKind, TrackingQuery};
 pub use event::{

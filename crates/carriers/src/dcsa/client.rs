@@ -140,6 +140,7 @@ impl DcsaClient {
         base_url: Url,
         auth: DcsaAuth,
     ) -> Result<Self, DcsaClientError> {
+        crate::tls::install_provider();
         let http = reqwest::Client::builder().timeout(TIMEOUT).build()?;
         Self::with_http_client(scac, base_url, auth, http)
     }
