@@ -13,7 +13,7 @@ use std::time::Instant;
 use chrono::{Duration, TimeZone, Utc};
 use tidemark_domain::{MockClock, UuidV7Ids};
 use tidemark_geo::ais::{PositionReport, StaticData, encode_position, encode_static};
-use tidemark_server::vessels::ais::AisSink;
+use tidemark_server::use_cases::vessels::ais::AisSink;
 use tidemark_server::{App, Config};
 use tidemark_store::Store;
 

@@ -17,7 +17,7 @@ use tidemark_domain::{
     Account, AccountId, IdGenerator, RequestType, TrackingRequest, TrackingRequestId,
     TrackingRequestStatus, UuidV7Ids,
 };
-use tidemark_server::tracking::report::from_snapshot;
+use tidemark_server::use_cases::tracking::report::from_snapshot;
 use tidemark_store::Store;
 
 const SHIPMENTS: usize = 2_000;

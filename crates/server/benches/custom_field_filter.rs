@@ -21,9 +21,9 @@ use tidemark_domain::{
     ApiKeyScope, IdGenerator, MockClock, RequestType, TrackingRequest, TrackingRequestId,
     TrackingRequestStatus, UuidV7Ids,
 };
-use tidemark_server::accounts;
 use tidemark_server::app::App;
 use tidemark_server::config::Config;
+use tidemark_server::use_cases::accounts;
 use tidemark_store::{
     CustomFieldFilter, DefinitionRecord, EntityRef, NewValue, PageRequest, ShipmentFilter, Store,
 };

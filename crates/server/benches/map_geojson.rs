@@ -17,8 +17,9 @@ use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use tidemark_domain::{ApiKeyScope, MockClock, UuidV7Ids};
 use tidemark_geo::reference::ReferenceData;
-use tidemark_server::tracking::carriers::{Carriers, sandbox, start_in_process_sandbox};
-use tidemark_server::{App, Config, accounts};
+use tidemark_server::use_cases::accounts;
+use tidemark_server::use_cases::tracking::carriers::{Carriers, sandbox, start_in_process_sandbox};
+use tidemark_server::{App, Config};
 use tidemark_store::{AisPosition, Fix, Store, VesselIdentity};
 use tower::ServiceExt;
 
@@ -203,10 +204,13 @@ async fn run(name: &str, store: Arc<dyn Store>) {
     let mut builds = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
         let started = Instant::now();
-        let input =
-            tidemark_server::vessels::map::container_map_input(&app, account.id, container_id)
-                .await
-                .expect("input");
+        let input = tidemark_server::use_cases::vessels::map::container_map_input(
+            &app,
+            account.id,
+            container_id,
+        )
+        .await
+        .expect("input");
         reads.push(started.elapsed());
         let started = Instant::now();
         let options = tidemark_geo::map::MapOptions {

@@ -24,7 +24,7 @@ use tidemark_domain::{
 };
 use tidemark_server::app::App;
 use tidemark_server::config::Config;
-use tidemark_server::tracking;
+use tidemark_server::use_cases::tracking;
 use tidemark_store::Store;
 
 const DUE: usize = 1_000;

@@ -22,9 +22,9 @@ use tidemark_domain::{
 };
 use tidemark_server::app::App;
 use tidemark_server::config::Config;
-use tidemark_server::tracking::report::from_snapshot;
-use tidemark_server::webhooks::manage::{self, WebhookInput};
-use tidemark_server::webhooks::{catalogue, deliver};
+use tidemark_server::use_cases::tracking::report::from_snapshot;
+use tidemark_server::use_cases::webhooks::manage::{self, WebhookInput};
+use tidemark_server::use_cases::webhooks::{catalogue, deliver};
 use tidemark_store::{NotificationFilter, PageRequest, Store};
 use tokio_util::sync::CancellationToken;
 
@@ -133,7 +133,7 @@ async fn run(name: &str, store: Arc<dyn Store>) {
         Arc::new(SystemClock),
         Arc::new(UuidV7Ids),
     ));
-    let account = tidemark_server::accounts::find_or_create_account(&app, "bench")
+    let account = tidemark_server::use_cases::accounts::find_or_create_account(&app, "bench")
         .await
         .expect("account");
     let every_event: Vec<String> = catalogue::catalogue()

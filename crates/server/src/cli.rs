@@ -8,10 +8,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use tidemark_domain::{ApiKeyId, ApiKeyScope};
 use tokio_util::sync::CancellationToken;
 
-use crate::accounts;
-use crate::app::{App, open_store};
+use crate::app::App;
 use crate::config::Config;
+use crate::serve::open_store;
 use crate::telemetry;
+use crate::use_cases::accounts;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -136,9 +137,11 @@ async fn sandbox_carrier(listen: std::net::SocketAddr) -> anyhow::Result<()> {
     let shutdown = CancellationToken::new();
     tokio::spawn(cancel_on_signal(shutdown.clone()));
     tracing::info!(%listen, "sandbox carrier serving DCSA T&T 2.2 at /v2/events");
-    crate::tracking::carriers::serve_sandbox(
+    crate::use_cases::tracking::carriers::serve_sandbox(
         listener,
-        crate::tracking::carriers::sandbox(tidemark_geo::reference::ReferenceData::embedded()),
+        crate::use_cases::tracking::carriers::sandbox(
+            tidemark_geo::reference::ReferenceData::embedded(),
+        ),
         std::sync::Arc::new(tidemark_domain::SystemClock),
         shutdown,
     )
@@ -222,7 +225,7 @@ async fn ais_replay(config: Config, file: &std::path::Path) -> anyhow::Result<()
         Arc::new(tidemark_domain::SystemClock),
         Arc::new(tidemark_domain::UuidV7Ids),
     );
-    let report = crate::vessels::ais::replay_file(&app, file)
+    let report = crate::use_cases::vessels::ais::replay_file(&app, file)
         .await
         .with_context(|| format!("replaying {}", file.display()))?;
     let d = report.decode;

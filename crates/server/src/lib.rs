@@ -1,22 +1,21 @@
 //! The Tidemark service: configuration, CLI, the `/v2` HTTP API and the background workers.
 //!
-//! Layout (see ARCHITECTURE.md): `api/` has one module per URL segment whose handlers parse,
-//! call one use case and serialize; use cases shared by the API and the workers live in
-//! modules named by capability (`accounts`, `jobs`). Nothing depends on this crate.
+//! Layout (see ARCHITECTURE.md), with dependencies pointing one way:
+//! - `api/`: the JSON:API HTTP layer, one module per URL segment; handlers parse, call one
+//!   use case and serialize.
+//! - `jobs/`: the workers, which claim queued jobs and call the use cases.
+//! - `use_cases/`: what Tidemark does, by capability; they never import `api/` or `jobs/`.
+//! - `app.rs` (the shared dependencies), `serve.rs` (a process: listeners and workers),
+//!   `cli.rs`, `config.rs`, `telemetry.rs`: the wiring. Nothing depends on this crate.
 
-pub mod accounts;
 pub mod api;
 pub mod app;
 pub mod cli;
 pub mod config;
-pub mod custom_fields;
-pub mod documents;
 pub mod jobs;
-pub mod parties;
+pub mod serve;
 pub mod telemetry;
-pub mod tracking;
-pub mod vessels;
-pub mod webhooks;
+pub mod use_cases;
 
 pub use app::{App, AppState};
 pub use config::Config;

@@ -12,7 +12,6 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::accounts;
 use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::jsonapi::{
@@ -20,6 +19,7 @@ use crate::api::jsonapi::{
     resource_object, timestamp,
 };
 use crate::app::AppState;
+use crate::use_cases::accounts;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -1,21 +1,18 @@
 //! Authentication, authorization scope and rate limiting, as one middleware on `/v2`.
 //!
-//! `Authorization: Token <key>` (Terminal49's scheme) or `Bearer <key>`. Accepted keys are
-//! cached per process for `auth_cache_seconds` so the hot path needs no database round
-//! trip; a revocation in this process takes effect at once, elsewhere within that time.
-
-use std::collections::HashMap;
-use std::sync::{PoisonError, RwLock};
+//! `Authorization: Token <key>` (Terminal49's scheme) or `Bearer <key>`; the key is checked
+//! by [`keys::authenticate`], which caches accepted keys per process.
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use chrono::{DateTime, Duration, Utc};
-use tidemark_domain::{AccountId, ApiKey, ApiKeyId, ApiKeyScope, ApiKeySecret};
+use tidemark_domain::{AccountId, ApiKeyId, ApiKeyScope};
 
 use crate::api::error::ApiError;
 use crate::app::AppState;
+use crate::use_cases::accounts::keys::{self, KeyRejected};
+use crate::use_cases::accounts::rate_limit::RateLimitStatus;
 
 /// Who is calling: put in the request's extensions by [`authenticate`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,74 +37,12 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Principal {
     }
 }
 
-/// Accepted keys by hash, with when they were read from the store.
-#[derive(Debug)]
-pub struct AuthCache {
-    ttl: Duration,
-    entries: RwLock<HashMap<String, (ApiKey, DateTime<Utc>)>>,
-}
-
-impl AuthCache {
-    pub fn new(ttl: Duration) -> Self {
-        Self {
-            ttl,
-            entries: RwLock::new(HashMap::new()),
-        }
-    }
-
-    fn get(&self, hash: &str, now: DateTime<Utc>) -> Option<ApiKey> {
-        let entries = self.entries.read().unwrap_or_else(PoisonError::into_inner);
-        entries
-            .get(hash)
-            .filter(|(_, fetched)| now - *fetched < self.ttl)
-            .map(|(key, _)| key.clone())
-    }
-
-    fn put(&self, key: ApiKey, now: DateTime<Utc>) {
-        let mut entries = self.entries.write().unwrap_or_else(PoisonError::into_inner);
-        // Bounded: keys are few, but never let a flood of distinct keys grow it forever.
-        if entries.len() > 10_000 {
-            entries.retain(|_, (_, fetched)| now - *fetched < self.ttl);
-        }
-        entries.insert(key.hash.clone(), (key, now));
-    }
-
-    /// Drops a key from this process's cache (after revocation).
-    pub fn forget(&self, hash: &str) {
-        self.entries
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(hash);
-    }
-}
-
 fn presented_key(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
     let (scheme, key) = value.split_once(' ')?;
     (scheme.eq_ignore_ascii_case("token") || scheme.eq_ignore_ascii_case("bearer"))
         .then(|| key.trim())
         .filter(|key| !key.is_empty())
-}
-
-async fn resolve(state: &AppState, secret: &str) -> Result<ApiKey, ApiError> {
-    let hash = ApiKeySecret::from_presented(secret).hash();
-    let now = state.clock.now();
-    let key = match state.auth.get(&hash, now) {
-        Some(key) => key,
-        None => {
-            let key = state
-                .store
-                .api_key_by_hash(&hash)
-                .await?
-                .ok_or(ApiError::Unauthorized)?;
-            state.auth.put(key.clone(), now);
-            key
-        }
-    };
-    if key.revoked_at.is_some() {
-        return Err(ApiError::Unauthorized);
-    }
-    Ok(key)
 }
 
 fn is_read(method: &Method) -> bool {
@@ -132,7 +67,7 @@ fn rate_limit_bucket(state: &AppState, request: &Request) -> (&'static str, u32)
     }
 }
 
-fn set_rate_limit_headers(headers: &mut HeaderMap, status: &super::rate_limit::RateLimitStatus) {
+fn set_rate_limit_headers(headers: &mut HeaderMap, status: &RateLimitStatus) {
     for (name, value) in [
         ("ratelimit-limit", status.limit.into()),
         ("ratelimit-remaining", status.remaining.into()),
@@ -152,9 +87,10 @@ pub async fn authenticate(
     let Some(secret) = presented_key(request.headers()) else {
         return ApiError::Unauthorized.into_response();
     };
-    let key = match resolve(&state, secret).await {
+    let key = match keys::authenticate(&state, secret).await {
         Ok(key) => key,
-        Err(error) => return error.into_response(),
+        Err(KeyRejected::Unknown) => return ApiError::Unauthorized.into_response(),
+        Err(KeyRejected::Store(error)) => return ApiError::from(error).into_response(),
     };
     let (bucket, limit) = rate_limit_bucket(&state, &request);
     let status = state

@@ -585,8 +585,12 @@ async fn refresh(
             ),
         ]));
     }
-    crate::tracking::queue_refresh(&state, principal.account_id, shipment.tracking_request_id)
-        .await?;
+    crate::use_cases::tracking::queue_refresh(
+        &state,
+        principal.account_id,
+        shipment.tracking_request_id,
+    )
+    .await?;
     Ok(crate::api::jsonapi::json_body(&RefreshStarted {
         message: "Started refresh for Shipping line",
     }))

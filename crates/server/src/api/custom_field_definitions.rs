@@ -23,7 +23,7 @@ use crate::api::jsonapi::{
     ResourceIdentifier, ResourceObject, resource_object, timestamp,
 };
 use crate::app::AppState;
-use crate::custom_fields::{self, CustomFieldError};
+use crate::use_cases::custom_fields::{self, CustomFieldError};
 
 /// Terminal49 pages definitions 25 at a time.
 const PAGE_SIZE: u32 = 25;

@@ -30,7 +30,7 @@ use crate::api::jsonapi::{
     ResourceIdentifier, ResourceObject, json_body, resource_object, timestamp,
 };
 use crate::app::AppState;
-use crate::custom_fields::{self, SetOutcome, ShownValue};
+use crate::use_cases::custom_fields::{self, SetOutcome, ShownValue};
 
 const VALUE_TYPE: &str = "custom_field";
 

@@ -9,7 +9,7 @@ use axum::routing::post;
 use crate::api::error::{ApiError, FieldError};
 use crate::api::extract::Path;
 use crate::app::AppState;
-use crate::tracking::push::{self, PushError};
+use crate::use_cases::tracking::push::{self, PushError};
 
 pub fn router() -> Router<AppState> {
     Router::new().route(

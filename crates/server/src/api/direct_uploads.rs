@@ -29,9 +29,9 @@ use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::Path;
 use crate::api::jsonapi::timestamp;
 use crate::app::AppState;
-use crate::documents::filename::{sanitize, storage_key};
-use crate::documents::signing::Purpose;
-use crate::documents::sniff::sniff;
+use crate::use_cases::documents::filename::{sanitize, storage_key};
+use crate::use_cases::documents::signing::Purpose;
+use crate::use_cases::documents::sniff::sniff;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(create))

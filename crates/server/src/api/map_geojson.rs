@@ -14,7 +14,7 @@ use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::extract::Path;
 use crate::app::AppState;
-use crate::vessels::map::container_map_input;
+use crate::use_cases::vessels::map::container_map_input;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(map_geojson))

@@ -20,7 +20,6 @@ pub mod jsonapi;
 pub mod map_geojson;
 pub mod parties;
 pub mod ports;
-pub mod rate_limit;
 pub mod raw_events;
 pub mod shipments;
 pub mod shipping_lines;

@@ -19,7 +19,7 @@ use crate::api::jsonapi::{
     timestamp,
 };
 use crate::app::AppState;
-use crate::parties::{self, PartyError};
+use crate::use_cases::parties::{self, PartyError};
 
 /// Terminal49 pages parties 25 at a time.
 const PAGE_SIZE: u32 = 25;

@@ -21,7 +21,7 @@ use crate::api::jsonapi::{
 };
 use crate::api::ports::PortResource;
 use crate::app::AppState;
-use crate::tracking::shipments;
+use crate::use_cases::tracking::shipments;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -22,7 +22,7 @@ use crate::api::jsonapi::{
 };
 use crate::api::shipments::{ShipmentResource, included_of};
 use crate::app::AppState;
-use crate::tracking::requests::{self, Submission, SubmitError};
+use crate::use_cases::tracking::requests::{self, Submission, SubmitError};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -15,8 +15,8 @@ use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::extract::Path;
 use crate::api::jsonapi::{Document, QueryParams, Resource, resource_object, timestamp};
 use crate::app::AppState;
-use crate::vessels::future::{FutureFailure, Start, future_positions};
-use crate::vessels::vessel_with_track;
+use crate::use_cases::vessels::future::{FutureFailure, Start, future_positions};
+use crate::use_cases::vessels::vessel_with_track;
 
 /// The longest positions window served at once.
 const MAX_WINDOW_DAYS: i64 = 31;

@@ -31,7 +31,7 @@ use crate::api::jsonapi::{
 use crate::api::ports::PortResource;
 use crate::api::shipments::{ShipmentResource, customers_of};
 use crate::app::AppState;
-use crate::webhooks::{catalogue, deliver};
+use crate::use_cases::webhooks::{catalogue, deliver};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -678,7 +678,7 @@ async fn examples(
             format!("{name:?} is not a webhook event; see GET /v2/webhooks/events."),
         ));
     };
-    let example = crate::webhooks::example::payload(event);
+    let example = crate::use_cases::webhooks::example::payload(event);
     Ok(axum::Json(json!({
         "data": [example["data"].clone()],
         "included": example["included"].clone(),

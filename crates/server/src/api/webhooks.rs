@@ -20,9 +20,9 @@ use crate::api::jsonapi::{
     resource_object, timestamp,
 };
 use crate::app::AppState;
-use crate::webhooks::headers::{WebhookHeader, validate_url};
-use crate::webhooks::manage::{self, WebhookError, WebhookInput};
-use crate::webhooks::{catalogue, deliver, example};
+use crate::use_cases::webhooks::headers::{WebhookHeader, validate_url};
+use crate::use_cases::webhooks::manage::{self, WebhookError, WebhookInput};
+use crate::use_cases::webhooks::{catalogue, deliver, example};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

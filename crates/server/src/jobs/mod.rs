@@ -1,20 +1,21 @@
-//! Background jobs: the kinds of job, their dispatch, and the worker loop.
+//! The workers: each queued job's dispatch to its use case, the worker loop and the schedules.
 //!
 //! Jobs live in the store (DESIGN.md §1), so any worker process may run any job, and a job
-//! survives restarts. Later capabilities (carrier polls, webhook deliveries) add variants to
-//! [`JobKind`] and arms to [`Dispatcher`].
+//! survives restarts. The kinds of job and how use cases queue them are in
+//! [`crate::use_cases::queue`]; a new kind adds a variant there and an arm to [`Dispatcher`].
 
 pub mod runner;
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use chrono::{DateTime, Duration, Utc};
-use tidemark_domain::{Job, JobId, NewJob, RetryPolicy};
+use chrono::Duration;
+use tidemark_domain::{Job, RetryPolicy};
 use tidemark_store::StoreError;
 use tokio_util::sync::CancellationToken;
 
 use crate::app::App;
+pub use crate::use_cases::queue::{JobKind, enqueue};
 pub use runner::Runner;
 
 /// Finished jobs are kept this long for inspection, then purged.
@@ -22,41 +23,6 @@ const FINISHED_JOB_RETENTION_DAYS: i64 = 7;
 /// `Idempotency-Key`s are honoured this long.
 const IDEMPOTENCY_KEY_HOURS: i64 = 24;
 const HOUSEKEEPING_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
-
-/// Every kind of job, named as stored in the queue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JobKind {
-    /// Housekeeping: deletes finished jobs past their retention, expired idempotency keys,
-    /// old vessel positions, and direct uploads that expired unattached.
-    PurgeFinishedJobs,
-    /// Polls the carrier for one tracking request (and its shipment once there is one).
-    Track,
-    /// Delivers one webhook's due notifications.
-    DeliverWebhook,
-    /// Extracts, classifies and links one uploaded document.
-    ProcessDocument,
-}
-
-impl JobKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::PurgeFinishedJobs => "purge_finished_jobs",
-            Self::Track => "track",
-            Self::DeliverWebhook => "deliver_webhook",
-            Self::ProcessDocument => "process_document",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "purge_finished_jobs" => Some(Self::PurgeFinishedJobs),
-            "track" => Some(Self::Track),
-            "deliver_webhook" => Some(Self::DeliverWebhook),
-            "process_document" => Some(Self::ProcessDocument),
-            _ => None,
-        }
-    }
-}
 
 /// How a job attempt failed: worth retrying, or not.
 #[derive(Debug)]
@@ -107,9 +73,10 @@ impl JobHandler for Dispatcher {
                         self.app.clock.now() - Duration::hours(IDEMPOTENCY_KEY_HOURS),
                     )
                     .await?;
-                let positions = crate::vessels::purge_old_positions(&self.app).await?;
+                let positions = crate::use_cases::vessels::purge_old_positions(&self.app).await?;
                 let uploads =
-                    crate::documents::upload::remove_expired_direct_uploads(&self.app).await?;
+                    crate::use_cases::documents::upload::remove_expired_direct_uploads(&self.app)
+                        .await?;
                 tracing::info!(
                     purged,
                     idempotency_keys = keys,
@@ -123,7 +90,7 @@ impl JobHandler for Dispatcher {
             Some(JobKind::Track) => {
                 let payload: TrackPayload = serde_json::from_value(job.payload.clone())
                     .map_err(|e| JobError::fail(anyhow::anyhow!("bad track payload: {e}")))?;
-                match crate::tracking::engine::poll(
+                match crate::use_cases::tracking::engine::poll(
                     &self.app,
                     payload.account_id,
                     payload.tracking_request_id,
@@ -143,7 +110,7 @@ impl JobHandler for Dispatcher {
             Some(JobKind::DeliverWebhook) => {
                 let payload: DeliverPayload = serde_json::from_value(job.payload.clone())
                     .map_err(|e| JobError::fail(anyhow::anyhow!("bad delivery payload: {e}")))?;
-                match crate::webhooks::deliver::drain(
+                match crate::use_cases::webhooks::deliver::drain(
                     &self.app,
                     &self.app.webhook_client,
                     payload.account_id,
@@ -163,7 +130,7 @@ impl JobHandler for Dispatcher {
             Some(JobKind::ProcessDocument) => {
                 let payload: DocumentPayload = serde_json::from_value(job.payload.clone())
                     .map_err(|e| JobError::fail(anyhow::anyhow!("bad document payload: {e}")))?;
-                let outcome = crate::documents::process::process(
+                let outcome = crate::use_cases::documents::process::process(
                     &self.app,
                     payload.account_id,
                     payload.document_id,
@@ -202,38 +169,6 @@ struct TrackPayload {
     forced: bool,
 }
 
-/// A job of `kind`, to queue with [`enqueue`] or inside a store call that writes it in
-/// the transaction of the change it follows.
-pub fn new_job(
-    app: &App,
-    kind: JobKind,
-    payload: serde_json::Value,
-    dedup_key: Option<String>,
-    run_at: DateTime<Utc>,
-) -> NewJob {
-    NewJob {
-        id: JobId::new(app.ids.as_ref()),
-        kind: kind.name().to_owned(),
-        payload,
-        dedup_key,
-        run_at,
-        max_attempts: 10,
-    }
-}
-
-/// Queues a job of `kind`. With a `dedup_key`, a job with the same key that is still
-/// pending absorbs this one.
-pub async fn enqueue(
-    app: &App,
-    kind: JobKind,
-    payload: serde_json::Value,
-    dedup_key: Option<String>,
-    run_at: DateTime<Utc>,
-) -> Result<JobId, StoreError> {
-    let job = new_job(app, kind, payload, dedup_key, run_at);
-    app.store.enqueue_job(&job, app.clock.now()).await
-}
-
 /// The runner the app's workers use.
 pub fn runner(app: &Arc<App>) -> Runner {
     Runner {
@@ -253,11 +188,11 @@ pub fn runner(app: &Arc<App>) -> Runner {
 pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
     let housekeeping = tokio::spawn(schedule_housekeeping(Arc::clone(&app), shutdown.clone()));
     let polls = tokio::spawn(schedule_polls(Arc::clone(&app), shutdown.clone()));
-    let sandbox_ais = tokio::spawn(crate::vessels::sandbox::run(
+    let sandbox_ais = tokio::spawn(crate::use_cases::vessels::sandbox::run(
         Arc::clone(&app),
         shutdown.clone(),
     ));
-    crate::vessels::ais::start_sources(&app, &shutdown);
+    crate::use_cases::vessels::ais::start_sources(&app, &shutdown);
     runner(&app).run_until(shutdown).await;
     let _ = tokio::join!(housekeeping, polls, sandbox_ais);
 }
@@ -265,7 +200,7 @@ pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
 /// Sweeps for due carrier polls every `scheduler_tick`.
 async fn schedule_polls(app: Arc<App>, shutdown: CancellationToken) {
     loop {
-        match crate::tracking::sweep(&app).await {
+        match crate::use_cases::tracking::sweep(&app).await {
             Ok(queued) => tracing::debug!(queued, "scheduled carrier polls"),
             Err(error) => tracing::warn!(error = ?error, "cannot schedule carrier polls"),
         }

@@ -12,8 +12,9 @@ use http_body_util::BodyExt;
 use serde_json::Value;
 use tidemark_carriers::Carrier;
 use tidemark_domain::{Account, ApiKeyScope, MockClock, SequentialIds};
-use tidemark_server::tracking::carriers::{Carriers, start_in_process_sandbox};
-use tidemark_server::{App, Config, accounts};
+use tidemark_server::use_cases::accounts;
+use tidemark_server::use_cases::tracking::carriers::{Carriers, start_in_process_sandbox};
+use tidemark_server::{App, Config};
 use tidemark_store::Store;
 use tidemark_store_sqlite::SqliteStore;
 use tower::ServiceExt;
@@ -219,7 +220,7 @@ impl TestApp {
 
     /// One turn of the workers: the poll scheduler's sweep, then every due job.
     pub async fn tick(&self) -> usize {
-        tidemark_server::tracking::sweep(&self.app)
+        tidemark_server::use_cases::tracking::sweep(&self.app)
             .await
             .expect("sweep");
         self.run_pending_jobs().await

@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 use tidemark_domain::Clock;
 use tidemark_geo::ais::{PositionReport, StaticData, encode_position, encode_static};
 use tidemark_geo::reference::ReferenceData;
-use tidemark_server::vessels::ais::ingest_lines;
-use tidemark_server::vessels::sandbox::SandboxAis;
+use tidemark_server::use_cases::vessels::ais::ingest_lines;
+use tidemark_server::use_cases::vessels::sandbox::SandboxAis;
 
 use crate::helpers::TestApp;
 use crate::on_both_backends;
@@ -229,7 +229,8 @@ async fn housekeeping_purges_positions_past_the_retention(app: TestApp) {
 
 async fn the_sandbox_reports_only_what_is_new_at_each_tick(app: TestApp) {
     let (_, voyage) = showcase_at_sea(&app).await;
-    let sandbox = tidemark_server::tracking::carriers::sandbox(ReferenceData::embedded());
+    let sandbox =
+        tidemark_server::use_cases::tracking::carriers::sandbox(ReferenceData::embedded());
     let transmitter = SandboxAis::new(sandbox, Duration::minutes(30));
     // A new transmitter (as after a restart) resends the track; the store keeps it once.
     let resent = transmitter.tick(&app.app).await.unwrap();
@@ -294,7 +295,7 @@ async fn a_real_sample_feed_is_decoded_and_stored(app: TestApp) {
         eprintln!("{} not found: skipped", path.display());
         return;
     };
-    let report = tidemark_server::vessels::ais::replay_file(&app.app, &path)
+    let report = tidemark_server::use_cases::vessels::ais::replay_file(&app.app, &path)
         .await
         .unwrap();
     assert_eq!(report.decode.lines, text.lines().count() as u64);
@@ -347,7 +348,7 @@ async fn a_udp_source_stores_the_positions_it_receives(app: TestApp) {
         .local_addr()
         .unwrap();
     let shutdown = tokio_util::sync::CancellationToken::new();
-    let source = tokio::spawn(tidemark_server::vessels::ais::run_source(
+    let source = tokio::spawn(tidemark_server::use_cases::vessels::ais::run_source(
         std::sync::Arc::clone(&app.app),
         tidemark_server::config::AisSource::Udp(address),
         shutdown.clone(),
@@ -376,7 +377,7 @@ async fn a_tcp_source_reads_a_feed_and_reconnects_when_it_drops(app: TestApp) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let shutdown = tokio_util::sync::CancellationToken::new();
-    let source = tokio::spawn(tidemark_server::vessels::ais::run_source(
+    let source = tokio::spawn(tidemark_server::use_cases::vessels::ais::run_source(
         std::sync::Arc::clone(&app.app),
         tidemark_server::config::AisSource::Tcp(address.to_string()),
         shutdown.clone(),
@@ -413,7 +414,8 @@ async fn showcase_at_sea(app: &TestApp) -> (String, tidemark_carriers::sandbox::
         )
         .await;
     assert_eq!(response.status, StatusCode::CREATED);
-    let sandbox = tidemark_server::tracking::carriers::sandbox(ReferenceData::embedded());
+    let sandbox =
+        tidemark_server::use_cases::tracking::carriers::sandbox(ReferenceData::embedded());
     let voyage = sandbox
         .voyage("TEST-TR-SUCCEEDED", epoch)
         .expect("the showcase has a voyage");

@@ -674,7 +674,7 @@ async fn a_delivery_cut_off_by_a_crash_is_made_after_the_restart(app: TestApp) {
         .unwrap();
     let requests = app.get("/v2/tracking_requests").await.json();
     let request = requests["data"][0]["id"].as_str().unwrap().parse().unwrap();
-    tidemark_server::tracking::engine::poll(
+    tidemark_server::use_cases::tracking::engine::poll(
         &app.app,
         account.id,
         tidemark_domain::TrackingRequestId(request),
@@ -692,7 +692,9 @@ async fn a_delivery_cut_off_by_a_crash_is_made_after_the_restart(app: TestApp) {
 
     app.clock.advance(Duration::minutes(6));
     let restarted = app.restarted();
-    tidemark_server::tracking::sweep(&restarted).await.unwrap();
+    tidemark_server::use_cases::tracking::sweep(&restarted)
+        .await
+        .unwrap();
     tidemark_server::jobs::runner(&restarted)
         .run_pending()
         .await;
@@ -793,7 +795,7 @@ fn keys(object: &Value, member: &str) -> std::collections::BTreeSet<String> {
 
 async fn each_delivery_has_every_member_of_terminal49s_example_for_its_event(app: TestApp) {
     let receiver = Receiver::start().await;
-    let events: Vec<&str> = tidemark_server::webhooks::catalogue::catalogue()
+    let events: Vec<&str> = tidemark_server::use_cases::webhooks::catalogue::catalogue()
         .iter()
         .map(|e| e.name)
         .collect();

@@ -10,7 +10,7 @@ use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::{Path, parse_uuid};
 use crate::api::jsonapi::{self, QueryParams};
 use crate::app::AppState;
-use crate::documents::classify::DocumentType;
+use crate::use_cases::documents::classify::DocumentType;
 
 use super::input::{
     DocumentInput, containers_named, media_type, relationship_ids, shipments_named,

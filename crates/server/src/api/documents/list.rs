@@ -9,7 +9,7 @@ use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::jsonapi::{self, ListLinks, ListMeta, QueryParams};
 use crate::app::AppState;
-use crate::documents::classify::DocumentType;
+use crate::use_cases::documents::classify::DocumentType;
 
 use super::INCLUDES;
 use super::resource::{included, resource};

@@ -13,7 +13,7 @@ use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::jsonapi;
 use crate::app::AppState;
-use crate::documents::upload::{self, NewDocument, UploadError};
+use crate::use_cases::documents::upload::{self, NewDocument, UploadError};
 
 use super::input::{
     DocumentInput, containers_named, media_type, relationship_ids, shipments_named,

@@ -9,11 +9,11 @@ use tidemark_store::{DocumentClassification, Representation, StoreError, StoredD
 use uuid::Uuid;
 
 use crate::app::App;
-use crate::documents::classify::{DocumentType, classify};
-use crate::documents::references::{BL_PREFIXES, find_references, matching_bl_numbers};
-use crate::documents::storage::StorageError;
-use crate::documents::text::extract_text;
-use crate::jobs::{self, JobKind};
+use crate::use_cases::documents::classify::{DocumentType, classify};
+use crate::use_cases::documents::references::{BL_PREFIXES, find_references, matching_bl_numbers};
+use crate::use_cases::documents::storage::StorageError;
+use crate::use_cases::documents::text::extract_text;
+use crate::use_cases::queue::{self, JobKind};
 
 /// The version of the extraction payload (`document_representation.schema_version`).
 pub const SCHEMA_VERSION: &str = "2026-03-01";
@@ -24,7 +24,7 @@ const MAX_CANDIDATES: usize = 50;
 
 /// The job that classifies a document, queued in the transaction that stores it.
 pub fn job(app: &App, account: AccountId, document: Uuid, run_at: DateTime<Utc>) -> NewJob {
-    jobs::new_job(
+    queue::new_job(
         app,
         JobKind::ProcessDocument,
         serde_json::json!({"account_id": account, "document_id": document}),
@@ -65,7 +65,9 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<Outcome,
     let content_type = document.content_type.clone();
     let extracted = tokio::task::spawn_blocking(move || extract_text(&content_type, &bytes))
         .await
-        .unwrap_or(Err(crate::documents::text::ExtractError::Crashed));
+        .unwrap_or(Err(
+            crate::use_cases::documents::text::ExtractError::Crashed,
+        ));
     let now = app.clock.now();
     let (classification, event, outcome) = match extracted {
         Ok(text) => {
@@ -132,7 +134,7 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<Outcome,
         Err(StoreError::NotFound) => return Ok(Outcome::Gone),
         Err(error) => return Err(error.into()),
     }
-    if let Err(error) = crate::webhooks::deliver::queue_due(app).await {
+    if let Err(error) = crate::use_cases::webhooks::deliver::queue_due(app).await {
         tracing::warn!(error = ?error, "cannot queue webhook deliveries");
     }
     Ok(outcome)

@@ -322,9 +322,9 @@ fn unique(items: Vec<String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::documents::classify::{DocumentType, classify};
-    use crate::documents::sniff::sniff;
-    use crate::documents::text::extract_text;
+    use crate::use_cases::documents::classify::{DocumentType, classify};
+    use crate::use_cases::documents::sniff::sniff;
+    use crate::use_cases::documents::text::extract_text;
 
     #[test]
     fn a_generated_bill_of_lading_pdf_is_classified_and_yields_its_numbers() {

@@ -70,6 +70,7 @@ impl Storage {
                     .host_str()
                     .filter(|bucket| !bucket.is_empty())
                     .ok_or_else(|| StorageError::Setting("s3:// needs a bucket".to_owned()))?;
+                tidemark_carriers::tls::install_provider();
                 let store = AmazonS3Builder::from_env()
                     .with_bucket_name(bucket)
                     .build()

@@ -23,7 +23,7 @@ use tidemark_domain::{
 use tidemark_store::StoreError;
 
 use crate::app::App;
-use crate::tracking::report;
+use crate::use_cases::tracking::report;
 
 /// Retries of transient carrier errors before a request fails as `retries_exhausted`.
 pub const MAX_RETRIES: u32 = 14;
@@ -220,12 +220,12 @@ pub async fn record(
         .record_tracking_result(request, read_at, update, &events)
         .await?;
     if let Some(update) = update {
-        crate::vessels::learn_vessels_of(app, update).await;
+        crate::use_cases::vessels::learn_vessels_of(app, update).await;
     }
     if !events.is_empty() {
         // New notifications go out now rather than at the next sweep; if this is lost, the
         // sweep queues them.
-        if let Err(error) = crate::webhooks::deliver::queue_due(app).await {
+        if let Err(error) = crate::use_cases::webhooks::deliver::queue_due(app).await {
             tracing::warn!(error = ?error, "cannot queue webhook deliveries; the sweep will");
         }
     }
@@ -297,7 +297,7 @@ async fn record_found(
     // Values staged with the request (`initial_custom_fields`) are written with what this
     // poll creates, in its transaction.
     update.initial_custom_field_values =
-        crate::custom_fields::staged_values(app, &request, &update).await?;
+        crate::use_cases::custom_fields::staged_values(app, &request, &update).await?;
     record(app, status_before, read_at, &request, Some(&update)).await?;
     Ok(PollOutcome::Tracked)
 }

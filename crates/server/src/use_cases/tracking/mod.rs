@@ -12,7 +12,7 @@ use tidemark_domain::{AccountId, TrackingRequestId};
 use tidemark_store::StoreError;
 
 use crate::app::App;
-use crate::jobs::{self, JobKind};
+use crate::use_cases::queue::{self, JobKind};
 
 /// Queues a poll of a tracking request, unless one is already queued or running.
 pub async fn queue_poll(
@@ -20,7 +20,7 @@ pub async fn queue_poll(
     account: AccountId,
     request: TrackingRequestId,
 ) -> Result<(), StoreError> {
-    jobs::enqueue(
+    queue::enqueue(
         app,
         JobKind::Track,
         serde_json::json!({"account_id": account, "tracking_request_id": request}),
@@ -38,7 +38,7 @@ pub async fn queue_refresh(
     account: AccountId,
     request: TrackingRequestId,
 ) -> Result<(), StoreError> {
-    jobs::enqueue(
+    queue::enqueue(
         app,
         JobKind::Track,
         serde_json::json!({"account_id": account, "tracking_request_id": request, "forced": true}),
@@ -67,6 +67,6 @@ pub async fn sweep(app: &App) -> Result<usize, StoreError> {
         queue_poll(app, shipment.account_id, shipment.tracking_request_id).await?;
         queued += 1;
     }
-    queued += crate::webhooks::deliver::queue_due(app).await?;
+    queued += crate::use_cases::webhooks::deliver::queue_due(app).await?;
     Ok(queued)
 }

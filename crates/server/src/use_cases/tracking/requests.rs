@@ -87,10 +87,10 @@ pub enum SubmitError {
     Store(#[from] StoreError),
 }
 
-impl From<crate::custom_fields::CustomFieldError> for SubmitError {
-    fn from(error: crate::custom_fields::CustomFieldError) -> Self {
+impl From<crate::use_cases::custom_fields::CustomFieldError> for SubmitError {
+    fn from(error: crate::use_cases::custom_fields::CustomFieldError) -> Self {
         match error {
-            crate::custom_fields::CustomFieldError::Invalid(problems) => Self::Invalid(
+            crate::use_cases::custom_fields::CustomFieldError::Invalid(problems) => Self::Invalid(
                 problems
                     .into_iter()
                     .map(|problem| Problem {
@@ -100,7 +100,7 @@ impl From<crate::custom_fields::CustomFieldError> for SubmitError {
                     })
                     .collect(),
             ),
-            crate::custom_fields::CustomFieldError::Store(error) => Self::Store(error),
+            crate::use_cases::custom_fields::CustomFieldError::Store(error) => Self::Store(error),
         }
     }
 }
@@ -222,10 +222,13 @@ pub async fn submit(
     let (request_type, request_number, scac) =
         validate(app, &submission).map_err(SubmitError::Invalid)?;
     let customer_id = customer_of(app, account, &submission).await?;
-    let initial_custom_fields =
-        crate::custom_fields::stage(app, account, submission.initial_custom_fields.as_ref())
-            .await
-            .map_err(SubmitError::from)?;
+    let initial_custom_fields = crate::use_cases::custom_fields::stage(
+        app,
+        account,
+        submission.initial_custom_fields.as_ref(),
+    )
+    .await
+    .map_err(SubmitError::from)?;
     let now = app.clock.now();
     let request = TrackingRequest {
         id: TrackingRequestId::new(app.ids.as_ref()),

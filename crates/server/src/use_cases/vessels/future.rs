@@ -11,7 +11,7 @@ use tidemark_store::{StoreError, Vessel};
 use uuid::Uuid;
 
 use crate::app::App;
-use crate::vessels::find_vessel;
+use crate::use_cases::vessels::find_vessel;
 
 /// Where the estimate starts: the vessel's last fix, or a position the caller gives.
 #[derive(Clone, Copy, Debug, PartialEq)]

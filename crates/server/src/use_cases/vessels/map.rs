@@ -11,7 +11,7 @@ use tidemark_geo::reference::{ReferenceData, port_id};
 use tidemark_store::StoreError;
 
 use crate::app::App;
-use crate::vessels::vessels_named;
+use crate::use_cases::vessels::vessels_named;
 
 /// Stored positions a leg's track is sampled down to before simplification: four times
 /// the points the map draws, so the simplified line keeps the track's shape.

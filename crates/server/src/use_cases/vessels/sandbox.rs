@@ -15,7 +15,7 @@ use tidemark_store::StoreError;
 use tokio_util::sync::CancellationToken;
 
 use crate::app::App;
-use crate::vessels::ais::{IngestReport, ingest_lines};
+use crate::use_cases::vessels::ais::{IngestReport, ingest_lines};
 
 /// Voyages followed at most per tick.
 const MAX_VOYAGES: u32 = 1_000;
@@ -142,7 +142,10 @@ pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
         return;
     };
     let step = Duration::from_std(interval).unwrap_or_else(|_| Duration::minutes(5));
-    let transmitter = SandboxAis::new(crate::tracking::carriers::sandbox(app.reference), step);
+    let transmitter = SandboxAis::new(
+        crate::use_cases::tracking::carriers::sandbox(app.reference),
+        step,
+    );
     // A demo clock runs fast: tick as often in real time as the voyage time asks, but not
     // more than once a second.
     let real =

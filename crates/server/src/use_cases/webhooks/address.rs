@@ -244,6 +244,7 @@ impl Resolve for GuardedResolver {
 /// resolver (and a receiver should answer the URL it registered); and system proxies are
 /// ignored, since through a proxy the resolver would see only the proxy's name.
 pub fn guarded_client_builder(allow_private: bool) -> reqwest::ClientBuilder {
+    tidemark_carriers::tls::install_provider();
     reqwest::Client::builder()
         .dns_resolver(GuardedResolver::new(allow_private))
         .redirect(reqwest::redirect::Policy::none())

@@ -19,9 +19,9 @@ use tidemark_store::{RecordedDelivery, StoreError};
 
 use crate::api::webhook_notifications::{ShipmentContext, delivery_document, shipment_contexts};
 use crate::app::{App, AppState};
-use crate::jobs::{self, JobKind};
-use crate::webhooks::address::AddressError;
-use crate::webhooks::signing::{SigningSecret, standard_signatures, t49_signature};
+use crate::use_cases::queue::{self, JobKind};
+use crate::use_cases::webhooks::address::AddressError;
+use crate::use_cases::webhooks::signing::{SigningSecret, standard_signatures, t49_signature};
 
 /// How long a receiver has to answer.
 pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(15);
@@ -220,7 +220,7 @@ pub async fn queue_due(app: &App) -> Result<usize, StoreError> {
 
 /// Queues the delivery of a webhook's due notifications.
 pub async fn queue(app: &App, account: AccountId, webhook: WebhookId) -> Result<(), StoreError> {
-    jobs::enqueue(
+    queue::enqueue(
         app,
         JobKind::DeliverWebhook,
         serde_json::json!({"account_id": account, "webhook_id": webhook}),

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::webhooks::catalogue::EventInfo;
+use crate::use_cases::webhooks::catalogue::EventInfo;
 
 const NOTIFICATION: &str = "00000000-0000-7000-8000-000000000001";
 const WEBHOOK: &str = "00000000-0000-7000-8000-000000000002";
@@ -97,7 +97,7 @@ pub fn payload(event: &EventInfo) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::webhooks::catalogue;
+    use crate::use_cases::webhooks::catalogue;
 
     #[test]
     fn every_catalogued_event_has_an_example_whose_reference_is_included() {

@@ -6,10 +6,10 @@ use tidemark_domain::{AccountId, Webhook, WebhookId};
 use tidemark_store::StoreError;
 
 use crate::app::App;
-use crate::webhooks::headers::{
+use crate::use_cases::webhooks::headers::{
     Problem, WebhookHeader, display_name, validate_events, validate_headers, validate_url,
 };
-use crate::webhooks::signing::{SECRET_BYTES, generate_secret};
+use crate::use_cases::webhooks::signing::{SECRET_BYTES, generate_secret};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WebhookError {

@@ -1,0 +1,106 @@
+//! A running process: the configured store, clock and carriers assembled into an [`App`],
+//! the HTTP listener and the workers. The wiring between the rooms: the API router and the
+//! workers are plugged in here, so the use cases never see them.
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use tidemark_domain::{Clock, ScaledClock, SystemClock, UuidV7Ids};
+use tidemark_geo::reference::ReferenceData;
+use tidemark_store::Store;
+use tidemark_store_postgres::PgStore;
+use tidemark_store_sqlite::SqliteStore;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::api;
+use crate::app::{App, AppState};
+use crate::config::{Config, DatabaseUrl};
+use crate::jobs;
+use crate::use_cases::tracking::carriers::{
+    Carriers, dcsa_connector, remote_sandbox, start_in_process_sandbox,
+};
+
+impl App {
+    /// Opens (and migrates) the configured database, with the real clock and ids.
+    pub async fn from_config(config: Config) -> anyhow::Result<Self> {
+        let store = open_store(&config).await?;
+        let clock: Arc<dyn Clock> = if config.demo_time_scale > 1 {
+            tracing::warn!(
+                scale = config.demo_time_scale,
+                "demo mode: the clock runs fast"
+            );
+            Arc::new(ScaledClock::new(config.demo_time_scale))
+        } else {
+            Arc::new(SystemClock)
+        };
+        let mut carriers = Carriers::default();
+        carriers.insert(match &config.sandbox_carrier_url {
+            Some(url) => remote_sandbox(url)?,
+            None => {
+                start_in_process_sandbox(
+                    ReferenceData::embedded(),
+                    Arc::clone(&clock),
+                    CancellationToken::new(),
+                )
+                .await?
+            }
+        });
+        for carrier in &config.carriers {
+            carriers.insert(dcsa_connector(carrier)?);
+        }
+        let app = Self::new(config, store, clock, Arc::new(UuidV7Ids)).with_carriers(carriers);
+        // Read (or made) now, so a database that cannot give it stops the start.
+        app.signing_key()
+            .await
+            .context("reading the signing key from the database")?;
+        Ok(app)
+    }
+
+    /// The HTTP API with all its layers.
+    pub fn router(self: &Arc<Self>) -> axum::Router {
+        api::router(AppState(Arc::clone(self)))
+    }
+
+    /// Serves the API on `listener` until `shutdown` is cancelled, then finishes the
+    /// requests in flight.
+    pub async fn serve(
+        self: Arc<Self>,
+        listener: TcpListener,
+        shutdown: CancellationToken,
+    ) -> std::io::Result<()> {
+        let router = self.router();
+        axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown.cancelled_owned())
+            .await
+    }
+
+    /// Runs the background workers and the scheduler until `shutdown` is cancelled; jobs
+    /// already started are finished first.
+    pub async fn run_workers(self: Arc<Self>, shutdown: CancellationToken) {
+        jobs::run(self, shutdown).await;
+    }
+}
+
+/// Opens the backend named by the database URL and applies its migrations.
+pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
+    Ok(match &config.database_url {
+        DatabaseUrl::Sqlite(path) => Arc::new(
+            SqliteStore::open(path)
+                .with_context(|| format!("opening SQLite database {}", path.display()))?,
+        ),
+        DatabaseUrl::Postgres(url) => Arc::new(
+            PgStore::connect_with(
+                url,
+                tidemark_store_postgres::ConnectOptions {
+                    max_connections: config.database_max_connections,
+                    shipment_cache_entries: config.database_shipment_cache_entries,
+                    schema: None,
+                    ..Default::default()
+                },
+            )
+            .await
+            .context("connecting to PostgreSQL")?,
+        ),
+    })
+}
