@@ -13,6 +13,7 @@ mod auth;
 mod conventions;
 mod custom_fields;
 mod documents;
+mod hostile;
 mod jobs;
 mod operations;
 mod parties;
