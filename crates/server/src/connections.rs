@@ -10,9 +10,12 @@
 //! - an HTTP/1 request head must arrive within `header_read_timeout` (slowloris), and may
 //!   be at most `max_header_bytes` (`431` beyond); an HTTP/2 connection has at most
 //!   `http2_max_concurrent_streams` streams and the same header-list bound;
+//! - a connection that has not sent a whole request head within `header_read_timeout` of
+//!   connecting is closed (hyper's own header timeout starts only once it knows the
+//!   protocol, which needs the first bytes);
 //! - a connection with no request in progress on which nothing is read or written for
-//!   `idle_timeout` is closed: idle keep-alive connections, clients that connect and send
-//!   nothing, and readers that stopped reading a response;
+//!   `idle_timeout` is closed: idle keep-alive connections (HTTP/2; hyper closes idle
+//!   HTTP/1 ones at the header timeout), and readers that stopped reading a response;
 //! - each request carries its client's address ([`ConnectInfo`]), for the rate limit of
 //!   the unauthenticated.
 //!
@@ -43,8 +46,7 @@ use tower::ServiceExt;
 use crate::limits::ConnectionLimits;
 
 /// What a connection over the limit gets before it is closed (a JSON:API error).
-const OVER_LIMIT_BODY: &str =
-    r#"{"errors":[{"status":"503","title":"Service Unavailable","detail":"Too many connections."}]}"#;
+const OVER_LIMIT_BODY: &str = r#"{"errors":[{"status":"503","title":"Service Unavailable","detail":"Too many connections."}]}"#;
 
 fn over_limit_response() -> String {
     format!(
@@ -99,7 +101,10 @@ pub async fn serve(
             address,
             router.clone(),
             Arc::clone(&builder),
-            limits.idle_timeout,
+            Timeouts {
+                first_request: limits.header_read_timeout,
+                idle: limits.idle_timeout,
+            },
             shutdown.clone(),
             slot,
         ));
@@ -144,13 +149,20 @@ async fn accept_failed(error: &std::io::Error) {
     tokio::time::sleep(Duration::from_millis(100)).await;
 }
 
+/// How long a connection may stay quiet: before its first request, and after.
+#[derive(Clone, Copy)]
+struct Timeouts {
+    first_request: Duration,
+    idle: Duration,
+}
+
 /// Serves one connection until it ends, is idle too long, or the server shuts down.
 async fn connection(
     stream: TcpStream,
     address: SocketAddr,
     router: Router,
     builder: Arc<Builder<TokioExecutor>>,
-    idle_timeout: Duration,
+    timeouts: Timeouts,
     shutdown: CancellationToken,
     _slot: tokio::sync::OwnedSemaphorePermit,
 ) {
@@ -176,6 +188,11 @@ async fn connection(
     tokio::pin!(conn);
     let mut draining = false;
     loop {
+        let idle_timeout = if activity.requests.load(Ordering::Relaxed) == 0 {
+            timeouts.first_request
+        } else {
+            timeouts.idle
+        };
         let idle_deadline = activity.last() + idle_timeout;
         tokio::select! {
             result = conn.as_mut() => {
@@ -206,6 +223,8 @@ struct Activity {
     started: Instant,
     last_millis: AtomicU64,
     busy: AtomicUsize,
+    /// Requests begun on this connection.
+    requests: AtomicUsize,
 }
 
 impl Activity {
@@ -214,6 +233,7 @@ impl Activity {
             started: Instant::now(),
             last_millis: AtomicU64::new(0),
             busy: AtomicUsize::new(0),
+            requests: AtomicUsize::new(0),
         }
     }
 
@@ -238,6 +258,7 @@ struct Busy(Arc<Activity>);
 impl Busy {
     fn enter(activity: Arc<Activity>) -> Self {
         activity.busy.fetch_add(1, Ordering::Relaxed);
+        activity.requests.fetch_add(1, Ordering::Relaxed);
         Self(activity)
     }
 }

@@ -71,8 +71,7 @@ impl App {
         shutdown: CancellationToken,
     ) -> std::io::Result<()> {
         let router = self.router();
-        crate::connections::serve(listener, router, &self.config.limits.connections, shutdown)
-            .await
+        crate::connections::serve(listener, router, &self.config.limits.connections, shutdown).await
     }
 
     /// Runs the background workers and the scheduler until `shutdown` is cancelled; jobs

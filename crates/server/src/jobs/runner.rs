@@ -140,7 +140,8 @@ impl Runner {
             }
         }
         // A label from the fixed set of kinds: a row's text never makes a series.
-        let kind = crate::use_cases::queue::JobKind::parse(&job.kind).map_or("other", |kind| kind.name());
+        let kind =
+            crate::use_cases::queue::JobKind::parse(&job.kind).map_or("other", |kind| kind.name());
         metrics::counter!("tidemark_jobs_finished_total", "kind" => kind, "outcome" => outcome_name(&outcome)).increment(1);
         match self
             .store

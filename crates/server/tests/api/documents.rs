@@ -206,7 +206,12 @@ pub(crate) async fn upload(
     upload_with_key(app, &app.key, file_name, content_type, bytes, fields).await
 }
 
-pub(crate) async fn uploaded(app: &TestApp, file_name: &str, bytes: &[u8], fields: &[(&str, &str)]) -> String {
+pub(crate) async fn uploaded(
+    app: &TestApp,
+    file_name: &str,
+    bytes: &[u8],
+    fields: &[(&str, &str)],
+) -> String {
     let response = upload(app, file_name, "application/pdf", bytes, fields).await;
     assert_eq!(response.status, StatusCode::CREATED, "{}", text(&response));
     response.json()["data"]["id"].as_str().unwrap().to_owned()

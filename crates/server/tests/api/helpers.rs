@@ -99,7 +99,10 @@ impl TestApp {
         // cannot run itself for that.
         let mut pairs = vec![
             ("public_url", "http://tidemark.test"),
-            ("document_extraction_program", env!("CARGO_BIN_EXE_tidemark")),
+            (
+                "document_extraction_program",
+                env!("CARGO_BIN_EXE_tidemark"),
+            ),
         ];
         pairs.extend_from_slice(settings);
         let config = Config::from_pairs(&pairs).expect("valid test config");

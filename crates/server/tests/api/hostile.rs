@@ -103,7 +103,10 @@ async fn read_back(app: &TestApp, name: &str, bytes: &[u8]) -> (String, String) 
     let document = app.get(&format!("/v2/documents/{id}")).await.json();
     let attributes = &document["data"]["attributes"];
     (
-        attributes["document_type"].as_str().unwrap_or("").to_owned(),
+        attributes["document_type"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned(),
         attributes["classification_notes"]
             .as_str()
             .unwrap_or("")
@@ -141,10 +144,7 @@ async fn a_deeply_nested_pdf_is_kept_and_marked_without_crashing(app: TestApp) {
     nested.extend(std::iter::repeat_n(b'[', 200_000));
     nested.extend(std::iter::repeat_n(b']', 200_000));
     nested.extend_from_slice(b" >>");
-    let bytes = assemble(&[
-        nested,
-        b"<< /Type /Pages /Kids [] /Count 0 >>".to_vec(),
-    ]);
+    let bytes = assemble(&[nested, b"<< /Type /Pages /Kids [] /Count 0 >>".to_vec()]);
 
     let (document_type, notes) = read_back(&app, "nested.pdf", &bytes).await;
 
@@ -332,7 +332,11 @@ async fn an_ordinary_pdf_is_read_in_the_child_with_its_usage() {
         .await
         .unwrap();
 
-    assert!(extracted.text.starts_with("ARRIVAL NOTICE"), "{}", extracted.text);
+    assert!(
+        extracted.text.starts_with("ARRIVAL NOTICE"),
+        "{}",
+        extracted.text
+    );
     assert_eq!(extracted.document_type.as_str(), "arrival_notice");
     assert!(extracted.peak_memory_bytes > 0 && extracted.peak_memory_bytes <= 512 * MIB);
 }
@@ -399,9 +403,7 @@ async fn from(app: &TestApp, address: &str, key: &str) -> crate::helpers::TestRe
     app.send(request).await
 }
 
-async fn an_address_that_keeps_failing_authentication_gets_429_whatever_key_it_sends(
-    app: TestApp,
-) {
+async fn an_address_that_keeps_failing_authentication_gets_429_whatever_key_it_sends(app: TestApp) {
     let attacker = "198.51.100.7:40000";
     for guess in 0..3 {
         let response = from(&app, attacker, &format!("tmk_guess{guess}")).await;

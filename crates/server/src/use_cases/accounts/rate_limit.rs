@@ -240,7 +240,10 @@ mod tests {
         limiter.check(address(2), "auth", 5, at(0));
 
         assert!(!limiter.check(address(3), "auth", 5, at(1)).allowed, "full");
-        assert!(limiter.check(address(1), "auth", 5, at(1)).allowed, "known keys count on");
+        assert!(
+            limiter.check(address(1), "auth", 5, at(1)).allowed,
+            "known keys count on"
+        );
         assert!(
             limiter.check(address(3), "auth", 5, at(130)).allowed,
             "old windows were dropped"

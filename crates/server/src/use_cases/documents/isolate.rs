@@ -229,10 +229,12 @@ impl Extractor {
     }
 
     fn why_it_died(&self, status: std::process::ExitStatus, errors: &[u8]) -> ExtractError {
-        use std::os::unix::process::ExitStatusExt;
         use nix::sys::signal::Signal;
+        use std::os::unix::process::ExitStatusExt;
         let errors = String::from_utf8_lossy(errors);
-        let signal = status.signal().and_then(|number| Signal::try_from(number).ok());
+        let signal = status
+            .signal()
+            .and_then(|number| Signal::try_from(number).ok());
         let out_of_memory = ExtractError::OutOfMemory {
             limit_mib: self.limits.memory_bytes / (1024 * 1024),
         };
@@ -279,8 +281,8 @@ fn outcome_label(result: &Result<Extracted, ExtractError>) -> &'static str {
 pub fn child_main(args: &ChildArgs) -> ExitCode {
     use nix::sys::resource::{Resource, setrlimit};
     // First of all: nothing of the document is read before the limits hold.
-    let limited = setrlimit(Resource::RLIMIT_AS, args.memory_bytes, args.memory_bytes)
-        .and_then(|()| {
+    let limited =
+        setrlimit(Resource::RLIMIT_AS, args.memory_bytes, args.memory_bytes).and_then(|()| {
             setrlimit(
                 Resource::RLIMIT_CPU,
                 args.cpu_seconds,
