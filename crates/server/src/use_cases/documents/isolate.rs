@@ -27,7 +27,7 @@ use tokio::sync::Semaphore;
 
 use crate::limits::ExtractionLimits;
 use crate::use_cases::documents::classify::{DocumentType, classify};
-use crate::use_cases::documents::text::{ExtractError, Limits, extract_text_with};
+use crate::use_cases::documents::text::{ExtractError, Limits, extract_text_with, supported};
 
 /// The hidden subcommand that runs the child.
 pub const SUBCOMMAND: &str = "extract-document";
@@ -108,6 +108,8 @@ impl Extractor {
         file_name: &str,
         bytes: &[u8],
     ) -> Result<Extracted, ExtractError> {
+        // Images and Office files have no extraction: no process for them.
+        supported(content_type)?;
         let _slot = self
             .slots
             .acquire()
@@ -122,7 +124,17 @@ impl Extractor {
                     "document extracted"
                 );
             }
-            Err(error) => tracing::info!(%error, "document extraction stopped"),
+            Err(
+                error @ (ExtractError::OutOfMemory { .. }
+                | ExtractError::OutOfCpu { .. }
+                | ExtractError::TimedOut { .. }
+                | ExtractError::InflatesTooMuch { .. }
+                | ExtractError::TooManyPages { .. }),
+            ) => tracing::warn!(%error, "a document exceeded its extraction limits"),
+            Err(error @ (ExtractError::Crashed | ExtractError::Process(_))) => {
+                tracing::warn!(%error, "document extraction failed");
+            }
+            Err(error) => tracing::debug!(%error, "no text in a document"),
         }
         metrics::counter!("tidemark_document_extractions_total", "outcome" => outcome_label(&result))
             .increment(1);

@@ -96,6 +96,25 @@ pub fn extract_text(content_type: &str, bytes: &[u8]) -> Result<String, ExtractE
     extract_text_with(content_type, bytes, &Limits::default())
 }
 
+/// The lower-case essence of a content type (`text/plain; charset=utf-8` → `text/plain`).
+fn essence(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// Whether there is any text extraction for this content type; when not, extracting it
+/// answers [`ExtractError::Unsupported`] without looking at the bytes.
+pub fn supported(content_type: &str) -> Result<(), ExtractError> {
+    match essence(content_type).as_str() {
+        "application/pdf" | "text/plain" | "text/csv" => Ok(()),
+        other => Err(ExtractError::Unsupported(other.to_owned())),
+    }
+}
+
 /// Extracts text within the given limits.
 pub fn extract_text_with(
     content_type: &str,
@@ -108,12 +127,7 @@ pub fn extract_text_with(
             limit: limits.max_input_bytes,
         });
     }
-    let essence = content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
+    let essence = essence(content_type);
     let raw = match essence.as_str() {
         "application/pdf" => pdf_text_guarded(bytes, limits)?,
         "text/plain" | "text/csv" => decode_text(bytes),
