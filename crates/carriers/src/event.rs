@@ -23,6 +23,11 @@ pub enum CarrierError {
     /// The carrier could not be reached or answered with a server error: retry later.
     #[error("the carrier is unavailable: {0}")]
     Unavailable(String),
+    /// The carrier refuses our credentials (401, 403, or a token endpoint that rejects the
+    /// client): an operator must fix them; polls wait rather than fail, and resume once a
+    /// call succeeds.
+    #[error("the carrier refused our credentials: {0}")]
+    CredentialsRefused(String),
     /// The carrier answered with something we cannot read: retry a few times, then give up
     /// as `unrecognized_response`.
     #[error("unexpected payload from the carrier: {0}")]
