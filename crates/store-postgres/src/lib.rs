@@ -8,6 +8,7 @@
 //! This crate depends on `domain` and `store` only.
 
 mod convert;
+mod carriers;
 mod custom_fields;
 mod documents;
 mod jobs;

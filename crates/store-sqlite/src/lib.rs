@@ -7,6 +7,7 @@
 //! connection; reads use a small pool. This crate depends on `domain` and `store` only.
 
 mod convert;
+mod carriers;
 mod custom_fields;
 mod documents;
 mod group_commit;

@@ -7,6 +7,7 @@
 
 #[cfg(feature = "contract-tests")]
 pub mod contract;
+mod carriers;
 mod custom_fields;
 mod document_search;
 mod documents;
@@ -24,6 +25,7 @@ use tidemark_domain::{
     WebhookNotificationId,
 };
 
+pub use carriers::{CarrierStore, PollSchedule};
 pub use custom_fields::{
     CustomFieldFilter, CustomFieldStore, DefinitionFilter, DefinitionRecord, EntityRef, NewValue,
     OptionRecord, ValueFilter, ValueRecord,
@@ -173,8 +175,10 @@ pub enum IdempotencyState {
 
 #[async_trait]
 /// Each feature's methods live in its own trait ([`VesselStore`], [`DocumentStore`],
-/// [`CustomFieldStore`]); `Store` is all of them, so callers hold one `Arc<dyn Store>`.
-pub trait Store: Send + Sync + VesselStore + DocumentStore + CustomFieldStore {
+/// [`CustomFieldStore`], [`CarrierStore`]); `Store` is all of them, so callers hold one `Arc<dyn Store>`.
+pub trait Store:
+    Send + Sync + VesselStore + DocumentStore + CustomFieldStore + CarrierStore
+{
     /// Answers when the database does: used by `/readyz`.
     async fn ping(&self) -> StoreResult<()>;
 

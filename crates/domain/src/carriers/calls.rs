@@ -17,6 +17,7 @@
 //!   [`CREDENTIALS_PROBE`] finds out whether an operator fixed them.
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
 
 use super::PollPriority;
 
@@ -35,8 +36,9 @@ pub const DEFAULT_RETRY_AFTER: Duration = Duration::minutes(1);
 pub const MAX_RETRY_AFTER: Duration = Duration::hours(1);
 const WINDOW: Duration = Duration::minutes(1);
 
-/// Everything shared about one carrier's calls.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Everything shared about one carrier's calls (stored as JSON by the backends).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CarrierState {
     pub scac: String,
     /// When the calls of the last minute were allowed, oldest first.
