@@ -7,3 +7,8 @@ CREATE TABLE carrier_states (
     scac TEXT PRIMARY KEY,
     state JSONB NOT NULL
 );
+
+-- The scheduler reads each carrier's due shipments, most urgent and longest waiting first.
+CREATE INDEX shipments_due_by_carrier
+    ON shipments (shipping_line_scac, (coalesce(line_tracking_last_attempted_at, created_at)))
+    WHERE line_tracking_stopped_at IS NULL;

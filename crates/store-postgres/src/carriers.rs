@@ -68,10 +68,11 @@ impl CarrierStore for PgStore {
 
     async fn shipments_due(
         &self,
+        scac: &str,
         schedule: &PollSchedule,
         limit: u32,
     ) -> StoreResult<Vec<Shipment>> {
         let client = self.client().await?;
-        crate::shipments::shipments_due(&client, schedule, limit).await
+        crate::shipments::shipments_due(&client, scac, schedule, limit).await
     }
 }

@@ -67,9 +67,10 @@ impl CarrierStore for SqliteStore {
 
     async fn shipments_due(
         &self,
+        scac: &str,
         schedule: &PollSchedule,
         limit: u32,
     ) -> StoreResult<Vec<Shipment>> {
-        crate::shipments::shipments_due(&self.reader(), schedule, limit)
+        crate::shipments::shipments_due(&self.reader(), scac, schedule, limit)
     }
 }

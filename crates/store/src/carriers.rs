@@ -48,10 +48,12 @@ pub trait CarrierStore: Send + Sync {
     /// Every carrier's state that was ever written, by SCAC.
     async fn carrier_states(&self) -> StoreResult<Vec<CarrierState>>;
 
-    /// Up to `limit` tracked shipments due for a poll under `schedule`, longest waiting
-    /// first, across accounts.
+    /// Up to `limit` tracked shipments of carrier `scac` due for a poll under `schedule`,
+    /// across accounts: the most urgent priority first (near a milestone, then routine,
+    /// then at sea), and the longest waiting first within a priority.
     async fn shipments_due(
         &self,
+        scac: &str,
         schedule: &PollSchedule,
         limit: u32,
     ) -> StoreResult<Vec<Shipment>>;

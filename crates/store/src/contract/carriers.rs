@@ -145,11 +145,26 @@ pub async fn due_shipments_follow_the_interval_of_their_priority(backend: &dyn T
         numbers.sort();
         numbers
     };
-    let only_near = due(store.shipments_due(&schedule(1, 3, 6), 10).await.unwrap());
-    let near_and_routine = due(store.shipments_due(&schedule(1, 2, 6), 10).await.unwrap());
-    let all = due(store.shipments_due(&schedule(1, 2, 2), 10).await.unwrap());
+    let only_near = due(store.shipments_due("MAEU", &schedule(1, 3, 6), 10).await.unwrap());
+    let near_and_routine = due(store.shipments_due("MAEU", &schedule(1, 2, 6), 10).await.unwrap());
+    let all = due(store.shipments_due("MAEU", &schedule(1, 2, 2), 10).await.unwrap());
 
     assert_eq!(only_near, ["TESTBL0001"]);
     assert_eq!(near_and_routine, ["TESTBL0001", "TESTBL0003"]);
     assert_eq!(all, ["TESTBL0001", "TESTBL0002", "TESTBL0003"]);
+    let by_priority: Vec<String> = store
+        .shipments_due("MAEU", &schedule(1, 2, 2), 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.bill_of_lading_number)
+        .collect();
+    assert_eq!(by_priority, ["TESTBL0001", "TESTBL0003", "TESTBL0002"]);
+    assert!(
+        store
+            .shipments_due("HLCU", &schedule(1, 2, 2), 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
