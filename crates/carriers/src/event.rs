@@ -42,6 +42,25 @@ pub struct CarrierSnapshot {
     /// One line per event that was left out, saying which and why, so one odd event does not
     /// hide the others and operators can still see what was dropped.
     pub skipped: Vec<String>,
+    /// The raw JSON of each skipped event, in the same order (cut at
+    /// [`MAX_SKIPPED_RAW_BYTES`]), kept so drift can be diagnosed from what was sent.
+    #[serde(skip)]
+    pub skipped_raw: Vec<String>,
+}
+
+/// The most of a skipped event's raw JSON that is kept.
+pub const MAX_SKIPPED_RAW_BYTES: usize = 4_096;
+
+/// `raw` cut at [`MAX_SKIPPED_RAW_BYTES`] on a character boundary.
+pub fn clip_raw(raw: &str) -> String {
+    if raw.len() <= MAX_SKIPPED_RAW_BYTES {
+        return raw.to_owned();
+    }
+    let mut end = MAX_SKIPPED_RAW_BYTES;
+    while !raw.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &raw[..end])
 }
 
 /// One carrier event: a vessel call (transport), a container move (equipment) or a document

@@ -340,6 +340,9 @@ impl Carrier for DcsaClient {
             let mut page_snapshot = parse_events(&body)?;
             snapshot.events.append(&mut page_snapshot.events);
             snapshot
+                .skipped_raw
+                .append(&mut page_snapshot.skipped_raw);
+            snapshot
                 .skipped
                 .extend(page_snapshot.skipped.into_iter().map(|skip| {
                     if page == 1 {

@@ -192,9 +192,14 @@ impl Carrier for Switchable {
     }
 }
 
-/// An app with `HLCU` served by a [`Switchable`] carrier on the app's clock.
-async fn app_with_hlcu(backend: Backend, budget: RateBudget) -> Option<(TestApp, Arc<Switchable>)> {
-    let carrier = Switchable::new("HLCU");
+/// An app with `scac` served by a [`Switchable`] carrier on the app's clock. Each test
+/// uses its own SCAC: the metrics recorder is shared by the tests of the process.
+async fn app_with(
+    backend: Backend,
+    scac: &'static str,
+    budget: RateBudget,
+) -> Option<(TestApp, Arc<Switchable>)> {
+    let carrier = Switchable::new(scac);
     let app = TestApp::with_budgeted_carriers(backend, vec![(carrier.clone() as _, budget)]).await?;
     carrier
         .clock
@@ -207,12 +212,12 @@ fn advance(app: &TestApp, _carrier: &Switchable, by: Duration) {
     app.clock.advance(by);
 }
 
-async fn submit_hlcu(app: &TestApp, number: &str) -> String {
+async fn submit_to(app: &TestApp, carrier: &Switchable, number: &str) -> String {
     let response = app
         .post_json(
             "/v2/tracking_requests",
             &json!({"data": {"type": "tracking_request", "attributes": {
-                "request_type": "bill_of_lading", "request_number": number, "scac": "HLCU"
+                "request_type": "bill_of_lading", "request_number": number, "scac": carrier.scac
             }}}),
         )
         .await;
@@ -220,18 +225,29 @@ async fn submit_hlcu(app: &TestApp, number: &str) -> String {
     response.json()["data"]["id"].as_str().unwrap().to_owned()
 }
 
+/// The value of the metric line starting with `name` (0 when absent).
+async fn metric(app: &TestApp, name: &str) -> f64 {
+    let response = app.get("/metrics").await;
+    String::from_utf8_lossy(&response.body)
+        .lines()
+        .find_map(|line| line.strip_prefix(name))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
 async fn attributes_of(app: &TestApp, id: &str) -> Value {
     app.get(&format!("/v2/tracking_requests/{id}")).await.json()["data"]["attributes"].clone()
 }
 
-macro_rules! on_both_backends_with_hlcu {
-    ($($case:ident),* $(,)?) => {
-        mod with_hlcu {
+/// Each `case = SCAC` as a test on SQLite, then on PostgreSQL when it is configured.
+macro_rules! on_both_backends_with_carrier {
+    ($($case:ident = $scac:literal),* $(,)?) => {
+        mod with_carrier {
             $(
                 #[tokio::test]
                 async fn $case() {
                     for backend in [$crate::helpers::Backend::Sqlite, $crate::helpers::Backend::Postgres] {
-                        match super::app_with_hlcu(backend, super::RateBudget::default()).await {
+                        match super::app_with(backend, $scac, super::RateBudget::default()).await {
                             Some((app, carrier)) => super::$case(app, carrier).await,
                             None => eprintln!("{backend:?} is not configured: skipped"),
                         }
@@ -242,11 +258,49 @@ macro_rules! on_both_backends_with_hlcu {
     };
 }
 
-on_both_backends_with_hlcu!(
-    a_429_makes_the_whole_carrier_wait_for_its_retry_after,
-    repeated_server_errors_open_the_circuit_until_a_probe_succeeds,
-    refused_credentials_make_requests_wait_and_they_resume_once_the_credentials_work,
+on_both_backends_with_carrier!(
+    a_429_makes_the_whole_carrier_wait_for_its_retry_after = "CMDU",
+    repeated_server_errors_open_the_circuit_until_a_probe_succeeds = "MSCU",
+    refused_credentials_make_requests_wait_and_they_resume_once_the_credentials_work = "HLCU",
+    events_that_cannot_be_read_are_counted_per_carrier_with_their_raw_payload = "EGLV",
 );
+
+async fn events_that_cannot_be_read_are_counted_per_carrier_with_their_raw_payload(
+    app: TestApp,
+    carrier: Arc<Switchable>,
+) {
+    carrier.answer(|| {
+        Ok(CarrierSnapshot {
+            events: Vec::new(),
+            skipped: vec![
+                "event 0 (e-1): unknown eventType \"REEFER\"".to_owned(),
+                "event 1 (e-2): unknown eventType \"IOT\"".to_owned(),
+            ],
+            skipped_raw: vec![
+                r#"{"eventID":"e-1","eventType":"REEFER"}"#.to_owned(),
+                r#"{"eventID":"e-2","eventType":"IOT"}"#.to_owned(),
+            ],
+        })
+    });
+    submit_to(&app, &carrier, "HLCUHAM000000001").await;
+    // The metrics recorder is the process's, shared by the tests: compare before and after.
+    let drift = "tidemark_carrier_drift_events_total{scac=\"EGLV\"}";
+    let before = metric(&app, drift).await;
+
+    app.run_pending_jobs().await;
+    let after = metric(&app, drift).await;
+    let health = tidemark_server::use_cases::tracking::limits::health(&app.app)
+        .await
+        .unwrap();
+
+    assert_eq!(after - before, 2.0);
+    let eglv = health.iter().find(|h| h.scac == "EGLV").unwrap();
+    assert_eq!(eglv.drift_events, 2);
+    assert_eq!(
+        eglv.last_drift.as_deref(),
+        Some(r#"event 1 (e-2): unknown eventType "IOT"; raw: {"eventID":"e-2","eventType":"IOT"}"#)
+    );
+}
 
 async fn a_429_makes_the_whole_carrier_wait_for_its_retry_after(
     app: TestApp,
@@ -257,11 +311,11 @@ async fn a_429_makes_the_whole_carrier_wait_for_its_retry_after(
             retry_after: Some(std::time::Duration::from_secs(120)),
         })
     });
-    submit_hlcu(&app, "HLCUHAM000000001").await;
+    submit_to(&app, &carrier, "HLCUHAM000000001").await;
     app.run_pending_jobs().await;
     carrier.answer(|| Err(CarrierError::NotFound));
 
-    submit_hlcu(&app, "HLCUHAM000000002").await;
+    submit_to(&app, &carrier, "HLCUHAM000000002").await;
     app.run_pending_jobs().await;
     advance(&app, &carrier, Duration::seconds(90));
     app.tick().await;
@@ -279,10 +333,10 @@ async fn repeated_server_errors_open_the_circuit_until_a_probe_succeeds(
 ) {
     carrier.answer(|| Err(CarrierError::Unavailable("503".to_owned())));
     for n in 1..=5 {
-        submit_hlcu(&app, &format!("HLCUHAM00000000{n}")).await;
+        submit_to(&app, &carrier, &format!("HLCUHAM00000000{n}")).await;
     }
     app.run_pending_jobs().await;
-    let waiting = submit_hlcu(&app, "HLCUHAM000000006").await;
+    let waiting = submit_to(&app, &carrier, "HLCUHAM000000006").await;
     app.run_pending_jobs().await;
     let while_open = carrier.calls();
     let attributes = attributes_of(&app, &waiting).await;
@@ -302,7 +356,7 @@ async fn repeated_server_errors_open_the_circuit_until_a_probe_succeeds(
     assert_eq!(attributes["status"], "pending");
     assert_eq!(attributes["is_retrying"], true);
     assert!(
-        metrics.contains("tidemark_carrier_circuit_open{scac=\"HLCU\"} 1"),
+        metrics.contains("tidemark_carrier_circuit_open{scac=\"MSCU\"} 1"),
         "{metrics}"
     );
     assert_eq!(after_probe, 6, "one probe when the circuit half-opens");
@@ -314,7 +368,7 @@ async fn refused_credentials_make_requests_wait_and_they_resume_once_the_credent
     carrier: Arc<Switchable>,
 ) {
     carrier.answer(|| Err(CarrierError::CredentialsRefused("401".to_owned())));
-    let id = submit_hlcu(&app, "HLCUHAM000000001").await;
+    let id = submit_to(&app, &carrier, "HLCUHAM000000001").await;
     app.run_pending_jobs().await;
     for _ in 0..30 {
         advance(&app, &carrier, Duration::minutes(1));

@@ -23,7 +23,7 @@ use crate::app::App;
 
 /// The most a drift sample (the description and raw payload of an event that could not be
 /// read) keeps.
-const DRIFT_SAMPLE_CHARS: usize = 2_000;
+const DRIFT_SAMPLE_CHARS: usize = 4_500;
 
 fn limits(budget: RateBudget) -> Limits {
     Limits {
@@ -88,10 +88,13 @@ pub async fn record(app: &App, scac: &str, result: &Result<CarrierSnapshot, Carr
     let (drift, sample) = match result {
         Ok(snapshot) if !snapshot.skipped.is_empty() => (
             snapshot.skipped.len() as u64,
-            snapshot
-                .skipped
-                .last()
-                .map(|skip| skip.chars().take(DRIFT_SAMPLE_CHARS).collect::<String>()),
+            snapshot.skipped.last().map(|skip| {
+                let raw = snapshot.skipped_raw.last().map_or("", String::as_str);
+                format!("{skip}; raw: {raw}")
+                    .chars()
+                    .take(DRIFT_SAMPLE_CHARS)
+                    .collect::<String>()
+            }),
         ),
         _ => (0, None),
     };
