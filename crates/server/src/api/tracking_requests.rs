@@ -170,12 +170,16 @@ pub struct NewTrackingRequest {
     /// At least 6 characters; container numbers must pass the ISO 6346 check digit.
     pub request_number: Option<String>,
     /// A SCAC from `GET /v2/shipping_lines` that supports the request type; `TEST` is the
-    /// sandbox carrier.
+    /// sandbox carrier. Without it the carrier is inferred from the number (as
+    /// `POST /v2/tracking_requests/infer_number` does) and used when the inference is
+    /// `auto_select`; otherwise the request is refused (422 `not_inferred`, with the
+    /// inference and its candidates in the error's `meta`).
     pub scac: Option<String>,
     #[serde(default)]
     pub ref_numbers: Option<Vec<String>>,
     #[serde(default)]
     pub shipment_tags: Option<Vec<String>>,
+    /// Accepted for Terminal49 compatibility: a missing `scac` is always inferred.
     #[serde(default)]
     pub auto_detect_vocc_scac: Option<bool>,
     /// Custom field values to apply once the shipment and containers exist.
@@ -314,7 +318,9 @@ async fn list(
 }
 
 /// Submit a number to track. The request starts `pending`; a duplicate of a pending or
-/// created request for the same number and SCAC is refused. Honours `Idempotency-Key`.
+/// created request for the same number and SCAC is refused. Without a `scac`, the carrier
+/// inferred from the number is used when it is certain (`auto_select`, the response shows
+/// it); otherwise 422 with the candidates in the error's `meta`. Honours `Idempotency-Key`.
 #[utoipa::path(
     post, path = "/v2/tracking_requests", tag = "Tracking requests",
     request_body(content = NewTrackingRequest, description = "`{data: {type: \"tracking_request\", attributes}}`"),
