@@ -6,9 +6,9 @@
 //!
 //! It runs the scheduling policy the server runs, with the same domain functions: each tick,
 //! per carrier, [`CarrierState::capacity`] says how many polls to queue (the minute budget,
-//! and the day budget paced over the day); due polls are taken most urgent first
-//! ([`PollPriority`]: new requests, then near a milestone, routine, at sea; the longest
-//! waiting first within a priority, as `shipments_due` orders them); each poll then
+//! and the day budget paced over the day); due polls are taken new requests first, then
+//! the most overdue for their own [`PollPriority`]'s interval (as `shipments_due` orders
+//! them); each poll then
 //! [`CarrierState::acquire`]s its call, which is what enforces the budget. Carriers answer
 //! every call. The store and HTTP are left out (the `scheduler` bench measures the tick's
 //! database cost), so this shows what the budgets allow, not how fast the machine is.
@@ -221,9 +221,11 @@ fn main() {
                 break;
             }
             if request.2.is_none() {
-                due.entry(request.0)
-                    .or_default()
-                    .push((PollPriority::NewRequest, request.1, usize::MAX - index));
+                due.entry(request.0).or_default().push((
+                    PollPriority::NewRequest,
+                    request.1,
+                    usize::MAX - index,
+                ));
             }
         }
         for (index, shipment) in shipments.iter().enumerate() {
@@ -247,7 +249,16 @@ fn main() {
                 continue;
             }
             if polls.len() > capacity {
-                polls.select_nth_unstable_by_key(capacity - 1, |p| (p.0, p.1));
+                // As `shipments_due` orders them: new requests, then the most overdue for
+                // their own interval, the more urgent priority among equals.
+                let lateness = |p: &(PollPriority, DateTime<Utc>, usize)| -> (i64, PollPriority) {
+                    if p.0 == PollPriority::NewRequest {
+                        return (i64::MIN, p.0);
+                    }
+                    let waited = (now - p.1).num_seconds() * 1000;
+                    (-(waited / intervals.of(p.0).num_seconds().max(1)), p.0)
+                };
+                polls.select_nth_unstable_by_key(capacity - 1, lateness);
                 polls.truncate(capacity);
             }
             for (priority, _, which) in polls {
@@ -340,7 +351,11 @@ fn main() {
         }
         let count = shipments.iter().filter(|s| s.carrier == index).count();
         let near = &mut near_by_carrier[index];
-        let near = format!("{:.1} / {:.1}", percentile(near, 0.5), percentile(near, 0.95));
+        let near = format!(
+            "{:.1} / {:.1}",
+            percentile(near, 0.5),
+            percentile(near, 0.95)
+        );
         let sea = &mut at_sea_by_carrier[index];
         let sea = format!("{:.1} / {:.1}", percentile(sea, 0.5), percentile(sea, 0.95));
         println!(

@@ -7,8 +7,8 @@
 //! PostgreSQL-compatible databases can run it too. TLS is not built in (`NoTls`).
 //! This crate depends on `domain` and `store` only.
 
-mod convert;
 mod carriers;
+mod convert;
 mod custom_fields;
 mod documents;
 mod jobs;

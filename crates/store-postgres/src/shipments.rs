@@ -1084,11 +1084,17 @@ pub async fn shipments_due(
                    WHEN pod_ata_at IS NOT NULL OR pod_eta_at <= $2::timestamptz THEN $3::timestamptz
                    WHEN pol_atd_at IS NOT NULL THEN $4::timestamptz
                    ELSE $5::timestamptz END
-             ORDER BY CASE
+             ORDER BY
+               EXTRACT(EPOCH FROM ($8::timestamptz - coalesce(line_tracking_last_attempted_at, created_at)))
+               / greatest(EXTRACT(EPOCH FROM ($8::timestamptz - CASE
+                   WHEN pod_ata_at IS NOT NULL OR pod_eta_at <= $2::timestamptz THEN $3::timestamptz
+                   WHEN pol_atd_at IS NOT NULL THEN $4::timestamptz
+                   ELSE $5::timestamptz END)), 1) DESC,
+               CASE
                    WHEN pod_ata_at IS NOT NULL OR pod_eta_at <= $2::timestamptz THEN 0
                    WHEN pol_atd_at IS NOT NULL THEN 2
                    ELSE 1 END,
-               coalesce(line_tracking_last_attempted_at, created_at), id LIMIT $6"
+               id LIMIT $6"
         ),
         &[
             &schedule.latest(),
@@ -1098,6 +1104,7 @@ pub async fn shipments_due(
             &schedule.routine_before,
             &i64::from(limit),
             &scac,
+            &schedule.now,
         ],
         shipment_from_row,
     )

@@ -57,7 +57,9 @@ impl CarrierStore for SqliteStore {
             .prepare_cached("SELECT scac, state FROM carrier_states ORDER BY scac")
             .map_err(backend)?;
         let rows = stmt
-            .query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))
+            .query_map([], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            })
             .and_then(Iterator::collect::<Result<Vec<_>, _>>)
             .map_err(backend)?;
         rows.into_iter()

@@ -6,8 +6,8 @@
 //! microseconds is cheaper than a thread hop. SQLite has one writer, so writes share one
 //! connection; reads use a small pool. This crate depends on `domain` and `store` only.
 
-mod convert;
 mod carriers;
+mod convert;
 mod custom_fields;
 mod documents;
 mod group_commit;

@@ -962,11 +962,17 @@ pub fn shipments_due(
                    WHEN pod_ata_at IS NOT NULL OR pod_eta_at <= ?2 THEN ?3
                    WHEN pol_atd_at IS NOT NULL THEN ?4
                    ELSE ?5 END
-             ORDER BY CASE
+             ORDER BY
+               (julianday(?8) - julianday(coalesce(line_tracking_last_attempted_at, created_at)))
+               / max(julianday(?8) - julianday(CASE
+                   WHEN pod_ata_at IS NOT NULL OR pod_eta_at <= ?2 THEN ?3
+                   WHEN pol_atd_at IS NOT NULL THEN ?4
+                   ELSE ?5 END), 0.00001) DESC,
+               CASE
                    WHEN pod_ata_at IS NOT NULL OR pod_eta_at <= ?2 THEN 0
                    WHEN pol_atd_at IS NOT NULL THEN 2
                    ELSE 1 END,
-               coalesce(line_tracking_last_attempted_at, created_at), id LIMIT ?6"
+               id LIMIT ?6"
         ))
         .map_err(backend)?;
     stmt.query_map(
@@ -977,7 +983,8 @@ pub fn shipments_due(
             to_ts(schedule.at_sea_before),
             to_ts(schedule.routine_before),
             limit,
-            scac
+            scac,
+            to_ts(schedule.now)
         ],
         shipment_from_row,
     )

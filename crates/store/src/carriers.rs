@@ -16,6 +16,7 @@ use crate::StoreResult;
 /// priority's bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PollSchedule {
+    pub now: DateTime<Utc>,
     /// A shipment whose ETA is at or before this (or that has arrived) is near its
     /// milestone.
     pub arriving_by: DateTime<Utc>,
@@ -49,8 +50,10 @@ pub trait CarrierStore: Send + Sync {
     async fn carrier_states(&self) -> StoreResult<Vec<CarrierState>>;
 
     /// Up to `limit` tracked shipments of carrier `scac` due for a poll under `schedule`,
-    /// across accounts: the most urgent priority first (near a milestone, then routine,
-    /// then at sea), and the longest waiting first within a priority.
+    /// across accounts, the most overdue for its own interval first (waiting time divided
+    /// by its priority's interval), the more urgent priority first among equals: a shipment
+    /// near a milestone is polled as often as its short interval asks, and one at sea is
+    /// still polled, later, when a budget is short, rather than starved.
     async fn shipments_due(
         &self,
         scac: &str,

@@ -5,9 +5,9 @@
 //! so no transaction type has to cross the `dyn` boundary. This crate depends on `domain`
 //! only; backends depend on it, never the other way round.
 
+mod carriers;
 #[cfg(feature = "contract-tests")]
 pub mod contract;
-mod carriers;
 mod custom_fields;
 mod document_search;
 mod documents;

@@ -275,9 +275,9 @@ impl DcsaClient {
                 // shipment.
                 CarrierError::NotFound
                 | CarrierError::UnexpectedPayload(_)
-                | CarrierError::CredentialsRefused(_) => CarrierError::CredentialsRefused(
-                    format!("the OAuth2 token endpoint refused the client credentials ({status})"),
-                ),
+                | CarrierError::CredentialsRefused(_) => CarrierError::CredentialsRefused(format!(
+                    "the OAuth2 token endpoint refused the client credentials ({status})"
+                )),
                 other => other,
             });
         }
@@ -339,9 +339,7 @@ impl Carrier for DcsaClient {
             let (body, next) = self.page(page_url).await?;
             let mut page_snapshot = parse_events(&body)?;
             snapshot.events.append(&mut page_snapshot.events);
-            snapshot
-                .skipped_raw
-                .append(&mut page_snapshot.skipped_raw);
+            snapshot.skipped_raw.append(&mut page_snapshot.skipped_raw);
             snapshot
                 .skipped
                 .extend(page_snapshot.skipped.into_iter().map(|skip| {

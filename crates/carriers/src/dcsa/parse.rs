@@ -31,7 +31,9 @@ pub fn parse_events(body: &[u8]) -> Result<CarrierSnapshot, CarrierError> {
             Ok(event) => snapshot.events.push(event),
             Err(skip) => {
                 snapshot.skipped.push(skip.describe(index));
-                snapshot.skipped_raw.push(crate::event::clip_raw(item.get()));
+                snapshot
+                    .skipped_raw
+                    .push(crate::event::clip_raw(item.get()));
             }
         }
     }

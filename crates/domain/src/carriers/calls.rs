@@ -167,7 +167,12 @@ impl CarrierState {
     }
 
     /// Asks for one call at `now` with `priority`; counts it when allowed.
-    pub fn acquire(&mut self, now: DateTime<Utc>, limits: Limits, priority: PollPriority) -> Acquire {
+    pub fn acquire(
+        &mut self,
+        now: DateTime<Utc>,
+        limits: Limits,
+        priority: PollPriority,
+    ) -> Acquire {
         let wait = |until, reason| Acquire::Wait { until, reason };
         if self.credentials_refused_at.is_some()
             && let Some(at) = self.credentials_probe_at.filter(|&at| at > now)
@@ -186,10 +191,17 @@ impl CarrierState {
         {
             // The call that frees a place is the one `per_minute` back from the newest.
             let frees = recent[recent.len() - per_minute as usize] + WINDOW;
-            return wait(frees.max(now + Duration::milliseconds(1)), WaitReason::Budget);
+            return wait(
+                frees.max(now + Duration::milliseconds(1)),
+                WaitReason::Budget,
+            );
         }
         let today = now.date_naive();
-        let day_calls = if self.day == Some(today) { self.day_calls } else { 0 };
+        let day_calls = if self.day == Some(today) {
+            self.day_calls
+        } else {
+            0
+        };
         if let Some(per_day) = limits.per_day
             && day_calls >= day_allowance(per_day, priority)
         {
@@ -225,7 +237,10 @@ impl CarrierState {
                     .unwrap_or(DEFAULT_RETRY_AFTER)
                     .clamp(Duration::seconds(1), MAX_RETRY_AFTER);
                 self.slowed_until = Some(now + wait);
-                self.error(now, format!("rate limited; waiting {}s", wait.num_seconds()));
+                self.error(
+                    now,
+                    format!("rate limited; waiting {}s", wait.num_seconds()),
+                );
             }
             CallOutcome::Unavailable(message) => {
                 self.consecutive_failures += 1;
@@ -279,7 +294,11 @@ impl CarrierState {
         });
         let per_day = limits.per_day.map(|per_day| {
             let today = now.date_naive();
-            let used = if self.day == Some(today) { self.day_calls } else { 0 };
+            let used = if self.day == Some(today) {
+                self.day_calls
+            } else {
+                0
+            };
             let midnight = today.and_hms_opt(0, 0, 0).map_or(now, |m| m.and_utc());
             let elapsed = (now - midnight).num_seconds() + span_seconds;
             let paced = i64::from(per_day) * elapsed.min(86_400) / 86_400;
@@ -322,8 +341,14 @@ mod tests {
         }
 
         for (i, start) in allowed.iter().enumerate() {
-            let in_minute = allowed[i..].iter().filter(|&&t| t < *start + WINDOW).count();
-            assert!(in_minute <= 10, "{in_minute} calls in the minute from {start}");
+            let in_minute = allowed[i..]
+                .iter()
+                .filter(|&&t| t < *start + WINDOW)
+                .count();
+            assert!(
+                in_minute <= 10,
+                "{in_minute} calls in the minute from {start}"
+            );
         }
         assert_eq!(allowed.len(), 50, "five minutes of ten calls");
     }
@@ -356,7 +381,10 @@ mod tests {
         };
         let mut state = CarrierState::new("COSU");
         for second in 0..8 {
-            assert_eq!(state.acquire(at(second), limits, PollPriority::AtSea), Acquire::Go);
+            assert_eq!(
+                state.acquire(at(second), limits, PollPriority::AtSea),
+                Acquire::Go
+            );
         }
 
         let Acquire::Wait { until, reason } = state.acquire(at(9), limits, PollPriority::AtSea)
@@ -365,8 +393,14 @@ mod tests {
         };
         assert_eq!(reason, WaitReason::Budget);
         assert_eq!(until.to_rfc3339(), "2026-03-02T00:00:00+00:00");
-        assert_eq!(state.acquire(at(9), limits, PollPriority::NewRequest), Acquire::Go);
-        assert_eq!(state.acquire(at(86_400), limits, PollPriority::AtSea), Acquire::Go);
+        assert_eq!(
+            state.acquire(at(9), limits, PollPriority::NewRequest),
+            Acquire::Go
+        );
+        assert_eq!(
+            state.acquire(at(86_400), limits, PollPriority::AtSea),
+            Acquire::Go
+        );
     }
 
     #[test]
@@ -416,7 +450,10 @@ mod tests {
         assert!(
             matches!(
                 state.acquire(at(35), Limits::default(), PollPriority::NewRequest),
-                Acquire::Wait { reason: WaitReason::CircuitOpen, .. }
+                Acquire::Wait {
+                    reason: WaitReason::CircuitOpen,
+                    ..
+                }
             ),
             "the probe holds the circuit"
         );
@@ -478,6 +515,9 @@ mod tests {
             state.capacity(at(0), TEN_A_MINUTE, Duration::minutes(1)),
             Some(10)
         );
-        assert_eq!(state.capacity(at(0), Limits::default(), Duration::minutes(1)), None);
+        assert_eq!(
+            state.capacity(at(0), Limits::default(), Duration::minutes(1)),
+            None
+        );
     }
 }

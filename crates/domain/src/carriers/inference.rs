@@ -365,9 +365,7 @@ fn container(number: &str, parsed_number: Option<String>) -> Inference {
     let owner = &number[..4];
     let mut reasons = Vec::new();
     if let (false, Some(expected)) = (passed, expected) {
-        reasons.push(format!(
-            "the check digit should be {expected}, not {found}"
-        ));
+        reasons.push(format!("the check digit should be {expected}, not {found}"));
     }
     let (decision, candidates) = match TABLE.owners.get(owner) {
         Some(row) if row.kind == Kind::Lessor => {
@@ -395,7 +393,9 @@ fn container(number: &str, parsed_number: Option<String>) -> Inference {
             (decision, vec![candidate])
         }
         None => {
-            reasons.push(format!("{owner} is not an owner code we know; give the scac"));
+            reasons.push(format!(
+                "{owner} is not an owner code we know; give the scac"
+            ));
             (Decision::NoPrediction, Vec::new())
         }
     };
@@ -439,11 +439,15 @@ mod tests {
             Some("line 1: fewer than four fields")
         );
         assert_eq!(
-            parse_prefixes("# c\nlessor TEMU MAEU medium").err().as_deref(),
+            parse_prefixes("# c\nlessor TEMU MAEU medium")
+                .err()
+                .as_deref(),
             Some("line 2: a lessor has no SCAC")
         );
         assert_eq!(
-            parse_prefixes("owner MAEU MAEU high\nowner MAEU MSCU low").err().as_deref(),
+            parse_prefixes("owner MAEU MAEU high\nowner MAEU MSCU low")
+                .err()
+                .as_deref(),
             Some("line 2: MAEU is listed twice")
         );
     }
@@ -504,7 +508,10 @@ mod tests {
         assert_eq!(inference.number_type, NumberType::BillOfLading);
         assert_eq!(inference.decision, Decision::AutoSelect);
         assert_eq!(scacs(&inference), ["EGLV"]);
-        assert_eq!(infer("MEDU1234567890").unwrap().selected().unwrap().scac, "MSCU");
+        assert_eq!(
+            infer("MEDU1234567890").unwrap().selected().unwrap().scac,
+            "MSCU"
+        );
     }
 
     #[test]

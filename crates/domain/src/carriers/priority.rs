@@ -177,7 +177,10 @@ mod tests {
         at_sea.pol_atd_at = Some(now() - Duration::days(2));
         at_sea.pod_eta_at = Some(now() + Duration::days(20));
 
-        assert_eq!(PollPriority::of_shipment(&at_sea, now()), PollPriority::AtSea);
+        assert_eq!(
+            PollPriority::of_shipment(&at_sea, now()),
+            PollPriority::AtSea
+        );
         assert_eq!(
             PollPriority::of_shipment(&shipment(), now()),
             PollPriority::Routine

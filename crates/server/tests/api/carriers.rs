@@ -200,11 +200,9 @@ async fn app_with(
     budget: RateBudget,
 ) -> Option<(TestApp, Arc<Switchable>)> {
     let carrier = Switchable::new(scac);
-    let app = TestApp::with_budgeted_carriers(backend, vec![(carrier.clone() as _, budget)]).await?;
-    carrier
-        .clock
-        .set(Arc::clone(&app.clock))
-        .expect("set once");
+    let app =
+        TestApp::with_budgeted_carriers(backend, vec![(carrier.clone() as _, budget)]).await?;
+    carrier.clock.set(Arc::clone(&app.clock)).expect("set once");
     Some((app, carrier))
 }
 
@@ -324,7 +322,11 @@ async fn a_429_makes_the_whole_carrier_wait_for_its_retry_after(
     app.tick().await;
 
     assert_eq!(during, 1, "nothing is sent before Retry-After");
-    assert_eq!(carrier.calls(), 3, "both requests are polled once it passed");
+    assert_eq!(
+        carrier.calls(),
+        3,
+        "both requests are polled once it passed"
+    );
 }
 
 async fn repeated_server_errors_open_the_circuit_until_a_probe_succeeds(
@@ -360,7 +362,10 @@ async fn repeated_server_errors_open_the_circuit_until_a_probe_succeeds(
         "{metrics}"
     );
     assert_eq!(after_probe, 6, "one probe when the circuit half-opens");
-    assert!(carrier.calls() > 6, "the closed circuit lets the rest through");
+    assert!(
+        carrier.calls() > 6,
+        "the closed circuit lets the rest through"
+    );
 }
 
 async fn refused_credentials_make_requests_wait_and_they_resume_once_the_credentials_work(
@@ -430,8 +435,8 @@ async fn two_worker_processes_share_one_budget_and_never_exceed_it() {
         let mut carriers = tidemark_server::use_cases::tracking::carriers::Carriers::default();
         carriers.insert(carrier.clone() as Arc<dyn Carrier>);
         carriers.set_budget("HLCU", budget);
-        let config = tidemark_server::Config::from_pairs(&[("public_url", "http://t.test")])
-            .unwrap();
+        let config =
+            tidemark_server::Config::from_pairs(&[("public_url", "http://t.test")]).unwrap();
         Arc::new(
             tidemark_server::App::new(
                 config,
@@ -477,11 +482,15 @@ async fn two_worker_processes_share_one_budget_and_never_exceed_it() {
     for _ in 0..(15 * 6) {
         tokio::join!(
             async {
-                tidemark_server::use_cases::tracking::sweep(&first).await.unwrap();
+                tidemark_server::use_cases::tracking::sweep(&first)
+                    .await
+                    .unwrap();
                 runner_one.run_pending().await
             },
             async {
-                tidemark_server::use_cases::tracking::sweep(&second).await.unwrap();
+                tidemark_server::use_cases::tracking::sweep(&second)
+                    .await
+                    .unwrap();
                 runner_two.run_pending().await
             },
         );

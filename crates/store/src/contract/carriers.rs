@@ -32,9 +32,7 @@ const TEN_A_MINUTE: Limits = Limits {
     per_day: None,
 };
 
-pub async fn a_carriers_state_starts_fresh_and_is_read_back_as_changed(
-    backend: &dyn TestBackend,
-) {
+pub async fn a_carriers_state_starts_fresh_and_is_read_back_as_changed(backend: &dyn TestBackend) {
     let store = backend.store();
 
     let written = store
@@ -133,6 +131,7 @@ pub async fn due_shipments_follow_the_interval_of_their_priority(backend: &dyn T
         save(store.as_ref(), shipment.clone()).await;
     }
     let schedule = |near: i64, routine: i64, at_sea: i64| PollSchedule {
+        now,
         arriving_by: now + Duration::hours(48),
         near_milestone_before: now - Duration::hours(near),
         routine_before: now - Duration::hours(routine),
@@ -140,14 +139,22 @@ pub async fn due_shipments_follow_the_interval_of_their_priority(backend: &dyn T
     };
 
     let due = |found: Vec<tidemark_domain::Shipment>| {
-        let mut numbers: Vec<String> =
-            found.into_iter().map(|s| s.bill_of_lading_number).collect();
+        let mut numbers: Vec<String> = found.into_iter().map(|s| s.bill_of_lading_number).collect();
         numbers.sort();
         numbers
     };
-    let only_near = due(store.shipments_due("MAEU", &schedule(1, 3, 6), 10).await.unwrap());
-    let near_and_routine = due(store.shipments_due("MAEU", &schedule(1, 2, 6), 10).await.unwrap());
-    let all = due(store.shipments_due("MAEU", &schedule(1, 2, 2), 10).await.unwrap());
+    let only_near = due(store
+        .shipments_due("MAEU", &schedule(1, 3, 6), 10)
+        .await
+        .unwrap());
+    let near_and_routine = due(store
+        .shipments_due("MAEU", &schedule(1, 2, 6), 10)
+        .await
+        .unwrap());
+    let all = due(store
+        .shipments_due("MAEU", &schedule(1, 2, 2), 10)
+        .await
+        .unwrap());
 
     assert_eq!(only_near, ["TESTBL0001"]);
     assert_eq!(near_and_routine, ["TESTBL0001", "TESTBL0003"]);
@@ -159,7 +166,21 @@ pub async fn due_shipments_follow_the_interval_of_their_priority(backend: &dyn T
         .into_iter()
         .map(|s| s.bill_of_lading_number)
         .collect();
+    // Polled two hours ago: near (1 h interval) is 2 intervals late, routine and at sea
+    // (2 h) one; among equals the routine one goes first.
     assert_eq!(by_priority, ["TESTBL0001", "TESTBL0003", "TESTBL0002"]);
+    let at_sea_late: Vec<String> = store
+        .shipments_due("MAEU", &schedule(2, 2, 1), 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.bill_of_lading_number)
+        .collect();
+    assert_eq!(
+        at_sea_late,
+        ["TESTBL0002", "TESTBL0001", "TESTBL0003"],
+        "a starved shipment at sea goes before punctual urgent ones"
+    );
     assert!(
         store
             .shipments_due("HLCU", &schedule(1, 2, 2), 10)

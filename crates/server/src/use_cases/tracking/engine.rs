@@ -121,9 +121,11 @@ pub async fn poll(
     }
     let fetched = match app.carriers.get(&request.scac) {
         Some(carrier) => {
-            let priority = shipment.as_ref().map_or(PollPriority::NewRequest, |shipment| {
-                PollPriority::of_shipment(shipment, now)
-            });
+            let priority = shipment
+                .as_ref()
+                .map_or(PollPriority::NewRequest, |shipment| {
+                    PollPriority::of_shipment(shipment, now)
+                });
             match limits::acquire(app, carrier.scac(), priority).await? {
                 Acquire::Go => {
                     let fetched = carrier.fetch(&query_for(&request)).await;

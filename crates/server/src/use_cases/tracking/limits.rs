@@ -40,7 +40,9 @@ pub async fn acquire(app: &App, scac: &str, priority: PollPriority) -> Result<Ac
     app.store
         .change_carrier_state(scac, &|state| {
             let decision = state.acquire(now, limits, priority);
-            *answer.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(decision);
+            *answer
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(decision);
         })
         .await?;
     let decision = answer
@@ -114,7 +116,9 @@ pub async fn record(app: &App, scac: &str, result: &Result<CarrierSnapshot, Carr
     let written = app
         .store
         .change_carrier_state(scac, &|state| {
-            *before.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+            *before
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) =
                 Some((state.credentials_refused_at, state.circuit_open(now)));
             state.record(now, &outcome);
             state.record_drift(drift, sample.clone());
@@ -201,8 +205,9 @@ pub async fn capacities(
             let mut probe = state.clone();
             let capacity = match probe.acquire(now, Limits::default(), PollPriority::NewRequest) {
                 Acquire::Wait { .. } => Some(0),
-                Acquire::Go if state.circuit_open_until.is_some()
-                    || state.credentials_refused_at.is_some() =>
+                Acquire::Go
+                    if state.circuit_open_until.is_some()
+                        || state.credentials_refused_at.is_some() =>
                 {
                     Some(1)
                 }

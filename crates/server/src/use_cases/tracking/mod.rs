@@ -56,8 +56,9 @@ pub async fn queue_refresh(
 
 /// Queues a poll for every request still waiting for its carrier and every tracked shipment
 /// that is due, as many per carrier as its budget can take before the next tick: new
-/// requests first, then shipments near a milestone, then routine ones, then those at sea
-/// (each carrier's queue is read in that order). The rest stay due in the database and
+/// requests first, then the shipments most overdue for their own priority's interval (near
+/// a milestone 30 minutes, at sea 6 hours by default), so urgent ones are polled often and
+/// none starves. The rest stay due in the database and
 /// are found again at the next tick, so nothing is lost while a budget is short and no
 /// herd of jobs waits on it. Returns how many it queued.
 pub async fn sweep(app: &App) -> Result<usize, StoreError> {
@@ -81,12 +82,18 @@ pub async fn sweep(app: &App) -> Result<usize, StoreError> {
     }
     let intervals = app.config.poll_intervals();
     let schedule = PollSchedule {
+        now,
         arriving_by: now + NEAR_ARRIVAL,
         near_milestone_before: now - intervals.near_milestone,
         routine_before: now - intervals.routine,
         at_sea_before: now - intervals.at_sea,
     };
-    let scacs: Vec<String> = app.carriers.scacs().into_iter().map(str::to_owned).collect();
+    let scacs: Vec<String> = app
+        .carriers
+        .scacs()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
     for scac in scacs {
         let room = capacity.take(&scac, 10 * BATCH);
         if room == 0 {
