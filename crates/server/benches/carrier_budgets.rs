@@ -39,8 +39,11 @@ const SHIPMENTS: usize = 100_000;
 const NEW_REQUESTS_PER_DAY: usize = 2_000;
 const TICK: i64 = 60;
 
-/// (SCAC, share of shipments in ‰, per minute, per day, published?)
-const CARRIERS: [(&str, u32, Option<u32>, Option<u32>, bool); 15] = [
+/// SCAC, share of shipments in ‰, calls per minute, per day, and whether CARRIERS.md
+/// publishes the budget (else assumed).
+type Line = (&'static str, u32, Option<u32>, Option<u32>, bool);
+
+const CARRIERS: [Line; 15] = [
     ("MSCU", 200, Some(60), Some(20_000), false),
     ("MAEU", 150, Some(60), Some(20_000), false),
     ("CMDU", 130, Some(60), Some(20_000), false),
