@@ -683,6 +683,50 @@ mod tests {
     }
 
     #[test]
+    fn a_carriers_budget_is_read_and_a_zero_budget_names_the_setting() {
+        let budgeted = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
+            "[carriers.HLCU]\nbase_url = \"https://api.example.com\"\n\
+             requests_per_minute = 10\nrequests_per_day = 6000",
+        ));
+        let zero = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
+            "[carriers.HLCU]\nbase_url = \"https://api.example.com\"\nrequests_per_day = 0",
+        ));
+
+        let config = Config::from_figment(&budgeted).unwrap();
+        let error = Config::from_figment(&zero).unwrap_err();
+
+        assert_eq!(
+            config.carriers[0].budget,
+            tidemark_carriers::profile::RateBudget {
+                per_minute: Some(10),
+                per_day: Some(6000),
+            }
+        );
+        assert_eq!(error.setting, "TIDEMARK_CARRIERS__HLCU__REQUESTS_PER_DAY");
+    }
+
+    #[test]
+    fn the_poll_intervals_by_priority_are_settings() {
+        let config = Config::from_pairs(&[
+            ("tracking_poll_near_milestone_seconds", "600"),
+            ("tracking_poll_at_sea_seconds", "43200"),
+        ])
+        .unwrap();
+
+        let intervals = config.poll_intervals();
+
+        assert_eq!(intervals.near_milestone, chrono::Duration::minutes(10));
+        assert_eq!(intervals.routine, chrono::Duration::hours(1));
+        assert_eq!(intervals.at_sea, chrono::Duration::hours(12));
+        assert_eq!(
+            Config::from_pairs(&[("tracking_poll_at_sea_seconds", "0")])
+                .unwrap_err()
+                .setting,
+            "TIDEMARK_TRACKING_POLL_AT_SEA_SECONDS"
+        );
+    }
+
+    #[test]
     fn an_unknown_carrier_is_refused() {
         let figment = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
             "[carriers.ZZZZ]\nbase_url = \"https://x.example\"",
