@@ -335,13 +335,13 @@ fn environment() -> Env {
     Env::prefixed("TIDEMARK_")
         .ignore(&["config", "test_postgres_url"])
         .lowercase(false)
-        .map(|name| environment_key(name))
+        .map(environment_key)
 }
 
 /// A variable's name (without the prefix) as a key path: segments split on `__`,
 /// lower-cased, except the SCAC of a carrier, which is upper-cased as in
 /// [`upper_case_scacs`] so both forms name the same carrier.
-fn environment_key(name: &UncasedStr) -> Uncased<'static> {
+fn environment_key(name: &UncasedStr) -> Uncased<'_> {
     let segments = name
         .as_str()
         .split("__")
