@@ -6,8 +6,9 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use figment::Figment;
-use figment::providers::{Env, Format, Toml};
+use figment::providers::{Env, Format, Serialized, Toml};
+use figment::value::{Dict, Uncased, UncasedStr, Value};
+use figment::{Figment, Profile, Provider};
 use serde::Deserialize;
 use url::Url;
 
@@ -94,8 +95,9 @@ impl fmt::Debug for CarrierConfig {
     }
 }
 
-/// The settings as read, before validation.
+/// The settings as read, before validation; a setting not listed here stops start-up.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawConfig {
     #[serde(default)]
     carriers: std::collections::BTreeMap<String, RawCarrier>,
@@ -323,10 +325,9 @@ impl Config {
                     reason: format!("{} does not exist", file.display()),
                 });
             }
-            figment = figment.merge(Toml::file(file));
+            figment = figment.merge(upper_case_scacs(Toml::file(file))?);
         }
-        figment =
-            figment.merge(Env::prefixed("TIDEMARK_").ignore(&["config", "test_postgres_url"]));
+        figment = figment.merge(environment());
         Self::from_figment(&figment)
     }
 
@@ -342,7 +343,8 @@ impl Config {
 
     fn from_figment(figment: &Figment) -> Result<Self, ConfigError> {
         let raw: RawConfig = figment.extract().map_err(|error| {
-            let key = error.path.join(".");
+            // Named as the environment variable: `__` between a table and its keys.
+            let key = error.path.join("__");
             ConfigError {
                 setting: if key.is_empty() {
                     "configuration".to_owned()
@@ -354,6 +356,58 @@ impl Config {
         })?;
         raw.validate()
     }
+}
+
+/// `TIDEMARK_*` variables, `__` nesting like a table does in the file:
+/// `TIDEMARK_CARRIERS__MAEU__BASE_URL` is `base_url` of `[carriers.MAEU]`.
+fn environment() -> Env {
+    Env::prefixed("TIDEMARK_")
+        .ignore(&["config", "test_postgres_url"])
+        .lowercase(false)
+        .map(environment_key)
+}
+
+/// A variable's name (without the prefix) as a key path: segments split on `__`,
+/// lower-cased, except the SCAC of a carrier, which is upper-cased as in
+/// [`upper_case_scacs`] so both forms name the same carrier.
+fn environment_key(name: &UncasedStr) -> Uncased<'_> {
+    let segments = name
+        .as_str()
+        .split("__")
+        .enumerate()
+        .map(|(index, segment)| {
+            if index == 1 && name.as_str().to_lowercase().starts_with("carriers__") {
+                segment.trim().to_uppercase()
+            } else {
+                segment.trim().to_lowercase()
+            }
+        })
+        .collect::<Vec<_>>();
+    segments.join(".").into()
+}
+
+/// The provider's data with the SCACs under `carriers` upper-cased, so `[carriers.maeu]`
+/// in a file and `TIDEMARK_CARRIERS__MAEU__*` merge into one carrier.
+fn upper_case_scacs(provider: impl Provider) -> Result<Serialized<Dict>, ConfigError> {
+    let mut data = provider.data().map_err(|error| ConfigError {
+        setting: "--config".to_owned(),
+        reason: error.to_string(),
+    })?;
+    let mut dict = data.remove(&Profile::Default).unwrap_or_default();
+    if let Some(Value::Dict(tag, carriers)) = dict.remove("carriers") {
+        let mut upper = Dict::new();
+        for (scac, carrier) in carriers {
+            let key = scac.trim().to_uppercase();
+            if upper.insert(key.clone(), carrier).is_some() {
+                return Err(invalid(
+                    &format!("carriers__{key}"),
+                    "the carrier is configured twice",
+                ));
+            }
+        }
+        dict.insert("carriers".to_owned(), Value::Dict(tag, upper));
+    }
+    Ok(Serialized::defaults(dict))
 }
 
 /// Quotes a value for TOML unless it is a number or boolean.
@@ -740,6 +794,59 @@ mod tests {
         let error = Config::from_figment(&figment).unwrap_err();
 
         assert_eq!(error.setting, "TIDEMARK_CARRIERS__ZZZZ__BASE_URL");
+    }
+
+    #[test]
+    fn an_environment_variable_names_a_carrier_key_as_the_file_does() {
+        assert_eq!(
+            environment_key(UncasedStr::new("CARRIERS__maeu__BASE_URL")).as_str(),
+            "carriers.MAEU.base_url"
+        );
+        assert_eq!(
+            environment_key(UncasedStr::new("RATE_LIMIT_PER_MINUTE")).as_str(),
+            "rate_limit_per_minute"
+        );
+    }
+
+    #[test]
+    fn the_environment_overrides_a_carrier_of_the_file_whatever_the_case_of_its_scac() {
+        let file = upper_case_scacs(Toml::string(
+            "[carriers.maeu]\nbase_url = \"https://file.example\"\n\
+             auth_header = \"Consumer-Key\"\nauth_value = \"k\"",
+        ))
+        .unwrap();
+        // What `TIDEMARK_CARRIERS__MAEU__BASE_URL` becomes.
+        let environment = Serialized::global("carriers.MAEU.base_url", "https://env.example");
+        let figment = Figment::from(Toml::string(DEFAULTS))
+            .merge(file)
+            .merge(environment);
+
+        let config = Config::from_figment(&figment).unwrap();
+
+        assert_eq!(config.carriers.len(), 1);
+        assert_eq!(config.carriers[0].base_url.as_str(), "https://env.example/");
+        assert!(matches!(
+            config.carriers[0].auth,
+            CarrierAuth::Header { .. }
+        ));
+    }
+
+    #[test]
+    fn an_unknown_key_of_a_carrier_is_refused_with_its_name() {
+        let figment = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
+            "[carriers.MAEU]\nbase_url = \"https://x.example\"\nbase_ulr = \"typo\"",
+        ));
+
+        let error = Config::from_figment(&figment).unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_CARRIERS__MAEU__BASE_ULR");
+    }
+
+    #[test]
+    fn an_unknown_setting_is_refused_with_its_name() {
+        let error = Config::from_pairs(&[("rate_limit_per_hour", "5")]).unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_RATE_LIMIT_PER_HOUR");
     }
 
     #[test]
