@@ -97,7 +97,6 @@ impl fmt::Debug for CarrierConfig {
 
 /// The settings as read, before validation; a setting not listed here stops start-up.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawConfig {
     #[serde(default)]
     carriers: std::collections::BTreeMap<String, RawCarrier>,
@@ -135,6 +134,10 @@ struct RawConfig {
     signed_url_seconds: u64,
     #[serde(flatten)]
     limits: crate::limits::RawLimits,
+    /// Whatever no field above took: refused by name in [`Config::from_figment`]. (serde's
+    /// `deny_unknown_fields` does nothing once a struct has a flattened field.)
+    #[serde(flatten)]
+    unknown: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
 }
 
 /// Where AIS NMEA sentences come from (`ais_sources`).
@@ -354,6 +357,9 @@ impl Config {
                 reason: error.kind.to_string(),
             }
         })?;
+        if let Some(key) = raw.unknown.keys().next() {
+            return Err(invalid(key, format!("unknown setting `{key}`")));
+        }
         raw.validate()
     }
 }
