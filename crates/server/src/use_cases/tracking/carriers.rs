@@ -27,6 +27,13 @@ impl Carriers {
     pub fn get(&self, scac: &str) -> Option<&Arc<dyn Carrier>> {
         self.by_scac.get(&scac.to_uppercase())
     }
+
+    /// The SCACs with a connector, in order.
+    pub fn scacs(&self) -> Vec<&str> {
+        let mut scacs: Vec<&str> = self.by_scac.keys().map(String::as_str).collect();
+        scacs.sort_unstable();
+        scacs
+    }
 }
 
 /// The sandbox's voyage generator over the embedded port list.
