@@ -334,11 +334,11 @@ fn when(app: &App, locode: Option<&str>, at: Option<DateTime<Utc>>) -> String {
     at.map(|at| port_time(app, locode, at)).unwrap_or_default()
 }
 
-/// One container's milestones: (name, actual, estimated).
-fn milestones(
-    shipment: &Shipment,
-    container: &Container,
-) -> [(&'static str, Option<DateTime<Utc>>, Option<DateTime<Utc>>); 6] {
+/// A milestone: its name, when it happened, when it is expected.
+type Milestone = (&'static str, Option<DateTime<Utc>>, Option<DateTime<Utc>>);
+
+/// One container's milestones.
+fn milestones(shipment: &Shipment, container: &Container) -> [Milestone; 6] {
     [
         ("Departed", shipment.pol_atd_at, shipment.pol_etd_at),
         (
