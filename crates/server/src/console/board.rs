@@ -234,7 +234,10 @@ fn rows_markup(app: &App, query: &BoardQuery, page: &BoardPage) -> Markup {
                     }
                     td {
                         @if let Some((name, at)) = last_event(shipment, containers) {
-                            (name) " " span.muted { (at.format("%Y-%m-%d")) }
+                            (name) br;
+                            span.muted {
+                                (port_time(app, if name == "Departed" { shipment.port_of_lading_locode.as_deref() } else { shipment.port_of_discharge_locode.as_deref() }, at))
+                            }
                         }
                     }
                     td { (status_of(shipment, containers)) }
@@ -421,11 +424,12 @@ pub async fn shipment(
             h2 { "Transport events" }
             @if events.is_empty() { p { "No events yet." } } @else {
                 table {
-                    thead { tr { th scope="col" { "When" } th scope="col" { "Event" } th scope="col" { "Where" } th scope="col" { "Vessel" } } }
+                    thead { tr { th scope="col" { "When" } th scope="col" { "Container" } th scope="col" { "Event" } th scope="col" { "Where" } th scope="col" { "Vessel" } } }
                     tbody {
                         @for event in &events {
                             tr {
                                 td { (when(&state, event.location_locode.as_deref(), Some(event.timestamp))) }
+                                td { (containers.iter().find(|c| c.id == event.container_id).map(|c| c.number.as_str()).unwrap_or("")) }
                                 td { (event.event.as_str().trim_start_matches("container.transport.").replace('_', " ")) }
                                 td { (event.location_locode.as_deref().unwrap_or("")) }
                                 td { (event.vessel_name.as_deref().unwrap_or("")) }

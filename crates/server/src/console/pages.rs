@@ -80,6 +80,7 @@ fn document(title: &str, body: Markup) -> Markup {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) " · Tidemark" }
+                link rel="icon" href="data:,";
                 link rel="stylesheet" href=(assets::css());
                 script src=(assets::htmx()) defer {}
             }
