@@ -121,6 +121,8 @@ struct RawConfig {
     max_document_bytes: usize,
     signing_secret: String,
     signed_url_seconds: u64,
+    #[serde(flatten)]
+    limits: crate::limits::RawLimits,
 }
 
 /// Where AIS NMEA sentences come from (`ais_sources`).
@@ -266,6 +268,8 @@ pub struct Config {
     pub carriers: Vec<CarrierConfig>,
     /// AIS ingest and vessel settings.
     pub ais: AisConfig,
+    /// Bounds on connections, uploads' extraction and unauthenticated clients.
+    pub limits: crate::limits::Limits,
 }
 
 /// A setting that failed validation, named as the operator writes it.
@@ -458,6 +462,7 @@ impl RawConfig {
             signed_url_ttl: seconds(self.signed_url_seconds),
             carriers,
             ais,
+            limits: self.limits.validate()?,
         })
     }
 }

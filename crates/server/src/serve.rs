@@ -65,16 +65,15 @@ impl App {
     }
 
     /// Serves the API on `listener` until `shutdown` is cancelled, then finishes the
-    /// requests in flight.
+    /// requests in flight; connections are bounded by the configured limits
+    /// ([`connections`](crate::connections)).
     pub async fn serve(
         self: Arc<Self>,
         listener: TcpListener,
         shutdown: CancellationToken,
     ) -> std::io::Result<()> {
         let router = self.router();
-        axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown.cancelled_owned())
-            .await
+        crate::connections::serve(listener, router, &self.config.limits.connections, shutdown).await
     }
 
     /// Runs the background workers and the scheduler until `shutdown` is cancelled; jobs

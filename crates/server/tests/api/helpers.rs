@@ -95,7 +95,15 @@ impl TestApp {
                 (schema.store(), Box::new(schema))
             }
         };
-        let mut pairs = vec![("public_url", "http://tidemark.test")];
+        // Documents are read by the `tidemark` binary's extraction child; a test binary
+        // cannot run itself for that.
+        let mut pairs = vec![
+            ("public_url", "http://tidemark.test"),
+            (
+                "document_extraction_program",
+                env!("CARGO_BIN_EXE_tidemark"),
+            ),
+        ];
         pairs.extend_from_slice(settings);
         let config = Config::from_pairs(&pairs).expect("valid test config");
         let clock = Arc::new(MockClock::new(

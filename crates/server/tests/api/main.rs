@@ -14,6 +14,7 @@ mod console;
 mod conventions;
 mod custom_fields;
 mod documents;
+mod hostile;
 mod jobs;
 mod operations;
 mod parties;
