@@ -39,6 +39,10 @@ pub enum Command {
     },
     /// Apply database migrations and exit.
     Migrate,
+    /// Validate the settings (defaults, file, TIDEMARK_* variables) and print the real
+    /// carriers configured, one a line: SCAC, base URL, authentication kind.
+    #[command(name = "check-config")]
+    CheckConfig,
     /// Manage API keys.
     #[command(name = "api-keys", subcommand)]
     ApiKeys(ApiKeysCommand),
@@ -96,6 +100,18 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Migrate => {
             open_store(&config).await?;
             eprintln!("migrations applied");
+            Ok(())
+        }
+        Command::CheckConfig => {
+            for carrier in &config.carriers {
+                let auth = match carrier.auth {
+                    crate::config::CarrierAuth::None => "none",
+                    crate::config::CarrierAuth::Header { .. } => "header",
+                    crate::config::CarrierAuth::OAuth2 { .. } => "oauth2",
+                };
+                println!("{}\t{}\t{auth}", carrier.scac, carrier.base_url);
+            }
+            eprintln!("configuration is valid");
             Ok(())
         }
         Command::ApiKeys(command) => api_keys(config, command).await,

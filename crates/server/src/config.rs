@@ -6,8 +6,9 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use figment::Figment;
-use figment::providers::{Env, Format, Toml};
+use figment::providers::{Env, Format, Serialized, Toml};
+use figment::value::{Dict, Uncased, UncasedStr, Value};
+use figment::{Figment, Profile, Provider};
 use serde::Deserialize;
 use url::Url;
 
@@ -32,6 +33,10 @@ struct RawCarrier {
     scope: Option<String>,
     #[serde(default)]
     notification_secret: Option<String>,
+    #[serde(default)]
+    requests_per_minute: Option<u32>,
+    #[serde(default)]
+    requests_per_day: Option<u32>,
 }
 
 /// How Tidemark authenticates to a carrier's API.
@@ -70,6 +75,9 @@ pub struct CarrierConfig {
     pub auth: CarrierAuth,
     /// The shared secret of the carrier's event subscription, which signs its pushes.
     pub notification_secret: Option<String>,
+    /// The carrier's limits on our calls, shared by every worker process
+    /// (`requests_per_minute`, `requests_per_day`; absent is unlimited).
+    pub budget: tidemark_carriers::profile::RateBudget,
 }
 
 impl fmt::Debug for CarrierConfig {
@@ -82,12 +90,14 @@ impl fmt::Debug for CarrierConfig {
                 "notification_secret",
                 &self.notification_secret.as_ref().map(|_| "…"),
             )
+            .field("budget", &self.budget)
             .finish()
     }
 }
 
-/// The settings as read, before validation.
+/// The settings as read, before validation; a setting not listed here stops start-up.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawConfig {
     #[serde(default)]
     carriers: std::collections::BTreeMap<String, RawCarrier>,
@@ -110,6 +120,8 @@ struct RawConfig {
     bench_routes: bool,
     sandbox_carrier_url: String,
     tracking_poll_seconds: u64,
+    tracking_poll_near_milestone_seconds: u64,
+    tracking_poll_at_sea_seconds: u64,
     scheduler_tick_seconds: u64,
     demo_time_scale: u32,
     ais_sources: String,
@@ -250,8 +262,14 @@ pub struct Config {
     pub bench_routes: bool,
     /// Where the `TEST` carrier is; `None` runs it inside this process.
     pub sandbox_carrier_url: Option<Url>,
-    /// How often a tracked shipment is polled.
+    /// How often a tracked shipment is polled when neither near a milestone nor at sea
+    /// (`tracking_poll_seconds`); see [`Config::poll_intervals`].
     pub tracking_poll_interval: chrono::Duration,
+    /// How often a shipment near a milestone is polled (arrival within 48 hours, or
+    /// arrived and not done).
+    pub tracking_poll_near_milestone_interval: chrono::Duration,
+    /// How often a shipment at sea with a distant ETA is polled.
+    pub tracking_poll_at_sea_interval: chrono::Duration,
     /// How often the scheduler looks for due polls.
     pub scheduler_tick: std::time::Duration,
     /// Runs the process's clock this many times faster than real time (demos only).
@@ -288,6 +306,15 @@ fn invalid(key: &str, reason: impl Into<String>) -> ConfigError {
 }
 
 impl Config {
+    /// How often each priority of tracked shipment is polled.
+    pub fn poll_intervals(&self) -> tidemark_domain::carriers::PollIntervals {
+        tidemark_domain::carriers::PollIntervals {
+            near_milestone: self.tracking_poll_near_milestone_interval,
+            routine: self.tracking_poll_interval,
+            at_sea: self.tracking_poll_at_sea_interval,
+        }
+    }
+
     /// Reads defaults, the optional file and the environment.
     pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
         let mut figment = Figment::from(Toml::string(DEFAULTS));
@@ -298,10 +325,9 @@ impl Config {
                     reason: format!("{} does not exist", file.display()),
                 });
             }
-            figment = figment.merge(Toml::file(file));
+            figment = figment.merge(upper_case_scacs(Toml::file(file))?);
         }
-        figment =
-            figment.merge(Env::prefixed("TIDEMARK_").ignore(&["config", "test_postgres_url"]));
+        figment = figment.merge(environment());
         Self::from_figment(&figment)
     }
 
@@ -317,7 +343,8 @@ impl Config {
 
     fn from_figment(figment: &Figment) -> Result<Self, ConfigError> {
         let raw: RawConfig = figment.extract().map_err(|error| {
-            let key = error.path.join(".");
+            // Named as the environment variable: `__` between a table and its keys.
+            let key = error.path.join("__");
             ConfigError {
                 setting: if key.is_empty() {
                     "configuration".to_owned()
@@ -329,6 +356,58 @@ impl Config {
         })?;
         raw.validate()
     }
+}
+
+/// `TIDEMARK_*` variables, `__` nesting like a table does in the file:
+/// `TIDEMARK_CARRIERS__MAEU__BASE_URL` is `base_url` of `[carriers.MAEU]`.
+fn environment() -> Env {
+    Env::prefixed("TIDEMARK_")
+        .ignore(&["config", "test_postgres_url"])
+        .lowercase(false)
+        .map(environment_key)
+}
+
+/// A variable's name (without the prefix) as a key path: segments split on `__`,
+/// lower-cased, except the SCAC of a carrier, which is upper-cased as in
+/// [`upper_case_scacs`] so both forms name the same carrier.
+fn environment_key(name: &UncasedStr) -> Uncased<'_> {
+    let segments = name
+        .as_str()
+        .split("__")
+        .enumerate()
+        .map(|(index, segment)| {
+            if index == 1 && name.as_str().to_lowercase().starts_with("carriers__") {
+                segment.trim().to_uppercase()
+            } else {
+                segment.trim().to_lowercase()
+            }
+        })
+        .collect::<Vec<_>>();
+    segments.join(".").into()
+}
+
+/// The provider's data with the SCACs under `carriers` upper-cased, so `[carriers.maeu]`
+/// in a file and `TIDEMARK_CARRIERS__MAEU__*` merge into one carrier.
+fn upper_case_scacs(provider: impl Provider) -> Result<Serialized<Dict>, ConfigError> {
+    let mut data = provider.data().map_err(|error| ConfigError {
+        setting: "--config".to_owned(),
+        reason: error.to_string(),
+    })?;
+    let mut dict = data.remove(&Profile::Default).unwrap_or_default();
+    if let Some(Value::Dict(tag, carriers)) = dict.remove("carriers") {
+        let mut upper = Dict::new();
+        for (scac, carrier) in carriers {
+            let key = scac.trim().to_uppercase();
+            if upper.insert(key.clone(), carrier).is_some() {
+                return Err(invalid(
+                    &format!("carriers__{key}"),
+                    "the carrier is configured twice",
+                ));
+            }
+        }
+        dict.insert("carriers".to_owned(), Value::Dict(tag, upper));
+    }
+    Ok(Serialized::defaults(dict))
 }
 
 /// Quotes a value for TOML unless it is a number or boolean.
@@ -390,6 +469,14 @@ impl RawConfig {
         positive("job_lease_seconds", self.job_lease_seconds)?;
         positive("job_poll_milliseconds", self.job_poll_milliseconds)?;
         positive("tracking_poll_seconds", self.tracking_poll_seconds)?;
+        positive(
+            "tracking_poll_near_milestone_seconds",
+            self.tracking_poll_near_milestone_seconds,
+        )?;
+        positive(
+            "tracking_poll_at_sea_seconds",
+            self.tracking_poll_at_sea_seconds,
+        )?;
         positive("scheduler_tick_seconds", self.scheduler_tick_seconds)?;
         positive("demo_time_scale", self.demo_time_scale)?;
         positive(
@@ -453,6 +540,10 @@ impl RawConfig {
             bench_routes: self.bench_routes,
             sandbox_carrier_url,
             tracking_poll_interval: seconds(self.tracking_poll_seconds),
+            tracking_poll_near_milestone_interval: seconds(
+                self.tracking_poll_near_milestone_seconds,
+            ),
+            tracking_poll_at_sea_interval: seconds(self.tracking_poll_at_sea_seconds),
             scheduler_tick: std::time::Duration::from_secs(self.scheduler_tick_seconds),
             demo_time_scale: self.demo_time_scale,
             max_document_bytes: self.max_document_bytes,
@@ -515,11 +606,26 @@ fn validate_carrier(scac: &str, raw: RawCarrier) -> Result<CarrierConfig, Config
             "must be at least 16 characters",
         ));
     }
+    for (field, value) in [
+        ("requests_per_minute", raw.requests_per_minute),
+        ("requests_per_day", raw.requests_per_day),
+    ] {
+        if value == Some(0) {
+            return Err(invalid(
+                &key(field),
+                "must be at least 1 (leave it out for no limit)",
+            ));
+        }
+    }
     Ok(CarrierConfig {
         scac,
         base_url,
         auth,
         notification_secret: raw.notification_secret,
+        budget: tidemark_carriers::profile::RateBudget {
+            per_minute: raw.requests_per_minute,
+            per_day: raw.requests_per_day,
+        },
     })
 }
 
@@ -636,6 +742,50 @@ mod tests {
     }
 
     #[test]
+    fn a_carriers_budget_is_read_and_a_zero_budget_names_the_setting() {
+        let budgeted = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
+            "[carriers.HLCU]\nbase_url = \"https://api.example.com\"\n\
+             requests_per_minute = 10\nrequests_per_day = 6000",
+        ));
+        let zero = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
+            "[carriers.HLCU]\nbase_url = \"https://api.example.com\"\nrequests_per_day = 0",
+        ));
+
+        let config = Config::from_figment(&budgeted).unwrap();
+        let error = Config::from_figment(&zero).unwrap_err();
+
+        assert_eq!(
+            config.carriers[0].budget,
+            tidemark_carriers::profile::RateBudget {
+                per_minute: Some(10),
+                per_day: Some(6000),
+            }
+        );
+        assert_eq!(error.setting, "TIDEMARK_CARRIERS__HLCU__REQUESTS_PER_DAY");
+    }
+
+    #[test]
+    fn the_poll_intervals_by_priority_are_settings() {
+        let config = Config::from_pairs(&[
+            ("tracking_poll_near_milestone_seconds", "600"),
+            ("tracking_poll_at_sea_seconds", "43200"),
+        ])
+        .unwrap();
+
+        let intervals = config.poll_intervals();
+
+        assert_eq!(intervals.near_milestone, chrono::Duration::minutes(10));
+        assert_eq!(intervals.routine, chrono::Duration::hours(1));
+        assert_eq!(intervals.at_sea, chrono::Duration::hours(12));
+        assert_eq!(
+            Config::from_pairs(&[("tracking_poll_at_sea_seconds", "0")])
+                .unwrap_err()
+                .setting,
+            "TIDEMARK_TRACKING_POLL_AT_SEA_SECONDS"
+        );
+    }
+
+    #[test]
     fn an_unknown_carrier_is_refused() {
         let figment = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
             "[carriers.ZZZZ]\nbase_url = \"https://x.example\"",
@@ -644,6 +794,59 @@ mod tests {
         let error = Config::from_figment(&figment).unwrap_err();
 
         assert_eq!(error.setting, "TIDEMARK_CARRIERS__ZZZZ__BASE_URL");
+    }
+
+    #[test]
+    fn an_environment_variable_names_a_carrier_key_as_the_file_does() {
+        assert_eq!(
+            environment_key(UncasedStr::new("CARRIERS__maeu__BASE_URL")).as_str(),
+            "carriers.MAEU.base_url"
+        );
+        assert_eq!(
+            environment_key(UncasedStr::new("RATE_LIMIT_PER_MINUTE")).as_str(),
+            "rate_limit_per_minute"
+        );
+    }
+
+    #[test]
+    fn the_environment_overrides_a_carrier_of_the_file_whatever_the_case_of_its_scac() {
+        let file = upper_case_scacs(Toml::string(
+            "[carriers.maeu]\nbase_url = \"https://file.example\"\n\
+             auth_header = \"Consumer-Key\"\nauth_value = \"k\"",
+        ))
+        .unwrap();
+        // What `TIDEMARK_CARRIERS__MAEU__BASE_URL` becomes.
+        let environment = Serialized::global("carriers.MAEU.base_url", "https://env.example");
+        let figment = Figment::from(Toml::string(DEFAULTS))
+            .merge(file)
+            .merge(environment);
+
+        let config = Config::from_figment(&figment).unwrap();
+
+        assert_eq!(config.carriers.len(), 1);
+        assert_eq!(config.carriers[0].base_url.as_str(), "https://env.example/");
+        assert!(matches!(
+            config.carriers[0].auth,
+            CarrierAuth::Header { .. }
+        ));
+    }
+
+    #[test]
+    fn an_unknown_key_of_a_carrier_is_refused_with_its_name() {
+        let figment = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
+            "[carriers.MAEU]\nbase_url = \"https://x.example\"\nbase_ulr = \"typo\"",
+        ));
+
+        let error = Config::from_figment(&figment).unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_CARRIERS__MAEU__BASE_ULR");
+    }
+
+    #[test]
+    fn an_unknown_setting_is_refused_with_its_name() {
+        let error = Config::from_pairs(&[("rate_limit_per_hour", "5")]).unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_RATE_LIMIT_PER_HOUR");
     }
 
     #[test]

@@ -49,6 +49,7 @@ impl App {
         });
         for carrier in &config.carriers {
             carriers.insert(dcsa_connector(carrier)?);
+            carriers.set_budget(&carrier.scac, carrier.budget);
         }
         let app = Self::new(config, store, clock, Arc::new(UuidV7Ids)).with_carriers(carriers);
         // Read (or made) now, so a database that cannot give it stops the start.

@@ -47,6 +47,7 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         19,
         include_str!("../migrations/0019_shipment_change_notifications.sql"),
     ),
+    (21, include_str!("../migrations/0021_carrier_states.sql")),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents is split by the

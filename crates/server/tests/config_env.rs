@@ -1,0 +1,58 @@
+//! The real binary reads a carrier's settings from `TIDEMARK_CARRIERS__SCAC__KEY`
+//! variables exactly as from `[carriers.SCAC]` in a file, and refuses unknown ones.
+
+use std::process::{Command, Output};
+
+fn check_config(variables: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tidemark"))
+        .arg("check-config")
+        .env_clear()
+        .envs(variables.iter().copied())
+        .output()
+        .expect("the tidemark binary runs")
+}
+
+#[test]
+fn a_carrier_given_only_by_environment_variables_is_configured() {
+    let output = check_config(&[
+        (
+            "TIDEMARK_CARRIERS__MAEU__BASE_URL",
+            "https://api.maersk.example/track",
+        ),
+        ("TIDEMARK_CARRIERS__MAEU__AUTH_HEADER", "Consumer-Key"),
+        ("TIDEMARK_CARRIERS__MAEU__AUTH_VALUE", "secret-key"),
+    ]);
+
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        stdout.trim(),
+        "MAEU\thttps://api.maersk.example/track\theader"
+    );
+    assert!(!stdout.contains("secret-key"));
+}
+
+#[test]
+fn an_unknown_carrier_variable_stops_start_up_with_its_name() {
+    let output = check_config(&[
+        ("TIDEMARK_CARRIERS__MAEU__BASE_URL", "https://a.example"),
+        ("TIDEMARK_CARRIERS__MAEU__BASE_ULR", "https://typo.example"),
+    ]);
+
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("TIDEMARK_CARRIERS__MAEU__BASE_ULR"),
+        "{output:?}"
+    );
+}
+
+#[test]
+fn an_unknown_setting_variable_stops_start_up_with_its_name() {
+    let output = check_config(&[("TIDEMARK_RATE_LIMIT_PER_HOUR", "5")]);
+
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("TIDEMARK_RATE_LIMIT_PER_HOUR"),
+        "{output:?}"
+    );
+}
