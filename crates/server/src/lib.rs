@@ -3,8 +3,11 @@
 //! Layout (see ARCHITECTURE.md), with dependencies pointing one way:
 //! - `api/`: the JSON:API HTTP layer, one module per URL segment; handlers parse, call one
 //!   use case and serialize.
+//! - `console/`: the web console, server-rendered HTML pages with their own session auth,
+//!   calling the same use cases as `api/` (never `api/` itself).
 //! - `jobs/`: the workers, which claim queued jobs and call the use cases.
-//! - `use_cases/`: what Tidemark does, by capability; they never import `api/` or `jobs/`.
+//! - `use_cases/`: what Tidemark does, by capability; they never import `api/`, `console/`
+//!   or `jobs/`.
 //! - `resources/`: how records look as JSON:API resources, shared by the API's responses
 //!   and the webhook payloads that `use_cases::webhooks` renders.
 //! - `app.rs` (the shared dependencies), `serve.rs` (a process: listeners and workers),
@@ -17,6 +20,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod connections;
+pub mod console;
 pub mod jobs;
 pub mod limits;
 pub mod resources;

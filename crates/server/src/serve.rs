@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::api;
 use crate::app::{App, AppState};
 use crate::config::{Config, DatabaseUrl};
+use crate::console;
 use crate::jobs;
 use crate::use_cases::tracking::carriers::{
     Carriers, dcsa_connector, remote_sandbox, start_in_process_sandbox,
@@ -58,9 +59,10 @@ impl App {
         Ok(app)
     }
 
-    /// The HTTP API with all its layers.
+    /// The HTTP API with all its layers, and the web console at `/`.
     pub fn router(self: &Arc<Self>) -> axum::Router {
-        api::router(AppState(Arc::clone(self)))
+        let state = AppState(Arc::clone(self));
+        console::router(state.clone()).merge(api::router(state))
     }
 
     /// Serves the API on `listener` until `shutdown` is cancelled, then finishes the

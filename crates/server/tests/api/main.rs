@@ -11,6 +11,7 @@ mod helpers;
 mod api_keys;
 mod auth;
 mod carriers;
+mod console;
 mod conventions;
 mod custom_fields;
 mod documents;

@@ -83,3 +83,18 @@ pub async fn authenticate(app: &App, secret: &str) -> Result<ApiKey, KeyRejected
     }
     Ok(key)
 }
+
+/// The account's key `id`, if it is still live (a signed-in console session names its key
+/// by id, so revoking the key ends the session).
+pub async fn live_key(
+    app: &App,
+    account: tidemark_domain::AccountId,
+    id: tidemark_domain::ApiKeyId,
+) -> Result<ApiKey, KeyRejected> {
+    app.store
+        .list_api_keys(account)
+        .await?
+        .into_iter()
+        .find(|key| key.id == id && key.revoked_at.is_none())
+        .ok_or(KeyRejected::Unknown)
+}

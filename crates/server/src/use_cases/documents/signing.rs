@@ -19,6 +19,10 @@ pub enum Purpose {
     Upload,
     /// Name a direct upload in `attached_document`.
     Blob,
+    /// The console's session cookie: which API key signed in, until when.
+    ConsoleSession,
+    /// The console's form token, bound to one session.
+    ConsoleForm,
 }
 
 impl Purpose {
@@ -27,6 +31,8 @@ impl Purpose {
             Self::Download => "download",
             Self::Upload => "upload",
             Self::Blob => "blob",
+            Self::ConsoleSession => "console-session",
+            Self::ConsoleForm => "console-form",
         }
     }
 }

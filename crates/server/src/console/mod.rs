@@ -1,0 +1,39 @@
+//! The web console: server-rendered HTML pages over the same use cases as the JSON:API
+//! (never over the HTTP API itself), with its own routes, session auth and assets.
+//!
+//! Templates are [maud](https://maud.lambda.xyz): checked at compile time, escaped by
+//! default, and plain Rust, so no template files have to be found or embedded at run time.
+//! Partial updates (the board refreshing itself) use htmx, vendored in `assets/` with its
+//! licence; assets are embedded in the binary, named by a hash of their content and served
+//! compressed with a year's caching.
+
+pub mod assets;
+pub mod board;
+pub mod pages;
+pub mod session;
+pub mod track;
+
+use axum::Router;
+use axum::routing::{get, post};
+use tower_http::compression::CompressionLayer;
+
+use crate::app::AppState;
+
+/// The console's routes, at the root of the server.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/", get(board::page))
+        .route("/board/rows", get(board::rows))
+        .route("/shipments/{id}", get(board::shipment))
+        .route("/sign-in", get(pages::sign_in_form).post(pages::sign_in))
+        .route("/sign-out", post(pages::sign_out))
+        .route("/track", get(track::page).post(track::submit))
+        .route("/documents", get(pages::documents))
+        .route("/webhooks", get(pages::webhooks))
+        .route("/custom-fields", get(pages::custom_fields))
+        .route("/api-keys", get(pages::api_keys))
+        .route("/carriers", get(pages::carriers))
+        .route("/assets/{name}", get(assets::serve))
+        .layer(CompressionLayer::new())
+        .with_state(state)
+}

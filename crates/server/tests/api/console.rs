@@ -1,0 +1,310 @@
+//! The web console over HTTP: signing in and out, the session cookie, form tokens, the
+//! board, the Track page and the shipment page.
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use tidemark_server::use_cases::accounts;
+
+use tidemark_domain::Clock;
+
+use crate::helpers::{TestApp, TestResponse};
+use crate::on_both_backends;
+
+fn text(response: &TestResponse) -> String {
+    String::from_utf8_lossy(&response.body).into_owned()
+}
+
+async fn form(app: &TestApp, path: &str, cookie: Option<&str>, body: &str) -> TestResponse {
+    let mut request = Request::builder()
+        .method(Method::POST)
+        .uri(path)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+    if let Some(cookie) = cookie {
+        request = request.header(header::COOKIE, cookie);
+    }
+    app.send(request.body(Body::from(body.to_owned())).unwrap())
+        .await
+}
+
+async fn page(app: &TestApp, path: &str, cookie: &str) -> TestResponse {
+    app.send(
+        Request::builder()
+            .uri(path)
+            .header(header::COOKIE, cookie)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await
+}
+
+fn encoded(value: &str) -> String {
+    form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}
+
+/// Signs in with `key`; the `name=value` of the session cookie.
+async fn sign_in(app: &TestApp, key: &str) -> String {
+    let response = form(app, "/sign-in", None, &format!("api_key={}", encoded(key))).await;
+    assert_eq!(
+        response.status,
+        StatusCode::SEE_OTHER,
+        "{}",
+        text(&response)
+    );
+    let cookie = response.header("set-cookie").unwrap();
+    cookie.split(';').next().unwrap().to_owned()
+}
+
+/// The form token on a signed-in page.
+fn csrf_of(html: &str) -> String {
+    let start = html.find("name=\"csrf\" value=\"").unwrap() + "name=\"csrf\" value=\"".len();
+    html[start..][..html[start..].find('"').unwrap()].to_owned()
+}
+
+async fn a_visitor_who_is_not_signed_in_is_sent_to_sign_in(app: TestApp) {
+    let response = app.request(Method::GET, "/", None, None).await;
+    assert_eq!(response.status, StatusCode::SEE_OTHER);
+    assert_eq!(response.header("location"), Some("/sign-in"));
+    let sign_in = app.request(Method::GET, "/sign-in", None, None).await;
+    let html = text(&sign_in);
+    assert!(
+        html.contains("<label for=\"api_key\">API key</label>"),
+        "{html}"
+    );
+    assert!(html.contains(">Sign in</button>"), "{html}");
+}
+
+async fn a_wrong_key_is_refused_with_a_message(app: TestApp) {
+    let response = form(&app, "/sign-in", None, "api_key=tmk_not_a_key").await;
+    assert_eq!(response.status, StatusCode::UNAUTHORIZED);
+    assert!(response.header("set-cookie").is_none());
+    assert!(text(&response).contains("That API key was not accepted."));
+}
+
+async fn the_right_key_gives_a_strict_http_only_expiring_cookie(app: TestApp) {
+    let response = form(
+        &app,
+        "/sign-in",
+        None,
+        &format!("api_key={}", encoded(&app.key)),
+    )
+    .await;
+    assert_eq!(response.status, StatusCode::SEE_OTHER);
+    assert_eq!(response.header("location"), Some("/"));
+    let cookie = response.header("set-cookie").unwrap();
+    assert!(cookie.starts_with("tidemark_session="), "{cookie}");
+    for attribute in ["HttpOnly", "SameSite=Strict", "Max-Age=43200", "Path=/"] {
+        assert!(
+            cookie.contains(attribute),
+            "{attribute} missing in {cookie}"
+        );
+    }
+    assert!(
+        !cookie.contains(&app.key),
+        "the cookie must not carry the key"
+    );
+}
+
+async fn a_signed_in_page_has_the_navigation_and_its_heading(app: TestApp) {
+    let cookie = sign_in(&app, &app.key).await;
+    for (name, path) in [
+        ("Shipments", "/"),
+        ("Track", "/track"),
+        ("Documents", "/documents"),
+        ("Webhooks", "/webhooks"),
+        ("Custom fields", "/custom-fields"),
+        ("API keys", "/api-keys"),
+        ("Carriers", "/carriers"),
+    ] {
+        let response = page(&app, path, &cookie).await;
+        assert_eq!(response.status, StatusCode::OK, "{path}");
+        let html = text(&response);
+        assert!(html.contains(&format!("<h1>{name}</h1>")), "{path}: {html}");
+        assert!(
+            html.contains(&format!(
+                "<a href=\"{path}\" aria-current=\"page\">{name}</a>"
+            )),
+            "{path}"
+        );
+        assert!(html.contains(">Sign out</button>"));
+    }
+}
+
+async fn a_tampered_cookie_is_no_session(app: TestApp) {
+    let cookie = sign_in(&app, &app.key).await;
+    let mut tampered = cookie.clone();
+    let last = tampered.pop().unwrap();
+    tampered.push(if last == '0' { '1' } else { '0' });
+    let response = page(&app, "/", &tampered).await;
+    assert_eq!(response.status, StatusCode::SEE_OTHER);
+}
+
+async fn a_session_expires(app: TestApp) {
+    let cookie = sign_in(&app, &app.key).await;
+    app.clock.advance(chrono::Duration::hours(13));
+    let response = page(&app, "/", &cookie).await;
+    assert_eq!(response.status, StatusCode::SEE_OTHER);
+}
+
+async fn revoking_the_key_ends_its_sessions(app: TestApp) {
+    let cookie = sign_in(&app, &app.key).await;
+    let key = accounts::keys::authenticate(&app.app, &app.key)
+        .await
+        .unwrap();
+    app.app
+        .store
+        .revoke_api_key(key.account_id, key.id, app.clock.now())
+        .await
+        .unwrap();
+    let response = page(&app, "/", &cookie).await;
+    assert_eq!(response.status, StatusCode::SEE_OTHER);
+}
+
+async fn signing_out_needs_the_form_token_and_clears_the_cookie(app: TestApp) {
+    let cookie = sign_in(&app, &app.key).await;
+    let forged = form(&app, "/sign-out", Some(&cookie), "csrf=forged").await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let csrf = csrf_of(&text(&page(&app, "/", &cookie).await));
+    let response = form(&app, "/sign-out", Some(&cookie), &format!("csrf={csrf}")).await;
+    assert_eq!(response.status, StatusCode::SEE_OTHER);
+    assert!(response.header("set-cookie").unwrap().contains("Max-Age=0"));
+}
+
+async fn a_tracked_number_shows_on_the_board_and_its_page_has_containers_and_a_timeline(
+    app: TestApp,
+) {
+    let cookie = sign_in(&app, &app.key).await;
+    let csrf = csrf_of(&text(&page(&app, "/track", &cookie).await));
+    let tracked = form(
+        &app,
+        "/track",
+        Some(&cookie),
+        &format!("csrf={csrf}&number=TEST-TR-SUCCEEDED&request_type=bill_of_lading&scac=TEST"),
+    )
+    .await;
+    assert_eq!(tracked.status, StatusCode::OK, "{}", text(&tracked));
+    assert!(text(&tracked).contains("accepted"));
+    app.run_pending_jobs().await;
+
+    let board = text(&page(&app, "/", &cookie).await);
+    assert!(board.contains(">TEST-TR-SUCCEEDED</a>"), "{board}");
+    assert!(
+        board.contains("hx-trigger=\"every 15s\""),
+        "the board refreshes itself"
+    );
+    let start = board.find("href=\"/shipments/").unwrap() + "href=\"".len();
+    let link = &board[start..][..board[start..].find('"').unwrap()];
+
+    let shipment = text(&page(&app, link, &cookie).await);
+    assert!(shipment.contains("<h2>Containers</h2>"), "{shipment}");
+    assert!(shipment.contains("<h2>Timeline</h2>"));
+    assert!(shipment.contains("Departed"));
+}
+
+async fn the_board_search_maps_to_the_shipment_filter(app: TestApp) {
+    let cookie = sign_in(&app, &app.key).await;
+    let csrf = csrf_of(&text(&page(&app, "/track", &cookie).await));
+    let numbers = encoded("TEST-TR-SUCCEEDED\nTEST-TR-SUCCEEDED-2\n");
+    let tracked = form(
+        &app,
+        "/track",
+        Some(&cookie),
+        &format!("csrf={csrf}&numbers={numbers}"),
+    )
+    .await;
+    assert_eq!(tracked.status, StatusCode::OK, "{}", text(&tracked));
+    app.run_pending_jobs().await;
+
+    let found = text(&page(&app, "/?q=SUCCEEDED-2", &cookie).await);
+    assert!(found.contains(">TEST-TR-SUCCEEDED-2</a>"), "{found}");
+    assert!(!found.contains(">TEST-TR-SUCCEEDED</a>"), "{found}");
+    let rows = text(&page(&app, "/board/rows?q=nothing-matches", &cookie).await);
+    assert!(rows.starts_with("<tbody"), "{rows}");
+    assert!(rows.contains("No shipments match."));
+}
+
+async fn a_pasted_list_reports_each_row(app: TestApp) {
+    let cookie = sign_in(&app, &app.key).await;
+    let csrf = csrf_of(&text(&page(&app, "/track", &cookie).await));
+    let numbers = encoded("TEST-TR-SUCCEEDED\nTEST-TR-SUCCEEDED\nABC,TEST,not_a_type\n");
+    let response = form(
+        &app,
+        "/track",
+        Some(&cookie),
+        &format!("csrf={csrf}&numbers={numbers}"),
+    )
+    .await;
+    let html = text(&response);
+    assert_eq!(html.matches("accepted").count(), 1, "{html}");
+    assert_eq!(html.matches("refused: ").count(), 2, "{html}");
+    assert!(html.contains("not recognized"), "{html}");
+}
+
+async fn a_read_only_key_gets_a_read_only_console(app: TestApp) {
+    let cookie = sign_in(&app, &app.read_only_key).await;
+    let track = text(&page(&app, "/track", &cookie).await);
+    assert!(
+        !track.contains(">Track</button>"),
+        "no form that would fail"
+    );
+    assert!(track.contains("read-only"));
+    let csrf = csrf_of(&track);
+    let response = form(
+        &app,
+        "/track",
+        Some(&cookie),
+        &format!("csrf={csrf}&number=X"),
+    )
+    .await;
+    assert_eq!(response.status, StatusCode::FORBIDDEN);
+}
+
+async fn a_form_from_another_site_is_refused(app: TestApp) {
+    let cookie = sign_in(&app, &app.key).await;
+    let csrf = csrf_of(&text(&page(&app, "/track", &cookie).await));
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri("/track")
+        .header(header::HOST, "tidemark.example")
+        .header(header::ORIGIN, "https://evil.example")
+        .header(header::COOKIE, &cookie)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(format!("csrf={csrf}&number=X")))
+        .unwrap();
+    assert_eq!(app.send(request).await.status, StatusCode::FORBIDDEN);
+}
+
+async fn assets_are_named_by_content_and_cached(app: TestApp) {
+    let cookie = sign_in(&app, &app.key).await;
+    let html = text(&page(&app, "/", &cookie).await);
+    let start = html.find("/assets/htmx-").unwrap();
+    let path = &html[start..][..html[start..].find('"').unwrap()];
+    let response = app.request(Method::GET, path, None, None).await;
+    assert_eq!(response.status, StatusCode::OK);
+    assert!(
+        response
+            .header("cache-control")
+            .unwrap()
+            .contains("immutable")
+    );
+    let stale = app
+        .request(Method::GET, "/assets/htmx-000000.min.js", None, None)
+        .await;
+    assert_eq!(stale.status, StatusCode::NOT_FOUND);
+}
+
+on_both_backends!(
+    a_visitor_who_is_not_signed_in_is_sent_to_sign_in,
+    a_wrong_key_is_refused_with_a_message,
+    the_right_key_gives_a_strict_http_only_expiring_cookie,
+    a_signed_in_page_has_the_navigation_and_its_heading,
+    a_tampered_cookie_is_no_session,
+    a_session_expires,
+    revoking_the_key_ends_its_sessions,
+    signing_out_needs_the_form_token_and_clears_the_cookie,
+    a_tracked_number_shows_on_the_board_and_its_page_has_containers_and_a_timeline,
+    the_board_search_maps_to_the_shipment_filter,
+    a_pasted_list_reports_each_row,
+    a_read_only_key_gets_a_read_only_console,
+    a_form_from_another_site_is_refused,
+    assets_are_named_by_content_and_cached,
+);

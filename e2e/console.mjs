@@ -1,0 +1,132 @@
+// End-to-end test of the web console in headless Chromium against a real Tidemark server.
+//
+//   cd e2e && npm ci && node console.mjs [path/to/tidemark]
+//
+// Starts `tidemark serve` on a fresh SQLite database with a new API key, then, finding
+// things by their accessible names as a screen reader would: signs in with a wrong key
+// (refused) and the right one, tracks a number, sees it on the board, opens the shipment
+// page (containers, timeline), and signs out. Fails on any page script error and on any
+// request to a host other than the server. With SCREENSHOTS=dir set, saves PNGs there.
+// Skips (exit 0, says so) when Chromium is absent.
+
+import { spawn, execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium } from "playwright-core";
+
+const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
+if (!existsSync(chromiumPath)) {
+  console.log(`skipped: no Chromium at ${chromiumPath} (apt-get install chromium)`);
+  process.exit(0);
+}
+const target = process.env.CARGO_TARGET_DIR ?? resolve("../target");
+const binary = resolve(process.argv[2] || join(target, "debug", "tidemark"));
+const screenshots = process.env.SCREENSHOTS ? resolve(process.env.SCREENSHOTS) : null;
+
+const dir = mkdtempSync(join(tmpdir(), "tidemark-e2e-"));
+const port = 20000 + Math.floor(Math.random() * 20000);
+const origin = `http://127.0.0.1:${port}`;
+const env = {
+  ...process.env,
+  TIDEMARK_DATABASE_URL: `sqlite://${dir}/tidemark.db`,
+  TIDEMARK_LISTEN: `127.0.0.1:${port}`,
+  TIDEMARK_STORAGE_URL: `file://${dir}/documents`,
+  // The sandbox voyage moves fast enough to have events at once.
+  TIDEMARK_DEMO_TIME_SCALE: "600",
+};
+const key = execFileSync(binary, ["api-keys", "create", "--account", "e2e"], { env })
+  .toString()
+  .trim();
+const server = spawn(binary, ["serve"], { env, stdio: ["ignore", "ignore", process.env.E2E_SERVER_LOG ? "inherit" : "ignore"] });
+
+const failures = [];
+let browser;
+try {
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${origin}/healthz`)).ok) break;
+    } catch {}
+    if (i > 100) throw new Error("the server did not start");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    ],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  await context.route("**/*", (route) => {
+    const url = new URL(route.request().url());
+    if (url.origin !== origin) {
+      failures.push(`request to another host: ${url}`);
+      return route.abort();
+    }
+    return route.continue();
+  });
+  const page = await context.newPage();
+  page.on("pageerror", (error) => failures.push(`page script error: ${error.message}`));
+  page.on("console", (message) => {
+    // A refused sign-in answers 401 on purpose; Chromium logs every non-2xx load.
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
+      failures.push(`console error: ${message.text()}`);
+  });
+
+  const step = (name) => console.log(`- ${name}`);
+  const heading = (name) => page.getByRole("heading", { name, exact: true });
+
+  step("a visitor is sent to sign in; a wrong key is refused");
+  await page.goto(`${origin}/`);
+  await heading("Sign in").waitFor();
+  await page.getByLabel("API key").fill("tmk_wrong");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("alert").filter({ hasText: "not accepted" }).waitFor();
+
+  step("the right key signs in to the board");
+  await page.getByLabel("API key").fill(key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await heading("Shipments").waitFor();
+  for (const name of ["Shipments", "Track", "Documents", "Webhooks", "Custom fields", "API keys", "Carriers"]) {
+    await page.getByRole("link", { name, exact: true }).waitFor();
+  }
+
+  step("tracking a number");
+  await page.getByRole("link", { name: "Track", exact: true }).click();
+  await heading("Track").waitFor();
+  await page.getByLabel("Number", { exact: true }).fill("TEST-TR-SUCCEEDED");
+  await page.getByRole("button", { name: "Track" }).click();
+  await page.getByRole("cell", { name: "accepted" }).waitFor();
+
+  step("the board shows it (it refreshes itself)");
+  await page.getByRole("link", { name: "Shipments", exact: true }).click();
+  const link = page.getByRole("link", { name: "TEST-TR-SUCCEEDED" });
+  await link.waitFor({ timeout: 45_000 });
+  if (screenshots) {
+    mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: join(screenshots, "board.png") });
+  }
+
+  step("the shipment page has containers and a timeline");
+  await link.click();
+  await heading("Containers").waitFor();
+  await heading("Timeline").waitFor();
+  if (screenshots) await page.screenshot({ path: join(screenshots, "shipment.png"), fullPage: true });
+
+  step("signing out");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await heading("Sign in").waitFor();
+  await page.goto(`${origin}/`);
+  await heading("Sign in").waitFor();
+} catch (error) {
+  failures.push(String(error?.stack ?? error));
+} finally {
+  await browser?.close();
+  server.kill();
+}
+if (failures.length) {
+  console.error(`FAILED:\n${failures.join("\n")}`);
+  process.exit(1);
+}
+console.log("console e2e: ok");
