@@ -25,6 +25,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0016_document_words.sql"),
     include_str!("../migrations/0017_documents_robustness.sql"),
     include_str!("../migrations/0018_unresolved_requests_index.sql"),
+    include_str!("../migrations/0019_no_sqlite_counterpart.sql"),
+    include_str!("../migrations/0020_job_reruns_and_notification_claims.sql"),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents is split by the
