@@ -188,13 +188,13 @@ pub async fn finish(
         JobOutcome::RetryAt { at, error } => (JobState::Queued, Some(*at), Some(error)),
         JobOutcome::Failed { error } => (JobState::Failed, None, Some(error)),
     };
-    // A job asked for again while it ran is queued at once; one that is done with its
-    // own attempts starts a fresh count.
+    // A job asked for again while it ran, and done with this attempt, is queued at once
+    // with a fresh count of attempts; one that will be retried anyway keeps its backoff.
     let statement = client
         .prepare_cached(
             "UPDATE jobs SET
-                    state = CASE WHEN rerun THEN 'queued' ELSE $3 END,
-                    run_at = CASE WHEN rerun THEN $6 ELSE coalesce($4, run_at) END,
+                    state = CASE WHEN rerun AND $3 <> 'queued' THEN 'queued' ELSE $3 END,
+                    run_at = CASE WHEN rerun AND $3 <> 'queued' THEN $6 ELSE coalesce($4, run_at) END,
                     attempts = CASE WHEN rerun AND $3 <> 'queued' THEN 0 ELSE attempts END,
                     rerun = false,
                     last_error = coalesce($5, last_error), locked_until = NULL, updated_at = $6
