@@ -5,6 +5,8 @@
 //!   use case and serialize.
 //! - `jobs/`: the workers, which claim queued jobs and call the use cases.
 //! - `use_cases/`: what Tidemark does, by capability; they never import `api/` or `jobs/`.
+//! - `resources/`: how records look as JSON:API resources, shared by the API's responses
+//!   and the webhook payloads that `use_cases::webhooks` renders.
 //! - `app.rs` (the shared dependencies), `serve.rs` (a process: listeners and workers),
 //!   `cli.rs`, `config.rs`, `telemetry.rs`: the wiring. Nothing depends on this crate.
 
@@ -13,6 +15,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod jobs;
+pub mod resources;
 pub mod serve;
 pub mod telemetry;
 pub mod use_cases;

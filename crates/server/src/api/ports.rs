@@ -1,18 +1,14 @@
 //! `/v2/ports`: the embedded port list (UN/LOCODE, coordinates, IANA time zone).
 
 use crate::api::extract::Path;
-use serde::Serialize;
-use tidemark_geo::reference::{Port, PortFilter, Terminal};
-use utoipa::ToSchema;
+use tidemark_geo::reference::{Port, PortFilter};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::api::error::{ApiError, ErrorDocument};
-use crate::api::jsonapi::{
-    Document, ListDocument, QueryParams, Relationships, Resource, ResourceIdentifier,
-    included_object, resource_object,
-};
+use crate::api::jsonapi::{Document, ListDocument, QueryParams, included_object, resource_object};
 use crate::app::AppState;
+pub use crate::resources::ports::{PortAttributes, PortResource};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -21,64 +17,6 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 const INCLUDES: &[&str] = &["terminals"];
-
-/// Attributes of a `port`, as Terminal49 serves them.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PortAttributes {
-    pub id: String,
-    pub name: String,
-    /// UN/LOCODE.
-    pub code: String,
-    pub state_abbr: Option<String>,
-    pub city: Option<String>,
-    /// ISO 3166-1 alpha-2.
-    pub country_code: String,
-    /// IANA time zone.
-    pub time_zone: String,
-    pub latitude: f64,
-    pub longitude: f64,
-}
-
-/// A port with the terminals it has (for its `terminals` relationship).
-pub struct PortResource<'a> {
-    pub port: &'a Port,
-    pub terminals: Vec<&'a Terminal>,
-}
-
-impl Resource for PortResource<'_> {
-    const TYPE: &'static str = "port";
-    const PATH: &'static str = "ports";
-    type Attributes = PortAttributes;
-
-    fn id(&self) -> String {
-        self.port.id.to_string()
-    }
-
-    fn attributes(&self) -> PortAttributes {
-        let port = self.port;
-        PortAttributes {
-            id: port.id.to_string(),
-            name: port.name.clone(),
-            code: port.locode.clone(),
-            state_abbr: port.state_abbr.clone(),
-            city: Some(port.city.clone()),
-            country_code: port.country_code.clone(),
-            time_zone: port.time_zone.clone(),
-            latitude: port.latitude,
-            longitude: port.longitude,
-        }
-    }
-
-    fn relationships(&self) -> Relationships {
-        Relationships::default().many(
-            "terminals",
-            self.terminals
-                .iter()
-                .map(|terminal| ResourceIdentifier::new("terminal", terminal.id))
-                .collect(),
-        )
-    }
-}
 
 fn port_resource<'a>(state: &'a AppState, port: &'a Port) -> PortResource<'a> {
     PortResource {

@@ -1,9 +1,8 @@
 //! `/v2/shipments`: what each tracked bill of lading or booking covers.
 
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value};
-use tidemark_domain::{Container, ContainerStatus, Party, PartyId, Shipment, ShipmentId};
+use tidemark_domain::{Container, ContainerStatus, PartyId, Shipment, ShipmentId};
 use tidemark_store::ShipmentFilter;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -11,16 +10,16 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::api::auth::Principal;
-use crate::api::containers::ContainerResource;
 use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::Path;
-use crate::api::jsonapi::Included;
 use crate::api::jsonapi::{
     BodyType, DEFAULT_PAGE_SIZE, Document, Includes, JsonApiBody, ListDocument, QueryParams,
-    Relationships, Resource, ResourceIdentifier, included_object, resource_object, timestamp,
+    resource_object,
 };
-use crate::api::ports::PortResource;
 use crate::app::AppState;
+pub use crate::resources::shipments::{
+    ShipmentAttributes, ShipmentResource, customers_of, included_of,
+};
 use crate::use_cases::tracking::shipments;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -39,230 +38,6 @@ const INCLUDES: &[&str] = &[
     "pod_terminal",
     "destination_terminal",
 ];
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ShipmentAttributes {
-    #[serde(with = "timestamp")]
-    pub created_at: DateTime<Utc>,
-    pub ref_numbers: Vec<String>,
-    pub tags: Vec<String>,
-    pub bill_of_lading_number: String,
-    pub normalized_number: String,
-    pub shipping_line_scac: String,
-    pub shipping_line_name: Option<String>,
-    pub shipping_line_short_name: Option<String>,
-    /// Parties are not kept yet.
-    pub customer_name: Option<String>,
-    pub port_of_lading_locode: Option<String>,
-    pub port_of_lading_name: Option<String>,
-    pub port_of_discharge_locode: Option<String>,
-    pub port_of_discharge_name: Option<String>,
-    pub pod_vessel_name: Option<String>,
-    pub pod_vessel_imo: Option<String>,
-    pub pod_voyage_number: Option<String>,
-    pub destination_locode: Option<String>,
-    pub destination_name: Option<String>,
-    pub destination_timezone: Option<String>,
-    #[serde(with = "timestamp::option")]
-    pub destination_ata_at: Option<DateTime<Utc>>,
-    #[serde(with = "timestamp::option")]
-    pub destination_eta_at: Option<DateTime<Utc>>,
-    #[serde(with = "timestamp::option")]
-    pub pol_etd_at: Option<DateTime<Utc>>,
-    #[serde(with = "timestamp::option")]
-    pub pol_atd_at: Option<DateTime<Utc>>,
-    pub pol_timezone: Option<String>,
-    #[serde(with = "timestamp::option")]
-    pub pod_eta_at: Option<DateTime<Utc>>,
-    #[serde(with = "timestamp::option")]
-    pub pod_original_eta_at: Option<DateTime<Utc>>,
-    #[serde(with = "timestamp::option")]
-    pub pod_ata_at: Option<DateTime<Utc>>,
-    pub pod_timezone: Option<String>,
-    #[serde(with = "timestamp::option")]
-    pub line_tracking_last_attempted_at: Option<DateTime<Utc>>,
-    #[serde(with = "timestamp::option")]
-    pub line_tracking_last_succeeded_at: Option<DateTime<Utc>>,
-    #[serde(with = "timestamp::option")]
-    pub line_tracking_stopped_at: Option<DateTime<Utc>>,
-    pub line_tracking_stopped_reason: Option<String>,
-}
-
-/// A shipment with what its resource shows beside it: reference data and container ids.
-pub struct ShipmentResource<'a> {
-    pub shipment: &'a Shipment,
-    pub containers: &'a [Container],
-    /// The customers of the shipments being rendered (any order; looked up by id).
-    pub customers: &'a [Party],
-    pub state: &'a AppState,
-}
-
-/// The customers (parties) of these shipments, one query per distinct customer: most
-/// shipments have none, and a page rarely spans more than a few.
-pub async fn customers_of(
-    state: &AppState,
-    shipments: &[Shipment],
-) -> Result<Vec<Party>, ApiError> {
-    let mut ids: Vec<(tidemark_domain::AccountId, PartyId)> = shipments
-        .iter()
-        .filter_map(|s| s.customer_id.map(|c| (s.account_id, c)))
-        .collect();
-    ids.sort();
-    ids.dedup();
-    let mut parties = Vec::with_capacity(ids.len());
-    for (account, id) in ids {
-        match state.store.party(account, id).await {
-            Ok(party) => parties.push(party),
-            Err(tidemark_store::StoreError::NotFound) => {}
-            Err(error) => return Err(error.into()),
-        }
-    }
-    Ok(parties)
-}
-
-impl ShipmentResource<'_> {
-    fn port(&self, locode: Option<&String>) -> Option<&tidemark_geo::reference::Port> {
-        locode.and_then(|l| self.state.reference.port_by_locode(l))
-    }
-}
-
-impl Resource for ShipmentResource<'_> {
-    const TYPE: &'static str = "shipment";
-    const PATH: &'static str = "shipments";
-    type Attributes = ShipmentAttributes;
-
-    fn id(&self) -> String {
-        self.shipment.id.to_string()
-    }
-
-    fn attributes(&self) -> ShipmentAttributes {
-        let s = self.shipment;
-        let line = self.state.reference.shipping_line(&s.shipping_line_scac);
-        let pol = self.port(s.port_of_lading_locode.as_ref());
-        let pod = self.port(s.port_of_discharge_locode.as_ref());
-        let destination = self.port(s.destination_locode.as_ref());
-        ShipmentAttributes {
-            created_at: s.created_at,
-            ref_numbers: s.ref_numbers.clone(),
-            tags: s.tags.clone(),
-            bill_of_lading_number: s.bill_of_lading_number.clone(),
-            normalized_number: s.normalized_number.clone(),
-            shipping_line_scac: s.shipping_line_scac.clone(),
-            shipping_line_name: line.map(|l| l.name.clone()),
-            shipping_line_short_name: line.map(|l| l.short_name.clone()),
-            customer_name: s
-                .customer_id
-                .and_then(|id| self.customers.iter().find(|p| p.id == id))
-                .map(|p| p.company_name.clone()),
-            port_of_lading_locode: s.port_of_lading_locode.clone(),
-            port_of_lading_name: pol.map(|p| p.name.clone()),
-            port_of_discharge_locode: s.port_of_discharge_locode.clone(),
-            port_of_discharge_name: pod.map(|p| p.name.clone()),
-            pod_vessel_name: s.pod_vessel_name.clone(),
-            pod_vessel_imo: s.pod_vessel_imo.clone(),
-            pod_voyage_number: s.pod_voyage_number.clone(),
-            destination_locode: s.destination_locode.clone(),
-            destination_name: destination.map(|p| p.name.clone()),
-            destination_timezone: destination.map(|p| p.time_zone.clone()),
-            destination_ata_at: s.destination_ata_at,
-            destination_eta_at: s.destination_eta_at,
-            pol_etd_at: s.pol_etd_at,
-            pol_atd_at: s.pol_atd_at,
-            pol_timezone: pol.map(|p| p.time_zone.clone()),
-            pod_eta_at: s.pod_eta_at,
-            pod_original_eta_at: s.pod_original_eta_at,
-            pod_ata_at: s.pod_ata_at,
-            pod_timezone: pod.map(|p| p.time_zone.clone()),
-            line_tracking_last_attempted_at: s.line_tracking_last_attempted_at,
-            line_tracking_last_succeeded_at: s.line_tracking_last_succeeded_at,
-            line_tracking_stopped_at: s.line_tracking_stopped_at,
-            line_tracking_stopped_reason: s.line_tracking_stopped_reason.clone(),
-        }
-    }
-
-    fn relationships(&self) -> Relationships {
-        let s = self.shipment;
-        let port = |locode: Option<&String>| {
-            self.port(locode)
-                .map(|p| ResourceIdentifier::new("port", p.id))
-        };
-        Relationships::default()
-            .one("port_of_lading", port(s.port_of_lading_locode.as_ref()))
-            .one(
-                "port_of_discharge",
-                port(s.port_of_discharge_locode.as_ref()),
-            )
-            .one("destination", port(s.destination_locode.as_ref()))
-            .one("pod_terminal", None)
-            .one("destination_terminal", None)
-            // Tidemark's users are its API keys: the key that stopped tracking.
-            .one(
-                "line_tracking_stopped_by_user",
-                s.line_tracking_stopped_by
-                    .map(|id| ResourceIdentifier::new("user", id)),
-            )
-            .many(
-                "containers",
-                self.containers
-                    .iter()
-                    .map(|c| ResourceIdentifier::new("container", c.id))
-                    .collect(),
-            )
-    }
-}
-
-/// The `included` resources asked for of these shipments.
-pub fn included_of(
-    state: &AppState,
-    includes: &Includes,
-    shipments: &[ShipmentResource<'_>],
-) -> Vec<Included> {
-    let base = &state.config.public_url;
-    let mut included: Vec<Included> = Vec::new();
-    let mut push = |object: Included| {
-        if !included
-            .iter()
-            .any(|o| o.id == object.id && o.kind == object.kind)
-        {
-            included.push(object);
-        }
-    };
-    for resource in shipments {
-        let s = resource.shipment;
-        for (name, locode) in [
-            ("port_of_lading", &s.port_of_lading_locode),
-            ("port_of_discharge", &s.port_of_discharge_locode),
-            ("destination", &s.destination_locode),
-        ] {
-            if let Some(port) = includes
-                .contains(name)
-                .then(|| resource.port(locode.as_ref()))
-                .flatten()
-            {
-                push(included_object(
-                    &PortResource {
-                        port,
-                        terminals: state.reference.terminals_at_port(&port.locode),
-                    },
-                    base,
-                ));
-            }
-        }
-        if includes.contains("containers") {
-            for container in resource.containers {
-                push(included_object(
-                    &ContainerResource {
-                        container,
-                        shipment: Some(s),
-                        state,
-                    },
-                    base,
-                ));
-            }
-        }
-    }
-    included
-}
 
 fn parse_id(id: &str) -> Result<ShipmentId, ApiError> {
     Uuid::parse_str(id)

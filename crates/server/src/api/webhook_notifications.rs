@@ -10,17 +10,16 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use tidemark_domain::{
-    AccountId, Container, DeliveryStatus, NotificationLog, Party, Shipment, ShipmentId,
-    TransportEvent, Webhook, WebhookId, WebhookNotification, WebhookNotificationId,
+    AccountId, DeliveryStatus, NotificationLog, ShipmentId, Webhook, WebhookId,
+    WebhookNotification, WebhookNotificationId,
 };
-use tidemark_store::{NotificationFilter, StoreError};
+use tidemark_store::NotificationFilter;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::api::auth::Principal;
-use crate::api::containers::{ContainerResource, TransportEventResource, vessels_of};
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::extract::Path;
 use crate::api::jsonapi::Included;
@@ -28,9 +27,11 @@ use crate::api::jsonapi::{
     DEFAULT_PAGE_SIZE, Document, ListDocument, QueryParams, Relationships, Resource,
     ResourceIdentifier, ResourceObject, included_object, resource_object, timestamp,
 };
-use crate::api::ports::PortResource;
-use crate::api::shipments::{ShipmentResource, customers_of};
 use crate::app::AppState;
+pub use crate::resources::webhook_notifications::{
+    NotificationAttributes, NotificationResource, reference_of,
+};
+use crate::use_cases::webhooks::payload::{included_for, shipment_contexts};
 use crate::use_cases::webhooks::{catalogue, deliver};
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -49,85 +50,6 @@ const INCLUDES: &[&str] = &[
     "container",
     "transport_event",
 ];
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct NotificationAttributes {
-    pub id: String,
-    pub event: String,
-    /// `pending`, `succeeded` or `failed`.
-    pub delivery_status: &'static str,
-    #[serde(with = "timestamp")]
-    pub created_at: DateTime<Utc>,
-}
-
-/// The notification's `reference_object`: container events are presented as event
-/// resources of their own (Terminal49's `container_created_event`, …), named by the
-/// domain event.
-fn reference_of(n: &WebhookNotification) -> ResourceIdentifier {
-    match n.event.as_str() {
-        "container.created" => {
-            ResourceIdentifier::new("container_created_event", n.domain_event_id)
-        }
-        "container.updated" => {
-            ResourceIdentifier::new("container_updated_event", n.domain_event_id)
-        }
-        _ => ResourceIdentifier::new(
-            catalogue::event(&n.event).map_or("transport_event", |e| e.reference_type),
-            n.reference_id,
-        ),
-    }
-}
-
-pub struct NotificationResource<'a> {
-    pub notification: &'a WebhookNotification,
-    pub logs: &'a [NotificationLog],
-}
-
-impl Resource for NotificationResource<'_> {
-    const TYPE: &'static str = "webhook_notification";
-    const PATH: &'static str = "webhook_notifications";
-    type Attributes = NotificationAttributes;
-
-    fn id(&self) -> String {
-        self.notification.id.to_string()
-    }
-
-    fn attributes(&self) -> NotificationAttributes {
-        let n = self.notification;
-        NotificationAttributes {
-            id: n.id.to_string(),
-            event: n.event.clone(),
-            delivery_status: n.delivery_status.as_str(),
-            created_at: n.created_at,
-        }
-    }
-
-    fn relationships(&self) -> Relationships {
-        let n = self.notification;
-        let relationships = if n.event.starts_with("document.") {
-            // Terminal49's document events name their document as `document`.
-            Relationships::default().one(
-                "document",
-                Some(ResourceIdentifier::new("document", n.reference_id)),
-            )
-        } else {
-            Relationships::default()
-        };
-        relationships
-            .one("reference_object", Some(reference_of(n)))
-            .one(
-                "webhook",
-                Some(ResourceIdentifier::new("webhook", n.webhook_id)),
-            )
-            .many(
-                "webhook_notification_logs",
-                self.logs
-                    .iter()
-                    .map(|l| ResourceIdentifier::new("webhook_notification_log", l.id))
-                    .collect(),
-            )
-    }
-}
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct NotificationLogAttributes {
@@ -177,251 +99,6 @@ impl Resource for LogResource<'_> {
             )),
         )
     }
-}
-
-/// A shipment's arrival estimate, presented as Terminal49's `estimated_event`.
-fn estimated_event(state: &AppState, estimate: &TransportEvent, base: &str) -> Included {
-    let port = estimate
-        .location_locode
-        .as_deref()
-        .and_then(|l| state.reference.port_by_locode(l));
-    ResourceObject {
-        id: estimate.id.to_string(),
-        kind: "estimated_event",
-        attributes: crate::api::jsonapi::erased(&json!({
-            "created_at": timestamp::format(estimate.created_at),
-            "estimated_timestamp": timestamp::format(estimate.timestamp),
-            "voyage_number": estimate.voyage_number,
-            "event": "shipment.estimated.arrival",
-            "location_locode": estimate.location_locode,
-            "timezone": port.map(|p| p.time_zone.as_str()),
-            "data_source": "shipping_line",
-        })),
-        relationships: Relationships::default()
-            .one(
-                "shipment",
-                Some(ResourceIdentifier::new("shipment", estimate.shipment_id)),
-            )
-            .one("port", port.map(|p| ResourceIdentifier::new("port", p.id)))
-            .one("vessel", None),
-        links: crate::api::jsonapi::SelfLink {
-            self_: format!("{base}/v2/shipments/{}", estimate.shipment_id),
-        },
-    }
-}
-
-/// A shipment and what rendering it needs, loaded once for every notification of a
-/// delivery batch that concerns it.
-pub struct ShipmentContext {
-    shipment: Shipment,
-    containers: Vec<Container>,
-    customers: Vec<Party>,
-}
-
-/// The shipments of `ids` with their containers and customers, in three queries however
-/// many there are. Shipments no longer found are left out.
-pub async fn shipment_contexts(
-    state: &AppState,
-    account: AccountId,
-    ids: &[ShipmentId],
-) -> Result<HashMap<ShipmentId, ShipmentContext>, StoreError> {
-    if ids.is_empty() {
-        return Ok(HashMap::new());
-    }
-    let shipments = state.store.shipments_by_ids(account, ids).await?;
-    let found: Vec<ShipmentId> = shipments.iter().map(|s| s.id).collect();
-    let mut containers = state.store.containers_of_shipments(&found).await?;
-    let customers = customers_of(state, &shipments).await.unwrap_or_default();
-    Ok(shipments
-        .into_iter()
-        .map(|shipment| {
-            let (own, rest): (Vec<Container>, Vec<Container>) = std::mem::take(&mut containers)
-                .into_iter()
-                .partition(|c| c.shipment_id == shipment.id);
-            containers = rest;
-            let customers = customers
-                .iter()
-                .filter(|p| Some(p.id) == shipment.customer_id)
-                .cloned()
-                .collect();
-            (
-                shipment.id,
-                ShipmentContext {
-                    shipment,
-                    containers: own,
-                    customers,
-                },
-            )
-        })
-        .collect())
-}
-
-/// The resources a notification's receiver gets beside it, as in Terminal49's examples.
-async fn included_for(
-    state: &AppState,
-    n: &WebhookNotification,
-    contexts: &HashMap<ShipmentId, ShipmentContext>,
-) -> Result<Vec<Included>, StoreError> {
-    let base = &state.config.public_url;
-    let mut included = Vec::new();
-    let context = n.shipment_id.and_then(|id| contexts.get(&id));
-    let shipment: Option<&Shipment> = context.map(|c| &c.shipment);
-    let containers: &[Container] = context.map_or(&[], |c| &c.containers);
-    let customers: &[Party] = context.map_or(&[], |c| &c.customers);
-    let shipment_object = |s: &Shipment| {
-        included_object(
-            &ShipmentResource {
-                shipment: s,
-                containers,
-                customers,
-                state,
-            },
-            base,
-        )
-    };
-    let container_object = |id| {
-        containers.iter().find(|c| c.id == id).map(|c| {
-            included_object(
-                &ContainerResource {
-                    container: c,
-                    shipment,
-                    state,
-                },
-                base,
-            )
-        })
-    };
-    let reference = reference_of(n);
-    match reference.kind {
-        "tracking_request" => {
-            let request = state
-                .store
-                .tracking_request(n.account_id, n.reference_id.into())
-                .await?;
-            if let Some(s) = shipment {
-                included.extend(containers.iter().filter_map(|c| container_object(c.id)));
-                included.push(shipment_object(s));
-            }
-            included.push(included_object(&request, base));
-        }
-        "transport_event" | "estimated_event" => {
-            let event = &state
-                .store
-                .transport_event(n.account_id, n.reference_id.into())
-                .await?;
-            let port = event
-                .location_locode
-                .as_deref()
-                .and_then(|l| state.reference.port_by_locode(l));
-            let port_object = port.map(|p| {
-                included_object(
-                    &PortResource {
-                        port: p,
-                        terminals: state.reference.terminals_at_port(&p.locode),
-                    },
-                    base,
-                )
-            });
-            if reference.kind == "estimated_event" {
-                included.extend(shipment.map(shipment_object));
-                included.extend(port_object);
-                included.push(estimated_event(state, event, base));
-            } else {
-                // Terminal49 sends estimates and availability with the event alone.
-                let minimal = event.event.is_estimate()
-                    || matches!(
-                        n.event.as_str(),
-                        "container.transport.available" | "container.transport.not_available"
-                    );
-                if !minimal {
-                    included.extend(shipment.map(shipment_object));
-                    included.extend(container_object(event.container_id));
-                    included.extend(port_object);
-                }
-                let vessels = vessels_of(state, [event]).await?;
-                included.push(included_object(
-                    &TransportEventResource {
-                        event,
-                        state,
-                        vessels: &vessels,
-                    },
-                    base,
-                ));
-            }
-        }
-        kind @ ("container_created_event" | "container_updated_event") => {
-            let container_id = n.container_id;
-            included.extend(shipment.map(shipment_object));
-            included.extend(container_id.and_then(container_object));
-            let mut attributes = json!({"timestamp": timestamp::format(n.created_at)});
-            if kind == "container_updated_event" {
-                attributes["changeset"] = n.payload.clone().unwrap_or_else(|| json!({}));
-                attributes["data_source"] = json!("shipping_line");
-            }
-            attributes["timezone"] = json!("Etc/UTC");
-            let mut relationships = Relationships::default()
-                .one(
-                    "container",
-                    container_id.map(|id| ResourceIdentifier::new("container", id)),
-                )
-                .one(
-                    "shipment",
-                    n.shipment_id
-                        .map(|id| ResourceIdentifier::new("shipment", id)),
-                );
-            if kind == "container_updated_event" {
-                relationships = relationships.one("terminal", None);
-            }
-            included.push(ResourceObject {
-                id: n.domain_event_id.to_string(),
-                kind,
-                attributes: crate::api::jsonapi::erased(&attributes),
-                relationships,
-                links: crate::api::jsonapi::SelfLink {
-                    self_: container_id.map_or_else(
-                        || format!("{base}/v2/webhook_notifications/{}", n.id),
-                        |id| format!("{base}/v2/containers/{id}"),
-                    ),
-                },
-            });
-        }
-        "document" => match state.store.document(n.account_id, n.reference_id).await {
-            Ok(document) => {
-                included.push(crate::api::documents::included_document(&document, base));
-            }
-            // Deleted since: the notification still names it.
-            Err(StoreError::NotFound) => {}
-            Err(error) => return Err(error),
-        },
-        _ => {}
-    }
-    Ok(included)
-}
-
-/// The document a webhook receives for `n`: Terminal49's envelope, with `included`.
-/// `contexts` holds `n`'s shipment (see [`shipment_contexts`]).
-pub async fn delivery_document(
-    state: &AppState,
-    n: &WebhookNotification,
-    contexts: &HashMap<ShipmentId, ShipmentContext>,
-) -> Result<Value, StoreError> {
-    let object = resource_object(
-        &NotificationResource {
-            notification: n,
-            logs: &[],
-        },
-        &state.config.public_url,
-    );
-    let included = included_for(state, n, contexts).await?;
-    Ok(json!({
-        "data": {
-            "id": object.id,
-            "type": object.kind,
-            "attributes": object.attributes,
-            "relationships": object.relationships,
-        },
-        "included": included,
-    }))
 }
 
 fn parse_id(id: &str) -> Result<WebhookNotificationId, ApiError> {

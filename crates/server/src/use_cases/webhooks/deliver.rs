@@ -17,10 +17,10 @@ use tidemark_domain::{
 };
 use tidemark_store::{RecordedDelivery, StoreError};
 
-use crate::api::webhook_notifications::{ShipmentContext, delivery_document, shipment_contexts};
 use crate::app::{App, AppState};
 use crate::use_cases::queue::{self, JobKind};
 use crate::use_cases::webhooks::address::AddressError;
+use crate::use_cases::webhooks::payload::{ShipmentContext, delivery_document, shipment_contexts};
 use crate::use_cases::webhooks::signing::{SigningSecret, standard_signatures, t49_signature};
 
 /// How long a receiver has to answer.

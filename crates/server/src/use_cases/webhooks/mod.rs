@@ -7,4 +7,5 @@ pub mod deliver;
 pub mod example;
 pub mod headers;
 pub mod manage;
+pub mod payload;
 pub mod signing;

@@ -1,0 +1,265 @@
+//! `container` and `transport_event`: a container with its milestones, and the events that
+//! moved it.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+use tidemark_domain::{Container, Shipment, TransportEvent};
+use tidemark_store::StoreError;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::app::AppState;
+use crate::resources::jsonapi::{Relationships, Resource, ResourceIdentifier, timestamp};
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ContainerAttributes {
+    pub number: String,
+    pub seal_number: Option<String>,
+    #[serde(with = "timestamp")]
+    pub created_at: DateTime<Utc>,
+    pub equipment_type: Option<String>,
+    pub equipment_length: Option<u32>,
+    pub equipment_height: Option<String>,
+    pub weight_in_lbs: Option<u32>,
+    /// Terminal data is not collected yet: always empty.
+    pub fees_at_pod_terminal: Vec<Value>,
+    /// Terminal data is not collected yet: always empty.
+    pub holds_at_pod_terminal: Vec<Value>,
+    #[serde(with = "timestamp::option")]
+    pub pickup_lfd: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::option")]
+    pub pickup_appointment_at: Option<DateTime<Utc>>,
+    pub availability_known: bool,
+    pub available_for_pickup: bool,
+    #[serde(with = "timestamp::option")]
+    pub pod_arrived_at: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::option")]
+    pub pod_discharged_at: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::option")]
+    pub final_destination_full_out_at: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::option")]
+    pub pod_full_out_at: Option<DateTime<Utc>>,
+    #[serde(with = "timestamp::option")]
+    pub empty_terminated_at: Option<DateTime<Utc>>,
+    pub pod_timezone: Option<String>,
+    pub final_destination_timezone: Option<String>,
+    pub empty_terminated_timezone: Option<String>,
+    pub current_status: &'static str,
+    /// The container's own reference numbers; carriers' DCSA feeds carry none.
+    pub ref_numbers: Vec<String>,
+    /// When the shipment was last polled at its carrier.
+    #[serde(with = "timestamp::option")]
+    pub shipment_last_tracking_request_at: Option<DateTime<Utc>>,
+    /// Terminal data (not collected yet: DCSA Track & Trace has none), always null.
+    #[serde(with = "timestamp::option")]
+    pub pod_last_tracking_request_at: Option<DateTime<Utc>>,
+    /// Terminal data, always null for now.
+    #[serde(with = "timestamp::option")]
+    pub terminal_checked_at: Option<DateTime<Utc>>,
+    /// Terminal data, always null for now.
+    pub location_at_pod_terminal: Option<String>,
+    /// Terminal data, always null for now.
+    pub pod_full_out_chassis_number: Option<String>,
+}
+
+pub struct ContainerResource<'a> {
+    pub container: &'a Container,
+    /// The container's shipment, for time zones.
+    pub shipment: Option<&'a Shipment>,
+    pub state: &'a AppState,
+}
+
+impl Resource for ContainerResource<'_> {
+    const TYPE: &'static str = "container";
+    const PATH: &'static str = "containers";
+    type Attributes = ContainerAttributes;
+
+    fn id(&self) -> String {
+        self.container.id.to_string()
+    }
+
+    fn attributes(&self) -> ContainerAttributes {
+        let c = self.container;
+        let zone = |locode: Option<&String>| {
+            locode
+                .and_then(|l| self.state.reference.time_zone_of(l))
+                .map(str::to_owned)
+        };
+        let pod_zone = zone(
+            self.shipment
+                .and_then(|s| s.port_of_discharge_locode.as_ref()),
+        );
+        let destination_zone = zone(self.shipment.and_then(|s| {
+            s.destination_locode
+                .as_ref()
+                .or(s.port_of_discharge_locode.as_ref())
+        }));
+        ContainerAttributes {
+            number: c.number.clone(),
+            seal_number: c.seal_number.clone(),
+            created_at: c.created_at,
+            equipment_type: c.equipment_type.clone(),
+            equipment_length: c.equipment_length,
+            equipment_height: c.equipment_height.clone(),
+            weight_in_lbs: c.weight_in_lbs,
+            fees_at_pod_terminal: Vec::new(),
+            holds_at_pod_terminal: Vec::new(),
+            pickup_lfd: None,
+            pickup_appointment_at: None,
+            availability_known: c.availability_known,
+            available_for_pickup: c.available_for_pickup,
+            pod_arrived_at: c.pod_arrived_at,
+            pod_discharged_at: c.pod_discharged_at,
+            final_destination_full_out_at: c.final_destination_full_out_at,
+            pod_full_out_at: c.pod_full_out_at,
+            empty_terminated_at: c.empty_terminated_at,
+            final_destination_timezone: c
+                .final_destination_full_out_at
+                .and(destination_zone.clone()),
+            empty_terminated_timezone: c.empty_terminated_at.and(destination_zone),
+            pod_timezone: pod_zone,
+            current_status: c.current_status.as_str(),
+            ref_numbers: Vec::new(),
+            shipment_last_tracking_request_at: self
+                .shipment
+                .and_then(|s| s.line_tracking_last_attempted_at),
+            pod_last_tracking_request_at: None,
+            terminal_checked_at: None,
+            location_at_pod_terminal: None,
+            pod_full_out_chassis_number: None,
+        }
+    }
+
+    fn relationships(&self) -> Relationships {
+        Relationships::default()
+            .one(
+                "shipment",
+                Some(ResourceIdentifier::new(
+                    "shipment",
+                    self.container.shipment_id,
+                )),
+            )
+            .one("pod_terminal", None)
+            .related(
+                "transport_events",
+                format!(
+                    "{}/v2/containers/{}/transport_events",
+                    self.state.config.public_url, self.container.id
+                ),
+            )
+            .related(
+                "raw_events",
+                format!(
+                    "{}/v2/containers/{}/raw_events",
+                    self.state.config.public_url, self.container.id
+                ),
+            )
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TransportEventAttributes {
+    /// Such as `container.transport.vessel_departed`.
+    pub event: &'static str,
+    #[serde(with = "timestamp")]
+    pub created_at: DateTime<Utc>,
+    #[serde(with = "timestamp")]
+    pub timestamp: DateTime<Utc>,
+    pub voyage_number: Option<String>,
+    pub location_locode: Option<String>,
+    pub timezone: Option<String>,
+    /// Where it came from: `shipping_line`.
+    pub data_source: &'static str,
+}
+
+pub struct TransportEventResource<'a> {
+    pub event: &'a TransportEvent,
+    pub state: &'a AppState,
+    /// The vessels known by IMO (see [`vessels_of`]): fills the `vessel` relationship.
+    pub vessels: &'a VesselIds,
+}
+
+/// Vessel ids by IMO number.
+pub type VesselIds = HashMap<String, Uuid>;
+
+/// The ids of the vessels these events name, in one query. Vessels are recorded by IMO
+/// when a poll names them, so an event's vessel is normally known.
+pub async fn vessels_of<'a>(
+    state: &AppState,
+    events: impl IntoIterator<Item = &'a TransportEvent>,
+) -> Result<VesselIds, StoreError> {
+    let mut imos: Vec<String> = events
+        .into_iter()
+        .filter_map(|e| e.vessel_imo.clone())
+        .collect();
+    imos.sort_unstable();
+    imos.dedup();
+    if imos.is_empty() {
+        return Ok(HashMap::new());
+    }
+    Ok(state
+        .store
+        .vessels_by_imos(&imos)
+        .await?
+        .into_iter()
+        .filter_map(|v| v.imo.map(|imo| (imo, v.id)))
+        .collect())
+}
+
+impl Resource for TransportEventResource<'_> {
+    const TYPE: &'static str = "transport_event";
+    const PATH: &'static str = "transport_events";
+    type Attributes = TransportEventAttributes;
+
+    fn id(&self) -> String {
+        self.event.id.to_string()
+    }
+
+    fn attributes(&self) -> TransportEventAttributes {
+        let e = self.event;
+        TransportEventAttributes {
+            event: e.event.as_str(),
+            created_at: e.created_at,
+            timestamp: e.timestamp,
+            voyage_number: e.voyage_number.clone(),
+            location_locode: e.location_locode.clone(),
+            timezone: e
+                .location_locode
+                .as_deref()
+                .and_then(|l| self.state.reference.time_zone_of(l))
+                .map(str::to_owned),
+            data_source: "shipping_line",
+        }
+    }
+
+    fn relationships(&self) -> Relationships {
+        let e = self.event;
+        Relationships::default()
+            .one(
+                "shipment",
+                Some(ResourceIdentifier::new("shipment", e.shipment_id)),
+            )
+            .one(
+                "container",
+                Some(ResourceIdentifier::new("container", e.container_id)),
+            )
+            .one(
+                "location",
+                e.location_locode
+                    .as_deref()
+                    .and_then(|l| self.state.reference.port_by_locode(l))
+                    .map(|p| ResourceIdentifier::new("port", p.id)),
+            )
+            .one(
+                "vessel",
+                e.vessel_imo
+                    .as_ref()
+                    .and_then(|imo| self.vessels.get(imo))
+                    .map(|id| ResourceIdentifier::new("vessel", id)),
+            )
+            .one("terminal", None)
+    }
+}

@@ -1,0 +1,13 @@
+//! How Tidemark's records look as JSON:API resources: the document model and each resource's
+//! attributes, relationships and links. Shared by the API's responses and the webhook
+//! payloads (a notification carries the same resources the API serves). It imports neither
+//! `api/` nor any use case with effects; the one thing it reads from `use_cases` is the
+//! webhook event catalogue, a fixed table.
+
+pub mod containers;
+pub mod documents;
+pub mod jsonapi;
+pub mod ports;
+pub mod shipments;
+pub mod tracking_requests;
+pub mod webhook_notifications;

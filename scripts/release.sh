@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the release binary and splits its debug info into a file beside it:
+#   dist/tidemark        the binary (code, symbols, a link to its debug file)
+#   dist/tidemark.debug  the line tables, read by backtraces when it sits beside the binary
+# Without the .debug file the binary runs the same; its backtraces then name functions only.
+#
+# Settings (environment): DIST=dist (output folder), CARGO_TARGET_DIR (cargo's usual).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DIST="${DIST:-$ROOT/dist}"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+
+cd "$ROOT"
+cargo build --release -p tidemark-server
+mkdir -p "$DIST"
+cp "$TARGET/release/tidemark" "$DIST/tidemark.tmp"
+objcopy --only-keep-debug "$DIST/tidemark.tmp" "$DIST/tidemark.debug"
+objcopy --strip-debug --add-gnu-debuglink="$DIST/tidemark.debug" "$DIST/tidemark.tmp"
+mv "$DIST/tidemark.tmp" "$DIST/tidemark"
+ls -l "$DIST/tidemark" "$DIST/tidemark.debug"
