@@ -23,6 +23,11 @@ pub enum CarrierError {
     /// The carrier could not be reached or answered with a server error: retry later.
     #[error("the carrier is unavailable: {0}")]
     Unavailable(String),
+    /// The carrier refuses our credentials (401, 403, or a token endpoint that rejects the
+    /// client): an operator must fix them; polls wait rather than fail, and resume once a
+    /// call succeeds.
+    #[error("the carrier refused our credentials: {0}")]
+    CredentialsRefused(String),
     /// The carrier answered with something we cannot read: retry a few times, then give up
     /// as `unrecognized_response`.
     #[error("unexpected payload from the carrier: {0}")]
@@ -37,6 +42,25 @@ pub struct CarrierSnapshot {
     /// One line per event that was left out, saying which and why, so one odd event does not
     /// hide the others and operators can still see what was dropped.
     pub skipped: Vec<String>,
+    /// The raw JSON of each skipped event, in the same order (cut at
+    /// [`MAX_SKIPPED_RAW_BYTES`]), kept so drift can be diagnosed from what was sent.
+    #[serde(skip)]
+    pub skipped_raw: Vec<String>,
+}
+
+/// The most of a skipped event's raw JSON that is kept.
+pub const MAX_SKIPPED_RAW_BYTES: usize = 4_096;
+
+/// `raw` cut at [`MAX_SKIPPED_RAW_BYTES`] on a character boundary.
+pub fn clip_raw(raw: &str) -> String {
+    if raw.len() <= MAX_SKIPPED_RAW_BYTES {
+        return raw.to_owned();
+    }
+    let mut end = MAX_SKIPPED_RAW_BYTES;
+    while !raw.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &raw[..end])
 }
 
 /// One carrier event: a vessel call (transport), a container move (equipment) or a document

@@ -9,6 +9,7 @@
 pub mod carrier;
 pub mod dcsa;
 pub mod event;
+pub mod profile;
 pub mod sandbox;
 pub mod tls;
 

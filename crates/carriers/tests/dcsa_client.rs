@@ -279,7 +279,7 @@ async fn an_oauth2_token_is_fetched_once_and_reused_until_it_expires() {
 }
 
 #[tokio::test]
-async fn refused_oauth2_credentials_are_unavailable() {
+async fn refused_oauth2_credentials_are_refused_credentials() {
     let server = MockServer::start().await;
     Mock::given(path("/oauth/token"))
         .respond_with(ResponseTemplate::new(401))
@@ -295,7 +295,7 @@ async fn refused_oauth2_credentials_are_unavailable() {
     let result = client(&server, auth).fetch(&bill_of_lading("BL1")).await;
 
     assert!(
-        matches!(result, Err(CarrierError::Unavailable(_))),
+        matches!(result, Err(CarrierError::CredentialsRefused(_))),
         "{result:?}"
     );
 }
@@ -349,4 +349,26 @@ async fn the_sandbox_served_over_a_socket_is_fetched_through_the_dcsa_client() {
     );
     assert!(matches!(failed, Err(CarrierError::NotFound)), "{failed:?}");
     server.abort();
+}
+
+#[tokio::test]
+async fn a_401_or_403_from_the_events_endpoint_is_refused_credentials() {
+    for status in [401, 403] {
+        let server = MockServer::start().await;
+        Mock::given(path("/tnt/v2/events"))
+            .respond_with(ResponseTemplate::new(status))
+            .mount(&server)
+            .await;
+        let auth = DcsaAuth::Header {
+            name: "Consumer-Key".to_owned(),
+            value: "revoked".to_owned(),
+        };
+
+        let result = client(&server, auth).fetch(&bill_of_lading("BL1")).await;
+
+        assert!(
+            matches!(result, Err(CarrierError::CredentialsRefused(_))),
+            "{status}: {result:?}"
+        );
+    }
 }

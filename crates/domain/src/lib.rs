@@ -4,6 +4,7 @@
 //! crate depends on it, and it depends on none of them.
 
 pub mod account;
+pub mod carriers;
 pub mod clock;
 pub mod container_number;
 pub mod custom_fields;

@@ -129,12 +129,22 @@ async fn run(name: &str, store: Arc<dyn Store>) {
     store.create_account(&account).await.expect("account");
     let clock = Arc::new(MockClock::new(now));
     let config = Config::from_pairs(&[]).expect("default config");
+    // The tick looks for each connected carrier's due shipments: the bench's are `TEST`'s
+    // (never called here).
+    let mut carriers = tracking::carriers::Carriers::default();
+    carriers.insert(
+        tracking::carriers::remote_sandbox(
+            &url::Url::parse("http://127.0.0.1:9/").expect("a valid URL"),
+        )
+        .expect("sandbox connector"),
+    );
     let app = App::new(
         config,
         Arc::clone(&store),
         Arc::clone(&clock) as _,
         Arc::new(UuidV7Ids),
-    );
+    )
+    .with_carriers(carriers);
     let mut filled = 0;
     for size in [10_000, 100_000] {
         fill(store.as_ref(), account.id, filled, size, now).await;

@@ -14,6 +14,10 @@ use crate::use_cases::accounts::keys::AuthCache;
 use crate::use_cases::accounts::rate_limit::RateLimiter;
 use crate::use_cases::tracking::carriers::Carriers;
 
+/// Client addresses whose failed authentications are counted at once (about 100 bytes
+/// each); past it, old windows are dropped, then new failing addresses are refused.
+const MAX_TRACKED_CLIENTS: usize = 100_000;
+
 /// Everything a request or a job needs. Built once per process.
 pub struct App {
     pub config: Config,
@@ -23,6 +27,8 @@ pub struct App {
     pub reference: &'static ReferenceData,
     pub auth: AuthCache,
     pub rate_limits: RateLimiter,
+    /// Failed authentications per client address (`unauthenticated_rate_limit_per_minute`).
+    pub client_limits: RateLimiter<std::net::IpAddr>,
     pub metrics: PrometheusHandle,
     pub carriers: Carriers,
     /// Delivers webhooks: refuses non-public addresses unless allowed, never redirects.
@@ -31,6 +37,8 @@ pub struct App {
     pub documents: crate::use_cases::documents::storage::Storage,
     /// Signs download links and direct uploads; use [`App::signing_key`].
     pub signer: crate::use_cases::documents::signing::Signer,
+    /// Reads documents in child processes under limits, a bounded number at once.
+    pub extractor: crate::use_cases::documents::isolate::Extractor,
 }
 
 /// The axum state: a cheap handle on the one [`App`].
@@ -63,9 +71,17 @@ impl App {
                 .expect("storage_url is checked when the config is loaded");
         Self {
             documents,
+            extractor: crate::use_cases::documents::isolate::Extractor::new(
+                config.limits.extraction.clone(),
+                config.max_document_bytes,
+            ),
             signer: crate::use_cases::documents::signing::Signer::new(config.signing_key.clone()),
             auth: AuthCache::new(config.auth_cache_ttl),
             rate_limits: RateLimiter::new(config.rate_limit_per_minute),
+            client_limits: RateLimiter::bounded(
+                config.limits.unauthenticated_per_minute,
+                MAX_TRACKED_CLIENTS,
+            ),
             config,
             store,
             clock,

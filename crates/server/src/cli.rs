@@ -52,6 +52,10 @@ pub enum Command {
         #[arg(long, default_value = "127.0.0.1:8081")]
         listen: std::net::SocketAddr,
     },
+    /// Internal: reads one document from stdin under the given limits and answers its
+    /// text and type on stdout (the server runs this as a child process).
+    #[command(name = "extract-document", hide = true)]
+    ExtractDocument(crate::use_cases::documents::isolate::ChildArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -97,6 +101,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::ApiKeys(command) => api_keys(config, command).await,
         Command::SandboxCarrier { listen } => sandbox_carrier(listen).await,
         Command::AisReplay { file } => ais_replay(config, &file).await,
+        // `main` runs the child before any runtime or configuration (see there).
+        Command::ExtractDocument(_) => bail!("extract-document runs only as the server's child"),
     }
 }
 
@@ -116,6 +122,7 @@ async fn serve(config: Config, role: Role) -> anyhow::Result<()> {
     let workers = matches!(role, Role::All | Role::Worker)
         .then(|| tokio::spawn(Arc::clone(&app).run_workers(shutdown.clone())));
     if matches!(role, Role::All | Role::Api) {
+        crate::connections::raise_open_file_limit(app.config.limits.connections.max_connections);
         let listener = tokio::net::TcpListener::bind(app.config.listen)
             .await
             .with_context(|| format!("binding TIDEMARK_LISTEN {}", app.config.listen))?;

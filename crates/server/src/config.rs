@@ -32,6 +32,10 @@ struct RawCarrier {
     scope: Option<String>,
     #[serde(default)]
     notification_secret: Option<String>,
+    #[serde(default)]
+    requests_per_minute: Option<u32>,
+    #[serde(default)]
+    requests_per_day: Option<u32>,
 }
 
 /// How Tidemark authenticates to a carrier's API.
@@ -70,6 +74,9 @@ pub struct CarrierConfig {
     pub auth: CarrierAuth,
     /// The shared secret of the carrier's event subscription, which signs its pushes.
     pub notification_secret: Option<String>,
+    /// The carrier's limits on our calls, shared by every worker process
+    /// (`requests_per_minute`, `requests_per_day`; absent is unlimited).
+    pub budget: tidemark_carriers::profile::RateBudget,
 }
 
 impl fmt::Debug for CarrierConfig {
@@ -82,6 +89,7 @@ impl fmt::Debug for CarrierConfig {
                 "notification_secret",
                 &self.notification_secret.as_ref().map(|_| "…"),
             )
+            .field("budget", &self.budget)
             .finish()
     }
 }
@@ -112,6 +120,8 @@ struct RawConfig {
     bench_routes: bool,
     sandbox_carrier_url: String,
     tracking_poll_seconds: u64,
+    tracking_poll_near_milestone_seconds: u64,
+    tracking_poll_at_sea_seconds: u64,
     scheduler_tick_seconds: u64,
     demo_time_scale: u32,
     ais_sources: String,
@@ -123,6 +133,8 @@ struct RawConfig {
     max_document_bytes: usize,
     signing_secret: String,
     signed_url_seconds: u64,
+    #[serde(flatten)]
+    limits: crate::limits::RawLimits,
 }
 
 /// Where AIS NMEA sentences come from (`ais_sources`).
@@ -254,8 +266,14 @@ pub struct Config {
     pub bench_routes: bool,
     /// Where the `TEST` carrier is; `None` runs it inside this process.
     pub sandbox_carrier_url: Option<Url>,
-    /// How often a tracked shipment is polled.
+    /// How often a tracked shipment is polled when neither near a milestone nor at sea
+    /// (`tracking_poll_seconds`); see [`Config::poll_intervals`].
     pub tracking_poll_interval: chrono::Duration,
+    /// How often a shipment near a milestone is polled (arrival within 48 hours, or
+    /// arrived and not done).
+    pub tracking_poll_near_milestone_interval: chrono::Duration,
+    /// How often a shipment at sea with a distant ETA is polled.
+    pub tracking_poll_at_sea_interval: chrono::Duration,
     /// How often the scheduler looks for due polls.
     pub scheduler_tick: std::time::Duration,
     /// Runs the process's clock this many times faster than real time (demos only).
@@ -272,6 +290,8 @@ pub struct Config {
     pub carriers: Vec<CarrierConfig>,
     /// AIS ingest and vessel settings.
     pub ais: AisConfig,
+    /// Bounds on connections, uploads' extraction and unauthenticated clients.
+    pub limits: crate::limits::Limits,
 }
 
 /// A setting that failed validation, named as the operator writes it.
@@ -290,6 +310,15 @@ fn invalid(key: &str, reason: impl Into<String>) -> ConfigError {
 }
 
 impl Config {
+    /// How often each priority of tracked shipment is polled.
+    pub fn poll_intervals(&self) -> tidemark_domain::carriers::PollIntervals {
+        tidemark_domain::carriers::PollIntervals {
+            near_milestone: self.tracking_poll_near_milestone_interval,
+            routine: self.tracking_poll_interval,
+            at_sea: self.tracking_poll_at_sea_interval,
+        }
+    }
+
     /// Reads defaults, the optional file and the environment.
     pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
         let mut figment = Figment::from(Toml::string(DEFAULTS));
@@ -404,6 +433,14 @@ impl RawConfig {
         }
         positive("job_poll_milliseconds", self.job_poll_milliseconds)?;
         positive("tracking_poll_seconds", self.tracking_poll_seconds)?;
+        positive(
+            "tracking_poll_near_milestone_seconds",
+            self.tracking_poll_near_milestone_seconds,
+        )?;
+        positive(
+            "tracking_poll_at_sea_seconds",
+            self.tracking_poll_at_sea_seconds,
+        )?;
         positive("scheduler_tick_seconds", self.scheduler_tick_seconds)?;
         positive("demo_time_scale", self.demo_time_scale)?;
         positive(
@@ -469,6 +506,10 @@ impl RawConfig {
             bench_routes: self.bench_routes,
             sandbox_carrier_url,
             tracking_poll_interval: seconds(self.tracking_poll_seconds),
+            tracking_poll_near_milestone_interval: seconds(
+                self.tracking_poll_near_milestone_seconds,
+            ),
+            tracking_poll_at_sea_interval: seconds(self.tracking_poll_at_sea_seconds),
             scheduler_tick: std::time::Duration::from_secs(self.scheduler_tick_seconds),
             demo_time_scale: self.demo_time_scale,
             max_document_bytes: self.max_document_bytes,
@@ -478,6 +519,7 @@ impl RawConfig {
             signed_url_ttl: seconds(self.signed_url_seconds),
             carriers,
             ais,
+            limits: self.limits.validate()?,
         })
     }
 }
@@ -530,11 +572,26 @@ fn validate_carrier(scac: &str, raw: RawCarrier) -> Result<CarrierConfig, Config
             "must be at least 16 characters",
         ));
     }
+    for (field, value) in [
+        ("requests_per_minute", raw.requests_per_minute),
+        ("requests_per_day", raw.requests_per_day),
+    ] {
+        if value == Some(0) {
+            return Err(invalid(
+                &key(field),
+                "must be at least 1 (leave it out for no limit)",
+            ));
+        }
+    }
     Ok(CarrierConfig {
         scac,
         base_url,
         auth,
         notification_secret: raw.notification_secret,
+        budget: tidemark_carriers::profile::RateBudget {
+            per_minute: raw.requests_per_minute,
+            per_day: raw.requests_per_day,
+        },
     })
 }
 
@@ -648,6 +705,50 @@ mod tests {
         let error = Config::from_figment(&figment).unwrap_err();
 
         assert_eq!(error.setting, "TIDEMARK_CARRIERS__MAEU__AUTH_HEADER");
+    }
+
+    #[test]
+    fn a_carriers_budget_is_read_and_a_zero_budget_names_the_setting() {
+        let budgeted = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
+            "[carriers.HLCU]\nbase_url = \"https://api.example.com\"\n\
+             requests_per_minute = 10\nrequests_per_day = 6000",
+        ));
+        let zero = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
+            "[carriers.HLCU]\nbase_url = \"https://api.example.com\"\nrequests_per_day = 0",
+        ));
+
+        let config = Config::from_figment(&budgeted).unwrap();
+        let error = Config::from_figment(&zero).unwrap_err();
+
+        assert_eq!(
+            config.carriers[0].budget,
+            tidemark_carriers::profile::RateBudget {
+                per_minute: Some(10),
+                per_day: Some(6000),
+            }
+        );
+        assert_eq!(error.setting, "TIDEMARK_CARRIERS__HLCU__REQUESTS_PER_DAY");
+    }
+
+    #[test]
+    fn the_poll_intervals_by_priority_are_settings() {
+        let config = Config::from_pairs(&[
+            ("tracking_poll_near_milestone_seconds", "600"),
+            ("tracking_poll_at_sea_seconds", "43200"),
+        ])
+        .unwrap();
+
+        let intervals = config.poll_intervals();
+
+        assert_eq!(intervals.near_milestone, chrono::Duration::minutes(10));
+        assert_eq!(intervals.routine, chrono::Duration::hours(1));
+        assert_eq!(intervals.at_sea, chrono::Duration::hours(12));
+        assert_eq!(
+            Config::from_pairs(&[("tracking_poll_at_sea_seconds", "0")])
+                .unwrap_err()
+                .setting,
+            "TIDEMARK_TRACKING_POLL_AT_SEA_SECONDS"
+        );
     }
 
     #[test]

@@ -8,13 +8,17 @@
 //! - `resources/`: how records look as JSON:API resources, shared by the API's responses
 //!   and the webhook payloads that `use_cases::webhooks` renders.
 //! - `app.rs` (the shared dependencies), `serve.rs` (a process: listeners and workers),
-//!   `cli.rs`, `config.rs`, `telemetry.rs`: the wiring. Nothing depends on this crate.
+//!   `connections.rs` (the HTTP listener's accept loop and its bounds), `cli.rs`,
+//!   `config.rs` with `limits.rs` (the bounds' settings), `telemetry.rs`: the wiring.
+//!   Nothing depends on this crate.
 
 pub mod api;
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod connections;
 pub mod jobs;
+pub mod limits;
 pub mod resources;
 pub mod serve;
 pub mod telemetry;

@@ -48,6 +48,7 @@ impl App {
         });
         for carrier in &config.carriers {
             carriers.insert(dcsa_connector(carrier)?);
+            carriers.set_budget(&carrier.scac, carrier.budget);
         }
         let app = Self::new(config, store, clock, Arc::new(UuidV7Ids)).with_carriers(carriers);
         // Read (or made) now, so a database that cannot give it stops the start.
@@ -63,16 +64,15 @@ impl App {
     }
 
     /// Serves the API on `listener` until `shutdown` is cancelled, then finishes the
-    /// requests in flight.
+    /// requests in flight; connections are bounded by the configured limits
+    /// ([`connections`](crate::connections)).
     pub async fn serve(
         self: Arc<Self>,
         listener: TcpListener,
         shutdown: CancellationToken,
     ) -> std::io::Result<()> {
         let router = self.router();
-        axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown.cancelled_owned())
-            .await
+        crate::connections::serve(listener, router, &self.config.limits.connections, shutdown).await
     }
 
     /// Runs the background workers and the scheduler until `shutdown` is cancelled; jobs

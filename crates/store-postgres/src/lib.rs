@@ -7,6 +7,7 @@
 //! PostgreSQL-compatible databases can run it too. TLS is not built in (`NoTls`).
 //! This crate depends on `domain` and `store` only.
 
+mod carriers;
 mod convert;
 mod custom_fields;
 mod documents;

@@ -51,6 +51,7 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         20,
         include_str!("../migrations/0020_job_reruns_and_notification_claims.sql"),
     ),
+    (21, include_str!("../migrations/0021_carrier_states.sql")),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents is split by the

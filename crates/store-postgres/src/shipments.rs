@@ -1065,3 +1065,48 @@ pub async fn transport_events_of_container(
     )
     .await
 }
+
+/// Tracked shipments due under `schedule`, by priority (see
+/// `tidemark_domain::carriers::priority`; the conditions mirror `PollPriority::of_shipment`).
+pub async fn shipments_due(
+    client: &impl GenericClient,
+    scac: &str,
+    schedule: &tidemark_store::PollSchedule,
+    limit: u32,
+) -> StoreResult<Vec<Shipment>> {
+    query_all(
+        client,
+        &format!(
+            "SELECT {SHIPMENT_COLUMNS} FROM shipments
+             WHERE line_tracking_stopped_at IS NULL AND shipping_line_scac = $7
+               AND coalesce(line_tracking_last_attempted_at, created_at) <= $1
+               AND coalesce(line_tracking_last_attempted_at, created_at) <= CASE
+                   WHEN pod_ata_at IS NOT NULL OR pod_eta_at <= $2::timestamptz THEN $3::timestamptz
+                   WHEN pol_atd_at IS NOT NULL THEN $4::timestamptz
+                   ELSE $5::timestamptz END
+             ORDER BY
+               EXTRACT(EPOCH FROM ($8::timestamptz - coalesce(line_tracking_last_attempted_at, created_at)))
+               / greatest(EXTRACT(EPOCH FROM ($8::timestamptz - CASE
+                   WHEN pod_ata_at IS NOT NULL OR pod_eta_at <= $2::timestamptz THEN $3::timestamptz
+                   WHEN pol_atd_at IS NOT NULL THEN $4::timestamptz
+                   ELSE $5::timestamptz END)), 1) DESC,
+               CASE
+                   WHEN pod_ata_at IS NOT NULL OR pod_eta_at <= $2::timestamptz THEN 0
+                   WHEN pol_atd_at IS NOT NULL THEN 2
+                   ELSE 1 END,
+               id LIMIT $6"
+        ),
+        &[
+            &schedule.latest(),
+            &schedule.arriving_by,
+            &schedule.near_milestone_before,
+            &schedule.at_sea_before,
+            &schedule.routine_before,
+            &i64::from(limit),
+            &scac,
+            &schedule.now,
+        ],
+        shipment_from_row,
+    )
+    .await
+}

@@ -6,6 +6,7 @@
 //! microseconds is cheaper than a thread hop. SQLite has one writer, so writes share one
 //! connection; reads use a small pool. This crate depends on `domain` and `store` only.
 
+mod carriers;
 mod convert;
 mod custom_fields;
 mod documents;

@@ -944,3 +944,50 @@ pub fn transport_events_of_container(
         event_from_row,
     )
 }
+
+/// Tracked shipments due under `schedule`, by priority (see
+/// `tidemark_domain::carriers::priority`; the conditions mirror `PollPriority::of_shipment`).
+pub fn shipments_due(
+    conn: &Connection,
+    scac: &str,
+    schedule: &tidemark_store::PollSchedule,
+    limit: u32,
+) -> StoreResult<Vec<Shipment>> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {SHIPMENT_COLUMNS} FROM shipments
+             WHERE line_tracking_stopped_at IS NULL AND shipping_line_scac = ?7
+               AND coalesce(line_tracking_last_attempted_at, created_at) <= ?1
+               AND coalesce(line_tracking_last_attempted_at, created_at) <= CASE
+                   WHEN pod_ata_at IS NOT NULL OR pod_eta_at <= ?2 THEN ?3
+                   WHEN pol_atd_at IS NOT NULL THEN ?4
+                   ELSE ?5 END
+             ORDER BY
+               (julianday(?8) - julianday(coalesce(line_tracking_last_attempted_at, created_at)))
+               / max(julianday(?8) - julianday(CASE
+                   WHEN pod_ata_at IS NOT NULL OR pod_eta_at <= ?2 THEN ?3
+                   WHEN pol_atd_at IS NOT NULL THEN ?4
+                   ELSE ?5 END), 0.00001) DESC,
+               CASE
+                   WHEN pod_ata_at IS NOT NULL OR pod_eta_at <= ?2 THEN 0
+                   WHEN pol_atd_at IS NOT NULL THEN 2
+                   ELSE 1 END,
+               id LIMIT ?6"
+        ))
+        .map_err(backend)?;
+    stmt.query_map(
+        params![
+            to_ts(schedule.latest()),
+            to_ts(schedule.arriving_by),
+            to_ts(schedule.near_milestone_before),
+            to_ts(schedule.at_sea_before),
+            to_ts(schedule.routine_before),
+            limit,
+            scac,
+            to_ts(schedule.now)
+        ],
+        shipment_from_row,
+    )
+    .and_then(Iterator::collect)
+    .map_err(backend)
+}

@@ -11,6 +11,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+pub mod carriers;
 pub mod custom_fields;
 pub mod documents;
 pub mod vessels;
@@ -131,6 +132,7 @@ macro_rules! store_contract_tests {
         $crate::vessel_contract_tests!($backend);
         $crate::document_contract_tests!($backend);
         $crate::custom_field_contract_tests!($backend);
+        $crate::carrier_contract_tests!($backend);
     };
     (@cases_in $module:ident $backend:path; $($case:ident),* $(,)?) => {
         $(

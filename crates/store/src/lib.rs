@@ -5,6 +5,7 @@
 //! so no transaction type has to cross the `dyn` boundary. This crate depends on `domain`
 //! only; backends depend on it, never the other way round.
 
+mod carriers;
 #[cfg(feature = "contract-tests")]
 pub mod contract;
 mod custom_fields;
@@ -24,6 +25,7 @@ use tidemark_domain::{
     WebhookNotificationId,
 };
 
+pub use carriers::{CarrierStore, PollSchedule};
 pub use custom_fields::{
     CustomFieldFilter, CustomFieldStore, DefinitionFilter, DefinitionRecord, EntityRef, NewValue,
     OptionRecord, ValueFilter, ValueRecord,
@@ -196,8 +198,10 @@ pub enum IdempotencyState {
 
 #[async_trait]
 /// Each feature's methods live in its own trait ([`VesselStore`], [`DocumentStore`],
-/// [`CustomFieldStore`]); `Store` is all of them, so callers hold one `Arc<dyn Store>`.
-pub trait Store: Send + Sync + VesselStore + DocumentStore + CustomFieldStore {
+/// [`CustomFieldStore`], [`CarrierStore`]); `Store` is all of them, so callers hold one `Arc<dyn Store>`.
+pub trait Store:
+    Send + Sync + VesselStore + DocumentStore + CustomFieldStore + CarrierStore
+{
     /// Answers when the database does: used by `/readyz`.
     async fn ping(&self) -> StoreResult<()>;
 

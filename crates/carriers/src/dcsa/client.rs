@@ -4,8 +4,8 @@
 //! HTTP outcomes become the [`CarrierError`] variant that decides the retry: 404 is
 //! `NotFound`, 429 is `RateLimited` (with `Retry-After` in seconds), 5xx, timeouts and
 //! connection failures are `Unavailable`, and any other answer we cannot use is
-//! `UnexpectedPayload`. Refused credentials (401, 403) are `Unavailable`: an operator fixes
-//! them, and the poll should then succeed.
+//! `UnexpectedPayload`. Refused credentials (401, 403) are `CredentialsRefused`: an operator
+//! fixes them, and the poll should then succeed.
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -273,11 +273,11 @@ impl DcsaClient {
             return Err(match status_error(status, response.headers()) {
                 // The token endpoint not knowing us is a credentials problem, not a missing
                 // shipment.
-                CarrierError::NotFound | CarrierError::UnexpectedPayload(_) => {
-                    CarrierError::Unavailable(format!(
-                        "the OAuth2 token endpoint refused the client credentials ({status})"
-                    ))
-                }
+                CarrierError::NotFound
+                | CarrierError::UnexpectedPayload(_)
+                | CarrierError::CredentialsRefused(_) => CarrierError::CredentialsRefused(format!(
+                    "the OAuth2 token endpoint refused the client credentials ({status})"
+                )),
                 other => other,
             });
         }
@@ -339,6 +339,7 @@ impl Carrier for DcsaClient {
             let (body, next) = self.page(page_url).await?;
             let mut page_snapshot = parse_events(&body)?;
             snapshot.events.append(&mut page_snapshot.events);
+            snapshot.skipped_raw.append(&mut page_snapshot.skipped_raw);
             snapshot
                 .skipped
                 .extend(page_snapshot.skipped.into_iter().map(|skip| {
@@ -375,7 +376,7 @@ fn status_error(status: StatusCode, headers: &HeaderMap) -> CarrierError {
             retry_after: retry_after(headers),
         },
         StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
-            CarrierError::Unavailable(format!("the carrier refused our credentials ({status})"))
+            CarrierError::CredentialsRefused(format!("the carrier answered {status}"))
         }
         StatusCode::REQUEST_TIMEOUT => {
             CarrierError::Unavailable(format!("the carrier answered {status}"))

@@ -29,7 +29,12 @@ pub fn parse_events(body: &[u8]) -> Result<CarrierSnapshot, CarrierError> {
     for (index, item) in items.into_iter().enumerate() {
         match read_event(item) {
             Ok(event) => snapshot.events.push(event),
-            Err(skip) => snapshot.skipped.push(skip.describe(index)),
+            Err(skip) => {
+                snapshot.skipped.push(skip.describe(index));
+                snapshot
+                    .skipped_raw
+                    .push(crate::event::clip_raw(item.get()));
+            }
         }
     }
     Ok(snapshot)

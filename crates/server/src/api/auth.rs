@@ -2,8 +2,15 @@
 //!
 //! `Authorization: Token <key>` (Terminal49's scheme) or `Bearer <key>`; the key is checked
 //! by [`keys::authenticate`], which caches accepted keys per process.
+//!
+//! Failed authentication (no key, an unknown or revoked one) is counted per client address
+//! (`unauthenticated_rate_limit_per_minute`); an address that has used it up gets `429`
+//! for the rest of the window before any key it sends is looked at, so keys cannot be
+//! guessed and a flood of 401s costs no database reads.
 
-use axum::extract::{Request, State};
+use std::net::{IpAddr, SocketAddr};
+
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -12,7 +19,10 @@ use tidemark_domain::{AccountId, ApiKeyId, ApiKeyScope};
 use crate::api::error::ApiError;
 use crate::app::AppState;
 use crate::use_cases::accounts::keys::{self, KeyRejected};
-use crate::use_cases::accounts::rate_limit::RateLimitStatus;
+use crate::use_cases::accounts::rate_limit::{RateLimitStatus, client_key};
+
+/// The rate-limit bucket of failed authentications.
+const AUTH_FAILURES: &str = "auth_failures";
 
 /// Who is calling: put in the request's extensions by [`authenticate`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,12 +94,25 @@ pub async fn authenticate(
     mut request: Request,
     next: Next,
 ) -> Response {
+    // Requests that did not come through a socket (tests) have no address.
+    let client = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| client_key(info.0.ip()));
+    let limit = state.config.limits.unauthenticated_per_minute;
+    if let Some(client) = client
+        && state
+            .client_limits
+            .exhausted(client, AUTH_FAILURES, limit, state.clock.now())
+    {
+        return too_many_failures(client);
+    }
     let Some(secret) = presented_key(request.headers()) else {
-        return ApiError::Unauthorized.into_response();
+        return failed(&state, client);
     };
     let key = match keys::authenticate(&state, secret).await {
         Ok(key) => key,
-        Err(KeyRejected::Unknown) => return ApiError::Unauthorized.into_response(),
+        Err(KeyRejected::Unknown) => return failed(&state, client),
         Err(KeyRejected::Store(error)) => return ApiError::from(error).into_response(),
     };
     let (bucket, limit) = rate_limit_bucket(&state, &request);
@@ -113,6 +136,33 @@ pub async fn authenticate(
     };
     set_rate_limit_headers(response.headers_mut(), &status);
     response
+}
+
+/// A failed authentication: counted against the client's address, then `401` (or `429`
+/// if that was its last).
+fn failed(state: &AppState, client: Option<IpAddr>) -> Response {
+    let Some(client) = client else {
+        return ApiError::Unauthorized.into_response();
+    };
+    let limit = state.config.limits.unauthenticated_per_minute;
+    let status = state
+        .client_limits
+        .check(client, AUTH_FAILURES, limit, state.clock.now());
+    if status.allowed {
+        ApiError::Unauthorized.into_response()
+    } else {
+        too_many_failures(client)
+    }
+}
+
+fn too_many_failures(client: IpAddr) -> Response {
+    metrics::counter!("tidemark_auth_failures_refused_total").increment(1);
+    tracing::debug!(%client, "too many failed authentications from this address");
+    // The window is a rolling minute: a minute from now it has surely room again.
+    ApiError::TooManyRequests {
+        retry_after_seconds: 60,
+    }
+    .into_response()
 }
 
 #[cfg(test)]

@@ -26,6 +26,8 @@ pub struct FieldError {
     pub source: ErrorSource,
     pub code: &'static str,
     pub detail: String,
+    /// Anything more the client may use to fix the request (JSON:API `meta`).
+    pub meta: Option<serde_json::Value>,
 }
 
 impl FieldError {
@@ -38,6 +40,7 @@ impl FieldError {
             source: ErrorSource::Pointer(pointer.into()),
             code,
             detail: detail.into(),
+            meta: None,
         }
     }
 
@@ -50,6 +53,7 @@ impl FieldError {
             source: ErrorSource::Parameter(parameter.into()),
             code,
             detail: detail.into(),
+            meta: None,
         }
     }
 }
@@ -100,6 +104,11 @@ pub struct ErrorObject {
     pub detail: Option<String>,
     pub code: Option<&'static str>,
     pub source: Option<ErrorSource>,
+    /// Present only where an error has more to say, such as the carriers a number may
+    /// belong to when its SCAC could not be inferred.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub meta: Option<serde_json::Value>,
 }
 
 /// `{"errors": [...]}`
@@ -157,6 +166,7 @@ impl ApiError {
                 detail,
                 code,
                 source,
+                meta: None,
             }],
         };
         match self {
@@ -169,6 +179,7 @@ impl ApiError {
                         detail: Some(error.detail.clone()),
                         code: Some(error.code),
                         source: Some(error.source.clone()),
+                        meta: error.meta.clone(),
                     })
                     .collect(),
             },

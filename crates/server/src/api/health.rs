@@ -47,8 +47,8 @@ async fn readyz(state: AppState) -> Response {
     }
 }
 
-/// Prometheus text format. Job-queue gauges are read from the database at scrape time so
-/// every process reports the shared queue.
+/// Prometheus text format. Job-queue and carrier gauges are read from the database at
+/// scrape time so every process reports the shared queue and carriers.
 #[utoipa::path(
     get, path = "/metrics", tag = "Operations",
     responses((status = 200, description = "Prometheus text exposition format", content_type = "text/plain"))
@@ -67,6 +67,11 @@ async fn metrics(state: AppState) -> Response {
             }
         }
         Err(error) => tracing::warn!(error = ?error, "cannot read job queue stats"),
+    }
+    // Each configured carrier's health as the database has it (credentials refused,
+    // circuit open, rate limited), so every process reports the shared state.
+    if let Err(error) = crate::use_cases::tracking::limits::export_gauges(&state).await {
+        tracing::warn!(error = ?error, "cannot read the carriers' states");
     }
     (
         StatusCode::OK,

@@ -24,6 +24,7 @@ fn header_error(code: &'static str, detail: &str) -> ApiError {
         source: ErrorSource::Header("Idempotency-Key".to_owned()),
         code,
         detail: detail.to_owned(),
+        meta: None,
     }])
 }
 
@@ -84,6 +85,7 @@ pub async fn idempotency(State(state): State<AppState>, request: Request, next: 
                     source: ErrorSource::Header("Idempotency-Key".to_owned()),
                     code: "idempotency_key_reused",
                     detail: "This Idempotency-Key was used for a different request.".to_owned(),
+                    meta: None,
                 }])
                 .into_response()
             }

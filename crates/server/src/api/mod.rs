@@ -123,15 +123,47 @@ pub fn router(state: AppState) -> Router {
                 ))
                 .layer(middleware::from_fn_with_state(state.clone(), observe))
                 .layer(CompressionLayer::new())
-                .layer(DefaultBodyLimit::max(max_body)),
+                .layer(DefaultBodyLimit::max(max_body))
+                // A body that pauses longer than this fails (slow uploads hold a connection);
+                // the request timeout above bounds the whole.
+                .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+                    state.config.limits.connections.request_body_timeout,
+                )),
         )
         .with_state(state)
 }
 
-/// Records request metrics and enforces the request timeout.
+/// The method as a metric label: the standard ones by name, anything else `other`, so a
+/// client inventing methods cannot create series.
+fn method_label(method: &axum::http::Method) -> &'static str {
+    use axum::http::Method;
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::OPTIONS => "OPTIONS",
+        Method::CONNECT => "CONNECT",
+        Method::TRACE => "TRACE",
+        _ => "other",
+    }
+}
+
+/// The status as a metric label: the code when it is one of HTTP's, else `other`.
+fn status_label(status: axum::http::StatusCode) -> String {
+    match status.canonical_reason() {
+        Some(_) => status.as_str().to_owned(),
+        None => "other".to_owned(),
+    }
+}
+
+/// Records request metrics and enforces the request timeout. Every label comes from a fixed
+/// set: the route is the matched template (`/v2/shipments/{id}`), never the raw path.
 async fn observe(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let started = Instant::now();
-    let method = request.method().to_string();
+    let method = method_label(request.method());
     let route = request
         .extensions()
         .get::<MatchedPath>()
@@ -141,8 +173,8 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
             Ok(response) => response,
             Err(_) => ApiError::Unavailable.into_response(),
         };
-    let status = response.status().as_u16().to_string();
-    metrics::counter!("http_requests_total", "method" => method.clone(), "route" => route.clone(), "status" => status)
+    let status = status_label(response.status());
+    metrics::counter!("http_requests_total", "method" => method, "route" => route.clone(), "status" => status)
         .increment(1);
     metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route)
         .record(started.elapsed().as_secs_f64());

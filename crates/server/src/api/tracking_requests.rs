@@ -2,7 +2,7 @@
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tidemark_domain::{TrackingRequest, TrackingRequestId, TrackingRequestStatus};
 use tidemark_store::TrackingRequestFilter;
@@ -22,11 +22,13 @@ use crate::api::jsonapi::{
 use crate::api::shipments::{ShipmentResource, included_of};
 use crate::app::AppState;
 pub use crate::resources::tracking_requests::TrackingRequestAttributes;
+use crate::use_cases::tracking::inference::{self, LineGuess, NumberInference};
 use crate::use_cases::tracking::requests::{self, Submission, SubmitError};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list, create))
+        .routes(routes!(infer_number))
         .routes(routes!(show, update))
 }
 
@@ -101,12 +103,16 @@ pub struct NewTrackingRequest {
     /// At least 6 characters; container numbers must pass the ISO 6346 check digit.
     pub request_number: Option<String>,
     /// A SCAC from `GET /v2/shipping_lines` that supports the request type; `TEST` is the
-    /// sandbox carrier.
+    /// sandbox carrier. Without it the carrier is inferred from the number (as
+    /// `POST /v2/tracking_requests/infer_number` does) and used when the inference is
+    /// `auto_select`; otherwise the request is refused (422 `not_inferred`, with the
+    /// inference and its candidates in the error's `meta`).
     pub scac: Option<String>,
     #[serde(default)]
     pub ref_numbers: Option<Vec<String>>,
     #[serde(default)]
     pub shipment_tags: Option<Vec<String>>,
+    /// Accepted for Terminal49 compatibility: a missing `scac` is always inferred.
     #[serde(default)]
     pub auto_detect_vocc_scac: Option<bool>,
     /// Custom field values to apply once the shipment and containers exist.
@@ -147,8 +153,12 @@ impl From<SubmitError> for ApiError {
             SubmitError::Invalid(problems) => Self::Invalid(
                 problems
                     .into_iter()
-                    .map(|problem| {
-                        FieldError::pointer(problem.pointer, problem.code, problem.detail)
+                    .map(|problem| FieldError {
+                        // What the inference found, in `infer_number`'s shape.
+                        meta: problem.inference.as_deref().and_then(|found| {
+                            serde_json::to_value(InferNumberAttributes::from(found)).ok()
+                        }),
+                        ..FieldError::pointer(problem.pointer, problem.code, problem.detail)
                     })
                     .collect(),
             ),
@@ -240,7 +250,9 @@ async fn list(
 }
 
 /// Submit a number to track. The request starts `pending`; a duplicate of a pending or
-/// created request for the same number and SCAC is refused. Honours `Idempotency-Key`.
+/// created request for the same number and SCAC is refused. Without a `scac`, the carrier
+/// inferred from the number is used when it is certain (`auto_select`, the response shows
+/// it); otherwise 422 with the candidates in the error's `meta`. Honours `Idempotency-Key`.
 #[utoipa::path(
     post, path = "/v2/tracking_requests", tag = "Tracking requests",
     request_body(content = NewTrackingRequest, description = "`{data: {type: \"tracking_request\", attributes}}`"),
@@ -394,4 +406,145 @@ fn ref_numbers_change(attributes: &Map<String, Value>) -> Result<Option<Vec<Stri
     } else {
         Err(ApiError::Invalid(errors))
     }
+}
+
+/// Body of `POST /v2/tracking_requests/infer_number` (no JSON:API envelope, as
+/// Terminal49's).
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct InferNumberRequest {
+    /// A container number, bill of lading or booking number.
+    #[schema(example = "WHLU1234560")]
+    pub number: Option<String>,
+}
+
+/// A line the number may belong to.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InferredLine {
+    pub scac: String,
+    pub name: String,
+    /// From 0 to 1.
+    pub confidence: f64,
+}
+
+/// What was checked about the number itself.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InferValidation {
+    /// `false` when a container number's check digit fails.
+    pub is_valid: Option<bool>,
+    /// `container` or `shipment`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub check_digit_passed: Option<bool>,
+    /// The number as it would be sent to the carrier, when that differs from the input.
+    pub parsed_number: Option<String>,
+    /// Why the number is doubtful or no line could be predicted.
+    pub reason: Option<String>,
+}
+
+/// The predicted line.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InferShippingLine {
+    /// `auto_select` (a tracking request without a scac uses `selected`),
+    /// `needs_confirmation` or `no_prediction`.
+    pub decision: &'static str,
+    pub selected: Option<InferredLine>,
+    /// Most likely first.
+    pub candidates: Vec<InferredLine>,
+}
+
+/// Attributes of an `infer_number_results` object.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InferNumberAttributes {
+    /// `container`, `bill_of_lading` or `booking`.
+    pub number_type: &'static str,
+    pub validation: InferValidation,
+    pub shipping_line: InferShippingLine,
+}
+
+fn line(guess: &LineGuess) -> InferredLine {
+    InferredLine {
+        scac: guess.scac.clone(),
+        name: guess.name.clone(),
+        confidence: guess.confidence,
+    }
+}
+
+impl From<&NumberInference> for InferNumberAttributes {
+    fn from(found: &NumberInference) -> Self {
+        let validation = &found.inference.validation;
+        Self {
+            number_type: found.inference.number_type.as_str(),
+            validation: InferValidation {
+                is_valid: validation.is_valid,
+                kind: validation.kind,
+                check_digit_passed: validation.check_digit_passed,
+                parsed_number: validation.parsed_number.clone(),
+                reason: validation.reason.clone(),
+            },
+            shipping_line: InferShippingLine {
+                decision: found.inference.decision.as_str(),
+                selected: found.selected().map(line),
+                candidates: found.candidates.iter().map(line).collect(),
+            },
+        }
+    }
+}
+
+/// `{"data": {"id": "req_…", "type": "infer_number_results", "attributes": …}}`
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InferNumberData {
+    pub id: String,
+    #[serde(rename = "type")]
+    #[schema(example = "infer_number_results")]
+    pub kind: &'static str,
+    pub attributes: InferNumberAttributes,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InferNumberDocument {
+    pub data: InferNumberData,
+}
+
+/// Predict a number's type and carrier (SCAC) from bill-of-lading and booking prefixes and
+/// ISO 6346 owner codes. A leasing company's container is never auto-selected; a wrong
+/// check digit is reported and needs confirmation. `TEST` numbers infer the sandbox
+/// carrier. `POST /v2/tracking_requests` without a `scac` uses the `auto_select` answer.
+#[utoipa::path(
+    post, path = "/v2/tracking_requests/infer_number", tag = "Tracking requests",
+    request_body(content = InferNumberRequest, description = "`{\"number\": \"…\"}`"),
+    responses(
+        (status = 200, body = InferNumberDocument),
+        (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
+        (status = 422, body = ErrorDocument, description = "This reference number is not valid."),
+        (status = 429, body = ErrorDocument),
+    ),
+    security(("token" = []))
+)]
+async fn infer_number(
+    state: AppState,
+    _principal: Principal,
+    body: axum::body::Bytes,
+) -> Result<Response, ApiError> {
+    let body: InferNumberRequest = serde_json::from_slice(&body).map_err(|error| {
+        ApiError::BadRequest(vec![FieldError::pointer(
+            "",
+            "malformed_json",
+            format!("The body is not valid JSON: {error}."),
+        )])
+    })?;
+    let number = body.number.unwrap_or_default();
+    let found = inference::infer(&state, &number).map_err(|error| {
+        ApiError::Invalid(vec![FieldError::pointer(
+            "/number",
+            "invalid_number",
+            format!("This reference number is not valid: {error}."),
+        )])
+    })?;
+    Ok(crate::api::jsonapi::json_body(&InferNumberDocument {
+        data: InferNumberData {
+            id: format!("req_{}", state.ids.next_id()),
+            kind: "infer_number_results",
+            attributes: InferNumberAttributes::from(&found),
+        },
+    }))
 }

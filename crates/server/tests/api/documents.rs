@@ -105,7 +105,7 @@ fn text(response: &TestResponse) -> String {
 }
 
 /// A one-page PDF with these lines of text (uncompressed, Helvetica).
-fn pdf(lines: &[&str]) -> Vec<u8> {
+pub(crate) fn pdf(lines: &[&str]) -> Vec<u8> {
     let mut content = String::new();
     let mut y = 800;
     for line in lines {
@@ -196,7 +196,7 @@ async fn upload_with_key(
     .await
 }
 
-async fn upload(
+pub(crate) async fn upload(
     app: &TestApp,
     file_name: &str,
     content_type: &str,
@@ -206,7 +206,12 @@ async fn upload(
     upload_with_key(app, &app.key, file_name, content_type, bytes, fields).await
 }
 
-async fn uploaded(app: &TestApp, file_name: &str, bytes: &[u8], fields: &[(&str, &str)]) -> String {
+pub(crate) async fn uploaded(
+    app: &TestApp,
+    file_name: &str,
+    bytes: &[u8],
+    fields: &[(&str, &str)],
+) -> String {
     let response = upload(app, file_name, "application/pdf", bytes, fields).await;
     assert_eq!(response.status, StatusCode::CREATED, "{}", text(&response));
     response.json()["data"]["id"].as_str().unwrap().to_owned()

@@ -11,6 +11,7 @@ use chrono::{TimeZone, Utc};
 use http_body_util::BodyExt;
 use serde_json::Value;
 use tidemark_carriers::Carrier;
+use tidemark_carriers::profile::RateBudget;
 use tidemark_domain::{Account, ApiKeyScope, MockClock, SequentialIds};
 use tidemark_server::use_cases::accounts;
 use tidemark_server::use_cases::tracking::carriers::{Carriers, start_in_process_sandbox};
@@ -79,10 +80,30 @@ impl TestApp {
         Self::build(backend, &[], carriers).await
     }
 
+    /// A test app with extra carrier connectors, each with its rate budget.
+    pub async fn with_budgeted_carriers(
+        backend: Backend,
+        carriers: Vec<(Arc<dyn Carrier>, RateBudget)>,
+    ) -> Option<Self> {
+        Self::build_with_budgets(backend, &[], carriers).await
+    }
+
     pub async fn build(
         backend: Backend,
         settings: &[(&str, &str)],
         extra_carriers: Vec<Arc<dyn Carrier>>,
+    ) -> Option<Self> {
+        let unlimited = extra_carriers
+            .into_iter()
+            .map(|carrier| (carrier, RateBudget::default()))
+            .collect();
+        Self::build_with_budgets(backend, settings, unlimited).await
+    }
+
+    pub async fn build_with_budgets(
+        backend: Backend,
+        settings: &[(&str, &str)],
+        extra_carriers: Vec<(Arc<dyn Carrier>, RateBudget)>,
     ) -> Option<Self> {
         let (store, guard): (Arc<dyn Store>, Box<dyn Any + Send>) = match backend {
             Backend::Sqlite => {
@@ -95,7 +116,15 @@ impl TestApp {
                 (schema.store(), Box::new(schema))
             }
         };
-        let mut pairs = vec![("public_url", "http://tidemark.test")];
+        // Documents are read by the `tidemark` binary's extraction child; a test binary
+        // cannot run itself for that.
+        let mut pairs = vec![
+            ("public_url", "http://tidemark.test"),
+            (
+                "document_extraction_program",
+                env!("CARGO_BIN_EXE_tidemark"),
+            ),
+        ];
         pairs.extend_from_slice(settings);
         let config = Config::from_pairs(&pairs).expect("valid test config");
         let clock = Arc::new(MockClock::new(
@@ -113,7 +142,8 @@ impl TestApp {
             .await
             .expect("sandbox carrier"),
         );
-        for carrier in extra_carriers {
+        for (carrier, budget) in extra_carriers {
+            carriers.set_budget(carrier.scac(), budget);
             carriers.insert(carrier);
         }
         let app = Arc::new(

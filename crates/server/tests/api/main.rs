@@ -10,9 +10,11 @@ mod helpers;
 
 mod api_keys;
 mod auth;
+mod carriers;
 mod conventions;
 mod custom_fields;
 mod documents;
+mod hostile;
 mod jobs;
 mod operations;
 mod parties;

@@ -1,4 +1,5 @@
-//! Per-key rate limiting over a rolling minute.
+//! Rate limiting over a rolling minute: per API key, and per client address for failed
+//! authentication ([`RateLimiter<IpAddr>`](RateLimiter), see [`client_key`]).
 //!
 //! A sliding-window counter (the previous fixed minute's count weighted by how much of it
 //! still overlaps the rolling window, plus the current minute's count) keeps memory at one
@@ -6,6 +7,8 @@
 //! key may make up to N times the limit.
 
 use std::collections::HashMap;
+use std::hash::Hash;
+use std::net::{IpAddr, Ipv6Addr};
 use std::sync::{Mutex, PoisonError};
 
 use chrono::{DateTime, Utc};
@@ -31,19 +34,66 @@ struct Window {
     previous: u32,
 }
 
-/// Rate limits keyed by API key and bucket (`"default"`, later `"refresh"`, …).
+/// Rate limits keyed by `K` (an API key, or a client address) and bucket (`"default"`,
+/// `"refresh"`, …).
 #[derive(Debug)]
-pub struct RateLimiter {
+pub struct RateLimiter<K = ApiKeyId> {
     default_limit: u32,
-    windows: Mutex<HashMap<(ApiKeyId, &'static str), Window>>,
+    /// Past this many tracked keys, windows that no longer count are dropped; if that is
+    /// not enough, new keys are refused until some age out (memory stays bounded whoever
+    /// the clients are).
+    max_entries: usize,
+    windows: Mutex<HashMap<(K, &'static str), Window>>,
 }
 
 impl RateLimiter {
     pub fn new(default_limit: u32) -> Self {
+        Self::bounded(default_limit, usize::MAX)
+    }
+}
+
+/// The key a client address is limited by: an IPv4 address, or an IPv6 address's /64 (what
+/// one subscriber is usually given, so that rotating addresses inside it does not help).
+pub fn client_key(address: IpAddr) -> IpAddr {
+    match address {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let prefix = u128::from(v6) & !((1u128 << 64) - 1);
+                IpAddr::V6(Ipv6Addr::from(prefix))
+            }
+        },
+    }
+}
+
+impl<K: Eq + Hash + Copy> RateLimiter<K> {
+    /// A limiter that tracks at most `max_entries` keys.
+    pub fn bounded(default_limit: u32, max_entries: usize) -> Self {
         Self {
             default_limit,
+            max_entries,
             windows: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Whether `key` has used up `limit` in `bucket`, without counting anything.
+    pub fn exhausted(&self, key: K, bucket: &'static str, limit: u32, now: DateTime<Utc>) -> bool {
+        let windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(window) = windows.get(&(key, bucket)) else {
+            return false;
+        };
+        let minute = now.timestamp().div_euclid(WINDOW_SECONDS) * WINDOW_SECONDS;
+        let (previous, current) = if window.started == minute {
+            (window.previous, window.current)
+        } else if window.started == minute - WINDOW_SECONDS {
+            (window.current, 0)
+        } else {
+            (0, 0)
+        };
+        let elapsed_ms = now.timestamp_millis() - minute * 1000;
+        let overlap = 1.0 - (elapsed_ms as f64 / (WINDOW_SECONDS * 1000) as f64);
+        f64::from(previous) * overlap + f64::from(current) + 1.0 > f64::from(limit)
     }
 
     pub fn default_limit(&self) -> u32 {
@@ -53,7 +103,7 @@ impl RateLimiter {
     /// Counts one request of `key` in `bucket` against `limit`, unless over it.
     pub fn check(
         &self,
-        key: ApiKeyId,
+        key: K,
         bucket: &'static str,
         limit: u32,
         now: DateTime<Utc>,
@@ -61,6 +111,18 @@ impl RateLimiter {
         let now_ms = now.timestamp_millis();
         let minute = now.timestamp().div_euclid(WINDOW_SECONDS) * WINDOW_SECONDS;
         let mut windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        if windows.len() >= self.max_entries && !windows.contains_key(&(key, bucket)) {
+            // Windows older than the previous minute count nothing any more.
+            windows.retain(|_, window| window.started >= minute - WINDOW_SECONDS);
+            if windows.len() >= self.max_entries {
+                return RateLimitStatus {
+                    allowed: false,
+                    limit,
+                    remaining: 0,
+                    reset_seconds: u64::try_from(WINDOW_SECONDS).unwrap_or(60),
+                };
+            }
+        }
         let window = windows.entry((key, bucket)).or_default();
         if window.started != minute {
             window.previous = if window.started == minute - WINDOW_SECONDS {
@@ -155,6 +217,46 @@ mod tests {
             "most of the burst is still in the window"
         );
         assert!(much_later.allowed);
+    }
+
+    #[test]
+    fn an_exhausted_key_is_seen_without_counting() {
+        let limiter = RateLimiter::bounded(2, 10);
+        let address: IpAddr = "192.0.2.7".parse().unwrap();
+        assert!(!limiter.exhausted(address, "auth", 2, at(0)));
+        limiter.check(address, "auth", 2, at(0));
+        assert!(!limiter.exhausted(address, "auth", 2, at(1)));
+        limiter.check(address, "auth", 2, at(1));
+
+        assert!(limiter.exhausted(address, "auth", 2, at(2)));
+        assert!(!limiter.exhausted(address, "auth", 2, at(200)));
+    }
+
+    #[test]
+    fn a_bounded_limiter_forgets_old_windows_and_refuses_new_keys_when_full() {
+        let limiter = RateLimiter::bounded(5, 2);
+        let address = |n: u8| IpAddr::from([192, 0, 2, n]);
+        limiter.check(address(1), "auth", 5, at(0));
+        limiter.check(address(2), "auth", 5, at(0));
+
+        assert!(!limiter.check(address(3), "auth", 5, at(1)).allowed, "full");
+        assert!(
+            limiter.check(address(1), "auth", 5, at(1)).allowed,
+            "known keys count on"
+        );
+        assert!(
+            limiter.check(address(3), "auth", 5, at(130)).allowed,
+            "old windows were dropped"
+        );
+    }
+
+    #[test]
+    fn ipv6_clients_are_limited_by_their_64_prefix() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:bbbb::9".parse().unwrap();
+        let mapped: IpAddr = "::ffff:192.0.2.1".parse().unwrap();
+        assert_eq!(client_key(a), client_key(b));
+        assert_eq!(client_key(mapped), "192.0.2.1".parse::<IpAddr>().unwrap());
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! - [`sniff`]: the real content type, from the bytes; refuses markup, executables, scripts.
 //! - [`filename`]: client file names made safe for display and `Content-Disposition`, and the
 //!   storage keys (which never contain a client-supplied name).
-//! - [`text`]: plain text out of PDFs and text files, bounded in size and time.
+//! - [`text`]: plain text out of PDFs and text files, bounded in input, pages and inflated
+//!   content; [`isolate`]: runs it (and [`classify`]) in a child process under OS limits on
+//!   memory, CPU and time.
 //! - [`classify`]: the document type, with notes that say why.
 //! - [`references`]: container numbers (ISO 6346, check digit verified) and bill of lading
 //!   candidates found in the text, for linking to shipments and containers.
@@ -13,10 +15,11 @@
 //! - [`upload`] and [`process`]: the use cases of storing an upload and of classifying and
 //!   linking it in the background.
 //!
-//! The pure parts do no IO besides the extraction thread in [`text`].
+//! The pure parts do no IO; the server runs [`text`] only through [`isolate`].
 
 pub mod classify;
 pub mod filename;
+pub mod isolate;
 pub mod process;
 pub mod references;
 pub mod signing;

@@ -9,10 +9,9 @@ use tidemark_store::{DocumentClassification, Representation, StoreError, StoredD
 use uuid::Uuid;
 
 use crate::app::App;
-use crate::use_cases::documents::classify::{DocumentType, classify};
+use crate::use_cases::documents::classify::DocumentType;
 use crate::use_cases::documents::references::{BL_PREFIXES, find_references, matching_bl_numbers};
 use crate::use_cases::documents::storage::StorageError;
-use crate::use_cases::documents::text::extract_text;
 use crate::use_cases::queue::{self, JobKind};
 
 /// The version of the extraction payload (`document_representation.schema_version`).
@@ -62,16 +61,17 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<Outcome,
         Err(error) => return Err(error.into()),
     };
     let bytes = app.documents.get(&document.storage_key).await?;
-    let content_type = document.content_type.clone();
-    let extracted = tokio::task::spawn_blocking(move || extract_text(&content_type, &bytes))
-        .await
-        .unwrap_or(Err(
-            crate::use_cases::documents::text::ExtractError::Crashed,
-        ));
+    // Read in a child process under OS limits (`isolate`): a hostile file costs at most
+    // what the limits allow, and is stopped, not abandoned, past them.
+    let extracted = app
+        .extractor
+        .extract(&document.content_type, &document.file_name, &bytes)
+        .await;
+    drop(bytes);
     let now = app.clock.now();
     let (classification, event, outcome) = match extracted {
-        Ok(text) => {
-            let result = classify(&text, Some(&document.file_name));
+        Ok(result) => {
+            let text = result.text;
             let (shipments, containers, payload) = links_in(app, &document, &text).await?;
             let outcome = Outcome::Extracted {
                 document_type: result.document_type.as_str().to_owned(),

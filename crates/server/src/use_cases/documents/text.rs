@@ -3,19 +3,22 @@
 //! PDFs are read with `lopdf`: it returns errors rather than panicking by design, bounds
 //! nesting depth and stream decompression (decompression bombs), and is actively hardened
 //! against hostile files. `pdf-extract` lays text out better but panics on purpose on what it
-//! does not support. Parsers still have bugs, so the PDF work runs on a thread of its own,
-//! with a large stack, inside `catch_unwind` and under a time limit.
+//! does not support. Parsers still have bugs and cost what the file makes them cost, so the
+//! server never calls this in its own process: [`super::isolate`] runs it in a child process
+//! under OS limits on memory and CPU, and kills it past a deadline. Here, the budgets a
+//! parser can keep itself: the input size, the page count, and the bytes all page content
+//! may inflate to, checked before the content is parsed. The PDF work runs on a thread with
+//! a large stack (parsers recurse, and a stack overflow aborts) inside `catch_unwind`.
 //!
 //! Images and Office files have no text here (no OCR, no Office parser): they get
 //! [`ExtractError::Unsupported`], and classification falls back to the file name.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc;
-use std::time::Duration;
 
 use lopdf::content::Content;
 use lopdf::{Document, Encoding, LoadOptions, Object};
+use serde::{Deserialize, Serialize};
 
 /// Bounds on one extraction.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,11 +28,12 @@ pub struct Limits {
     /// The text is cut at this many characters (a shipping document has a few thousand).
     pub max_text_chars: usize,
     /// Only the first pages are read; the title and references are on them.
+    pub max_pages_read: usize,
+    /// A PDF with more pages than this is refused before any page is read.
     pub max_pages: usize,
-    /// No single PDF stream, or page's content, may decompress to more than this.
-    pub max_decompressed_bytes: usize,
-    /// Past this, PDF extraction is abandoned (its thread finishes on its own).
-    pub timeout: Duration,
+    /// All page content read, decompressed, may be at most this (so may any one stream):
+    /// a small file of pages sharing one deflated stream cannot multiply it.
+    pub max_inflated_bytes: usize,
 }
 
 impl Default for Limits {
@@ -37,15 +41,16 @@ impl Default for Limits {
         Self {
             max_input_bytes: 50 * 1024 * 1024,
             max_text_chars: 500_000,
-            max_pages: 100,
-            max_decompressed_bytes: 32 * 1024 * 1024,
-            timeout: Duration::from_secs(30),
+            max_pages_read: 100,
+            max_pages: 2000,
+            max_inflated_bytes: 4 * 1024 * 1024,
         }
     }
 }
 
-/// Why no text came out.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// Why no text came out. Its message ends up in the document's `classification_notes`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ExtractError {
     /// The input exceeds [`Limits::max_input_bytes`].
     #[error("the file has {size} bytes, more than the {limit} that are read")]
@@ -59,12 +64,27 @@ pub enum ExtractError {
     /// The PDF could not be parsed.
     #[error("the PDF could not be read: {0}")]
     Malformed(String),
+    /// The PDF has more pages than [`Limits::max_pages`].
+    #[error("the PDF has {pages} pages, more than the {limit} that are read")]
+    TooManyPages { pages: usize, limit: usize },
+    /// The page content inflates past [`Limits::max_inflated_bytes`] (a decompression bomb).
+    #[error("the PDF's page content decompresses to more than {limit} bytes")]
+    InflatesTooMuch { limit: usize },
     /// The parser panicked on this input.
     #[error("the PDF parser failed on this file")]
     Crashed,
-    /// Extraction took longer than [`Limits::timeout`].
-    #[error("text extraction took too long")]
-    TimedOut,
+    /// The extraction process used more memory than it may, and was stopped.
+    #[error("reading it needed more than {limit_mib} MiB of memory and was stopped")]
+    OutOfMemory { limit_mib: u64 },
+    /// The extraction process used more CPU time than it may, and was stopped.
+    #[error("reading it used more than {seconds} s of CPU time and was stopped")]
+    OutOfCpu { seconds: u64 },
+    /// Extraction took longer than its deadline, and was stopped.
+    #[error("reading it took longer than {seconds} s and was stopped")]
+    TimedOut { seconds: u64 },
+    /// The extraction process could not be run, or answered nonsense.
+    #[error("the text extraction process failed: {0}")]
+    Process(String),
 }
 
 /// Extracts text with the default [`Limits`].
@@ -74,6 +94,25 @@ pub enum ExtractError {
 /// Blocking and CPU-bound: call it from `spawn_blocking` or a worker thread.
 pub fn extract_text(content_type: &str, bytes: &[u8]) -> Result<String, ExtractError> {
     extract_text_with(content_type, bytes, &Limits::default())
+}
+
+/// The lower-case essence of a content type (`text/plain; charset=utf-8` → `text/plain`).
+fn essence(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// Whether there is any text extraction for this content type; when not, extracting it
+/// answers [`ExtractError::Unsupported`] without looking at the bytes.
+pub fn supported(content_type: &str) -> Result<(), ExtractError> {
+    match essence(content_type).as_str() {
+        "application/pdf" | "text/plain" | "text/csv" => Ok(()),
+        other => Err(ExtractError::Unsupported(other.to_owned())),
+    }
 }
 
 /// Extracts text within the given limits.
@@ -88,12 +127,7 @@ pub fn extract_text_with(
             limit: limits.max_input_bytes,
         });
     }
-    let essence = content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
+    let essence = essence(content_type);
     let raw = match essence.as_str() {
         "application/pdf" => pdf_text_guarded(bytes, limits)?,
         "text/plain" | "text/csv" => decode_text(bytes),
@@ -146,32 +180,26 @@ fn clean(raw: &str, max_chars: usize) -> String {
 /// caught, it aborts the process.
 const EXTRACTION_STACK_BYTES: usize = 64 * 1024 * 1024;
 
-/// Runs [`pdf_text`] on its own thread, catching panics and giving up after the timeout.
+/// Runs [`pdf_text`] on its own thread (for its stack), catching panics.
 fn pdf_text_guarded(bytes: &[u8], limits: &Limits) -> Result<String, ExtractError> {
-    let owned = bytes.to_vec();
-    let thread_limits = limits.clone();
-    let (sender, receiver) = mpsc::sync_channel(1);
-    std::thread::Builder::new()
-        .name("pdf-text".into())
-        .stack_size(EXTRACTION_STACK_BYTES)
-        .spawn(move || {
-            let result = catch_unwind(AssertUnwindSafe(|| pdf_text(&owned, &thread_limits)))
-                .unwrap_or(Err(ExtractError::Crashed));
-            // The receiver is gone after a timeout; nobody wants the result then.
-            let _ = sender.send(result);
-        })
-        .map_err(|error| ExtractError::Malformed(format!("no extraction thread: {error}")))?;
-    match receiver.recv_timeout(limits.timeout) {
-        Ok(result) => result,
-        Err(mpsc::RecvTimeoutError::Timeout) => Err(ExtractError::TimedOut),
-        Err(mpsc::RecvTimeoutError::Disconnected) => Err(ExtractError::Crashed),
-    }
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("pdf-text".into())
+            .stack_size(EXTRACTION_STACK_BYTES)
+            .spawn_scoped(scope, || {
+                catch_unwind(AssertUnwindSafe(|| pdf_text(bytes, limits)))
+                    .unwrap_or(Err(ExtractError::Crashed))
+            })
+            .map_err(|error| ExtractError::Process(format!("no extraction thread: {error}")))?
+            .join()
+            .unwrap_or(Err(ExtractError::Crashed))
+    })
 }
 
 /// The text of the first pages of a PDF, one line per text line where the PDF says so.
 fn pdf_text(bytes: &[u8], limits: &Limits) -> Result<String, ExtractError> {
     let options = LoadOptions {
-        max_decompressed_size: Some(limits.max_decompressed_bytes),
+        max_decompressed_size: Some(limits.max_inflated_bytes),
         ..LoadOptions::default()
     };
     let document =
@@ -184,17 +212,31 @@ fn pdf_text(bytes: &[u8], limits: &Limits) -> Result<String, ExtractError> {
         return Err(ExtractError::Encrypted);
     }
     let pages = document.get_pages();
+    if pages.len() > limits.max_pages {
+        return Err(ExtractError::TooManyPages {
+            pages: pages.len(),
+            limit: limits.max_pages,
+        });
+    }
     let mut text = String::new();
     let mut first_error = None;
     let mut pages_read = 0;
-    for page_id in pages.values().take(limits.max_pages) {
-        match page_text(
-            &document,
-            *page_id,
-            limits.max_decompressed_bytes,
-            &mut text,
-        ) {
-            Ok(()) => pages_read += 1,
+    // What the pages read so far inflated to: the budget is for the whole document.
+    let mut inflated = 0;
+    for page_id in pages.values().take(limits.max_pages_read) {
+        let budget = limits.max_inflated_bytes.saturating_sub(inflated);
+        match page_text(&document, *page_id, budget, &mut text) {
+            Ok(size) => {
+                pages_read += 1;
+                inflated += size;
+            }
+            Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded {
+                ..
+            })) => {
+                return Err(ExtractError::InflatesTooMuch {
+                    limit: limits.max_inflated_bytes,
+                });
+            }
             Err(error) => {
                 first_error.get_or_insert(error);
             }
@@ -214,13 +256,14 @@ fn pdf_text(bytes: &[u8], limits: &Limits) -> Result<String, ExtractError> {
 }
 
 /// Appends the text of one page to `out`, breaking lines where the text position moves to
-/// another line, and putting spaces where a `TJ` array leaves a wide gap.
+/// another line, and putting spaces where a `TJ` array leaves a wide gap. Answers the size
+/// of the page's decompressed content, which may be at most `limit`.
 fn page_text(
     document: &Document,
     page_id: lopdf::ObjectId,
     limit: usize,
     out: &mut String,
-) -> lopdf::Result<()> {
+) -> lopdf::Result<usize> {
     let fonts = document.get_page_fonts(page_id)?;
     let encodings: BTreeMap<Vec<u8>, Encoding> = fonts
         .into_iter()
@@ -231,6 +274,7 @@ fn page_text(
         })
         .collect();
     let content = document.get_page_content_with_limit(page_id, limit)?;
+    let size = content.len();
     let content = Content::decode(&content)?;
     let mut encoding = None;
     for operation in &content.operations {
@@ -272,7 +316,7 @@ fn page_text(
             _ => {}
         }
     }
-    Ok(())
+    Ok(size)
 }
 
 /// Appends the strings of a `Tj`/`TJ` operand list; undecodable strings are skipped.

@@ -6,17 +6,19 @@ use std::sync::Arc;
 use anyhow::Context;
 use tidemark_carriers::Carrier;
 use tidemark_carriers::dcsa::{DcsaAuth, DcsaClient};
+use tidemark_carriers::profile::RateBudget;
 use tidemark_carriers::sandbox::{self, Sandbox, SandboxPort};
 use tidemark_domain::Clock;
 use tidemark_geo::reference::ReferenceData;
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
-/// Connectors by SCAC. A SCAC with none configured cannot be polled yet: its tracking
-/// requests retry as `shipping_line_unreachable` and then fail.
+/// Connectors by SCAC, with each carrier's rate budget. A SCAC with none configured cannot
+/// be polled yet: its tracking requests retry as `shipping_line_unreachable` and then fail.
 #[derive(Clone, Default)]
 pub struct Carriers {
     by_scac: HashMap<String, Arc<dyn Carrier>>,
+    budgets: HashMap<String, RateBudget>,
 }
 
 impl Carriers {
@@ -24,8 +26,28 @@ impl Carriers {
         self.by_scac.insert(carrier.scac().to_uppercase(), carrier);
     }
 
+    /// Sets a carrier's budget (from its `requests_per_minute` / `requests_per_day`).
+    pub fn set_budget(&mut self, scac: &str, budget: RateBudget) {
+        self.budgets.insert(scac.to_uppercase(), budget);
+    }
+
     pub fn get(&self, scac: &str) -> Option<&Arc<dyn Carrier>> {
         self.by_scac.get(&scac.to_uppercase())
+    }
+
+    /// The carrier's limits on our calls; unlimited when none are configured.
+    pub fn budget(&self, scac: &str) -> RateBudget {
+        self.budgets
+            .get(&scac.to_uppercase())
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// The SCACs with a connector, sorted: the only SCACs that label metrics.
+    pub fn scacs(&self) -> Vec<&str> {
+        let mut scacs: Vec<&str> = self.by_scac.keys().map(String::as_str).collect();
+        scacs.sort_unstable();
+        scacs
     }
 }
 

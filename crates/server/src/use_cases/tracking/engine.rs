@@ -14,6 +14,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use tidemark_carriers::{CarrierError, ReferenceKind, TrackingQuery};
+use tidemark_domain::carriers::{Acquire, PollPriority, WaitReason};
 use tidemark_domain::domain_event::events_of;
 use tidemark_domain::tracking_update::{self, Known, TrackingUpdate};
 use tidemark_domain::{
@@ -23,7 +24,7 @@ use tidemark_domain::{
 use tidemark_store::StoreError;
 
 use crate::app::App;
-use crate::use_cases::tracking::report;
+use crate::use_cases::tracking::{limits, report};
 
 /// Retries of transient carrier errors before a request fails as `retries_exhausted`.
 pub const MAX_RETRIES: u32 = 14;
@@ -42,6 +43,10 @@ const RETRY_POLICY: RetryPolicy = RetryPolicy {
 pub enum PollOutcome {
     /// Not due yet, or nothing left to follow.
     Skipped,
+    /// The carrier cannot be called now (its budget, a 429, an open circuit, refused
+    /// credentials): the poll stays due and the scheduler queues it again when the
+    /// carrier can take it.
+    Waiting(WaitReason),
     Tracked,
     AwaitingManifest,
     Retrying,
@@ -57,13 +62,13 @@ pub fn due_at(
     match (request.status, shipment) {
         (TrackingRequestStatus::Failed | TrackingRequestStatus::TrackingStopped, _) => None,
         (_, Some(shipment)) if !shipment.is_tracking() => None,
-        (_, Some(shipment)) => Some(
-            shipment
-                .line_tracking_last_attempted_at
-                .map_or(request.updated_at, |at| {
-                    at + app.config.tracking_poll_interval
-                }),
-        ),
+        (_, Some(shipment)) => Some(match shipment.line_tracking_last_attempted_at {
+            None => request.updated_at,
+            Some(_) => app
+                .config
+                .poll_intervals()
+                .due_at(shipment, app.clock.now()),
+        }),
         (TrackingRequestStatus::AwaitingManifest, None) => {
             Some(last_polled(request) + Duration::days(1))
         }
@@ -115,7 +120,23 @@ pub async fn poll(
         return Ok(PollOutcome::Skipped);
     }
     let fetched = match app.carriers.get(&request.scac) {
-        Some(carrier) => carrier.fetch(&query_for(&request)).await,
+        Some(carrier) => {
+            let priority = shipment
+                .as_ref()
+                .map_or(PollPriority::NewRequest, |shipment| {
+                    PollPriority::of_shipment(shipment, now)
+                });
+            match limits::acquire(app, carrier.scac(), priority).await? {
+                Acquire::Go => {
+                    let fetched = carrier.fetch(&query_for(&request)).await;
+                    limits::record(app, carrier.scac(), &fetched).await;
+                    fetched
+                }
+                Acquire::Wait { until, reason } => {
+                    return raced(wait(app, status_before, read_at, request, until, reason).await);
+                }
+            }
+        }
         None => Err(CarrierError::Unavailable(format!(
             "no connector is configured for {}",
             request.scac
@@ -149,6 +170,16 @@ pub async fn poll(
             record(app, status_before, read_at, &request, None).await?;
             Ok(outcome)
         }
+        (Err(CarrierError::CredentialsRefused(_)), None) => {
+            // The operator must fix the credentials; until then the request waits rather
+            // than spending its retries, and resumes once a call succeeds.
+            request.updated_at = now;
+            request.polled_at = Some(now);
+            request.is_retrying = true;
+            request.failed_reason = Some(FailedReason::ShippingLineUnreachable);
+            record(app, status_before, read_at, &request, None).await?;
+            Ok(PollOutcome::Waiting(WaitReason::CredentialsRefused))
+        }
         (Err(error), None) => {
             tracing::warn!(tracking_request.id = %request.id, %error, "carrier poll failed");
             let retries = request.retry_count.unwrap_or(0) + 1;
@@ -175,7 +206,10 @@ pub async fn poll(
             // A carrier that stopped answering for a shipment (many purge delivered bills)
             // must not keep it polled forever.
             let window = Duration::days(tracking_update::ARRIVAL_WINDOW_DAYS);
-            let reason = if shipment.pod_ata_at.is_some_and(|arrived| now - arrived > window) {
+            // Refused credentials are ours to fix, not the carrier forgetting the shipment.
+            let reason = if matches!(error, CarrierError::CredentialsRefused(_)) {
+                None
+            } else if shipment.pod_ata_at.is_some_and(|arrived| now - arrived > window) {
                 Some("past_arrival_window")
             } else if shipment
                 .line_tracking_last_succeeded_at
@@ -199,6 +233,32 @@ pub async fn poll(
         }
         .await,
     )
+}
+
+/// A poll that may not call its carrier now. A request still waiting for its first answer
+/// shows that it is retrying when the carrier refuses our credentials or keeps failing
+/// (its retries are not spent: nothing is wrong with the number); a budget or a 429 just
+/// delays the poll.
+async fn wait(
+    app: &App,
+    status_before: TrackingRequestStatus,
+    read_at: DateTime<Utc>,
+    mut request: TrackingRequest,
+    until: DateTime<Utc>,
+    reason: WaitReason,
+) -> Result<PollOutcome, StoreError> {
+    tracing::debug!(tracking_request.id = %request.id, scac = %request.scac, %until, reason = reason.as_str(), "poll waits for its carrier");
+    let shows_retrying = matches!(
+        reason,
+        WaitReason::CredentialsRefused | WaitReason::CircuitOpen
+    );
+    if shows_retrying && request.shipment_id.is_none() && !request.is_retrying {
+        request.is_retrying = true;
+        request.failed_reason = Some(FailedReason::ShippingLineUnreachable);
+        request.updated_at = app.clock.now();
+        record(app, status_before, read_at, &request, None).await?;
+    }
+    Ok(PollOutcome::Waiting(reason))
 }
 
 /// Writes the request's new state (and the update) with the domain events announcing them.

@@ -3,13 +3,18 @@
 
 pub mod carriers;
 pub mod engine;
+pub mod inference;
+pub mod limits;
 pub mod push;
 pub mod report;
 pub mod requests;
 pub mod shipments;
 
+use std::collections::HashMap;
+
+use tidemark_domain::carriers::priority::NEAR_ARRIVAL;
 use tidemark_domain::{AccountId, TrackingRequestId};
-use tidemark_store::StoreError;
+use tidemark_store::{PollSchedule, StoreError};
 
 use crate::app::App;
 use crate::use_cases::queue::{self, JobKind};
@@ -50,23 +55,82 @@ pub async fn queue_refresh(
 }
 
 /// Queues a poll for every request still waiting for its carrier and every tracked shipment
-/// that is due, so a tick costs writes only for the work it finds. Returns how many it
-/// queued.
+/// that is due, as many per carrier as its budget can take before the next tick: new
+/// requests first, then the shipments most overdue for their own priority's interval (near
+/// a milestone 30 minutes, at sea 6 hours by default), so urgent ones are polled often and
+/// none starves. The rest stay due in the database and
+/// are found again at the next tick, so nothing is lost while a budget is short and no
+/// herd of jobs waits on it. Returns how many it queued.
 pub async fn sweep(app: &App) -> Result<usize, StoreError> {
     const BATCH: u32 = 1_000;
     let now = app.clock.now();
+    let span = chrono::Duration::from_std(app.config.scheduler_tick)
+        .unwrap_or(chrono::Duration::minutes(1));
+    let mut capacity = Capacity {
+        app,
+        span,
+        left: limits::capacities(app, span).await?,
+    };
     let mut queued = 0;
     for request in app.store.unresolved_tracking_requests(10 * BATCH).await? {
-        if engine::due_at(app, &request, None).is_some_and(|due| due <= now) {
+        if engine::due_at(app, &request, None).is_some_and(|due| due <= now)
+            && capacity.take(&request.scac, 1) > 0
+        {
             queue_poll(app, request.account_id, request.id).await?;
             queued += 1;
         }
     }
-    let due_before = now - app.config.tracking_poll_interval;
-    for shipment in app.store.shipments_to_poll(due_before, 10 * BATCH).await? {
-        queue_poll(app, shipment.account_id, shipment.tracking_request_id).await?;
-        queued += 1;
+    let intervals = app.config.poll_intervals();
+    let schedule = PollSchedule {
+        now,
+        arriving_by: now + NEAR_ARRIVAL,
+        near_milestone_before: now - intervals.near_milestone,
+        routine_before: now - intervals.routine,
+        at_sea_before: now - intervals.at_sea,
+    };
+    let scacs: Vec<String> = app
+        .carriers
+        .scacs()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    for scac in scacs {
+        let room = capacity.take(&scac, 10 * BATCH);
+        if room == 0 {
+            continue;
+        }
+        for shipment in app.store.shipments_due(&scac, &schedule, room).await? {
+            queue_poll(app, shipment.account_id, shipment.tracking_request_id).await?;
+            queued += 1;
+        }
     }
     queued += crate::use_cases::webhooks::deliver::queue_due(app).await?;
     Ok(queued)
+}
+
+/// What each carrier can still take this tick.
+struct Capacity<'a> {
+    app: &'a App,
+    span: chrono::Duration,
+    /// `None`: unlimited.
+    left: HashMap<String, Option<u32>>,
+}
+
+impl Capacity<'_> {
+    /// Takes up to `wanted` polls of `scac`'s capacity; returns how many it got.
+    fn take(&mut self, scac: &str, wanted: u32) -> u32 {
+        let scac = scac.to_uppercase();
+        let left = self
+            .left
+            .entry(scac.clone())
+            .or_insert_with(|| limits::fresh_capacity(self.app, &scac, self.span));
+        match left {
+            None => wanted,
+            Some(left) => {
+                let got = wanted.min(*left);
+                *left -= got;
+                got
+            }
+        }
+    }
 }

@@ -8,6 +8,7 @@ use tidemark_domain::{
 use tidemark_store::StoreError;
 
 use crate::app::App;
+use crate::use_cases::tracking::inference::{self, NumberInference};
 
 /// No carrier issues longer numbers; longer input is a mistake, not a number.
 const MAX_NUMBER_LENGTH: usize = 64;
@@ -27,12 +28,15 @@ pub struct Submission {
 }
 
 /// One reason to refuse a submission: where in the body, Terminal49's error code, a sentence.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
     /// A JSON pointer into the request body.
     pub pointer: String,
     pub code: &'static str,
     pub detail: String,
+    /// For a missing SCAC that could not be inferred: what the inference found (the
+    /// candidates to choose from), shown in the error's `meta`.
+    pub inference: Option<Box<NumberInference>>,
 }
 
 impl Problem {
@@ -41,6 +45,7 @@ impl Problem {
             pointer: format!("/data/attributes/{attribute}"),
             code,
             detail: detail.into(),
+            inference: None,
         }
     }
 
@@ -49,6 +54,7 @@ impl Problem {
             pointer: "/data/relationships/customer/data/id".to_owned(),
             code,
             detail: detail.into(),
+            inference: None,
         }
     }
 }
@@ -97,6 +103,7 @@ impl From<crate::use_cases::custom_fields::CustomFieldError> for SubmitError {
                         pointer: problem.pointer,
                         code: problem.code.as_str(),
                         detail: problem.detail,
+                        inference: None,
                     })
                     .collect(),
             ),
@@ -152,22 +159,42 @@ pub fn validate(
                 .map(|problem| Problem::new("request_number", problem.code(), problem.to_string())),
         );
     }
-    let scac = submission
+    let mut scac = submission
         .scac
         .as_deref()
         .map(normalize_number)
         .unwrap_or_default();
     if scac.is_empty() {
-        if submission.auto_detect_scac {
-            problems.push(Problem::new(
-                "auto_detect_vocc_scac",
-                "not_supported",
-                "Carrier auto-detection is not available yet; give the scac",
-            ));
-        } else {
-            problems.push(Problem::new("scac", "blank", "Scac can't be blank"));
+        // Without a SCAC, the number's carrier is inferred; only a confident, single
+        // answer is used (`auto_select`), otherwise the candidates go back to the client.
+        match inference::infer(app, number) {
+            Err(_) => problems.push(Problem::new("scac", "blank", "Scac can't be blank")),
+            Ok(inferred) => match inferred.selected() {
+                Some(line) => scac = line.scac.clone(),
+                None => {
+                    let detail = match inferred.candidates.as_slice() {
+                        [] => "Scac can't be blank: no carrier could be inferred from the \
+                               request number"
+                            .to_owned(),
+                        candidates => format!(
+                            "Scac can't be blank: the request number may be {}; confirm \
+                             the scac",
+                            candidates
+                                .iter()
+                                .map(|c| format!("{} ({})", c.scac, c.name))
+                                .collect::<Vec<_>>()
+                                .join(" or ")
+                        ),
+                    };
+                    problems.push(Problem {
+                        inference: Some(Box::new(inferred)),
+                        ..Problem::new("scac", "not_inferred", detail)
+                    });
+                }
+            },
         }
-    } else {
+    }
+    if !scac.is_empty() {
         match app.reference.shipping_line(&scac) {
             None => problems.push(Problem::new(
                 "scac",

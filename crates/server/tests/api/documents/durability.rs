@@ -157,6 +157,10 @@ async fn links_signed_by_one_process_hold_in_another_over_the_same_database(app:
             ("public_url", "http://tidemark.test"),
             ("storage_url", "memory://"),
             ("signing_secret", "a-configured-secret"),
+            (
+                "document_extraction_program",
+                env!("CARGO_BIN_EXE_tidemark"),
+            ),
         ])
         .unwrap();
         let app = App::new(
