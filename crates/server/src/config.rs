@@ -115,6 +115,8 @@ struct RawConfig {
     database_shipment_cache_entries: usize,
     worker_concurrency: usize,
     job_lease_seconds: u64,
+    job_heartbeat_seconds: u64,
+    job_timeout_seconds: u64,
     job_poll_milliseconds: u64,
     bench_routes: bool,
     sandbox_carrier_url: String,
@@ -259,7 +261,11 @@ pub struct Config {
     pub database_max_connections: usize,
     pub database_shipment_cache_entries: usize,
     pub worker_concurrency: usize,
+    /// A claim's lease, renewed every `job_heartbeat` while its job runs.
     pub job_lease: chrono::Duration,
+    pub job_heartbeat: std::time::Duration,
+    /// An attempt running longer is abandoned and retried.
+    pub job_time_limit: std::time::Duration,
     pub job_poll_interval: std::time::Duration,
     /// Serves `/bench/static/{bytes}` for the load benchmark's baseline.
     pub bench_routes: bool,
@@ -473,6 +479,18 @@ impl RawConfig {
         positive("database_max_connections", self.database_max_connections)?;
         positive("worker_concurrency", self.worker_concurrency)?;
         positive("job_lease_seconds", self.job_lease_seconds)?;
+        positive("job_heartbeat_seconds", self.job_heartbeat_seconds)?;
+        positive("job_timeout_seconds", self.job_timeout_seconds)?;
+        if self.job_lease_seconds <= self.job_heartbeat_seconds {
+            return Err(invalid(
+                "job_lease_seconds",
+                format!(
+                    "must be longer than job_heartbeat_seconds ({}), or living workers lose \
+                     their jobs between heartbeats",
+                    self.job_heartbeat_seconds
+                ),
+            ));
+        }
         positive("job_poll_milliseconds", self.job_poll_milliseconds)?;
         positive("tracking_poll_seconds", self.tracking_poll_seconds)?;
         positive(
@@ -542,6 +560,8 @@ impl RawConfig {
             database_shipment_cache_entries: self.database_shipment_cache_entries,
             worker_concurrency: self.worker_concurrency,
             job_lease: seconds(self.job_lease_seconds),
+            job_heartbeat: std::time::Duration::from_secs(self.job_heartbeat_seconds),
+            job_time_limit: std::time::Duration::from_secs(self.job_timeout_seconds),
             job_poll_interval: std::time::Duration::from_millis(self.job_poll_milliseconds),
             bench_routes: self.bench_routes,
             sandbox_carrier_url,
@@ -853,6 +873,15 @@ mod tests {
         let error = Config::from_pairs(&[("rate_limit_per_hour", "5")]).unwrap_err();
 
         assert_eq!(error.setting, "TIDEMARK_RATE_LIMIT_PER_HOUR");
+    }
+
+    #[test]
+    fn a_lease_no_longer_than_the_heartbeat_names_the_lease() {
+        let error =
+            Config::from_pairs(&[("job_lease_seconds", "3"), ("job_heartbeat_seconds", "3")])
+                .unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_JOB_LEASE_SECONDS");
     }
 
     #[test]

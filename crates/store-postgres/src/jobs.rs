@@ -50,9 +50,12 @@ pub async fn enqueue(
         )
         .await
         .map_err(backend)?;
+    // A running holder of the key may have looked before this work existed: it runs again.
     let pending = client
         .prepare_cached(
-            "SELECT id FROM jobs WHERE dedup_key = $1 AND state IN ('queued', 'running')",
+            "WITH rerun AS (
+                 UPDATE jobs SET rerun = true WHERE dedup_key = $1 AND state = 'running')
+             SELECT id FROM jobs WHERE dedup_key = $1 AND state IN ('queued', 'running')",
         )
         .await
         .map_err(backend)?;
@@ -185,9 +188,15 @@ pub async fn finish(
         JobOutcome::RetryAt { at, error } => (JobState::Queued, Some(*at), Some(error)),
         JobOutcome::Failed { error } => (JobState::Failed, None, Some(error)),
     };
+    // A job asked for again while it ran, and done with this attempt, is queued at once
+    // with a fresh count of attempts; one that will be retried anyway keeps its backoff.
     let statement = client
         .prepare_cached(
-            "UPDATE jobs SET state = $3, run_at = coalesce($4, run_at),
+            "UPDATE jobs SET
+                    state = CASE WHEN rerun AND $3 <> 'queued' THEN 'queued' ELSE $3 END,
+                    run_at = CASE WHEN rerun AND $3 <> 'queued' THEN $6 ELSE coalesce($4, run_at) END,
+                    attempts = CASE WHEN rerun AND $3 <> 'queued' THEN 0 ELSE attempts END,
+                    rerun = false,
                     last_error = coalesce($5, last_error), locked_until = NULL, updated_at = $6
              WHERE id = $1 AND attempts = $2 AND state = 'running'",
         )
@@ -215,6 +224,34 @@ pub async fn finish(
     Err(StoreError::Conflict {
         constraint: "job_lease",
     })
+}
+
+pub async fn extend_leases(
+    client: &impl GenericClient,
+    held: &[(JobId, u32)],
+    until: DateTime<Utc>,
+) -> StoreResult<u64> {
+    if held.is_empty() {
+        return Ok(0);
+    }
+    let ids: Vec<uuid::Uuid> = held.iter().map(|(id, _)| id.0).collect();
+    let attempts = held
+        .iter()
+        .map(|(_, attempt)| to_int(*attempt))
+        .collect::<StoreResult<Vec<i32>>>()?;
+    let statement = client
+        .prepare_cached(
+            "UPDATE jobs SET locked_until = $3
+             FROM unnest($1::uuid[], $2::integer[]) AS held (id, attempts)
+             WHERE jobs.id = held.id AND jobs.attempts = held.attempts
+               AND jobs.state = 'running'",
+        )
+        .await
+        .map_err(backend)?;
+    client
+        .execute(&statement, &[&ids, &attempts, &until])
+        .await
+        .map_err(backend)
 }
 
 pub async fn get(client: &impl GenericClient, id: JobId) -> StoreResult<Job> {

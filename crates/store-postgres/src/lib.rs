@@ -37,9 +37,9 @@ use tidemark_domain::{
     WebhookNotification, WebhookNotificationId,
 };
 use tidemark_store::{
-    ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, NotificationFilter, PageRequest,
-    Paged, RecordedDelivery, ShipmentFilter, Store, StoreError, StoreResult, TrackingRequestFilter,
-    TransportEventFilter,
+    ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups, NotificationFilter,
+    PageRequest, Paged, RecordedDelivery, ShipmentFilter, Store, StoreError, StoreResult,
+    TrackingRequestFilter, TransportEventFilter,
 };
 use tokio_postgres::NoTls;
 
@@ -85,8 +85,11 @@ pub struct PgStore {
     pool: Pool,
     schema: Option<String>,
     shipments: Arc<ReadCache<(Shipment, Vec<Container>)>>,
-    /// Keeps the cache's `LISTEN` connection open for as long as the store lives.
+    /// Keeps the `LISTEN` connection (shipment cache, job wake-ups) open for as long as the
+    /// store lives.
     listener: Option<Listener>,
+    /// Fired by the listener on every job queued, by any process.
+    wakeups: JobWakeups,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -145,19 +148,19 @@ impl PgStore {
             schema: options.schema,
             listener: None,
             shipments,
+            wakeups: JobWakeups::default(),
         };
         store.migrate().await?;
         // After migrating: the triggers that notify the listener exist from here on.
-        let listener = if options.shipment_cache_entries > 0 {
-            let listener = Listener::spawn(config, Arc::downgrade(&store.shipments));
-            // A store starts with its cache on when it can: one round trip at startup, and
-            // what the first reads do does not depend on a race with the listener.
-            listener.first_attempt(options.acquire_timeout).await;
-            Some(listener)
-        } else {
-            None
-        };
-        Ok(Self { listener, ..store })
+        let cache = (options.shipment_cache_entries > 0).then(|| Arc::downgrade(&store.shipments));
+        let listener = Listener::spawn(config, cache, store.wakeups.clone());
+        // A store starts with its cache on when it can: one round trip at startup, and
+        // what the first reads do does not depend on a race with the listener.
+        listener.first_attempt(options.acquire_timeout).await;
+        Ok(Self {
+            listener: Some(listener),
+            ..store
+        })
     }
 
     /// Applies the migrations this build knows and the database lacks. Safe to run from
@@ -170,6 +173,14 @@ impl PgStore {
     /// What the shipment cache's listener is doing, when there is one (for monitoring, and
     /// for tests to wait on).
     pub fn shipment_cache_listener(&self) -> Option<tokio::sync::watch::Receiver<ListenerStatus>> {
+        if self.shipments.capacity() == 0 {
+            return None;
+        }
+        self.database_listener()
+    }
+
+    /// What the `LISTEN` connection is doing (it also wakes the job runners).
+    pub fn database_listener(&self) -> Option<tokio::sync::watch::Receiver<ListenerStatus>> {
         self.listener.as_ref().map(Listener::status)
     }
 
@@ -378,6 +389,23 @@ impl Store for PgStore {
 
     async fn enqueue_job(&self, job: &NewJob, now: DateTime<Utc>) -> StoreResult<JobId> {
         jobs::enqueue(&self.client().await?, job, now).await
+    }
+
+    fn job_wakeups(&self) -> JobWakeups {
+        self.wakeups.clone()
+    }
+
+    async fn extend_job_leases(
+        &self,
+        held: &[(JobId, u32)],
+        until: DateTime<Utc>,
+    ) -> StoreResult<u64> {
+        jobs::extend_leases(&self.client().await?, held, until).await
+    }
+
+    async fn release_orphaned_jobs(&self, _now: DateTime<Utc>) -> StoreResult<u64> {
+        // Other processes' workers may be alive: their leases end when they stop beating.
+        Ok(0)
     }
 
     async fn claim_jobs(
@@ -703,6 +731,14 @@ impl Store for PgStore {
         limit: u32,
     ) -> StoreResult<Vec<WebhookNotification>> {
         webhooks::claim_notifications(&self.client().await?, webhook, now, lease_until, limit).await
+    }
+
+    async fn release_notification_claims(
+        &self,
+        webhook: WebhookId,
+        now: DateTime<Utc>,
+    ) -> StoreResult<u64> {
+        webhooks::release_claims(&self.client().await?, webhook, now).await
     }
 
     async fn record_deliveries(&self, deliveries: &[RecordedDelivery]) -> StoreResult<Vec<bool>> {

@@ -47,6 +47,10 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         19,
         include_str!("../migrations/0019_shipment_change_notifications.sql"),
     ),
+    (
+        20,
+        include_str!("../migrations/0020_job_reruns_and_notification_claims.sql"),
+    ),
     (21, include_str!("../migrations/0021_carrier_states.sql")),
 ];
 

@@ -15,11 +15,17 @@
 //! [`RECENT_EVICTIONS`] of them), and a read's result is cached only when its shipment was
 //! not evicted since the generation the reader saw before reading. Evictions of other
 //! shipments do not stop it, so a busy database does not keep the cache empty.
+//!
+//! The same connection also listens on [`JOBS_CHANNEL`], which every job queued announces
+//! on commit (migration 0020), and wakes this process's job runners on each: that is how
+//! a job queued by any process starts within milliseconds. It wakes them too each time it
+//! has (re)subscribed, since notifications sent while it was away are lost.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
+use tidemark_store::JobWakeups;
 use tokio::sync::watch;
 use tokio_postgres::{AsyncMessage, Config, NoTls};
 use tokio_util::sync::CancellationToken;
@@ -27,6 +33,9 @@ use uuid::Uuid;
 
 /// The channel the triggers of migration 0019 notify, with the shipment's id as payload.
 pub const CHANNEL: &str = "tidemark_shipment_changed";
+
+/// The channel every job queued is announced on (migration 0020's trigger), no payload.
+pub const JOBS_CHANNEL: &str = "tidemark_jobs";
 
 /// How long an entry is served at most, notifications or not.
 pub const ENTRY_TTL: Duration = Duration::from_secs(60);
@@ -170,6 +179,10 @@ impl<V: Clone> ReadCache<V> {
         state
     }
 
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     #[cfg(test)]
     fn len(&self) -> usize {
         self.state().entries.len()
@@ -189,15 +202,34 @@ pub struct ListenerStatus {
     pub backend_pid: Option<i32>,
     /// Connection attempts that have ended, successful or not.
     pub attempts: u64,
-    /// Notifications handled since the store started.
+    /// Shipment-change notifications handled since the store started.
     pub notifications: u64,
+    /// Job notifications heard since the store started.
+    pub job_notifications: u64,
 }
 
-/// Keeps a `LISTEN` connection open for `cache` until `stop` is cancelled or the cache is
-/// dropped, reconnecting with backoff, and evicts every shipment it hears about.
+/// Who the listener serves: the shipment cache (when there is one) and the job runners.
+struct Subscribers<V> {
+    cache: Option<Weak<ReadCache<V>>>,
+    jobs: JobWakeups,
+}
+
+impl<V> Subscribers<V> {
+    /// The cache, `Ok(None)` when there is none, `Err(())` when it has been dropped.
+    fn cache(&self) -> Result<Option<std::sync::Arc<ReadCache<V>>>, ()> {
+        match &self.cache {
+            None => Ok(None),
+            Some(weak) => weak.upgrade().map(Some).ok_or(()),
+        }
+    }
+}
+
+/// Keeps a `LISTEN` connection open until `stop` is cancelled or the cache is dropped,
+/// reconnecting with backoff; evicts every shipment it hears about and wakes the job
+/// runners on every job.
 async fn listen<V: Clone + Send + 'static>(
     config: Config,
-    cache: Weak<ReadCache<V>>,
+    subscribers: Subscribers<V>,
     status: watch::Sender<ListenerStatus>,
     stop: CancellationToken,
 ) {
@@ -205,11 +237,13 @@ async fn listen<V: Clone + Send + 'static>(
     loop {
         let outcome = tokio::select! {
             () = stop.cancelled() => return,
-            outcome = listen_once(&config, &cache, &status) => outcome,
+            outcome = listen_once(&config, &subscribers, &status) => outcome,
         };
-        let Some(live) = cache.upgrade() else { return };
-        live.set_listening(false);
-        drop(live);
+        match subscribers.cache() {
+            Err(()) => return,
+            Ok(Some(live)) => live.set_listening(false),
+            Ok(None) => {}
+        }
         status.send_modify(|s| {
             s.subscribed = false;
             s.backend_pid = None;
@@ -218,7 +252,7 @@ async fn listen<V: Clone + Send + 'static>(
         match outcome {
             Ok(()) => failures = 0,
             Err(error) => {
-                tracing::warn!(error = ?error, "the shipment cache's listener is disconnected; reads bypass the cache until it is back");
+                tracing::warn!(error = ?error, "the database listener is disconnected; shipment reads bypass the cache and job runners fall back to polling until it is back");
                 failures += 1;
             }
         }
@@ -231,10 +265,11 @@ async fn listen<V: Clone + Send + 'static>(
 }
 
 /// One listener connection's life: connect, `LISTEN`, turn caching on, evict on every
-/// notification until the connection ends (or the cache is gone).
+/// shipment notification and wake the runners on every job one, until the connection ends
+/// (or the cache is gone).
 async fn listen_once<V: Clone + Send + 'static>(
     config: &Config,
-    cache: &Weak<ReadCache<V>>,
+    subscribers: &Subscribers<V>,
     status: &watch::Sender<ListenerStatus>,
 ) -> Result<(), tokio_postgres::Error> {
     let (client, mut connection) = config.connect(NoTls).await?;
@@ -245,9 +280,15 @@ async fn listen_once<V: Clone + Send + 'static>(
             let AsyncMessage::Notification(notification) = message? else {
                 continue;
             };
-            let Some(cache) = cache.upgrade() else {
+            if notification.channel() == JOBS_CHANNEL {
+                subscribers.jobs.wake();
+                status.send_modify(|s| s.job_notifications += 1);
+                continue;
+            }
+            let Ok(cache) = subscribers.cache() else {
                 return Ok(());
             };
+            let Some(cache) = cache else { continue };
             match notification.payload().parse::<Uuid>() {
                 Ok(id) => cache.evict(id),
                 // Not a payload the triggers send: forget everything rather than guess.
@@ -262,10 +303,18 @@ async fn listen_once<V: Clone + Send + 'static>(
             .query_one("SELECT pg_backend_pid()", &[])
             .await?
             .try_get(0)?;
-        client.batch_execute(&format!("LISTEN {CHANNEL}")).await?;
-        if let Some(cache) = cache.upgrade() {
+        let cache = subscribers.cache().ok().flatten();
+        let channels = if cache.is_some() {
+            format!("LISTEN {JOBS_CHANNEL}; LISTEN {CHANNEL}")
+        } else {
+            format!("LISTEN {JOBS_CHANNEL}")
+        };
+        client.batch_execute(&channels).await?;
+        if let Some(cache) = cache {
             cache.set_listening(true);
         }
+        // Jobs queued while no one listened were announced to no one.
+        subscribers.jobs.wake();
         status.send_modify(|s| {
             s.subscribed = true;
             s.backend_pid = Some(pid);
@@ -287,21 +336,28 @@ pub struct Listener {
 }
 
 impl Listener {
-    /// Starts listening for `cache`, with TCP keepalives so that a silently dead connection
-    /// is noticed (and the cache turned off) within a minute or so.
+    /// Starts listening for `cache` (if any) and the job runners, with TCP keepalives so
+    /// that a silently dead connection is noticed (and the cache turned off) within a
+    /// minute or so.
     pub fn spawn<V: Clone + Send + Sync + 'static>(
         mut config: Config,
-        cache: Weak<ReadCache<V>>,
+        cache: Option<Weak<ReadCache<V>>>,
+        jobs: JobWakeups,
     ) -> Self {
         config
-            .application_name("tidemark shipment cache")
+            .application_name("tidemark listener")
             .keepalives(true)
             .keepalives_idle(KEEPALIVE_IDLE)
             .keepalives_interval(KEEPALIVE_INTERVAL)
             .keepalives_retries(KEEPALIVE_RETRIES);
         let stop = CancellationToken::new();
         let (sender, status) = watch::channel(ListenerStatus::default());
-        tokio::spawn(listen(config, cache, sender, stop.clone()));
+        tokio::spawn(listen(
+            config,
+            Subscribers { cache, jobs },
+            sender,
+            stop.clone(),
+        ));
         Self {
             status,
             _stop: stop.drop_guard(),

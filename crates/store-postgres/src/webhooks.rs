@@ -399,6 +399,24 @@ pub async fn webhooks_with_due_notifications(
     .await
 }
 
+pub async fn release_claims(
+    client: &impl GenericClient,
+    webhook: WebhookId,
+    now: DateTime<Utc>,
+) -> StoreResult<u64> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE webhook_notifications SET next_attempt_at = $2, claimed = false
+             WHERE webhook_id = $1 AND claimed AND delivery_status = 'pending'",
+        )
+        .await
+        .map_err(backend)?;
+    client
+        .execute(&statement, &[&webhook.0, &now])
+        .await
+        .map_err(backend)
+}
+
 pub async fn claim_notifications(
     client: &impl GenericClient,
     webhook: WebhookId,
@@ -410,7 +428,7 @@ pub async fn claim_notifications(
     let mut claimed = query_all(
         client,
         &format!(
-            "UPDATE webhook_notifications SET next_attempt_at = $3 WHERE id IN (
+            "UPDATE webhook_notifications SET next_attempt_at = $3, claimed = true WHERE id IN (
                 SELECT id FROM webhook_notifications
                 WHERE webhook_id = $1 AND delivery_status = 'pending' AND next_attempt_at <= $2
                 ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
@@ -454,7 +472,7 @@ pub async fn record_deliveries(
     let update = tx
         .prepare_cached(
             "UPDATE webhook_notifications SET delivery_status = $3, attempts = $4,
-                next_attempt_at = $5, body = $6, updated_at = $7
+                next_attempt_at = $5, body = $6, updated_at = $7, claimed = false
              WHERE id = $1 AND account_id = $2 AND attempts = $8",
         )
         .await

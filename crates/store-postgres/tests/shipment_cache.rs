@@ -197,7 +197,7 @@ async fn while_the_listener_is_disconnected_reads_go_to_the_database() {
 }
 
 #[tokio::test]
-async fn with_no_cache_entries_no_listener_is_opened() {
+async fn with_no_cache_entries_the_cache_has_no_listener() {
     let Some(schema) = temp_schema().await else {
         return;
     };

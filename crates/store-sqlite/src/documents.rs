@@ -1073,7 +1073,11 @@ impl DocumentStore for SqliteStore {
         from_upload: Option<Uuid>,
         job: Option<&NewJob>,
     ) -> StoreResult<()> {
-        insert(&mut self.writer(), document, from_upload, job)
+        insert(&mut self.writer(), document, from_upload, job)?;
+        if job.is_some() {
+            self.wakeups.wake();
+        }
+        Ok(())
     }
 
     async fn document_with_content(

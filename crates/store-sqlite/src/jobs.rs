@@ -61,6 +61,12 @@ pub fn enqueue(conn: &Connection, job: &NewJob, now: DateTime<Utc>) -> StoreResu
             constraint: "jobs_id",
         });
     };
+    // A running holder of the key may have looked before this work existed: it runs again.
+    conn.execute(
+        "UPDATE jobs SET rerun = 1 WHERE dedup_key = ?1 AND state = 'running'",
+        [key],
+    )
+    .map_err(backend)?;
     conn.query_row(
         "SELECT id FROM jobs WHERE dedup_key = ?1 AND state IN ('queued', 'running')",
         [key],
@@ -120,9 +126,15 @@ pub fn finish(
         JobOutcome::RetryAt { at, error } => (JobState::Queued, Some(to_ts(*at)), Some(error)),
         JobOutcome::Failed { error } => (JobState::Failed, None, Some(error)),
     };
+    // A job asked for again while it ran, and done with this attempt, is queued at once
+    // with a fresh count of attempts; one that will be retried anyway keeps its backoff.
     let updated = conn
         .execute(
-            "UPDATE jobs SET state = ?3, run_at = coalesce(?4, run_at),
+            "UPDATE jobs SET
+                    state = CASE WHEN rerun = 1 AND ?3 <> 'queued' THEN 'queued' ELSE ?3 END,
+                    run_at = CASE WHEN rerun = 1 AND ?3 <> 'queued' THEN ?6 ELSE coalesce(?4, run_at) END,
+                    attempts = CASE WHEN rerun = 1 AND ?3 <> 'queued' THEN 0 ELSE attempts END,
+                    rerun = 0,
                     last_error = coalesce(?5, last_error), locked_until = NULL, updated_at = ?6
              WHERE id = ?1 AND attempts = ?2 AND state = 'running'",
             params![
@@ -142,6 +154,43 @@ pub fn finish(
     Err(StoreError::Conflict {
         constraint: "job_lease",
     })
+}
+
+pub fn extend_leases(
+    conn: &mut Connection,
+    held: &[(JobId, u32)],
+    until: DateTime<Utc>,
+) -> StoreResult<u64> {
+    let tx = conn.transaction().map_err(backend)?;
+    let mut extended = 0;
+    {
+        let mut stmt = tx
+            .prepare_cached(
+                "UPDATE jobs SET locked_until = ?3
+                 WHERE id = ?1 AND attempts = ?2 AND state = 'running'",
+            )
+            .map_err(backend)?;
+        for (id, attempt) in held {
+            extended += stmt
+                .execute(params![id.0.to_string(), attempt, to_ts(until)])
+                .map_err(backend)?;
+        }
+    }
+    tx.commit().map_err(backend)?;
+    Ok(extended as u64)
+}
+
+/// One process uses a SQLite database, so when its worker starts every lease is a dead
+/// predecessor's: they end now, and the usual claim takes the jobs (failing those that
+/// were on their final attempt).
+pub fn release_orphaned(conn: &Connection, now: DateTime<Utc>) -> StoreResult<u64> {
+    let released = conn
+        .execute(
+            "UPDATE jobs SET locked_until = ?1 WHERE state = 'running' AND locked_until > ?1",
+            [to_ts(now)],
+        )
+        .map_err(backend)?;
+    Ok(released as u64)
 }
 
 pub fn get(conn: &Connection, id: JobId) -> StoreResult<Job> {

@@ -35,9 +35,9 @@ use tidemark_domain::{
     WebhookNotification, WebhookNotificationId,
 };
 use tidemark_store::{
-    ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, NotificationFilter, PageRequest,
-    Paged, RecordedDelivery, ShipmentFilter, Store, StoreError, StoreResult, TrackingRequestFilter,
-    TransportEventFilter,
+    ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups, NotificationFilter,
+    PageRequest, Paged, RecordedDelivery, ShipmentFilter, Store, StoreError, StoreResult,
+    TrackingRequestFilter, TransportEventFilter,
 };
 
 use crate::convert::{api_key_from_row, backend, from_ts, to_ts, uuid_from};
@@ -52,6 +52,8 @@ pub struct SqliteStore {
     next_reader: AtomicUsize,
     /// Writes tracking results in groups, on its own thread, sharing `writer`.
     group_commit: group_commit::GroupCommit,
+    /// Fired after every commit that queues a job (one process: no one else to tell).
+    wakeups: JobWakeups,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -81,6 +83,7 @@ impl SqliteStore {
             writer,
             readers,
             next_reader: AtomicUsize::new(0),
+            wakeups: JobWakeups::default(),
         })
     }
 
@@ -273,7 +276,27 @@ impl Store for SqliteStore {
     }
 
     async fn enqueue_job(&self, job: &NewJob, now: DateTime<Utc>) -> StoreResult<JobId> {
-        jobs::enqueue(&self.writer(), job, now)
+        let id = jobs::enqueue(&self.writer(), job, now)?;
+        self.wakeups.wake();
+        Ok(id)
+    }
+
+    fn job_wakeups(&self) -> JobWakeups {
+        self.wakeups.clone()
+    }
+
+    async fn extend_job_leases(
+        &self,
+        held: &[(JobId, u32)],
+        until: DateTime<Utc>,
+    ) -> StoreResult<u64> {
+        jobs::extend_leases(&mut self.writer(), held, until)
+    }
+
+    async fn release_orphaned_jobs(&self, now: DateTime<Utc>) -> StoreResult<u64> {
+        let released = jobs::release_orphaned(&self.writer(), now)?;
+        self.wakeups.wake();
+        Ok(released)
     }
 
     async fn claim_jobs(
@@ -610,6 +633,14 @@ impl Store for SqliteStore {
         limit: u32,
     ) -> StoreResult<Vec<WebhookNotification>> {
         webhooks::claim_notifications(&mut self.writer(), webhook, now, lease_until, limit)
+    }
+
+    async fn release_notification_claims(
+        &self,
+        webhook: WebhookId,
+        now: DateTime<Utc>,
+    ) -> StoreResult<u64> {
+        webhooks::release_claims(&self.writer(), webhook, now)
     }
 
     async fn record_deliveries(&self, deliveries: &[RecordedDelivery]) -> StoreResult<Vec<bool>> {

@@ -25,8 +25,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0016_document_words.sql"),
     include_str!("../migrations/0017_documents_robustness.sql"),
     include_str!("../migrations/0018_unresolved_requests_index.sql"),
-    // Number 22 by assignment (issue 15); it is the 19th here until the numbers between
-    // are merged.
+    include_str!("../migrations/0019_no_sqlite_counterpart.sql"),
+    include_str!("../migrations/0020_job_reruns_and_notification_claims.sql"),
     include_str!("../migrations/0021_carrier_states.sql"),
 ];
 

@@ -384,7 +384,9 @@ pub fn claim_notifications(
         .map_err(backend)?;
     {
         let mut lease = tx
-            .prepare_cached("UPDATE webhook_notifications SET next_attempt_at = ?2 WHERE id = ?1")
+            .prepare_cached(
+                "UPDATE webhook_notifications SET next_attempt_at = ?2, claimed = 1 WHERE id = ?1",
+            )
             .map_err(backend)?;
         for n in &mut claimed {
             lease
@@ -395,6 +397,21 @@ pub fn claim_notifications(
     }
     tx.commit().map_err(backend)?;
     Ok(claimed)
+}
+
+pub fn release_claims(
+    conn: &Connection,
+    webhook: WebhookId,
+    now: DateTime<Utc>,
+) -> StoreResult<u64> {
+    let released = conn
+        .prepare_cached(
+            "UPDATE webhook_notifications SET next_attempt_at = ?2, claimed = 0
+             WHERE webhook_id = ?1 AND claimed = 1 AND delivery_status = 'pending'",
+        )
+        .and_then(|mut stmt| stmt.execute(params![webhook.0.to_string(), to_ts(now)]))
+        .map_err(backend)?;
+    Ok(released as u64)
 }
 
 const LOG_COLUMNS: &str = "id, notification_id, account_id, attempt, started_at, duration_ms, \
@@ -429,7 +446,7 @@ pub fn record_deliveries(
         let changed = tx
             .prepare_cached(
                 "UPDATE webhook_notifications SET delivery_status = ?3, attempts = ?4,
-                    next_attempt_at = ?5, body = ?6, updated_at = ?7
+                    next_attempt_at = ?5, body = ?6, updated_at = ?7, claimed = 0
                  WHERE id = ?1 AND account_id = ?2 AND attempts = ?8",
             )
             .and_then(|mut stmt| {

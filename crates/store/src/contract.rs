@@ -70,6 +70,10 @@ macro_rules! store_contract_tests {
             a_job_whose_worker_died_on_its_final_attempt_fails,
             deduplicated_jobs_are_enqueued_once_while_pending,
             a_dedup_key_is_free_again_once_its_job_finished,
+            a_job_asked_for_again_while_it_runs_is_queued_again_when_it_ends,
+            a_renewed_lease_keeps_a_running_job_from_other_workers,
+            an_attempt_that_lost_its_job_cannot_renew_the_lease,
+            queuing_a_job_wakes_the_runners,
             queued_jobs_survive_a_restart,
             queue_stats_count_queued_and_running_jobs,
             finished_jobs_are_purged_after_a_while,
@@ -121,6 +125,7 @@ macro_rules! store_contract_tests {
             a_delivery_attempt_is_recorded_once_with_its_log,
             a_batch_of_deliveries_records_all_but_the_ones_another_worker_recorded,
             claimed_notifications_are_not_claimed_again_until_their_lease_ends,
+            released_claims_make_a_webhooks_notifications_due_again,
             notifications_are_filtered_by_event_status_webhook_and_time,
             deleting_a_webhook_deletes_its_notifications_and_logs,
         );
@@ -552,6 +557,136 @@ pub async fn a_dedup_key_is_free_again_once_its_job_finished(backend: &dyn TestB
         .unwrap();
 
     assert_ne!(first, next);
+}
+
+pub async fn a_job_asked_for_again_while_it_runs_is_queued_again_when_it_ends(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let first = store
+        .enqueue_job(&job(&ids, t0(), Some("deliver:1")), t0())
+        .await
+        .unwrap();
+    store
+        .claim_jobs(t0(), Duration::minutes(1), 10)
+        .await
+        .unwrap();
+    let while_running = store
+        .enqueue_job(&job(&ids, t0(), Some("deliver:1")), t0())
+        .await
+        .unwrap();
+
+    store
+        .finish_job(
+            first,
+            1,
+            &JobOutcome::Succeeded,
+            t0() + Duration::seconds(1),
+        )
+        .await
+        .unwrap();
+    let again = store
+        .claim_jobs(t0() + Duration::seconds(1), Duration::minutes(1), 10)
+        .await
+        .unwrap();
+    store
+        .finish_job(
+            first,
+            1,
+            &JobOutcome::Succeeded,
+            t0() + Duration::seconds(2),
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(while_running, first);
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].id, first);
+    assert_eq!(again[0].attempts, 1, "a fresh count of attempts");
+    assert_eq!(
+        store.job(first).await.unwrap().state,
+        JobState::Succeeded,
+        "asked for once, run once more"
+    );
+}
+
+pub async fn a_renewed_lease_keeps_a_running_job_from_other_workers(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let id = store
+        .enqueue_job(&job(&ids, t0(), None), t0())
+        .await
+        .unwrap();
+    store
+        .claim_jobs(t0(), Duration::seconds(10), 10)
+        .await
+        .unwrap();
+
+    let renewed = store
+        .extend_job_leases(&[(id, 1)], t0() + Duration::seconds(18))
+        .await
+        .unwrap();
+    let while_renewed = store
+        .claim_jobs(t0() + Duration::seconds(15), Duration::seconds(10), 10)
+        .await
+        .unwrap();
+    let once_silent = store
+        .claim_jobs(t0() + Duration::seconds(18), Duration::seconds(10), 10)
+        .await
+        .unwrap();
+
+    assert_eq!(renewed, 1);
+    assert!(while_renewed.is_empty());
+    assert_eq!(once_silent.len(), 1);
+    assert_eq!(once_silent[0].attempts, 2);
+}
+
+pub async fn an_attempt_that_lost_its_job_cannot_renew_the_lease(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let id = store
+        .enqueue_job(&job(&ids, t0(), None), t0())
+        .await
+        .unwrap();
+    store
+        .claim_jobs(t0(), Duration::seconds(10), 10)
+        .await
+        .unwrap();
+    store
+        .claim_jobs(t0() + Duration::seconds(10), Duration::seconds(10), 10)
+        .await
+        .unwrap();
+
+    let renewed = store
+        .extend_job_leases(&[(id, 1)], t0() + Duration::minutes(5))
+        .await
+        .unwrap();
+
+    assert_eq!(renewed, 0);
+    assert_eq!(
+        store.job(id).await.unwrap().locked_until,
+        Some(t0() + Duration::seconds(20))
+    );
+}
+
+pub async fn queuing_a_job_wakes_the_runners(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let wakeups = store.job_wakeups();
+    let woken = wakeups.notified();
+    tokio::pin!(woken);
+    woken.as_mut().enable();
+
+    store
+        .enqueue_job(&job(&ids, t0(), None), t0())
+        .await
+        .unwrap();
+
+    // PostgreSQL's wake-up travels through the database's NOTIFY: allow it a moment.
+    tokio::time::timeout(std::time::Duration::from_secs(10), woken)
+        .await
+        .expect("the runners are woken");
 }
 
 pub async fn queued_jobs_survive_a_restart(backend: &dyn TestBackend) {
@@ -2482,6 +2617,57 @@ pub async fn claimed_notifications_are_not_claimed_again_until_their_lease_ends(
         after_lease.len(),
         notifications.len(),
         "a dead worker's claims come back"
+    );
+}
+
+pub async fn released_claims_make_a_webhooks_notifications_due_again(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let (_, hook, notifications) = notified(store.as_ref(), &ids).await;
+    let now = t0() + Duration::hours(7);
+    let lease = now + Duration::minutes(5);
+    let claimed = store
+        .claim_notifications(hook.id, now, lease, 10)
+        .await
+        .unwrap();
+    let delivered = RecordedDelivery {
+        notification: tidemark_domain::WebhookNotification {
+            delivery_status: DeliveryStatus::Succeeded,
+            attempts: 1,
+            next_attempt_at: None,
+            ..claimed[0].clone()
+        },
+        attempts_before: 0,
+        log: None,
+    };
+    store.record_deliveries(&[delivered]).await.unwrap();
+
+    let later = now + Duration::seconds(1);
+    let released = store
+        .release_notification_claims(hook.id, later)
+        .await
+        .unwrap();
+    let again = store
+        .claim_notifications(hook.id, later, later + Duration::minutes(5), 10)
+        .await
+        .unwrap();
+    let released_twice = store
+        .release_notification_claims(hook.id, later)
+        .await
+        .unwrap();
+
+    assert_eq!(claimed.len(), notifications.len());
+    assert_eq!(
+        released as usize,
+        notifications.len() - 1,
+        "the recorded one is not claimed"
+    );
+    assert_eq!(again.len(), notifications.len() - 1);
+    assert!(again.iter().all(|n| n.id != claimed[0].id));
+    assert_eq!(
+        released_twice as usize,
+        notifications.len() - 1,
+        "claimed again, released again"
     );
 }
 

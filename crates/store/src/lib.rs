@@ -53,6 +53,29 @@ pub struct JobQueueStats {
     pub oldest_due_at: Option<DateTime<Utc>>,
 }
 
+/// Wakes this process's job runners when a job may have become due, so that work
+/// committed now runs now instead of at the runners' next look at the queue (which stays as
+/// the safety net). Each backend fires it after committing a job: SQLite in process, since
+/// it has one process; PostgreSQL from the `NOTIFY` that every job insert sends on commit,
+/// heard by every process's listener.
+#[derive(Clone, Debug, Default)]
+pub struct JobWakeups(std::sync::Arc<tokio::sync::Notify>);
+
+impl JobWakeups {
+    /// Wakes every runner waiting now, or that enabled its wait (see [`Self::notified`])
+    /// before this call.
+    pub fn wake(&self) {
+        self.0.notify_waiters();
+    }
+
+    /// A wait for the next [`Self::wake`]. A runner enables it (`Notified::enable`)
+    /// before it looks at the queue, so a job committed between the look and the wait
+    /// still wakes it.
+    pub fn notified(&self) -> tokio::sync::futures::Notified<'_> {
+        self.0.notified()
+    }
+}
+
 /// How a finished attempt ends a job.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum JobOutcome {
@@ -206,9 +229,15 @@ pub trait Store:
 
     // The durable job queue.
 
-    /// Queues a job. If `dedup_key` is set and a job with that key is still queued or
-    /// running, nothing is added and that job's id is returned.
+    /// Queues a job. If `dedup_key` is set and a job with that key is still queued, nothing
+    /// is added and that job's id is returned; if that job is running, nothing is added
+    /// either, but the running job is queued once more (due at once) when its attempt
+    /// finishes, since it may have started before the work this call announces. Either way
+    /// the job's id is returned, and [`Store::job_wakeups`] fires after the commit.
     async fn enqueue_job(&self, job: &NewJob, now: DateTime<Utc>) -> StoreResult<JobId>;
+    /// Fires when a job may have become due: after every commit that queues one, in any
+    /// process sharing the database. Runners still look at the queue now and then.
+    fn job_wakeups(&self) -> JobWakeups;
     /// Claims up to `limit` due jobs for `lease`: each claimed job's `attempts` grows by one,
     /// and no other claim returns it until the lease expires. A job whose worker died on
     /// its final attempt is marked failed instead of being claimed again.
@@ -218,6 +247,19 @@ pub trait Store:
         lease: Duration,
         limit: u32,
     ) -> StoreResult<Vec<Job>>;
+    /// Moves the lease of each `(job, attempt)` still held by that attempt to `until`: the
+    /// heartbeat of a living worker, so that a short lease is enough to notice a dead one.
+    /// Returns how many leases were extended (an attempt that lost its job is skipped).
+    async fn extend_job_leases(
+        &self,
+        held: &[(JobId, u32)],
+        until: DateTime<Utc>,
+    ) -> StoreResult<u64>;
+    /// Ends, as of `now`, the leases that no living worker can hold when a worker process
+    /// starts, so their jobs are claimed again at once; returns how many. SQLite has one
+    /// process, so every lease is its dead predecessor's; PostgreSQL's workers are many, so
+    /// there none is taken back here: a dead worker's leases simply stop being extended.
+    async fn release_orphaned_jobs(&self, now: DateTime<Utc>) -> StoreResult<u64>;
     /// Records the end of attempt number `attempt` of a job. Returns `Conflict` when that
     /// attempt no longer holds the job (its lease expired and another worker took it).
     async fn finish_job(
@@ -442,6 +484,15 @@ pub trait Store:
         lease_until: DateTime<Utc>,
         limit: u32,
     ) -> StoreResult<Vec<WebhookNotification>>;
+    /// Makes the webhook's claimed but unrecorded notifications due at `now` again, and
+    /// returns how many. The one delivery job of a webhook calls it as it starts: a claim
+    /// it finds was left by an attempt that died (a killed process), and would otherwise
+    /// wait out its whole lease.
+    async fn release_notification_claims(
+        &self,
+        webhook: WebhookId,
+        now: DateTime<Utc>,
+    ) -> StoreResult<u64>;
     /// Saves a notification's new delivery state with the log of the attempt that led to it
     /// (if any), fenced on the attempts it had when read: `Conflict` if another worker
     /// recorded an attempt meanwhile.

@@ -178,9 +178,15 @@ pub fn runner(app: &Arc<App>) -> Runner {
             app: Arc::clone(app),
         }),
         policy: RetryPolicy::default(),
-        lease: app.config.job_lease,
+        // Leases are written in the clock's time, which demo mode runs fast; the heartbeat
+        // runs in real time.
+        lease: app.config.job_lease * i32::try_from(app.config.demo_time_scale).unwrap_or(1),
         concurrency: app.config.worker_concurrency,
         poll_interval: app.config.job_poll_interval,
+        wakeups: app.store.job_wakeups(),
+        heartbeat: app.config.job_heartbeat,
+        time_limit: app.config.job_time_limit,
+        held: runner::Held::default(),
     }
 }
 

@@ -1,10 +1,17 @@
 //! Claims due jobs, runs them with bounded concurrency, and records each outcome.
+//!
+//! An idle runner waits for the store's [`JobWakeups`] (fired when any job is committed, by
+//! any process) and looks at the queue every `poll_interval` only as a safety net. While it
+//! runs jobs it renews their leases every `heartbeat`, so a short lease is enough: the jobs
+//! of a worker that died are claimed again one lease after its last heartbeat, while a slow
+//! but living worker keeps its own.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use chrono::Duration;
-use tidemark_domain::{Clock, Job, RetryPolicy};
-use tidemark_store::{JobOutcome, Store, StoreError};
+use tidemark_domain::{Clock, Job, JobId, RetryPolicy};
+use tidemark_store::{JobOutcome, JobWakeups, Store, StoreError};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -16,9 +23,36 @@ pub struct Runner {
     pub clock: Arc<dyn Clock>,
     pub handler: Arc<dyn JobHandler>,
     pub policy: RetryPolicy,
+    /// A claim's lease, in the clock's time; renewed every `heartbeat` while the job runs.
     pub lease: Duration,
     pub concurrency: usize,
+    /// How often an idle runner looks at the queue without being woken.
     pub poll_interval: std::time::Duration,
+    /// Fired when a job may have become due (the store's [`Store::job_wakeups`]).
+    pub wakeups: JobWakeups,
+    /// How often the leases of the running jobs are renewed.
+    pub heartbeat: std::time::Duration,
+    /// An attempt running longer than this is abandoned and retried.
+    pub time_limit: std::time::Duration,
+    /// The attempts this runner holds, for the heartbeat.
+    pub held: Held,
+}
+
+/// The `(job, attempt)`s a runner is running now.
+#[derive(Clone, Debug, Default)]
+pub struct Held(Arc<Mutex<HashMap<JobId, u32>>>);
+
+impl Held {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<JobId, u32>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn snapshot(&self) -> Vec<(JobId, u32)> {
+        self.lock()
+            .iter()
+            .map(|(id, attempt)| (*id, *attempt))
+            .collect()
+    }
 }
 
 impl Runner {
@@ -36,11 +70,19 @@ impl Runner {
         }
     }
 
-    /// The worker loop: keeps up to `concurrency` jobs running, claiming more as soon as a
-    /// slot frees (a slow carrier call holds one slot, not the batch), sleeps
-    /// `poll_interval` when nothing is due, and stops once `shutdown` is cancelled, after
-    /// finishing the jobs it has started.
+    /// The worker loop: takes back the leases a dead predecessor left (where the store can
+    /// tell, see [`Store::release_orphaned_jobs`]), then keeps up to `concurrency` jobs
+    /// running, claiming more as soon as a slot frees (a slow carrier call holds one slot,
+    /// not the batch) or a job is committed, looks again every `poll_interval` when nothing
+    /// wakes it, renews its leases every `heartbeat`, and stops once `shutdown` is
+    /// cancelled, after finishing the jobs it has started.
     pub async fn run_until(&self, shutdown: CancellationToken) {
+        match self.store.release_orphaned_jobs(self.clock.now()).await {
+            Ok(0) => {}
+            Ok(released) => tracing::info!(released, "took back the jobs of a stopped process"),
+            Err(error) => tracing::warn!(error = ?error, "cannot take back orphaned jobs"),
+        }
+        let heartbeat = tokio::spawn(self.clone().beat(shutdown.clone()));
         let slots = self.concurrency.max(1);
         let mut running: JoinSet<()> = JoinSet::new();
         while !shutdown.is_cancelled() {
@@ -53,10 +95,15 @@ impl Runner {
                 }
                 continue;
             }
+            // Listening before looking: a job committed in between still wakes us.
+            let woken = self.wakeups.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
             let batch = self.claim(free).await;
             if batch.is_empty() {
                 tokio::select! {
                     () = shutdown.cancelled() => break,
+                    () = &mut woken => {}
                     () = tokio::time::sleep(self.poll_interval) => {}
                     Some(_) = running.join_next(), if !running.is_empty() => {}
                 }
@@ -68,6 +115,25 @@ impl Runner {
             }
         }
         while running.join_next().await.is_some() {}
+        heartbeat.abort();
+    }
+
+    /// Renews the leases of the running jobs every `heartbeat` until `shutdown`.
+    async fn beat(self, shutdown: CancellationToken) {
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                () = tokio::time::sleep(self.heartbeat) => {}
+            }
+            let held = self.held.snapshot();
+            if held.is_empty() {
+                continue;
+            }
+            let until = self.clock.now() + self.lease;
+            if let Err(error) = self.store.extend_job_leases(&held, until).await {
+                tracing::warn!(error = ?error, "cannot renew the leases of running jobs");
+            }
+        }
     }
 
     async fn claim_batch(&self) -> Vec<Job> {
@@ -101,16 +167,27 @@ impl Runner {
     /// Runs one attempt and records its outcome.
     async fn execute(self, job: Job) {
         let handler = Arc::clone(&self.handler);
+        self.held.lock().insert(job.id, job.attempts);
         // The attempt's own task: if it panics, the JoinError turns the panic into a retry
         // instead of taking the worker down.
-        let attempt = tokio::spawn({
+        let mut attempt = tokio::spawn({
             let job = job.clone();
             async move { handler.run(&job).await }
-        })
-        .await;
-        let result = attempt
-            .unwrap_or_else(|panic| Err(JobError::retry(anyhow::anyhow!("job panicked: {panic}"))));
+        });
+        let result = match tokio::time::timeout(self.time_limit, &mut attempt).await {
+            Ok(joined) => joined.unwrap_or_else(|panic| {
+                Err(JobError::retry(anyhow::anyhow!("job panicked: {panic}")))
+            }),
+            Err(_) => {
+                attempt.abort();
+                Err(JobError::retry(anyhow::anyhow!(
+                    "abandoned after {} s",
+                    self.time_limit.as_secs()
+                )))
+            }
+        };
         self.record(&job, result).await;
+        self.held.lock().remove(&job.id);
     }
 
     async fn record(&self, job: &Job, result: Result<(), JobError>) {

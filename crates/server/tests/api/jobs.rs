@@ -71,6 +71,10 @@ fn runner(app: &TestApp, handler: Arc<dyn JobHandler>) -> Runner {
         lease: Duration::minutes(5),
         concurrency: 4,
         poll_interval: std::time::Duration::from_millis(10),
+        wakeups: app.app.store.job_wakeups(),
+        heartbeat: std::time::Duration::from_secs(1),
+        time_limit: std::time::Duration::from_secs(60),
+        held: tidemark_server::jobs::runner::Held::default(),
     }
 }
 

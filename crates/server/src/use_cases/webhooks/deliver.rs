@@ -254,6 +254,16 @@ pub async fn drain(
 ) -> Result<usize, StoreError> {
     let started = Instant::now();
     let mut attempts = 0;
+    // One delivery job per webhook runs at a time, so a claim still held now was left by an
+    // attempt that died (a killed process): its notifications go out now, not after the
+    // claim's lease. A receiver may then get one twice, under the same `webhook-id`.
+    let released = app
+        .store
+        .release_notification_claims(webhook_id, app.clock.now())
+        .await?;
+    if released > 0 {
+        tracing::info!(released, webhook.id = %webhook_id, "took back notifications a stopped delivery had claimed");
+    }
     while started.elapsed() < DRAIN_FOR {
         let webhook = app.store.webhook(account, webhook_id).await?;
         let now = app.clock.now();
