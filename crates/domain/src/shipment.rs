@@ -38,6 +38,10 @@ pub struct Shipment {
     pub pod_ata_at: Option<DateTime<Utc>>,
     pub destination_eta_at: Option<DateTime<Utc>>,
     pub destination_ata_at: Option<DateTime<Utc>>,
+    /// The first departure estimate ever seen for the port of lading.
+    pub pol_original_etd_at: Option<DateTime<Utc>>,
+    /// The first arrival estimate ever seen for the inland destination.
+    pub destination_original_eta_at: Option<DateTime<Utc>>,
     pub line_tracking_last_attempted_at: Option<DateTime<Utc>>,
     pub line_tracking_last_succeeded_at: Option<DateTime<Utc>>,
     pub line_tracking_stopped_at: Option<DateTime<Utc>>,

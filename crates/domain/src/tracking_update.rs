@@ -146,6 +146,8 @@ fn new_shipment(request: &TrackingRequest, ids: &dyn IdGenerator, now: DateTime<
         pol_atd_at: None,
         pod_eta_at: None,
         pod_original_eta_at: None,
+        pol_original_etd_at: None,
+        destination_original_eta_at: None,
         pod_ata_at: None,
         destination_eta_at: None,
         destination_ata_at: None,
@@ -451,6 +453,20 @@ fn record(
     }
 }
 
+/// The time of the first estimate of `event` at `place` ever recorded: what the carrier
+/// promised when tracking began, kept to show how the estimate moved since.
+fn first_estimate(
+    events: &[TransportEvent],
+    event: TransportEventName,
+    place: Option<&str>,
+) -> Option<DateTime<Utc>> {
+    events
+        .iter()
+        .filter(|e| e.event == event && e.location_locode.as_deref() == place)
+        .min_by_key(|e| e.created_at)
+        .map(|e| e.timestamp)
+}
+
 /// The latest event with this name (at `locode`, when given), by its timestamp.
 fn latest<'a>(
     events: &'a [TransportEvent],
@@ -496,15 +512,13 @@ fn derive_shipment_fields(
     if eta.is_some() {
         shipment.pod_eta_at = eta;
     }
+    if shipment.pol_original_etd_at.is_none() {
+        shipment.pol_original_etd_at =
+            first_estimate(events, E::EstimatedVesselDeparted, pol.as_deref());
+    }
     if shipment.pod_original_eta_at.is_none() {
-        shipment.pod_original_eta_at = events
-            .iter()
-            .filter(|e| {
-                e.event == E::EstimatedVesselArrived
-                    && e.location_locode.as_deref() == pod.as_deref()
-            })
-            .min_by_key(|e| e.created_at)
-            .map(|e| e.timestamp);
+        shipment.pod_original_eta_at =
+            first_estimate(events, E::EstimatedVesselArrived, pod.as_deref());
     }
     if destination.is_some() && destination != pod {
         shipment.destination_ata_at = latest(
@@ -521,6 +535,13 @@ fn derive_shipment_fields(
         .map(|e| e.timestamp);
         if eta.is_some() {
             shipment.destination_eta_at = eta;
+        }
+        if shipment.destination_original_eta_at.is_none() {
+            shipment.destination_original_eta_at = first_estimate(
+                events,
+                E::EstimatedArrivedAtInlandDestination,
+                destination.as_deref(),
+            );
         }
     }
     // The vessel that brings the cargo to the port of discharge: the last one loaded.
@@ -939,6 +960,50 @@ mod tests {
         );
         assert_eq!(second.shipment.pod_eta_at, Some(t(530)));
         assert_eq!(second.shipment.pod_original_eta_at, Some(t(500)));
+    }
+
+    #[test]
+    fn the_first_departure_estimate_is_kept_when_the_estimate_slips() {
+        use TransportEventName as E;
+        let ids = SequentialIds::default();
+        let request = request(&ids);
+        let planned = |at| {
+            vec![
+                milestone(
+                    "load-1",
+                    E::VesselLoaded,
+                    Some("TDMU1000001"),
+                    t(10),
+                    "CNSHA",
+                ),
+                milestone("etd", E::EstimatedVesselDeparted, None, at, "CNSHA"),
+            ]
+        };
+        let first = plan(
+            &request,
+            Known::default(),
+            &report(planned(t(40))),
+            &ids,
+            t(30),
+        );
+        let (mut containers, mut events) = (Vec::new(), Vec::new());
+        applied(&first, &mut containers, &mut events);
+
+        let second = plan(
+            &request,
+            Known {
+                shipment: Some(&first.shipment),
+                containers: &containers,
+                events: &events,
+                ..Known::default()
+            },
+            &report(planned(t(90))),
+            &ids,
+            t(60),
+        );
+
+        assert_eq!(second.shipment.pol_etd_at, Some(t(90)));
+        assert_eq!(second.shipment.pol_original_etd_at, Some(t(40)));
     }
 
     #[test]

@@ -52,6 +52,10 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         include_str!("../migrations/0020_job_reruns_and_notification_claims.sql"),
     ),
     (21, include_str!("../migrations/0021_carrier_states.sql")),
+    (
+        22,
+        include_str!("../migrations/0022_original_estimates.sql"),
+    ),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents is split by the

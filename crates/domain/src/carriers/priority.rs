@@ -134,6 +134,8 @@ mod tests {
             pol_atd_at: None,
             pod_eta_at: None,
             pod_original_eta_at: None,
+            pol_original_etd_at: None,
+            destination_original_eta_at: None,
             pod_ata_at: None,
             destination_eta_at: None,
             destination_ata_at: None,

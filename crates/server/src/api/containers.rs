@@ -20,11 +20,13 @@ use crate::api::jsonapi::{
     resource_object,
 };
 use crate::api::shipments::ShipmentResource;
+use crate::api::vessels::vessel_objects;
 use crate::app::AppState;
 pub use crate::resources::containers::{
     ContainerAttributes, ContainerResource, TransportEventAttributes, TransportEventResource,
-    VesselIds, vessels_of,
+    VesselIds, source_events_of, vessels_of,
 };
+use crate::resources::ports::port_objects;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -34,7 +36,16 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(refresh))
 }
 
-const INCLUDES: &[&str] = &["shipment", "transport_events", "pod_terminal"];
+const INCLUDES: &[&str] = &[
+    "shipment",
+    "transport_events",
+    "pod_terminal",
+    "pickup_facility",
+];
+
+/// Relationships a container's transport events may include. Terminals are not linked to
+/// events yet, so `terminal` includes nothing.
+const EVENT_INCLUDES: &[&str] = &["location", "vessel", "terminal"];
 
 fn parse_id(id: &str) -> Result<ContainerId, ApiError> {
     Uuid::parse_str(id)
@@ -222,12 +233,14 @@ async fn show(
     }
     if includes.contains("transport_events") {
         let vessels = vessels_of(&state, &events).await?;
+        let sources = source_events_of(&state, principal.account_id, container.id).await?;
         included.extend(events.iter().map(|event| {
             included_object(
                 &TransportEventResource {
                     event,
                     state: &state,
                     vessels: &vessels,
+                    sources: &sources,
                 },
                 base,
             )
@@ -260,6 +273,7 @@ async fn transport_events(
     query: QueryParams,
 ) -> Result<ListDocument<TransportEventAttributes>, ApiError> {
     let page = query.page(DEFAULT_PAGE_SIZE)?;
+    let includes = query.includes("transport_event", EVENT_INCLUDES)?;
     let filter = event_filter(&query)?;
     let container = state
         .store
@@ -271,6 +285,19 @@ async fn transport_events(
         .await?;
     let base = &state.config.public_url;
     let vessels = vessels_of(&state, &found.items).await?;
+    let sources = source_events_of(&state, principal.account_id, container.id).await?;
+    let mut included = Vec::new();
+    if includes.contains("location") {
+        let locodes = found
+            .items
+            .iter()
+            .filter_map(|e| e.location_locode.as_deref());
+        included.extend(port_objects(state.reference, locodes, base));
+    }
+    if includes.contains("vessel") {
+        let imos = found.items.iter().filter_map(|e| e.vessel_imo.as_deref());
+        included.extend(vessel_objects(&state, imos).await?);
+    }
     Ok(ListDocument::page(
         found
             .items
@@ -281,12 +308,13 @@ async fn transport_events(
                         event,
                         state: &state,
                         vessels: &vessels,
+                        sources: &sources,
                     },
                     base,
                 )
             })
             .collect(),
-        Vec::new(),
+        included,
         &query,
         base,
         page,

@@ -56,6 +56,8 @@ pub struct DefinitionAttributes {
     pub default_format: Option<String>,
     #[schema(value_type = Object)]
     pub default_value: Value,
+    /// Always null: Tidemark has no field templates.
+    pub template_id: Option<String>,
     #[serde(with = "timestamp")]
     pub created_at: DateTime<Utc>,
     #[serde(with = "timestamp")]
@@ -86,6 +88,7 @@ impl Resource for DefinitionRecord {
                 .default_value
                 .as_ref()
                 .map_or(Value::Null, StoredValue::to_json),
+            template_id: None,
             created_at: self.created_at,
             updated_at: self.updated_at,
         }
@@ -128,6 +131,34 @@ impl Resource for OptionRecord {
             Some(ResourceIdentifier::new(DEFINITION_TYPE, self.definition_id)),
         )
     }
+}
+
+/// A definition's object, with its account and links to its options and its values.
+fn definition_object(
+    definition: &DefinitionRecord,
+    base: &str,
+) -> ResourceObject<DefinitionAttributes> {
+    let mut object = resource_object(definition, base);
+    object.relationships = Relationships::default()
+        .one(
+            "account",
+            Some(ResourceIdentifier::new("account", definition.account_id.0)),
+        )
+        .related(
+            "options",
+            format!(
+                "{base}/v2/custom_field_definitions/{}/options",
+                definition.id
+            ),
+        )
+        .related(
+            "fields",
+            format!(
+                "{base}/v2/custom_fields?filter[definition_id]={}",
+                definition.id
+            ),
+        );
+    object
 }
 
 /// An option's object, its self link under its definition.
@@ -216,7 +247,7 @@ fn definition_document(
     state: &AppState,
 ) -> Document<DefinitionAttributes> {
     Document::new(
-        resource_object(record, &state.config.public_url),
+        definition_object(record, &state.config.public_url),
         Vec::new(),
     )
 }
@@ -269,7 +300,7 @@ async fn list(
         found
             .items
             .iter()
-            .map(|record| resource_object(record, base))
+            .map(|record| definition_object(record, base))
             .collect(),
         Vec::new(),
         &query,

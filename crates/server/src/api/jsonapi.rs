@@ -32,10 +32,7 @@ impl<A: Serialize> ListDocument<A> {
             data,
             included,
             links: query.list_links(base, page, total),
-            meta: ListMeta {
-                size: page.size,
-                total,
-            },
+            meta: ListMeta::new(page.size, page.number, total),
         }
     }
 }
@@ -314,6 +311,7 @@ impl QueryParams {
                 Some(raw) => format!("{base}{}?{raw}", self.path),
                 None => format!("{base}{}", self.path),
             },
+            current: link(page.number),
             first: link(1),
             prev: (page.number > 1).then(|| link((page.number - 1).min(last_page))),
             next: (page.number < last_page).then(|| link(page.number + 1)),

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
-use tidemark_domain::{ContainerId, RawEvent};
+use tidemark_domain::{AccountId, ContainerId, RawEvent};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -14,13 +14,42 @@ use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::extract::Path;
 use crate::api::jsonapi::{
-    DEFAULT_PAGE_SIZE, ListDocument, QueryParams, Relationships, Resource, ResourceIdentifier,
-    resource_object, timestamp,
+    DEFAULT_PAGE_SIZE, Includes, ListDocument, QueryParams, Relationships, Resource,
+    ResourceIdentifier, resource_object, timestamp,
 };
+use crate::api::vessels::vessel_objects;
 use crate::app::AppState;
+use crate::resources::containers::{VesselIds, vessel_ids};
+use crate::resources::ports::port_objects;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list))
+}
+
+/// Relationships raw events may include; `terminal` includes nothing yet.
+const INCLUDES: &[&str] = &["location", "vessel", "terminal"];
+
+/// The line whose events these are (every raw event of a container is its shipment's).
+async fn provider_of(
+    state: &AppState,
+    account: AccountId,
+    events: &[RawEvent],
+) -> Result<Provider, ApiError> {
+    let Some(first) = events.first() else {
+        return Ok(Provider {
+            scac: String::new(),
+            name: None,
+        });
+    };
+    let shipment = state.store.shipment(account, first.shipment_id).await?;
+    let name = state
+        .reference
+        .shipping_line(&shipment.shipping_line_scac)
+        .map(|line| line.name.clone());
+    Ok(Provider {
+        scac: shipment.shipping_line_scac,
+        name,
+    })
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -50,12 +79,33 @@ pub struct RawEventAttributes {
     /// The event's place in the container's feed, in time order.
     pub index: usize,
     pub voyage_number: Option<String>,
+    /// When an estimated event is expected (the same as `estimated_at`).
+    #[serde(with = "timestamp::option")]
+    pub will_occur_at: Option<DateTime<Utc>>,
+    /// Always null: a re-sent event replaces the one it corrects.
+    pub invalidated_at: Option<String>,
+    /// Where it came from: `shipping_line`.
+    pub data_source: &'static str,
+    /// The SCAC of the line that reported it.
+    pub data_provider_code: String,
+    /// The name of the line that reported it.
+    pub data_provider_name: Option<String>,
 }
 
 struct RawEventResource<'a> {
     event: &'a RawEvent,
     index: usize,
+    /// The container asked about: a vessel-level event concerns it too.
+    container: ContainerId,
+    provider: &'a Provider,
+    vessels: &'a VesselIds,
     state: &'a AppState,
+}
+
+/// The line that reported a container's events.
+struct Provider {
+    scac: String,
+    name: Option<String>,
 }
 
 impl Resource for RawEventResource<'_> {
@@ -96,6 +146,11 @@ impl Resource for RawEventResource<'_> {
             vessel_imo: r.vessel_imo.clone(),
             index: self.index,
             voyage_number: r.voyage_number.clone(),
+            will_occur_at: r.estimated.then_some(r.timestamp),
+            invalidated_at: None,
+            data_source: "shipping_line",
+            data_provider_code: self.provider.scac.clone(),
+            data_provider_name: self.provider.name.clone(),
         }
     }
 
@@ -110,8 +165,21 @@ impl Resource for RawEventResource<'_> {
                     .and_then(|l| self.state.reference.port_by_locode(l))
                     .map(|p| ResourceIdentifier::new("port", p.id)),
             )
-            // Vessels are not modelled yet, so no vessel can be pointed at.
-            .one("vessel", None)
+            .one(
+                "vessel",
+                self.event
+                    .reported
+                    .vessel_imo
+                    .as_ref()
+                    .and_then(|imo| self.vessels.get(imo))
+                    .map(|id| ResourceIdentifier::new("vessel", id)),
+            )
+            .one(
+                "container",
+                Some(ResourceIdentifier::new("container", self.container)),
+            )
+            // Terminals are not linked to carrier events yet.
+            .one("terminal", None)
     }
 }
 
@@ -137,6 +205,11 @@ async fn list(
     query: QueryParams,
 ) -> Result<ListDocument<RawEventAttributes>, ApiError> {
     let page = query.page(DEFAULT_PAGE_SIZE)?;
+    // Terminal49 includes the events' ports and vessels unless told otherwise.
+    let includes = match query.get("include") {
+        None => Includes::of(&["location", "vessel"]),
+        Some(_) => query.includes("raw_event", INCLUDES)?,
+    };
     let container = Uuid::parse_str(&id)
         .map(ContainerId)
         .map_err(|_| ApiError::NotFound)?;
@@ -145,6 +218,21 @@ async fn list(
         .raw_events_of_container(principal.account_id, container)
         .await?;
     let base = &state.config.public_url;
+    let provider = provider_of(&state, principal.account_id, &events).await?;
+    let imos = events
+        .iter()
+        .filter_map(|e| e.reported.vessel_imo.as_deref());
+    let vessels = vessel_ids(&state, imos.clone()).await?;
+    let mut included = Vec::new();
+    if includes.contains("location") {
+        let locodes = events
+            .iter()
+            .filter_map(|e| e.reported.location_locode.as_deref());
+        included.extend(port_objects(state.reference, locodes, base));
+    }
+    if includes.contains("vessel") {
+        included.extend(vessel_objects(&state, imos).await?);
+    }
     let offset = usize::try_from(page.offset()).unwrap_or(usize::MAX);
     let data = events
         .iter()
@@ -156,6 +244,9 @@ async fn list(
                 &RawEventResource {
                     event,
                     index,
+                    container,
+                    provider: &provider,
+                    vessels: &vessels,
                     state: &state,
                 },
                 base,
@@ -164,7 +255,7 @@ async fn list(
         .collect();
     Ok(ListDocument::page(
         data,
-        Vec::new(),
+        included,
         &query,
         base,
         page,

@@ -33,7 +33,61 @@ pub struct ShippingLineAttributes {
     pub tracking_url: Option<String>,
     /// Not known for any line yet; kept for Terminal49 compatibility.
     pub contact_url: Option<String>,
+    /// Which container fields tracking this line fills.
+    pub provided_data: ProvidedData,
 }
+
+/// Which container fields a line's tracking fills, in Terminal49's shape. Tidemark reads
+/// every line through DCSA Track & Trace, which carries equipment and milestone events but
+/// no weights or last free days, so the answer is the same for every line.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProvidedData {
+    pub equipment_type: bool,
+    pub equipment_type_notes: &'static str,
+    pub equipment_length: bool,
+    pub equipment_length_notes: &'static str,
+    pub equipment_height: bool,
+    pub equipment_height_notes: &'static str,
+    pub seal_number: bool,
+    pub seal_number_notes: &'static str,
+    pub weight_in_lbs: bool,
+    pub weight_in_lbs_notes: &'static str,
+    pub ssl_lfd: bool,
+    pub pod_arrived_at: bool,
+    pub pod_arrived_at_notes: &'static str,
+    pub pod_discharged_at: bool,
+    pub pod_discharged_at_notes: &'static str,
+    pub pod_full_out_at: bool,
+    pub pod_full_out_at_notes: &'static str,
+    pub final_destination_full_out_at: bool,
+    pub final_destination_full_out_at_notes: &'static str,
+    pub empty_terminated_at: bool,
+    pub empty_terminated_at_notes: &'static str,
+}
+
+const DCSA_TRACK_AND_TRACE: ProvidedData = ProvidedData {
+    equipment_type: true,
+    equipment_type_notes: "From the ISO 6346 size-type code of equipment events.",
+    equipment_length: true,
+    equipment_length_notes: "From the ISO 6346 size-type code of equipment events.",
+    equipment_height: true,
+    equipment_height_notes: "From the ISO 6346 size-type code of equipment events.",
+    seal_number: false,
+    seal_number_notes: "Not collected yet.",
+    weight_in_lbs: false,
+    weight_in_lbs_notes: "DCSA Track & Trace carries no weights.",
+    ssl_lfd: false,
+    pod_arrived_at: true,
+    pod_arrived_at_notes: "",
+    pod_discharged_at: true,
+    pod_discharged_at_notes: "",
+    pod_full_out_at: true,
+    pod_full_out_at_notes: "",
+    final_destination_full_out_at: true,
+    final_destination_full_out_at_notes: "",
+    empty_terminated_at: true,
+    empty_terminated_at_notes: "",
+};
 
 impl Resource for ShippingLine {
     const TYPE: &'static str = "shipping_line";
@@ -55,6 +109,7 @@ impl Resource for ShippingLine {
             container_number_tracking_support: self.container_number_tracking_support,
             tracking_url: self.tracking_url.clone(),
             contact_url: None,
+            provided_data: DCSA_TRACK_AND_TRACE,
         }
     }
 }

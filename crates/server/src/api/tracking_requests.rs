@@ -43,6 +43,15 @@ const INCLUDES: &[&str] = &[
     "tracked_object.destination_terminal",
 ];
 
+/// What `include` asks for; Terminal49 includes the tracked shipment unless told otherwise,
+/// in a list as in a single read.
+fn includes_of(query: &QueryParams) -> Result<Includes, ApiError> {
+    if query.get("include").is_none() {
+        return Ok(Includes::of(&["tracked_object"]));
+    }
+    query.includes("tracking_request", INCLUDES)
+}
+
 /// The tracked shipment and what `includes` asks for through it.
 async fn tracked_object_included(
     state: &AppState,
@@ -227,7 +236,7 @@ async fn list(
     query: QueryParams,
 ) -> Result<ListDocument<TrackingRequestAttributes>, ApiError> {
     let page = query.page(DEFAULT_PAGE_SIZE)?;
-    let includes = query.includes("tracking_request", INCLUDES)?;
+    let includes = includes_of(&query)?;
     let filter = filter_from(&query)?;
     let found = state
         .store
@@ -312,11 +321,7 @@ async fn show(
     Path(id): Path<String>,
     query: QueryParams,
 ) -> Result<Document<TrackingRequestAttributes>, ApiError> {
-    let mut includes = query.includes("tracking_request", INCLUDES)?;
-    // Terminal49 includes the tracked shipment unless told otherwise.
-    if query.get("include").is_none() {
-        includes = Includes::of(&["tracked_object"]);
-    }
+    let includes = includes_of(&query)?;
     let request = state
         .store
         .tracking_request(principal.account_id, parse_id(&id)?)

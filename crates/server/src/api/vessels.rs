@@ -13,7 +13,9 @@ use uuid::Uuid;
 use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::extract::Path;
-use crate::api::jsonapi::{Document, QueryParams, Resource, resource_object, timestamp};
+use crate::api::jsonapi::{
+    Document, Included, QueryParams, Resource, included_object, resource_object, timestamp,
+};
 use crate::app::AppState;
 use crate::use_cases::vessels::future::{FutureFailure, Start, future_positions};
 use crate::use_cases::vessels::vessel_with_track;
@@ -119,6 +121,33 @@ impl Resource for VesselResource<'_> {
             }),
         }
     }
+}
+
+/// The vessels these IMO numbers name, as included resources (without positions); numbers
+/// of vessels never recorded are left out.
+pub async fn vessel_objects(
+    state: &AppState,
+    imos: impl IntoIterator<Item = &str>,
+) -> Result<Vec<Included>, ApiError> {
+    let mut imos: Vec<String> = imos.into_iter().map(str::to_owned).collect();
+    imos.sort_unstable();
+    imos.dedup();
+    if imos.is_empty() {
+        return Ok(Vec::new());
+    }
+    let vessels = state.store.vessels_by_imos(&imos).await?;
+    Ok(vessels
+        .iter()
+        .map(|vessel| {
+            included_object(
+                &VesselResource {
+                    vessel,
+                    positions: None,
+                },
+                &state.config.public_url,
+            )
+        })
+        .collect())
 }
 
 /// A closed time range.

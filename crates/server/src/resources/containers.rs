@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
-use tidemark_domain::{Container, Shipment, TransportEvent};
+use tidemark_domain::{AccountId, Container, ContainerId, RawEventId, Shipment, TransportEvent};
 use tidemark_store::StoreError;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -63,6 +63,37 @@ pub struct ContainerAttributes {
     pub location_at_pod_terminal: Option<String>,
     /// Terminal data, always null for now.
     pub pod_full_out_chassis_number: Option<String>,
+    /// When the shipment left its port of lading (the container sails on it).
+    #[serde(with = "timestamp::option")]
+    pub pol_vessel_departed_at: Option<DateTime<Utc>>,
+    /// Milestones and terminal data Tidemark does not collect yet, always null, present so
+    /// that Terminal49's clients find every field they read (see the README's "Differences
+    /// from Terminal49").
+    #[serde(flatten)]
+    pub not_collected: NotCollected,
+}
+
+/// Container attributes Terminal49 sends that Tidemark has no source for yet: terminal
+/// deadlines, origin gate and load times, delivery, and rail legs.
+#[derive(Debug, Default, Serialize, ToSchema)]
+pub struct NotCollected {
+    pub import_deadlines: Option<Value>,
+    pub ssl_lfd: Option<String>,
+    pub empty_out_at: Option<String>,
+    pub pol_full_in_at: Option<String>,
+    pub pol_vessel_loaded_at: Option<String>,
+    pub delivered_at: Option<String>,
+    pub ind_facility_fees: Option<Vec<Value>>,
+    pub ind_facility_holds: Option<Vec<Value>>,
+    pub ind_facility_lfd_on: Option<String>,
+    pub ind_eta_at: Option<String>,
+    pub ind_ata_at: Option<String>,
+    pub ind_rail_carrier_scac: Option<String>,
+    pub ind_rail_unloaded_at: Option<String>,
+    pub pod_rail_carrier_scac: Option<String>,
+    pub pod_rail_loaded_at: Option<String>,
+    pub pod_rail_departed_at: Option<String>,
+    pub rail_last_tracking_request_at: Option<String>,
 }
 
 pub struct ContainerResource<'a> {
@@ -130,6 +161,8 @@ impl Resource for ContainerResource<'_> {
             terminal_checked_at: None,
             location_at_pod_terminal: None,
             pod_full_out_chassis_number: None,
+            pol_vessel_departed_at: self.shipment.and_then(|s| s.pol_atd_at),
+            not_collected: NotCollected::default(),
         }
     }
 
@@ -143,6 +176,7 @@ impl Resource for ContainerResource<'_> {
                 )),
             )
             .one("pod_terminal", None)
+            .one("pickup_facility", None)
             .related(
                 "transport_events",
                 format!(
@@ -173,6 +207,10 @@ pub struct TransportEventAttributes {
     pub timezone: Option<String>,
     /// Where it came from: `shipping_line`.
     pub data_source: &'static str,
+    /// Always null: Tidemark corrects an event in place rather than invalidating it.
+    pub invalidated_at: Option<String>,
+    /// Always null: no event Tidemark names carries a value yet.
+    pub value: Option<String>,
 }
 
 pub struct TransportEventResource<'a> {
@@ -180,6 +218,26 @@ pub struct TransportEventResource<'a> {
     pub state: &'a AppState,
     /// The vessels known by IMO (see [`vessels_of`]): fills the `vessel` relationship.
     pub vessels: &'a VesselIds,
+    /// The raw events by carrier id (see [`source_events_of`]): fills `source_event`.
+    pub sources: &'a SourceEvents,
+}
+
+/// Raw event ids by the carrier's event id.
+pub type SourceEvents = HashMap<String, RawEventId>;
+
+/// The raw events a container's transport events came from, by the carrier's event id.
+pub async fn source_events_of(
+    state: &AppState,
+    account: AccountId,
+    container: ContainerId,
+) -> Result<SourceEvents, StoreError> {
+    Ok(state
+        .store
+        .raw_events_of_container(account, container)
+        .await?
+        .into_iter()
+        .map(|raw| (raw.source_id, raw.id))
+        .collect())
 }
 
 /// Vessel ids by IMO number.
@@ -191,10 +249,19 @@ pub async fn vessels_of<'a>(
     state: &AppState,
     events: impl IntoIterator<Item = &'a TransportEvent>,
 ) -> Result<VesselIds, StoreError> {
-    let mut imos: Vec<String> = events
-        .into_iter()
-        .filter_map(|e| e.vessel_imo.clone())
-        .collect();
+    vessel_ids(
+        state,
+        events.into_iter().filter_map(|e| e.vessel_imo.as_deref()),
+    )
+    .await
+}
+
+/// The ids of the vessels with these IMO numbers, in one query.
+pub async fn vessel_ids(
+    state: &AppState,
+    imos: impl IntoIterator<Item = &str>,
+) -> Result<VesselIds, StoreError> {
+    let mut imos: Vec<String> = imos.into_iter().map(str::to_owned).collect();
     imos.sort_unstable();
     imos.dedup();
     if imos.is_empty() {
@@ -232,6 +299,8 @@ impl Resource for TransportEventResource<'_> {
                 .and_then(|l| self.state.reference.time_zone_of(l))
                 .map(str::to_owned),
             data_source: "shipping_line",
+            invalidated_at: None,
+            value: None,
         }
     }
 
@@ -261,5 +330,12 @@ impl Resource for TransportEventResource<'_> {
                     .map(|id| ResourceIdentifier::new("vessel", id)),
             )
             .one("terminal", None)
+            .one(
+                "source_event",
+                self.sources
+                    .get(&e.source_id)
+                    .map(|id| ResourceIdentifier::new("raw_event", id)),
+            )
+            .one("previous_version", None)
     }
 }

@@ -178,6 +178,8 @@ pub fn included_object<R: Resource>(resource: &R, base: &str) -> Included {
 pub struct ListLinks {
     #[serde(rename = "self")]
     pub self_: String,
+    /// This page, with its number and size spelled out (Terminal49 sends it beside `self`).
+    pub current: String,
     pub first: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prev: Option<String>,
@@ -192,6 +194,38 @@ pub struct ListMeta {
     pub size: u32,
     /// Matching resources on all pages.
     pub total: u64,
+    pub pagination: Pagination,
+}
+
+/// Page numbers of a list, as Terminal49's `meta.pagination`.
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+pub struct Pagination {
+    /// This page's number, from 1.
+    pub current: u32,
+    /// The next page's number, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<u32>,
+    /// The last page's number (1 for an empty list).
+    pub last: u32,
+    /// Matching resources on all pages (the same as `total`).
+    pub records: u64,
+}
+
+impl ListMeta {
+    /// The counts of page `number` of `size` over `total` resources.
+    pub fn new(size: u32, number: u32, total: u64) -> Self {
+        let last = u32::try_from(total.div_ceil(u64::from(size.max(1))).max(1)).unwrap_or(u32::MAX);
+        Self {
+            size,
+            total,
+            pagination: Pagination {
+                current: number,
+                next: (number < last).then(|| number + 1),
+                last,
+                records: total,
+            },
+        }
+    }
 }
 
 /// A single-resource document.

@@ -1,10 +1,12 @@
 //! `port`: a port of the reference data, with its terminals.
 
 use serde::Serialize;
-use tidemark_geo::reference::{Port, Terminal};
+use tidemark_geo::reference::{Port, ReferenceData, Terminal};
 use utoipa::ToSchema;
 
-use crate::resources::jsonapi::{Relationships, Resource, ResourceIdentifier};
+use crate::resources::jsonapi::{
+    Included, Relationships, Resource, ResourceIdentifier, included_object,
+};
 
 /// Attributes of a `port`, as Terminal49 serves them.
 #[derive(Debug, Serialize, ToSchema)]
@@ -62,4 +64,28 @@ impl Resource for PortResource<'_> {
                 .collect(),
         )
     }
+}
+
+/// The ports at these UN/LOCODEs as included resources, once each, in first-seen order;
+/// codes the reference data does not know are left out.
+pub fn port_objects<'a>(
+    reference: &ReferenceData,
+    locodes: impl IntoIterator<Item = &'a str>,
+    base: &str,
+) -> Vec<Included> {
+    let mut seen = std::collections::BTreeSet::new();
+    locodes
+        .into_iter()
+        .filter(|locode| seen.insert(*locode))
+        .filter_map(|locode| reference.port_by_locode(locode))
+        .map(|port| {
+            included_object(
+                &PortResource {
+                    port,
+                    terminals: reference.terminals_at_port(&port.locode),
+                },
+                base,
+            )
+        })
+        .collect()
 }

@@ -40,8 +40,14 @@ pub struct ShipmentAttributes {
     pub destination_ata_at: Option<DateTime<Utc>>,
     #[serde(with = "timestamp::option")]
     pub destination_eta_at: Option<DateTime<Utc>>,
+    /// The first destination ETA ever seen.
+    #[serde(with = "timestamp::option")]
+    pub destination_original_eta_at: Option<DateTime<Utc>>,
     #[serde(with = "timestamp::option")]
     pub pol_etd_at: Option<DateTime<Utc>>,
+    /// The first ETD ever seen at the port of lading.
+    #[serde(with = "timestamp::option")]
+    pub pol_original_etd_at: Option<DateTime<Utc>>,
     #[serde(with = "timestamp::option")]
     pub pol_atd_at: Option<DateTime<Utc>>,
     pub pol_timezone: Option<String>,
@@ -139,7 +145,9 @@ impl Resource for ShipmentResource<'_> {
             destination_timezone: destination.map(|p| p.time_zone.clone()),
             destination_ata_at: s.destination_ata_at,
             destination_eta_at: s.destination_eta_at,
+            destination_original_eta_at: s.destination_original_eta_at,
             pol_etd_at: s.pol_etd_at,
+            pol_original_etd_at: s.pol_original_etd_at,
             pol_atd_at: s.pol_atd_at,
             pol_timezone: pol.map(|p| p.time_zone.clone()),
             pod_eta_at: s.pod_eta_at,

@@ -162,7 +162,7 @@ async fn definitions_of_every_type_are_created_read_and_listed(app: TestApp) {
             "api_slug": "weight_kg", "display_name": "Weight", "description": "Gross",
             "entity_type": "Container", "data_type": "number", "reference_type": null,
             "validation": {"required": true, "min": 0, "max": 30000},
-            "default_format": "#,##0.0 kg", "default_value": null,
+            "default_format": "#,##0.0 kg", "default_value": null, "template_id": null,
             "created_at": shown["data"]["attributes"]["created_at"],
             "updated_at": shown["data"]["attributes"]["updated_at"],
         })
@@ -173,7 +173,11 @@ async fn definitions_of_every_type_are_created_read_and_listed(app: TestApp) {
             .unwrap()
             .ends_with(&format!("/v2/custom_field_definitions/{id}"))
     );
-    assert_eq!(listed["meta"], json!({"size": 25, "total": 10}));
+    assert_eq!(
+        listed["meta"],
+        json!({"size": 25, "total": 10,
+               "pagination": {"current": 1, "last": 1, "records": 10}})
+    );
     let listed_types: Vec<&str> = listed["data"]
         .as_array()
         .unwrap()
@@ -456,7 +460,11 @@ async fn options_are_created_listed_relabelled_and_deleted(app: TestApp) {
         ["rail", "air", "sea"],
         "positioned first, then by value"
     );
-    assert_eq!(listed["meta"], json!({"size": 25, "total": 3}));
+    assert_eq!(
+        listed["meta"],
+        json!({"size": 25, "total": 3,
+               "pagination": {"current": 1, "last": 1, "records": 3}})
+    );
     assert!(listed["links"]["self"].is_string());
     assert_eq!(paged["data"][0]["attributes"]["value"], json!("air"));
     assert_eq!(deleted.status, StatusCode::NO_CONTENT);

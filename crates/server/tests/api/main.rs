@@ -15,6 +15,7 @@ mod console;
 mod conventions;
 mod custom_fields;
 mod documents;
+mod fixture_parity;
 mod hostile;
 mod jobs;
 mod operations;

@@ -55,7 +55,7 @@ pub(super) async fn list(
         "data": found.items.iter().map(|d| resource(d, base)).collect::<Vec<_>>(),
         "included": included,
         "links": links,
-        "meta": ListMeta { size: page.size, total: found.total },
+        "meta": ListMeta::new(page.size, page.number, found.total),
     });
     Ok(jsonapi::json_body(&body))
 }

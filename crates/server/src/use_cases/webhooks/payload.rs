@@ -10,7 +10,9 @@ use tidemark_domain::{
 use tidemark_store::StoreError;
 
 use crate::app::AppState;
-use crate::resources::containers::{ContainerResource, TransportEventResource, vessels_of};
+use crate::resources::containers::{
+    ContainerResource, TransportEventResource, source_events_of, vessels_of,
+};
 use crate::resources::documents::included_document;
 use crate::resources::jsonapi::{
     Included, Relationships, ResourceIdentifier, ResourceObject, included_object, resource_object,
@@ -180,11 +182,13 @@ pub async fn included_for(
                     included.extend(port_object);
                 }
                 let vessels = vessels_of(state, [event]).await?;
+                let sources = source_events_of(state, event.account_id, event.container_id).await?;
                 included.push(included_object(
                     &TransportEventResource {
                         event,
                         state,
                         vessels: &vessels,
+                        sources: &sources,
                     },
                     base,
                 ));
