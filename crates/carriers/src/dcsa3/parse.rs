@@ -15,10 +15,15 @@
 //!
 //! A retracted event (`isRetracted: true`) is left out without being listed: it is the
 //! carrier withdrawing an event, not drift. An event stored from an earlier poll stays stored.
+//!
+//! The 2023 Beta (`reference/dcsa/tnt_v3.0.0-Beta-1.yaml`, what DCSA's reference
+//! implementation serves) wraps each event as `{"metadata": …, "payload": …}` with 2.2-like
+//! payload fields; such an item is rewritten into the shape above first
+//! ([`from_beta`]), and one with `metadata.retractedEventID` is a retraction.
 
 use serde::Deserialize;
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
 
 use crate::dcsa::parse::{
     describe, lenient_integer, lenient_list, lenient_object, lenient_string, normalize,
@@ -108,12 +113,18 @@ fn read_event(item: &RawValue) -> Result<Option<CarrierEvent>, Skip> {
         event_id: None,
         reason: e.to_string(),
     })?;
-    if !value.is_object() {
-        return Err(Skip {
-            event_id: None,
-            reason: format!("expected an object, got {}", describe(&value)),
-        });
-    }
+    let value = match value {
+        Value::Object(members) if members.get("metadata").is_some_and(Value::is_object) => {
+            from_beta(&members)
+        }
+        Value::Object(members) => Value::Object(members),
+        other => {
+            return Err(Skip {
+                event_id: None,
+                reason: format!("expected an object, got {}", describe(&other)),
+            });
+        }
+    };
     // Every field of RawEvent is optional and lenient, so an object always deserializes.
     let raw = RawEvent::deserialize(value).map_err(|e| Skip {
         event_id: None,
@@ -232,6 +243,123 @@ fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
         document_references,
         references,
     })
+}
+
+/// A Beta-1 event (`{"metadata": …, "payload": …}`) in the shape the rest of this module
+/// reads. Fields of the wrong type are carried over as they are, and read leniently later.
+fn from_beta(item: &Map<String, Value>) -> Value {
+    let empty = Map::new();
+    let object = |value: Option<&Value>| value.and_then(Value::as_object).cloned();
+    let metadata = item
+        .get("metadata")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let payload = item
+        .get("payload")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let field =
+        |from: &Map<String, Value>, name: &str| from.get(name).cloned().unwrap_or(Value::Null);
+    let mut event = Map::new();
+    event.insert("eventID".into(), field(metadata, "eventID"));
+    if metadata
+        .get("retractedEventID")
+        .is_some_and(|id| !id.is_null())
+    {
+        event.insert("isRetracted".into(), Value::Bool(true));
+        return Value::Object(event);
+    }
+    event.insert("eventDateTime".into(), field(payload, "eventDateTime"));
+    event.insert(
+        "eventUpdatedDateTime".into(),
+        field(metadata, "eventCreatedDateTime"),
+    );
+    event.insert(
+        "eventClassification".into(),
+        json!({
+            "eventTypeCode": field(metadata, "eventType"),
+            "eventClassifierCode": field(payload, "eventClassifierCode"),
+            "transportEventTypeCode": field(payload, "transportEventTypeCode"),
+            "equipmentEventTypeCode": field(payload, "equipmentEventTypeCode"),
+            "shipmentEventTypeCode": field(payload, "shipmentEventTypeCode"),
+        }),
+    );
+
+    let call = object(payload.get("transportCall")).unwrap_or_default();
+    // The event's place, else its transport call's, as 2.2 reads it.
+    let place = object(payload.get("eventLocation"))
+        .or_else(|| object(call.get("location")))
+        .unwrap_or_default();
+    event.insert(
+        "eventLocation".into(),
+        json!({
+            "locationName": field(&place, "locationName"),
+            "UNLocationCode": field(&place, "UNLocationCode"),
+            "facilityTypeCode": place
+                .get("facilityTypeCode")
+                .or_else(|| call.get("facilityTypeCode"))
+                .cloned()
+                .unwrap_or(Value::Null),
+            "facility": {
+                "facilityCode": field(&place, "facilityCode"),
+                "facilityCodeListProvider": field(&place, "facilityCodeListProvider"),
+            },
+        }),
+    );
+
+    let typed = |list: Option<&Value>| -> Vec<Value> {
+        list.and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(Value::as_object)
+                    .map(|item| json!({"typeCode": field(item, "type"), "reference": field(item, "value")}))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    event.insert(
+        "shipmentDetails".into(),
+        json!({
+            "documentReference": {
+                "typeCode": field(payload, "documentTypeCode"),
+                "reference": field(payload, "documentReference"),
+            },
+            "additionalDocumentReferences": typed(payload.get("relatedDocumentReferences")),
+            "shipmentReferences": typed(payload.get("references")),
+        }),
+    );
+    if !call.is_empty() {
+        let vessel = object(call.get("vessel")).unwrap_or_default();
+        event.insert(
+            "transportDetails".into(),
+            json!({"transportCall": {
+                "transportCallReference": field(&call, "transportCallReference"),
+                "transportCallSequenceNumber": field(&call, "transportCallSequenceNumber"),
+                "modeOfTransport": field(&call, "modeOfTransport"),
+                "serviceCodeOrReference": {"carrierServiceCode": field(&call, "carrierServiceCode")},
+                "exportVoyageNumberOrReference": {
+                    "carrierVoyageNumber": field(&call, "carrierExportVoyageNumber"),
+                },
+                "importVoyageNumberOrReference": {
+                    "carrierVoyageNumber": field(&call, "carrierImportVoyageNumber"),
+                },
+                "vesselTransport": {
+                    "vesselIMONumber": field(&vessel, "vesselIMONumber"),
+                    "vesselName": field(&vessel, "name"),
+                },
+            }}),
+        );
+    }
+    event.insert(
+        "equipmentDetails".into(),
+        json!({
+            "equipmentReference": field(payload, "equipmentReference"),
+            "ISOEquipmentCode": field(payload, "ISOEquipmentCode"),
+            "emptyIndicatorCode": field(payload, "emptyIndicatorCode"),
+        }),
+    );
+    Value::Object(event)
 }
 
 #[derive(Deserialize)]
@@ -743,6 +871,56 @@ mod tests {
 
         assert_eq!(snapshot.events[0].facility_type_code(), Some("RAMP"));
         assert_eq!(snapshot.events[0].mode_of_transport(), None);
+    }
+
+    #[test]
+    fn the_beta_1_shape_reads_into_the_same_event() {
+        let beta = json!([
+            {"metadata": {"eventID": "e-0", "eventType": "EQUIPMENT",
+                          "retractedEventID": "e-older"}},
+            {
+                "metadata": {
+                    "eventID": "e-1",
+                    "eventCreatedDateTime": "2026-01-20T14:20:00Z",
+                    "eventType": "EQUIPMENT",
+                    "publisher": {"partyName": "CMA CGM"},
+                    "publisherRole": "CA"
+                },
+                "payload": {
+                    "eventClassifierCode": "ACT",
+                    "eventDateTime": "2026-01-20T14:15:00+01:00",
+                    "equipmentEventTypeCode": "LOAD",
+                    "equipmentReference": "APZU4812090",
+                    "ISOEquipmentCode": "22GP",
+                    "emptyIndicatorCode": "LADEN",
+                    "eventLocation": {
+                        "locationName": "Euromax", "UNLocationCode": "NLRTM",
+                        "facilityCode": "ECTDE", "facilityCodeListProvider": "SMDG"
+                    },
+                    "transportCall": {
+                        "transportCallReference": "tc-1",
+                        "transportCallSequenceNumber": 2,
+                        "modeOfTransport": "VESSEL",
+                        "facilityTypeCode": "POTE",
+                        "carrierServiceCode": "FE1",
+                        "carrierExportVoyageNumber": "2103S",
+                        "carrierImportVoyageNumber": "2103N",
+                        "vessel": {"vesselIMONumber": "9321483", "name": "King of the Seas"}
+                    },
+                    "relatedDocumentReferences": [
+                        {"type": "TRD", "value": "HHL71800000"},
+                        {"type": "BKG", "value": "ABC709951"}
+                    ],
+                    "references": [{"type": "PO", "value": "PO-42"}]
+                }
+            }
+        ]);
+
+        let from_beta = parse_json(&beta).expect("a valid body");
+        let from_draft = parse_json(&events(json!([load_event()]))).expect("a valid body");
+
+        assert!(from_beta.skipped.is_empty(), "{:?}", from_beta.skipped);
+        assert_eq!(from_beta, from_draft);
     }
 
     #[test]

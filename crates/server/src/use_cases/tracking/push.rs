@@ -61,14 +61,22 @@ fn numbers_of(events: &[CarrierEvent]) -> Vec<String> {
 }
 
 /// Reads a push's events: a JSON object is a T&T 3.0 notification (`{"events": [...]}`),
-/// anything else is read as 2.2's array.
+/// anything else is read as 2.2's array, unless none of its events reads as 2.2 and some
+/// read as 3.0 (an array of 3.0 events, as the 2023 Beta sends).
 fn parse_push(body: &[u8]) -> Result<CarrierSnapshot, CarrierError> {
     let first = body.iter().find(|byte| !byte.is_ascii_whitespace());
     if first == Some(&b'{') {
-        tidemark_carriers::dcsa3::parse_events(body)
-    } else {
-        tidemark_carriers::dcsa::parse_events(body)
+        return tidemark_carriers::dcsa3::parse_events(body);
     }
+    let v2 = tidemark_carriers::dcsa::parse_events(body)?;
+    if v2.events.is_empty()
+        && !v2.skipped.is_empty()
+        && let Ok(v3) = tidemark_carriers::dcsa3::parse_events(body)
+        && !v3.events.is_empty()
+    {
+        return Ok(v3);
+    }
+    Ok(v2)
 }
 
 /// Verifies and accepts one push; returns how many tracking requests it queued a poll for.
@@ -134,8 +142,14 @@ mod tests {
         let from_v2 = parse_push(v2).expect("a 2.2 push");
         let from_v3 = parse_push(v3).expect("a 3.0 push");
 
+        let beta = br#"[{"metadata": {"eventID": "1", "eventType": "EQUIPMENT"},
+            "payload": {"eventClassifierCode": "ACT", "eventDateTime": "2026-03-01T10:00:00Z",
+            "equipmentEventTypeCode": "LOAD", "equipmentReference": "APZU4812090"}}]"#;
+        let from_beta = parse_push(beta).expect("a 3.0 Beta push");
+
         assert_eq!(numbers_of(&from_v2.events), ["APZU4812090"]);
         assert_eq!(numbers_of(&from_v3.events), ["APZU4812090"]);
+        assert_eq!(numbers_of(&from_beta.events), ["APZU4812090"]);
         assert!(parse_push(br#"{"nope": 1}"#).is_err());
     }
 
