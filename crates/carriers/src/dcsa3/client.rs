@@ -113,8 +113,9 @@ impl Dcsa3Client {
                 .filter(|value| !value.is_empty())
         };
         if let Some(link) = header("next-page") {
-            // Some servers send the bare cursor in Next-Page, as some did with 2.2.
-            let is_link = link.contains(['/', '?']) || Url::parse(link).is_ok();
+            // Some servers send the bare cursor in Next-Page, as some did with 2.2; a cursor
+            // may hold a `/` (base64), so only a query, a leading `/` or a scheme make a link.
+            let is_link = link.starts_with('/') || link.contains('?') || Url::parse(link).is_ok();
             if is_link {
                 let next = self.events_url.join(link).map_err(|e| {
                     CarrierError::UnexpectedPayload(format!(
@@ -280,6 +281,10 @@ mod tests {
             (
                 headers("next-page", "fE9mZnNldA"),
                 "https://carrier.test/tnt/v3/events?equipmentReference=APZU1&cursor=fE9mZnNldA",
+            ),
+            (
+                headers("next-page", "fE9/ZnNldA=="),
+                "https://carrier.test/tnt/v3/events?equipmentReference=APZU1&cursor=fE9%2FZnNldA%3D%3D",
             ),
             (
                 headers("next-page-cursor", "c=1"),
