@@ -1,5 +1,5 @@
-//! Carrier connectors: the [`Carrier`] interface, the DCSA Track & Trace 2.2 HTTP client
-//! ([`dcsa::DcsaClient`]), reading its responses into carrier events and mapping those onto
+//! Carrier connectors: the [`Carrier`] interface, the DCSA Track & Trace 2.2 and 3.0 HTTP
+//! clients ([`dcsa::DcsaClient`], [`dcsa3::Dcsa3Client`], picked by [`dcsa_client`]), reading its responses into carrier events and mapping those onto
 //! Terminal49's milestones, and the sandbox carrier ([`sandbox`], SCAC `TEST`), which serves
 //! made-up voyages over the same protocol.
 //!
@@ -8,12 +8,14 @@
 
 pub mod carrier;
 pub mod dcsa;
+pub mod dcsa3;
 pub mod event;
 pub mod profile;
 pub mod sandbox;
 pub mod tls;
 
 pub use carrier::{Carrier, ReferenceKind, TrackingQuery};
+pub use dcsa3::{DcsaVersion, dcsa_client};
 pub use event::{
     CarrierError, CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, DocumentReference,
     DocumentType, EmptyIndicator, EventKind, ModeOfTransport, Reference, TransportCall,

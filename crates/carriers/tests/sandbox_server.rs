@@ -1,4 +1,4 @@
-//! The sandbox carrier over HTTP: DCSA T&T 2.2 paging, headers and errors.
+//! The sandbox carrier over HTTP: DCSA T&T 2.2 and 3.0 paging, headers and errors.
 
 use std::sync::Arc;
 
@@ -217,4 +217,68 @@ async fn without_an_epoch_the_voyage_starts_from_the_current_utc_day() {
         json(response).await,
         serde_json::to_value(&expected).unwrap()
     );
+}
+
+#[tokio::test]
+async fn the_3_0_events_are_served_ten_a_page_linked_by_a_relative_next_page() {
+    let now = epoch() + Duration::days(40);
+    let expected: Vec<String> = sandbox()
+        .voyage("TEST-TR-SUCCEEDED", epoch())
+        .unwrap()
+        .events_until(now)
+        .iter()
+        .map(|event| event.event_id.to_string())
+        .collect();
+
+    let mut ids = Vec::new();
+    let mut uri = format!(
+        "/v3/events?documentReference=TEST-TR-SUCCEEDED&documentTypeCodes=TRD&tidemarkEpoch={EPOCH}"
+    );
+    let mut pages = 0;
+    loop {
+        let response = get(app_at(now), &uri).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(header(&response, "API-Version"), Some("3.0.0"));
+        let next = header(&response, "Next-Page").map(str::to_owned);
+        let page = json(response).await;
+        let events = page["events"].as_array().expect("an events list");
+        assert!(events.len() <= 10);
+        for event in events {
+            assert!(event["eventClassification"]["eventTypeCode"].is_string());
+            ids.push(event["eventID"].as_str().expect("an id").to_owned());
+        }
+        pages += 1;
+        match next {
+            Some(link) => {
+                assert!(link.starts_with("/v3/events?"), "{link}");
+                assert!(
+                    link.contains("documentReference=TEST-TR-SUCCEEDED"),
+                    "{link}"
+                );
+                uri = link;
+            }
+            None => break,
+        }
+    }
+
+    assert!(pages > 1);
+    assert_eq!(ids, expected);
+}
+
+#[tokio::test]
+async fn a_3_0_booking_finds_the_same_voyage_and_other_document_types_find_none() {
+    let now = epoch() + Duration::days(3);
+    let query = |codes: &str| {
+        format!(
+            "/v3/events?documentReference=TEST-TR-SUCCEEDED&documentTypeCodes={codes}&tidemarkEpoch={EPOCH}"
+        )
+    };
+
+    let by_bill = json(get(app_at(now), &query("TRD")).await).await;
+    let by_booking = json(get(app_at(now), &query("BKG")).await).await;
+    let by_instruction = get(app_at(now), &query("SHI")).await;
+
+    assert_eq!(by_bill, by_booking);
+    assert_eq!(by_instruction.status(), StatusCode::NOT_FOUND);
+    assert_eq!(header(&by_instruction, "API-Version"), Some("3.0.0"));
 }

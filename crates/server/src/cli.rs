@@ -50,7 +50,7 @@ pub enum Command {
     /// database, then print what was decoded and stored.
     #[command(name = "ais-replay")]
     AisReplay { file: std::path::PathBuf },
-    /// Run the sandbox carrier (SCAC TEST) on its own, as a DCSA Track & Trace 2.2 server.
+    /// Run the sandbox carrier (SCAC TEST) on its own, as a DCSA Track & Trace 2.2 and 3.0 server.
     #[command(name = "sandbox-carrier")]
     SandboxCarrier {
         #[arg(long, default_value = "127.0.0.1:8081")]
@@ -159,7 +159,7 @@ async fn sandbox_carrier(listen: std::net::SocketAddr) -> anyhow::Result<()> {
         .with_context(|| format!("binding --listen {listen}"))?;
     let shutdown = CancellationToken::new();
     tokio::spawn(cancel_on_signal(shutdown.clone()));
-    tracing::info!(%listen, "sandbox carrier serving DCSA T&T 2.2 at /v2/events");
+    tracing::info!(%listen, "sandbox carrier serving DCSA T&T 2.2 at /v2/events and 3.0 at /v3/events");
     crate::use_cases::tracking::carriers::serve_sandbox(
         listener,
         crate::use_cases::tracking::carriers::sandbox(

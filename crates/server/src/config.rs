@@ -37,6 +37,28 @@ struct RawCarrier {
     requests_per_minute: Option<u32>,
     #[serde(default)]
     requests_per_day: Option<u32>,
+    #[serde(default)]
+    dcsa_version: Option<VersionSetting>,
+}
+
+/// `dcsa_version` as written: `"3.0"` in quotes, or `3.0` unquoted in TOML (and in an
+/// environment variable), which reads as a number.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum VersionSetting {
+    Text(String),
+    Number(f64),
+}
+
+impl VersionSetting {
+    fn text(&self) -> String {
+        match self {
+            Self::Text(text) => text.clone(),
+            // `3.0` reads back as 3: keep the `.0` people wrote.
+            Self::Number(number) if number.fract() == 0.0 => format!("{number:.1}"),
+            Self::Number(number) => number.to_string(),
+        }
+    }
 }
 
 /// How Tidemark authenticates to a carrier's API.
@@ -66,12 +88,14 @@ impl fmt::Debug for CarrierAuth {
     }
 }
 
-/// A carrier followed over DCSA Track & Trace 2.2.
+/// A carrier followed over DCSA Track & Trace 2.2 or 3.0.
 #[derive(Clone, PartialEq, Eq)]
 pub struct CarrierConfig {
     pub scac: String,
-    /// The part of the API's URL before `/v2/events`.
+    /// The part of the API's URL before `/v2/events` (or `/v3/events`).
     pub base_url: Url,
+    /// The T&T version the carrier speaks (`dcsa_version`, `2.2` unless set).
+    pub dcsa_version: tidemark_carriers::DcsaVersion,
     pub auth: CarrierAuth,
     /// The shared secret of the carrier's event subscription, which signs its pushes.
     pub notification_secret: Option<String>,
@@ -85,6 +109,7 @@ impl fmt::Debug for CarrierConfig {
         f.debug_struct("CarrierConfig")
             .field("scac", &self.scac)
             .field("base_url", &self.base_url.as_str())
+            .field("dcsa_version", &self.dcsa_version)
             .field("auth", &self.auth)
             .field(
                 "notification_secret",
@@ -643,9 +668,21 @@ fn validate_carrier(scac: &str, raw: RawCarrier) -> Result<CarrierConfig, Config
             ));
         }
     }
+    let dcsa_version = match raw.dcsa_version.as_ref().map(VersionSetting::text) {
+        None => tidemark_carriers::DcsaVersion::default(),
+        Some(text) => tidemark_carriers::DcsaVersion::parse(&text).ok_or_else(|| {
+            invalid(
+                &key("dcsa_version"),
+                format!(
+                    "{text:?} is not a DCSA Track & Trace version we speak: \"2.2\" or \"3.0\""
+                ),
+            )
+        })?,
+    };
     Ok(CarrierConfig {
         scac,
         base_url,
+        dcsa_version,
         auth,
         notification_secret: raw.notification_secret,
         budget: tidemark_carriers::profile::RateBudget {
@@ -866,6 +903,70 @@ mod tests {
         let error = Config::from_figment(&figment).unwrap_err();
 
         assert_eq!(error.setting, "TIDEMARK_CARRIERS__MAEU__BASE_ULR");
+    }
+
+    #[test]
+    fn a_carriers_dcsa_version_is_2_2_unless_set_to_3_0_quoted_or_not() {
+        let config = |version: &str| {
+            let figment = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(&format!(
+                "[carriers.MAEU]\nbase_url = \"https://x.example\"\n{version}"
+            )));
+            Config::from_figment(&figment).map(|config| config.carriers[0].dcsa_version)
+        };
+
+        assert_eq!(config("").unwrap(), tidemark_carriers::DcsaVersion::V2_2);
+        assert_eq!(
+            config("dcsa_version = \"2.2\"").unwrap(),
+            tidemark_carriers::DcsaVersion::V2_2
+        );
+        assert_eq!(
+            config("dcsa_version = \"3.0\"").unwrap(),
+            tidemark_carriers::DcsaVersion::V3_0
+        );
+        assert_eq!(
+            config("dcsa_version = 3.0").unwrap(),
+            tidemark_carriers::DcsaVersion::V3_0
+        );
+        assert_eq!(
+            config("dcsa_version = 2.2").unwrap(),
+            tidemark_carriers::DcsaVersion::V2_2
+        );
+    }
+
+    #[test]
+    fn a_dcsa_version_we_do_not_speak_names_the_setting() {
+        for version in ["\"2.1\"", "3.1", "\"three\"", "true"] {
+            let figment = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(&format!(
+                "[carriers.MAEU]\nbase_url = \"https://x.example\"\ndcsa_version = {version}"
+            )));
+
+            let error = Config::from_figment(&figment).unwrap_err();
+
+            assert_eq!(
+                error.setting, "TIDEMARK_CARRIERS__MAEU__DCSA_VERSION",
+                "{version}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_dcsa_version_can_come_from_the_environment() {
+        // What `TIDEMARK_CARRIERS__MAEU__DCSA_VERSION=3.0` becomes: the environment provider
+        // reads the value as TOML would, here a number.
+        let value: Value = "3.0".parse().unwrap();
+        let figment = Figment::from(Toml::string(DEFAULTS))
+            .merge(Serialized::global(
+                "carriers.MAEU.base_url",
+                "https://x.example",
+            ))
+            .merge(Serialized::global("carriers.MAEU.dcsa_version", value));
+
+        let config = Config::from_figment(&figment).unwrap();
+
+        assert_eq!(
+            config.carriers[0].dcsa_version,
+            tidemark_carriers::DcsaVersion::V3_0
+        );
     }
 
     #[test]

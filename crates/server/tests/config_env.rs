@@ -56,3 +56,21 @@ fn an_unknown_setting_variable_stops_start_up_with_its_name() {
         "{output:?}"
     );
 }
+
+#[test]
+fn a_carriers_dcsa_version_is_read_from_its_variable_and_a_wrong_one_is_named() {
+    let base_url = (
+        "TIDEMARK_CARRIERS__HLCU__BASE_URL",
+        "https://api.hlag.example/tnt",
+    );
+
+    let v3 = check_config(&[base_url, ("TIDEMARK_CARRIERS__HLCU__DCSA_VERSION", "3.0")]);
+    let wrong = check_config(&[base_url, ("TIDEMARK_CARRIERS__HLCU__DCSA_VERSION", "2.1")]);
+
+    assert!(v3.status.success(), "{v3:?}");
+    assert!(!wrong.status.success());
+    assert!(
+        String::from_utf8_lossy(&wrong.stderr).contains("TIDEMARK_CARRIERS__HLCU__DCSA_VERSION"),
+        "{wrong:?}"
+    );
+}

@@ -194,10 +194,22 @@ impl DcsaClient {
 
     /// Fetches one page: its body and the cursor of the next page, if any.
     async fn page(&self, url: Url) -> Result<(Vec<u8>, Option<String>), CarrierError> {
+        let (body, headers) = self.get(url, API_VERSION).await?;
+        Ok((body, next_cursor(&headers)))
+    }
+
+    /// One authorized `GET` of `url` with `API-Version: {api_version}`: the body and the
+    /// response headers of a success, else the [`CarrierError`] of the answer. The T&T 3.0
+    /// connector (`crate::dcsa3`) sends its requests through here.
+    pub(crate) async fn get(
+        &self,
+        url: Url,
+        api_version: &str,
+    ) -> Result<(Vec<u8>, HeaderMap), CarrierError> {
         let request = self
             .http
             .get(url)
-            .header("API-Version", API_VERSION)
+            .header("API-Version", api_version)
             .header(ACCEPT, "application/json")
             .timeout(TIMEOUT);
         let request = self.authorize(request).await?;
@@ -210,9 +222,9 @@ impl DcsaClient {
             }
             return Err(status_error(status, response.headers()));
         }
-        let next = next_cursor(response.headers());
+        let headers = response.headers().clone();
         let body = read_body(response).await?;
-        Ok((body, next))
+        Ok((body, headers))
     }
 
     async fn authorize(&self, request: RequestBuilder) -> Result<RequestBuilder, CarrierError> {

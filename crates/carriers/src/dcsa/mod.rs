@@ -5,7 +5,7 @@
 
 pub mod client;
 mod mapping;
-mod parse;
+pub(crate) mod parse;
 
 pub use client::{DcsaAuth, DcsaClient, DcsaClientError};
 pub use mapping::{JourneyStage, LegContext, LocationRole, t49_event_name};

@@ -214,7 +214,7 @@ fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
 /// the colon in the offset. A local time without an offset, or a bare date, cannot be placed
 /// in UTC without knowing the place's time zone, which this crate does not, so such events are
 /// skipped with a reason that says so.
-fn parse_datetime(text: &str) -> Result<DateTime<Utc>, String> {
+pub(crate) fn parse_datetime(text: &str) -> Result<DateTime<Utc>, String> {
     let text = text.trim();
     if let Ok(datetime) = DateTime::parse_from_rfc3339(text) {
         return Ok(datetime.with_timezone(&Utc));
@@ -235,11 +235,11 @@ fn parse_datetime(text: &str) -> Result<DateTime<Utc>, String> {
 }
 
 /// Codes compare after trimming and uppercasing: case slips are not worth losing an event.
-fn normalize(code: &str) -> String {
+pub(crate) fn normalize(code: &str) -> String {
     code.trim().to_ascii_uppercase()
 }
 
-fn describe(value: &Value) -> &'static str {
+pub(crate) fn describe(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -252,7 +252,9 @@ fn describe(value: &Value) -> &'static str {
 
 /// A string field that also takes numbers (IMO numbers and voyages are sometimes sent as
 /// numbers) and reads anything else, or a blank string, as absent.
-fn lenient_string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+pub(crate) fn lenient_string<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
     Ok(match Value::deserialize(deserializer)? {
         Value::String(text) if !text.trim().is_empty() => Some(text.trim().to_owned()),
         Value::Number(number) => Some(number.to_string()),
@@ -261,7 +263,9 @@ fn lenient_string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<S
 }
 
 /// An integer field that also takes a numeric string; anything else reads as absent.
-fn lenient_integer<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
+pub(crate) fn lenient_integer<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<i64>, D::Error> {
     Ok(match Value::deserialize(deserializer)? {
         Value::Number(number) => number.as_i64(),
         Value::String(text) => text.trim().parse().ok(),
@@ -270,7 +274,7 @@ fn lenient_integer<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<
 }
 
 /// A nested object that reads as absent when it is not the expected shape.
-fn lenient_object<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+pub(crate) fn lenient_object<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: serde::de::DeserializeOwned,
@@ -280,7 +284,9 @@ where
 }
 
 /// A list whose items are read one by one, so one bad item does not lose the rest.
-fn lenient_list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Value>, D::Error> {
+pub(crate) fn lenient_list<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<Value>, D::Error> {
     Ok(match Value::deserialize(deserializer)? {
         Value::Array(items) => items,
         _ => Vec::new(),

@@ -1,5 +1,5 @@
 //! The sandbox carrier (SCAC `TEST`): made-up voyages for numbers starting with `TEST`, served
-//! over DCSA Track & Trace 2.2 like a real carrier (DESIGN.md §5).
+//! over DCSA Track & Trace 2.2 and 3.0 like a real carrier (DESIGN.md §5).
 //!
 //! A voyage is a pure function of the number and an *epoch* (when tracking started): the
 //! number picks, through SHA-256, the ports, vessels, containers, delays and the voyage's

@@ -1,4 +1,10 @@
-//! The sandbox carrier's DCSA Track & Trace 2.2 endpoint, `GET /v2/events`.
+//! The sandbox carrier's DCSA Track & Trace endpoints: 2.2's `GET /v2/events` and 3.0's
+//! `GET /v3/events`, serving the same voyages.
+//!
+//! 3.0 is asked by `documentReference` (with `documentTypeCodes` `TRD` or `BKG`; the later
+//! drafts' `transportDocumentReference` and `carrierBookingReference` work too) and answers
+//! `{"events": [...]}` in 3.0's shape, ten events a page, the next page linked by a relative
+//! `Next-Page` link that repeats the query with its `cursor`.
 //!
 //! Beyond the spec:
 //! - `tidemarkEpoch` (RFC 3339) says when tracking started; voyages are laid out from it.
@@ -29,9 +35,12 @@ use tidemark_domain::Clock;
 use super::{DcsaEvent, Sandbox};
 use crate::carrier::ReferenceKind;
 
-/// The T&T version served, sent in `API-Version`.
+/// The T&T versions served, sent in `API-Version`.
 const API_VERSION: &str = "2.2.0";
+const API_VERSION_3: &str = "3.0.0";
 const DEFAULT_LIMIT: usize = 100;
+/// 3.0 pages are small, so that clients page through a voyage.
+const DEFAULT_LIMIT_3: usize = 10;
 /// DCSA lets a producer cap the page size; larger limits are served in pages of this size.
 const MAX_LIMIT: usize = 1_000;
 
@@ -41,16 +50,35 @@ struct SandboxState {
     clock: Arc<dyn Clock>,
 }
 
-/// The sandbox carrier's DCSA T&T 2.2 routes: `GET /v2/events`.
+/// The sandbox carrier's DCSA T&T routes: `GET /v2/events` (2.2) and `GET /v3/events` (3.0).
 pub fn router(sandbox: Arc<Sandbox>, clock: Arc<dyn Clock>) -> Router {
     Router::new()
-        .route("/v2/events", get(list_events))
+        .route("/v2/events", get(list_events_v2))
+        .route("/v3/events", get(list_events_v3))
         .with_state(SandboxState { sandbox, clock })
+}
+
+/// Which T&T version a request came in on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Version {
+    V2_2,
+    V3_0,
+}
+
+impl Version {
+    fn api_version(self) -> &'static str {
+        match self {
+            Self::V2_2 => API_VERSION,
+            Self::V3_0 => API_VERSION_3,
+        }
+    }
 }
 
 /// The parameters the sandbox reads.
 #[derive(Default)]
 struct EventsQuery {
+    document_reference: Option<String>,
+    document_type_codes: Option<String>,
     transport_document_reference: Option<String>,
     carrier_booking_reference: Option<String>,
     equipment_reference: Option<String>,
@@ -65,6 +93,8 @@ impl EventsQuery {
         for (name, value) in url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes()) {
             let value = Some(value.trim().to_owned()).filter(|value| !value.is_empty());
             let slot = match name.as_ref() {
+                "documentReference" => &mut query.document_reference,
+                "documentTypeCodes" => &mut query.document_type_codes,
                 "transportDocumentReference" => &mut query.transport_document_reference,
                 "carrierBookingReference" => &mut query.carrier_booking_reference,
                 "equipmentReference" => &mut query.equipment_reference,
@@ -79,20 +109,65 @@ impl EventsQuery {
     }
 }
 
-async fn list_events(
+async fn list_events_v2(
     State(state): State<SandboxState>,
     method: Method,
     OriginalUri(uri): OriginalUri,
     RawQuery(raw): RawQuery,
 ) -> Response {
+    list_events(Version::V2_2, &state, &method, &uri, raw.as_deref())
+}
+
+async fn list_events_v3(
+    State(state): State<SandboxState>,
+    method: Method,
+    OriginalUri(uri): OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    list_events(Version::V3_0, &state, &method, &uri, raw.as_deref())
+}
+
+fn list_events(
+    version: Version,
+    state: &SandboxState,
+    method: &Method,
+    uri: &axum::http::Uri,
+    raw: Option<&str>,
+) -> Response {
     let now = state.clock.now();
     let fail = |status: StatusCode, reason: &str, message: String| {
-        dcsa_error(status, &method, &uri.to_string(), now, reason, message)
+        dcsa_error(
+            version,
+            status,
+            method,
+            &uri.to_string(),
+            now,
+            reason,
+            message,
+        )
     };
-    let query = EventsQuery::parse(raw.as_deref());
+    let query = EventsQuery::parse(raw);
 
+    if version == Version::V3_0
+        && let Some(codes) = &query.document_type_codes
+        && !codes
+            .split(',')
+            .any(|code| matches!(code.trim(), "TRD" | "BKG"))
+    {
+        return fail(
+            StatusCode::NOT_FOUND,
+            "notFound",
+            format!(
+                "the sandbox finds shipments by bill of lading (TRD) or booking (BKG), not {codes}"
+            ),
+        );
+    }
+    let document_reference = query
+        .document_reference
+        .as_ref()
+        .filter(|_| version == Version::V3_0);
     let reference = match (
-        &query.transport_document_reference,
+        document_reference.or(query.transport_document_reference.as_ref()),
         &query.carrier_booking_reference,
     ) {
         (Some(bl), Some(booking)) if !bl.eq_ignore_ascii_case(booking) => {
@@ -122,8 +197,12 @@ async fn list_events(
             );
         }
     };
+    let default_limit = match version {
+        Version::V2_2 => DEFAULT_LIMIT,
+        Version::V3_0 => DEFAULT_LIMIT_3,
+    };
     let limit = match query.limit.as_deref().map(str::parse::<usize>) {
-        None => DEFAULT_LIMIT,
+        None => default_limit,
         Some(Ok(limit)) if limit >= 1 => limit.min(MAX_LIMIT),
         Some(_) => {
             return fail(
@@ -193,6 +272,9 @@ async fn list_events(
 
     let start = page.offset.min(events.len());
     let end = start.saturating_add(limit).min(events.len());
+    if version == Version::V3_0 {
+        return v3_page(uri, raw, &page, &events, start, end);
+    }
     let mut headers = HeaderMap::new();
     headers.insert("api-version", HeaderValue::from_static(API_VERSION));
     set_cursor(&mut headers, ["current-page-cursor", "current-page"], &page);
@@ -246,6 +328,157 @@ fn set_cursor(headers: &mut HeaderMap, names: [&'static str; 2], page: &Page) {
     }
 }
 
+/// A 3.0 page: `{"events": [...]}`, and a relative `Next-Page` link repeating the query with
+/// the next page's cursor when there is more.
+fn v3_page(
+    uri: &axum::http::Uri,
+    raw: Option<&str>,
+    page: &Page,
+    events: &[DcsaEvent],
+    start: usize,
+    end: usize,
+) -> Response {
+    let mut headers = HeaderMap::new();
+    headers.insert("api-version", HeaderValue::from_static(API_VERSION_3));
+    if end < events.len() {
+        let next = Page {
+            offset: end,
+            as_of: page.as_of,
+        };
+        let mut query = url::form_urlencoded::Serializer::new(String::new());
+        for (name, value) in url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes()) {
+            if name != "cursor" {
+                query.append_pair(&name, &value);
+            }
+        }
+        query.append_pair("cursor", &next.encode());
+        let link = format!("{}?{}", uri.path(), query.finish());
+        if let Ok(value) = HeaderValue::from_str(&link) {
+            headers.insert(HeaderName::from_static("next-page"), value);
+        }
+    }
+    let body = serde_json::json!({
+        "events": events[start..end].iter().map(v3_event).collect::<Vec<_>>(),
+    });
+    (StatusCode::OK, headers, Json(body)).into_response()
+}
+
+/// A sandbox event in T&T 3.0's shape: the place in `eventLocation`, the codes in
+/// `eventClassification`, the documents in `shipmentDetails`, the vessel in
+/// `transportDetails` and the container in `equipmentDetails`.
+fn v3_event(event: &DcsaEvent) -> serde_json::Value {
+    use serde_json::{Map, Value, json};
+
+    let seconds = |at: &DateTime<Utc>| at.to_rfc3339_opts(SecondsFormat::Secs, true);
+    let call = &event.transport_call;
+    let mut classification = Map::new();
+    classification.insert("eventTypeCode".into(), json!(event.event_type.as_str()));
+    classification.insert(
+        "eventClassifierCode".into(),
+        json!(event.event_classifier_code.as_str()),
+    );
+    if let Some(code) = event.transport_event_type_code {
+        classification.insert("transportEventTypeCode".into(), json!(code.as_str()));
+    }
+    if let Some(code) = event.equipment_event_type_code {
+        classification.insert("equipmentEventTypeCode".into(), json!(code.as_str()));
+    }
+
+    let mut transport_call = Map::new();
+    transport_call.insert(
+        "transportCallReference".into(),
+        json!(call.transport_call_id.to_string()),
+    );
+    transport_call.insert(
+        "transportCallSequenceNumber".into(),
+        json!(call.transport_call_sequence_number),
+    );
+    transport_call.insert(
+        "modeOfTransport".into(),
+        json!(call.mode_of_transport.as_str()),
+    );
+    if let Some(service) = &call.carrier_service_code {
+        transport_call.insert(
+            "serviceCodeOrReference".into(),
+            json!({ "carrierServiceCode": service }),
+        );
+    }
+    if let Some(voyage) = &call.export_voyage_number {
+        transport_call.insert(
+            "exportVoyageNumberOrReference".into(),
+            json!({ "carrierVoyageNumber": voyage }),
+        );
+    }
+    if let Some(voyage) = &call.import_voyage_number {
+        transport_call.insert(
+            "importVoyageNumberOrReference".into(),
+            json!({ "carrierVoyageNumber": voyage }),
+        );
+    }
+    if let Some(vessel) = &call.vessel {
+        transport_call.insert(
+            "vesselTransport".into(),
+            json!({
+                "vesselIMONumber": vessel.vessel_imo_number,
+                "vesselName": vessel.vessel_name,
+            }),
+        );
+    }
+
+    let mut out = Map::new();
+    out.insert("eventID".into(), json!(event.event_id.to_string()));
+    out.insert(
+        "eventDateTime".into(),
+        json!(seconds(&event.event_date_time)),
+    );
+    out.insert(
+        "eventUpdatedDateTime".into(),
+        json!(seconds(&event.event_created_date_time)),
+    );
+    out.insert(
+        "eventLocation".into(),
+        json!({
+            "UNLocationCode": call.un_location_code,
+            "facilityTypeCode": call.facility_type_code,
+        }),
+    );
+    out.insert("eventClassification".into(), Value::Object(classification));
+    // In the sandbox's order (booking, then bill of lading), as in the spec's example.
+    let mut documents: Vec<Value> = event
+        .document_references
+        .iter()
+        .map(|reference| {
+            json!({
+                "typeCode": reference.document_reference_type.as_str(),
+                "reference": reference.document_reference_value,
+            })
+        })
+        .collect();
+    if !documents.is_empty() {
+        let first = documents.remove(0);
+        out.insert(
+            "shipmentDetails".into(),
+            json!({ "documentReference": first, "additionalDocumentReferences": documents }),
+        );
+    }
+    out.insert(
+        "transportDetails".into(),
+        json!({ "transportCall": Value::Object(transport_call) }),
+    );
+    if let Some(container) = &event.equipment_reference {
+        let mut equipment = Map::new();
+        equipment.insert("equipmentReference".into(), json!(container));
+        if let Some(code) = &event.iso_equipment_code {
+            equipment.insert("ISOEquipmentCode".into(), json!(code));
+        }
+        if let Some(empty) = event.empty_indicator_code {
+            equipment.insert("emptyIndicatorCode".into(), json!(empty.as_str()));
+        }
+        out.insert("equipmentDetails".into(), Value::Object(equipment));
+    }
+    Value::Object(out)
+}
+
 fn start_of_day(now: DateTime<Utc>) -> DateTime<Utc> {
     now.date_naive()
         .and_hms_opt(0, 0, 0)
@@ -271,6 +504,7 @@ struct DcsaSubError {
 }
 
 fn dcsa_error(
+    version: Version,
     status: StatusCode,
     method: &Method,
     uri: &str,
@@ -289,6 +523,6 @@ fn dcsa_error(
             message,
         }],
     };
-    let headers = [("api-version", API_VERSION)];
+    let headers = [("api-version", version.api_version())];
     (status, headers, Json(body)).into_response()
 }

@@ -1,5 +1,6 @@
-//! `/callbacks/dcsa/{scac}`: where carriers push DCSA Track & Trace events. Outside `/v2`
-//! and its API keys: the carrier proves itself with the subscription's signature.
+//! `/callbacks/dcsa/{scac}`: where carriers push DCSA Track & Trace events (2.2's array or
+//! 3.0's `{"events": [...]}`). Outside `/v2` and its API keys: the carrier proves itself with
+//! the subscription's signature.
 
 use axum::Router;
 use axum::body::Bytes;

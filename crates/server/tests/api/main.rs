@@ -14,6 +14,7 @@ mod carriers;
 mod console;
 mod conventions;
 mod custom_fields;
+mod dcsa3;
 mod documents;
 mod fixture_parity;
 mod hostile;

@@ -4,10 +4,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use anyhow::Context;
-use tidemark_carriers::Carrier;
 use tidemark_carriers::dcsa::{DcsaAuth, DcsaClient};
 use tidemark_carriers::profile::RateBudget;
 use tidemark_carriers::sandbox::{self, Sandbox, SandboxPort};
+use tidemark_carriers::{Carrier, dcsa_client};
 use tidemark_domain::Clock;
 use tidemark_geo::reference::ReferenceData;
 use tokio_util::sync::CancellationToken;
@@ -103,7 +103,7 @@ pub fn remote_sandbox(base: &Url) -> anyhow::Result<Arc<dyn Carrier>> {
     ))
 }
 
-/// The DCSA connector of a configured carrier.
+/// The DCSA connector of a configured carrier, speaking its `dcsa_version`.
 pub fn dcsa_connector(config: &crate::config::CarrierConfig) -> anyhow::Result<Arc<dyn Carrier>> {
     use crate::config::CarrierAuth;
     let auth = match &config.auth {
@@ -124,8 +124,11 @@ pub fn dcsa_connector(config: &crate::config::CarrierConfig) -> anyhow::Result<A
             scope: scope.clone(),
         },
     };
-    Ok(Arc::new(
-        DcsaClient::new(config.scac.clone(), config.base_url.clone(), auth)
-            .with_context(|| format!("the {} connector", config.scac))?,
-    ))
+    dcsa_client(
+        config.dcsa_version,
+        config.scac.clone(),
+        config.base_url.clone(),
+        auth,
+    )
+    .with_context(|| format!("the {} connector", config.scac))
 }

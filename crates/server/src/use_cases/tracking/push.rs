@@ -1,10 +1,13 @@
 //! Events a carrier pushes to us (a DCSA Track & Trace event subscription). A push is a
 //! doorbell: its signature is checked, the tracking requests it concerns are found, and
 //! each gets an immediate poll, so pushed and polled events go through one path.
+//!
+//! T&T 2.2 pushes a JSON array of events, 3.0 an object with `events`; both are accepted on
+//! the same callback, with the same signature rule.
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
-use tidemark_carriers::{CarrierEvent, DocumentType};
+use tidemark_carriers::{CarrierError, CarrierEvent, CarrierSnapshot, DocumentType};
 use tidemark_store::StoreError;
 
 use crate::app::App;
@@ -57,6 +60,25 @@ fn numbers_of(events: &[CarrierEvent]) -> Vec<String> {
     numbers
 }
 
+/// Reads a push's events: a JSON object is a T&T 3.0 notification (`{"events": [...]}`),
+/// anything else is read as 2.2's array, unless none of its events reads as 2.2 and some
+/// read as 3.0 (an array of 3.0 events, as the 2023 Beta sends).
+fn parse_push(body: &[u8]) -> Result<CarrierSnapshot, CarrierError> {
+    let first = body.iter().find(|byte| !byte.is_ascii_whitespace());
+    if first == Some(&b'{') {
+        return tidemark_carriers::dcsa3::parse_events(body);
+    }
+    let v2 = tidemark_carriers::dcsa::parse_events(body)?;
+    if v2.events.is_empty()
+        && !v2.skipped.is_empty()
+        && let Ok(v3) = tidemark_carriers::dcsa3::parse_events(body)
+        && !v3.events.is_empty()
+    {
+        return Ok(v3);
+    }
+    Ok(v2)
+}
+
 /// Verifies and accepts one push; returns how many tracking requests it queued a poll for.
 pub async fn receive(
     app: &App,
@@ -77,8 +99,7 @@ pub async fn receive(
     if !signature.is_some_and(|s| signature_matches(secret, s, body)) {
         return Err(PushError::BadSignature);
     }
-    let snapshot = tidemark_carriers::dcsa::parse_events(body)
-        .map_err(|error| PushError::Malformed(error.to_string()))?;
+    let snapshot = parse_push(body).map_err(|error| PushError::Malformed(error.to_string()))?;
     let numbers = numbers_of(&snapshot.events);
     if numbers.is_empty() {
         return Ok(0);
@@ -106,6 +127,30 @@ mod tests {
     #[test]
     fn a_signature_of_the_body_with_the_secret_matches() {
         assert!(signature_matches("s3cret", &sign("s3cret", b"[]"), b"[]"));
+    }
+
+    #[test]
+    fn a_push_is_read_as_2_2_or_3_0_by_its_shape() {
+        let v2 = br#"[{"eventType": "EQUIPMENT", "eventClassifierCode": "ACT",
+            "eventDateTime": "2026-03-01T10:00:00Z", "equipmentEventTypeCode": "LOAD",
+            "equipmentReference": "APZU4812090"}]"#;
+        let v3 = br#" {"events": [{"eventDateTime": "2026-03-01T10:00:00Z",
+            "eventClassification": {"eventTypeCode": "EQUIPMENT", "eventClassifierCode": "ACT",
+            "equipmentEventTypeCode": "LOAD"},
+            "equipmentDetails": {"equipmentReference": "APZU4812090"}}]}"#;
+
+        let from_v2 = parse_push(v2).expect("a 2.2 push");
+        let from_v3 = parse_push(v3).expect("a 3.0 push");
+
+        let beta = br#"[{"metadata": {"eventID": "1", "eventType": "EQUIPMENT"},
+            "payload": {"eventClassifierCode": "ACT", "eventDateTime": "2026-03-01T10:00:00Z",
+            "equipmentEventTypeCode": "LOAD", "equipmentReference": "APZU4812090"}}]"#;
+        let from_beta = parse_push(beta).expect("a 3.0 Beta push");
+
+        assert_eq!(numbers_of(&from_v2.events), ["APZU4812090"]);
+        assert_eq!(numbers_of(&from_v3.events), ["APZU4812090"]);
+        assert_eq!(numbers_of(&from_beta.events), ["APZU4812090"]);
+        assert!(parse_push(br#"{"nope": 1}"#).is_err());
     }
 
     #[test]

@@ -1,0 +1,332 @@
+//! The DCSA Track & Trace 3.0 connector: `GET {base}/v3/events` for one reference, page
+//! after page, parsed with [`parse_events`].
+//!
+//! The query is 3.0's: `documentReference` with `documentTypeCodes` (`TRD` for a bill of
+//! lading, `BKG` for a booking), or `equipmentReference`; `API-Version` carries the major
+//! version only (`3`). Pages follow the `Next-Page` response header, a link (absolute or
+//! relative to the events URL) that must stay on the carrier's host, since our credentials go
+//! with it; a `Next-Page-Cursor` header (the later 3.0 drafts) is sent back as `cursor`
+//! beside the first request's parameters.
+//!
+//! Authentication, TLS, timeouts and the mapping of HTTP answers onto [`CarrierError`] are
+//! the 2.2 connector's ([`DcsaClient`]), which sends every request.
+
+use std::fmt;
+
+use async_trait::async_trait;
+use reqwest::header::HeaderMap;
+use url::Url;
+
+use super::parse_events;
+use crate::carrier::{Carrier, ReferenceKind, TrackingQuery};
+use crate::dcsa::{DcsaAuth, DcsaClient, DcsaClientError};
+use crate::event::{CarrierError, CarrierSnapshot};
+
+/// The T&T major version asked for in `API-Version`.
+const API_VERSION: &str = "3";
+/// Pages followed at most: a shipment has tens of events, so more means a paging loop.
+const MAX_PAGES: usize = 50;
+
+/// A carrier that speaks DCSA Track & Trace 3.0.
+pub struct Dcsa3Client {
+    /// Sends the requests: auth, TLS, timeouts, errors.
+    http: DcsaClient,
+    /// `{base}/v3/events`.
+    events_url: Url,
+}
+
+impl fmt::Debug for Dcsa3Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dcsa3Client")
+            .field("scac", &self.http.scac())
+            .field("events_url", &self.events_url.as_str())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Dcsa3Client {
+    /// A client for the carrier `scac` whose T&T API lives under `base_url` (the part before
+    /// `/v3/events`), with its own HTTP client and a 30-second timeout.
+    pub fn new(
+        scac: impl Into<String>,
+        base_url: Url,
+        auth: DcsaAuth,
+    ) -> Result<Self, DcsaClientError> {
+        let events_url = events_url(&base_url)?;
+        Ok(Self {
+            http: DcsaClient::new(scac, base_url, auth)?,
+            events_url,
+        })
+    }
+
+    /// The same, sharing the server's HTTP client.
+    pub fn with_http_client(
+        scac: impl Into<String>,
+        base_url: Url,
+        auth: DcsaAuth,
+        http: reqwest::Client,
+    ) -> Result<Self, DcsaClientError> {
+        let events_url = events_url(&base_url)?;
+        Ok(Self {
+            http: DcsaClient::with_http_client(scac, base_url, auth, http)?,
+            events_url,
+        })
+    }
+
+    /// The first page's URL for a query.
+    fn first_page(&self, query: &TrackingQuery) -> Url {
+        let mut url = self.events_url.clone();
+        {
+            let mut pairs = url.query_pairs_mut();
+            let reference = query.reference.trim();
+            match query.reference_kind {
+                ReferenceKind::BillOfLading => {
+                    pairs.append_pair("documentReference", reference);
+                    pairs.append_pair("documentTypeCodes", "TRD");
+                }
+                ReferenceKind::Booking => {
+                    pairs.append_pair("documentReference", reference);
+                    pairs.append_pair("documentTypeCodes", "BKG");
+                }
+                ReferenceKind::Equipment => {
+                    pairs.append_pair("equipmentReference", reference);
+                }
+            }
+            // Read by the sandbox carrier only, as with 2.2.
+            if let Some(epoch) = query.sandbox_epoch {
+                pairs.append_pair(
+                    "tidemarkEpoch",
+                    &epoch.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                );
+            }
+        }
+        url
+    }
+
+    /// The next page's URL from a response's headers, if there is a next page.
+    fn next_page(&self, first: &Url, headers: &HeaderMap) -> Result<Option<Url>, CarrierError> {
+        let header = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::trim)
+                .filter(|value| !value.is_empty())
+        };
+        if let Some(link) = header("next-page") {
+            // Some servers send the bare cursor in Next-Page, as some did with 2.2; a cursor
+            // may hold a `/` (base64), so only a query, a leading `/` or a scheme make a link.
+            let is_link = link.starts_with('/') || link.contains('?') || Url::parse(link).is_ok();
+            if is_link {
+                let next = self.events_url.join(link).map_err(|e| {
+                    CarrierError::UnexpectedPayload(format!(
+                        "the carrier's Next-Page is not a link ({e}): {link}"
+                    ))
+                })?;
+                if next.origin() != self.events_url.origin() {
+                    return Err(CarrierError::UnexpectedPayload(format!(
+                        "the carrier's Next-Page points to another host: {link}"
+                    )));
+                }
+                return Ok(Some(next));
+            }
+            return Ok(Some(with_cursor(first, link)));
+        }
+        Ok(header("next-page-cursor").map(|cursor| with_cursor(first, cursor)))
+    }
+}
+
+/// `{base}/v3/events`.
+fn events_url(base_url: &Url) -> Result<Url, DcsaClientError> {
+    let mut url = base_url.clone();
+    url.path_segments_mut()
+        .map_err(|()| DcsaClientError::BaseUrl(base_url.to_string()))?
+        .pop_if_empty()
+        .extend(["v3", "events"]);
+    url.set_query(None);
+    url.set_fragment(None);
+    Ok(url)
+}
+
+/// The first page's URL with `cursor`: DCSA asks to repeat the first request's parameters.
+fn with_cursor(first: &Url, cursor: &str) -> Url {
+    let mut url = first.clone();
+    url.query_pairs_mut().append_pair("cursor", cursor);
+    url
+}
+
+#[async_trait]
+impl Carrier for Dcsa3Client {
+    fn scac(&self) -> &str {
+        self.http.scac()
+    }
+
+    async fn fetch(&self, query: &TrackingQuery) -> Result<CarrierSnapshot, CarrierError> {
+        let first = self.first_page(query);
+        let mut snapshot = CarrierSnapshot::default();
+        let mut url = first.clone();
+        let mut seen = vec![url.clone()];
+        for page in 1..=MAX_PAGES {
+            let (body, headers) = self.http.get(url, API_VERSION).await?;
+            let mut page_snapshot = parse_events(&body)?;
+            snapshot.events.append(&mut page_snapshot.events);
+            snapshot.skipped_raw.append(&mut page_snapshot.skipped_raw);
+            snapshot
+                .skipped
+                .extend(page_snapshot.skipped.into_iter().map(|skip| {
+                    if page == 1 {
+                        skip
+                    } else {
+                        format!("page {page}, {skip}")
+                    }
+                }));
+            match self.next_page(&first, &headers)? {
+                None => return Ok(snapshot),
+                Some(next) if seen.contains(&next) => {
+                    return Err(CarrierError::UnexpectedPayload(format!(
+                        "the carrier's next page repeats ({next})"
+                    )));
+                }
+                Some(next) => {
+                    seen.push(next.clone());
+                    url = next;
+                }
+            }
+        }
+        Err(CarrierError::UnexpectedPayload(format!(
+            "more than {MAX_PAGES} pages of events"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use reqwest::header::{HeaderName, HeaderValue};
+
+    use super::*;
+
+    fn client() -> Dcsa3Client {
+        Dcsa3Client::new(
+            "ABCD",
+            Url::parse("https://carrier.test/tnt/?x=1").expect("valid URL"),
+            DcsaAuth::None,
+        )
+        .expect("valid configuration")
+    }
+
+    fn headers(name: &'static str, value: &'static str) -> HeaderMap {
+        std::iter::once((
+            HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        ))
+        .collect()
+    }
+
+    fn query(kind: ReferenceKind, reference: &str) -> TrackingQuery {
+        TrackingQuery {
+            reference_kind: kind,
+            reference: reference.to_owned(),
+            sandbox_epoch: None,
+        }
+    }
+
+    #[test]
+    fn a_base_url_gets_the_v3_events_path() {
+        assert_eq!(
+            client().events_url.as_str(),
+            "https://carrier.test/tnt/v3/events"
+        );
+    }
+
+    #[test]
+    fn each_kind_of_number_is_asked_for_with_3_0s_parameters() {
+        let client = client();
+
+        let cases = [
+            (
+                ReferenceKind::BillOfLading,
+                "documentReference=HHL1&documentTypeCodes=TRD",
+            ),
+            (
+                ReferenceKind::Booking,
+                "documentReference=HHL1&documentTypeCodes=BKG",
+            ),
+            (ReferenceKind::Equipment, "equipmentReference=HHL1"),
+        ];
+
+        for (kind, expected) in cases {
+            let url = client.first_page(&query(kind, " HHL1 "));
+
+            assert_eq!(url.query(), Some(expected), "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn next_page_links_are_followed_absolute_or_relative_on_the_same_host() {
+        let client = client();
+        let first = client.first_page(&query(ReferenceKind::Equipment, "APZU1"));
+
+        let cases = [
+            (
+                headers("next-page", "https://carrier.test/tnt/v3/events?cursor=abc"),
+                "https://carrier.test/tnt/v3/events?cursor=abc",
+            ),
+            (
+                headers("next-page", "/tnt/v3/events?cursor=abc"),
+                "https://carrier.test/tnt/v3/events?cursor=abc",
+            ),
+            (
+                headers("next-page", "?cursor=abc"),
+                "https://carrier.test/tnt/v3/events?cursor=abc",
+            ),
+            (
+                headers("next-page", "fE9mZnNldA"),
+                "https://carrier.test/tnt/v3/events?equipmentReference=APZU1&cursor=fE9mZnNldA",
+            ),
+            (
+                headers("next-page", "fE9/ZnNldA=="),
+                "https://carrier.test/tnt/v3/events?equipmentReference=APZU1&cursor=fE9%2FZnNldA%3D%3D",
+            ),
+            (
+                headers("next-page-cursor", "c=1"),
+                "https://carrier.test/tnt/v3/events?equipmentReference=APZU1&cursor=c%3D1",
+            ),
+        ];
+
+        for (headers, expected) in cases {
+            let next = client.next_page(&first, &headers).expect("a valid link");
+
+            assert_eq!(next.map(String::from).as_deref(), Some(expected));
+        }
+    }
+
+    #[test]
+    fn a_next_page_on_another_host_is_refused() {
+        let client = client();
+        let first = client.first_page(&query(ReferenceKind::Equipment, "APZU1"));
+
+        for link in [
+            "https://evil.test/tnt/v3/events?cursor=abc",
+            "//evil.test/v3/events",
+            "http://carrier.test/tnt/v3/events?cursor=abc",
+        ] {
+            let result = client.next_page(&first, &headers("next-page", link));
+
+            assert!(
+                matches!(result, Err(CarrierError::UnexpectedPayload(_))),
+                "{link}: {result:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn no_paging_header_means_the_last_page() {
+        let client = client();
+        let first = client.first_page(&query(ReferenceKind::Equipment, "APZU1"));
+
+        let next = client
+            .next_page(&first, &headers("next-page", " "))
+            .expect("no error");
+
+        assert_eq!(next, None);
+    }
+}
