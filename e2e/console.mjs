@@ -5,7 +5,8 @@
 // Starts `tidemark serve` on a fresh SQLite database with a new API key, then, finding
 // things by their accessible names as a screen reader would: signs in with a wrong key
 // (refused) and the right one, tracks a number, sees it on the board, opens the shipment
-// page (containers, timeline), and signs out. Fails on any page script error and on any
+// page (containers, timeline, and its route map drawn over the offline basemap), and
+// signs out. Fails on any page script error and on any
 // request to a host other than the server. With SCREENSHOTS=dir set, saves PNGs there.
 // Skips (exit 0, says so) when Chromium is absent.
 
@@ -112,6 +113,38 @@ try {
   await link.click();
   await heading("Containers").waitFor();
   await heading("Timeline").waitFor();
+
+  step("its route map draws the land, the ports and the route, from Tidemark alone");
+  const map = page.getByRole("region", { name: /map/i });
+  await map.waitFor();
+  const land = map.locator("path.land");
+  await land.first().waitFor({ state: "attached", timeout: 20_000 });
+  await map.locator("path.route-port").first().waitFor({ state: "attached", timeout: 20_000 });
+  await map.locator("path.route-line").first().waitFor({ state: "attached", timeout: 20_000 });
+  // The sandbox vessel is at sea: its position shows, at the latest at the map's next
+  // refresh (every 15 s) once its first AIS report is in.
+  await map.locator("path.route-vessel").waitFor({ state: "attached", timeout: 40_000 });
+  const drawn = {
+    land: await land.count(),
+    ports: await map.locator("path.route-port").count(),
+    lines: await map.locator("path.route-line").count(),
+    vessel: await map.locator("path.route-vessel").count(),
+  };
+  console.log(`  drawn: ${JSON.stringify(drawn)}`);
+  if (drawn.land < 3) failures.push(`the basemap drew ${drawn.land} land paths`);
+  if (drawn.ports < 2) failures.push(`the map drew ${drawn.ports} ports`);
+  // No line runs the long way round the world: along the route the page draws,
+  // consecutive longitudes are never half a world apart (Pacific voyages cross ±180°).
+  const jump = await page.evaluate(async () => {
+    const src = document.getElementById("route-map").dataset.src;
+    const collection = await (await fetch(src)).json();
+    const lons = collection.features.flatMap((f) =>
+      f.geometry.type === "Point" ? [f.geometry.coordinates[0]] : f.geometry.coordinates.map((c) => c[0]),
+    );
+    return Math.max(0, ...lons.slice(1).map((lon, i) => Math.abs(lon - lons[i])));
+  });
+  if (jump >= 180) failures.push(`the route jumps ${jump}° of longitude between two points`);
+  await page.getByText(/between .* and .*, position of/).waitFor();
   if (screenshots) await page.screenshot({ path: join(screenshots, "shipment.png"), fullPage: true });
 
   step("signing out");

@@ -9,6 +9,7 @@
 
 pub mod assets;
 pub mod board;
+pub mod map;
 pub mod pages;
 pub mod session;
 pub mod track;
@@ -25,6 +26,7 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(board::page))
         .route("/board/rows", get(board::rows))
         .route("/shipments/{id}", get(board::shipment))
+        .route("/shipments/{id}/route-map", get(map::route))
         .route("/sign-in", get(pages::sign_in_form).post(pages::sign_in))
         .route("/sign-out", post(pages::sign_out))
         .route("/track", get(track::page).post(track::submit))

@@ -292,6 +292,111 @@ async fn assets_are_named_by_content_and_cached(app: TestApp) {
     assert_eq!(stale.status, StatusCode::NOT_FOUND);
 }
 
+/// Tracks `TEST-TR-SUCCEEDED` through the console; the shipment page's path.
+async fn tracked_shipment_page(app: &TestApp, cookie: &str) -> String {
+    let csrf = csrf_of(&text(&page(app, "/track", cookie).await));
+    let tracked = form(
+        app,
+        "/track",
+        Some(cookie),
+        &format!("csrf={csrf}&number=TEST-TR-SUCCEEDED&request_type=bill_of_lading&scac=TEST"),
+    )
+    .await;
+    assert_eq!(tracked.status, StatusCode::OK, "{}", text(&tracked));
+    app.run_pending_jobs().await;
+    let board = text(&page(app, "/", cookie).await);
+    let start = board.find("href=\"/shipments/").unwrap() + "href=\"".len();
+    board[start..][..board[start..].find('"').unwrap()].to_owned()
+}
+
+async fn the_shipment_page_has_a_route_map_region_over_the_offline_basemap(app: TestApp) {
+    let cookie = sign_in(&app, &app.key).await;
+    let link = tracked_shipment_page(&app, &cookie).await;
+    let html = text(&page(&app, &link, &cookie).await);
+    assert!(
+        html.contains("role=\"region\" aria-label=\"Route map\""),
+        "{html}"
+    );
+    assert!(
+        html.contains(&format!("data-src=\"{link}/route-map\"")),
+        "{html}"
+    );
+    for asset in [
+        "/assets/leaflet-",
+        "/assets/land-50m-",
+        "/assets/route-map-",
+    ] {
+        assert!(html.contains(asset), "{asset} missing");
+    }
+    let start = html.find("/assets/land-50m-").unwrap();
+    let land = &html[start..][..html[start..].find('"').unwrap()];
+    let basemap = app.request(Method::GET, land, None, None).await;
+    assert_eq!(basemap.status, StatusCode::OK);
+    assert_eq!(basemap.json()["type"], "Topology");
+}
+
+async fn the_route_map_is_the_shipment_containers_geojson_with_ports(app: TestApp) {
+    let cookie = sign_in(&app, &app.key).await;
+    let link = tracked_shipment_page(&app, &cookie).await;
+    let response = page(&app, &format!("{link}/route-map"), &cookie).await;
+    assert_eq!(response.status, StatusCode::OK);
+    assert_eq!(response.header("content-type"), Some("application/json"));
+    let map = response.json();
+    assert_eq!(map["type"], "FeatureCollection");
+    let features = map["features"].as_array().unwrap();
+    let ports: Vec<&str> = features
+        .iter()
+        .filter(|f| f["properties"]["feature_type"] == "port")
+        .map(|f| f["properties"]["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(ports.first(), Some(&"POL"), "{map}");
+    assert_eq!(ports.last(), Some(&"POD"), "{map}");
+}
+
+async fn the_route_map_of_a_pacific_voyage_never_jumps_half_the_world(app: TestApp) {
+    let cookie = sign_in(&app, &app.key).await;
+    let link = tracked_shipment_page(&app, &cookie).await;
+    // The sandbox voyage runs Shanghai → Tokyo → Seattle, across ±180°.
+    let map = page(&app, &format!("{link}/route-map"), &cookie)
+        .await
+        .json();
+    let lons: Vec<f64> = map["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| match f["geometry"]["type"].as_str() {
+            Some("Point") => vec![f["geometry"]["coordinates"][0].as_f64().unwrap()],
+            _ => f["geometry"]["coordinates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c[0].as_f64().unwrap())
+                .collect(),
+        })
+        .collect();
+    assert!(
+        lons.iter().any(|lon| !(-180.0..=180.0).contains(lon)),
+        "{lons:?}"
+    );
+    for pair in lons.windows(2) {
+        assert!((pair[1] - pair[0]).abs() < 180.0, "{pair:?}");
+    }
+}
+
+async fn the_route_map_needs_a_session_and_the_accounts_own_shipment(app: TestApp) {
+    let cookie = sign_in(&app, &app.key).await;
+    let link = tracked_shipment_page(&app, &cookie).await;
+    let anonymous = app
+        .request(Method::GET, &format!("{link}/route-map"), None, None)
+        .await;
+    assert_eq!(anonymous.status, StatusCode::SEE_OTHER);
+    let other = sign_in(&app, &app.other_account_key().await).await;
+    let response = page(&app, &format!("{link}/route-map"), &other).await;
+    assert_eq!(response.status, StatusCode::NOT_FOUND);
+    let unknown = page(&app, "/shipments/not-an-id/route-map", &cookie).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+}
+
 on_both_backends!(
     a_visitor_who_is_not_signed_in_is_sent_to_sign_in,
     a_wrong_key_is_refused_with_a_message,
@@ -307,4 +412,8 @@ on_both_backends!(
     a_read_only_key_gets_a_read_only_console,
     a_form_from_another_site_is_refused,
     assets_are_named_by_content_and_cached,
+    the_shipment_page_has_a_route_map_region_over_the_offline_basemap,
+    the_route_map_is_the_shipment_containers_geojson_with_ports,
+    the_route_map_of_a_pacific_voyage_never_jumps_half_the_world,
+    the_route_map_needs_a_session_and_the_accounts_own_shipment,
 );
