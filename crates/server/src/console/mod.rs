@@ -13,6 +13,7 @@ pub mod map;
 pub mod pages;
 pub mod session;
 pub mod track;
+pub mod webhooks;
 
 use axum::Router;
 use axum::routing::{get, post};
@@ -31,7 +32,19 @@ pub fn router(state: AppState) -> Router {
         .route("/sign-out", post(pages::sign_out))
         .route("/track", get(track::page).post(track::submit))
         .route("/documents", get(pages::documents))
-        .route("/webhooks", get(pages::webhooks))
+        .route("/webhooks", get(webhooks::index).post(webhooks::create))
+        .route("/webhooks/{id}", get(webhooks::show))
+        .route("/webhooks/{id}/test", post(webhooks::send_test))
+        .route("/webhooks/{id}/pause", post(webhooks::pause))
+        .route("/webhooks/{id}/resume", post(webhooks::resume))
+        .route(
+            "/webhooks/{id}/rotate-secret",
+            post(webhooks::rotate_secret),
+        )
+        .route(
+            "/webhooks/{id}/notifications/{notification}/redeliver",
+            post(webhooks::redeliver),
+        )
         .route("/custom-fields", get(pages::custom_fields))
         .route("/api-keys", get(pages::api_keys))
         .route("/carriers", get(pages::carriers))

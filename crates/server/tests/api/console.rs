@@ -417,3 +417,216 @@ on_both_backends!(
     the_route_map_of_a_pacific_voyage_never_jumps_half_the_world,
     the_route_map_needs_a_session_and_the_accounts_own_shipment,
 );
+
+/// The Webhooks pages, with deliveries to a receiver on a local port.
+mod webhook_pages {
+    use std::net::SocketAddr;
+    use std::sync::{Arc, Mutex};
+
+    use axum::body::Bytes;
+    use axum::http::HeaderMap;
+
+    use super::*;
+
+    on_both_backends!(
+        settings = &[("webhooks_allow_private", "true")];
+        creating_a_webhook_opens_its_page_with_its_url_events_and_secret,
+        a_webhook_with_problems_is_not_created_and_each_problem_is_shown,
+        a_test_delivery_is_sent_signed_and_shown_with_the_answer,
+        the_delivery_log_shows_each_notification_with_its_attempts_and_redelivers,
+        a_webhook_is_paused_and_resumed,
+        a_read_only_key_gets_no_webhook_forms,
+    );
+
+    /// A receiver answering 200 that records what it gets; its URL.
+    async fn receiver() -> (String, Arc<Mutex<Vec<(HeaderMap, Bytes)>>>) {
+        let received: Arc<Mutex<Vec<(HeaderMap, Bytes)>>> = Arc::default();
+        let log = Arc::clone(&received);
+        let app = axum::Router::new().route(
+            "/hook",
+            axum::routing::post(move |headers: HeaderMap, body: Bytes| {
+                let log = Arc::clone(&log);
+                async move {
+                    log.lock().unwrap().push((headers, body));
+                    "thanks"
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address: SocketAddr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (format!("http://{address}/hook"), received)
+    }
+
+    /// Creates a webhook through the console form; its page's path.
+    async fn created(app: &TestApp, cookie: &str, url: &str, events: &[&str]) -> String {
+        let csrf = csrf_of(&text(&page(app, "/webhooks", cookie).await));
+        let mut body = format!("csrf={csrf}&url={}", encoded(url));
+        for event in events {
+            body.push_str(&format!("&events={}", encoded(event)));
+        }
+        let response = form(app, "/webhooks", Some(cookie), &body).await;
+        assert_eq!(
+            response.status,
+            StatusCode::SEE_OTHER,
+            "{}",
+            text(&response)
+        );
+        response.header("location").unwrap().to_owned()
+    }
+
+    async fn creating_a_webhook_opens_its_page_with_its_url_events_and_secret(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let list = text(&page(&app, "/webhooks", &cookie).await);
+        assert!(list.contains("<label for=\"url\">URL</label>"), "{list}");
+        assert!(list.contains("value=\"tracking_request.succeeded\""));
+        let path = created(
+            &app,
+            &cookie,
+            "https://hooks.example.com/tidemark",
+            &["tracking_request.succeeded", "shipment.estimated.arrival"],
+        )
+        .await;
+        let html = text(&page(&app, &path, &cookie).await);
+        assert!(
+            html.contains("https://hooks.example.com/tidemark"),
+            "{html}"
+        );
+        assert!(html.contains("tracking_request.succeeded, shipment.estimated.arrival"));
+        assert!(html.contains("Signing secret"));
+        assert!(html.contains(">Send test</button>"));
+        assert!(html.contains("<h2 id=\"delivery-log\">Delivery log</h2>"));
+        let list = text(&page(&app, "/webhooks", &cookie).await);
+        assert!(list.contains(&format!("<a href=\"{path}\">")), "{list}");
+    }
+
+    async fn a_webhook_with_problems_is_not_created_and_each_problem_is_shown(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let csrf = csrf_of(&text(&page(&app, "/webhooks", &cookie).await));
+        let response = form(
+            &app,
+            "/webhooks",
+            Some(&cookie),
+            &format!("csrf={csrf}&url=ftp%3A%2F%2Fnope&events=no.such.event"),
+        )
+        .await;
+        assert_eq!(response.status, StatusCode::UNPROCESSABLE_ENTITY);
+        let html = text(&response);
+        assert!(html.contains("role=\"alert\""), "{html}");
+        assert!(html.matches("<li>").count() >= 2, "{html}");
+        assert!(
+            html.contains("value=\"ftp://nope\""),
+            "the form keeps what was typed"
+        );
+        assert!(html.contains("No webhooks yet."));
+    }
+
+    async fn a_test_delivery_is_sent_signed_and_shown_with_the_answer(app: TestApp) {
+        let (url, received) = receiver().await;
+        let cookie = sign_in(&app, &app.key).await;
+        let path = created(&app, &cookie, &url, &["tracking_request.succeeded"]).await;
+        let csrf = csrf_of(&text(&page(&app, &path, &cookie).await));
+        let response = form(
+            &app,
+            &format!("{path}/test"),
+            Some(&cookie),
+            &format!("csrf={csrf}&event=tracking_request.succeeded"),
+        )
+        .await;
+        assert_eq!(response.status, StatusCode::OK);
+        let html = text(&response);
+        assert!(
+            html.contains("Delivered: tracking_request.succeeded → HTTP 200"),
+            "{html}"
+        );
+        assert!(html.contains("thanks"), "the answer's body is shown");
+        let deliveries = received.lock().unwrap().clone();
+        assert_eq!(deliveries.len(), 1);
+        assert!(deliveries[0].0.contains_key("x-t49-webhook-signature"));
+        assert!(String::from_utf8_lossy(&deliveries[0].1).contains("tracking_request.succeeded"));
+    }
+
+    async fn the_delivery_log_shows_each_notification_with_its_attempts_and_redelivers(
+        app: TestApp,
+    ) {
+        let (url, received) = receiver().await;
+        let cookie = sign_in(&app, &app.key).await;
+        let path = created(&app, &cookie, &url, &["tracking_request.succeeded"]).await;
+        let _ = super::tracked_shipment_page(&app, &cookie).await;
+        app.run_pending_jobs().await;
+        app.run_pending_jobs().await;
+        let html = text(&page(&app, &path, &cookie).await);
+        assert!(
+            html.contains("<td>tracking_request.succeeded</td>"),
+            "{html}"
+        );
+        assert!(html.contains("<td>succeeded"), "{html}");
+        assert!(html.contains("Attempt 1 at "), "{html}");
+        assert!(html.contains("HTTP 200"), "{html}");
+        let before = received.lock().unwrap().len();
+
+        let start = html.find("/redeliver\"").unwrap();
+        let action_start = html[..start].rfind("action=\"").unwrap() + "action=\"".len();
+        let action = &html[action_start..start + "/redeliver".len()];
+        let csrf = csrf_of(&html);
+        let response = form(&app, action, Some(&cookie), &format!("csrf={csrf}")).await;
+        assert_eq!(
+            response.status,
+            StatusCode::SEE_OTHER,
+            "{}",
+            text(&response)
+        );
+        app.run_pending_jobs().await;
+        assert_eq!(received.lock().unwrap().len(), before + 1);
+        let html = text(&page(&app, &path, &cookie).await);
+        assert!(html.contains("Attempt 2 at "), "{html}");
+    }
+
+    async fn a_webhook_is_paused_and_resumed(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let path = created(
+            &app,
+            &cookie,
+            "https://hooks.example.com/t",
+            &["tracking_request.succeeded"],
+        )
+        .await;
+        let csrf = csrf_of(&text(&page(&app, &path, &cookie).await));
+        let paused = form(
+            &app,
+            &format!("{path}/pause"),
+            Some(&cookie),
+            &format!("csrf={csrf}"),
+        )
+        .await;
+        assert_eq!(paused.status, StatusCode::SEE_OTHER);
+        let html = text(&page(&app, &path, &cookie).await);
+        assert!(html.contains("<dd>paused"), "{html}");
+        assert!(html.contains(">Resume</button>"));
+        let resumed = form(
+            &app,
+            &format!("{path}/resume"),
+            Some(&cookie),
+            &format!("csrf={csrf}"),
+        )
+        .await;
+        assert_eq!(resumed.status, StatusCode::SEE_OTHER);
+        let html = text(&page(&app, &path, &cookie).await);
+        assert!(html.contains("<dd>active"), "{html}");
+    }
+
+    async fn a_read_only_key_gets_no_webhook_forms(app: TestApp) {
+        let cookie = sign_in(&app, &app.read_only_key).await;
+        let html = text(&page(&app, "/webhooks", &cookie).await);
+        assert!(!html.contains(">Create webhook</button>"), "{html}");
+        let csrf = csrf_of(&html);
+        let response = form(
+            &app,
+            "/webhooks",
+            Some(&cookie),
+            &format!("csrf={csrf}&url=https%3A%2F%2Fx.example&events=tracking_request.succeeded"),
+        )
+        .await;
+        assert_eq!(response.status, StatusCode::FORBIDDEN);
+    }
+}

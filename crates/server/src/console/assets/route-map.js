@@ -24,6 +24,8 @@
   map.attributionControl.addAttribution("Land: Natural Earth");
   map.setView([20, 0], 1.5);
   map.createPane("land").style.zIndex = 250;
+  // The vessel above the port labels, which may sit on it just after departure.
+  map.createPane("vessel").style.zIndex = 660;
 
   fetch(element.dataset.land, { credentials: "same-origin" })
     .then(function (response) {
@@ -96,6 +98,7 @@
         vessel = p;
         L.circleMarker([g.coordinates[1], g.coordinates[0]], {
           className: "route-vessel",
+          pane: "vessel",
           radius: 8,
           color: "#ffffff",
           weight: 2.5,
