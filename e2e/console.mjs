@@ -5,12 +5,14 @@
 // Starts `tidemark serve` on a fresh SQLite database with a new API key, then, finding
 // things by their accessible names as a screen reader would: signs in with a wrong key
 // (refused) and the right one, tracks a number, sees it on the board, opens the shipment
-// page (containers, timeline, and its route map drawn over the offline basemap), and
-// signs out. Fails on any page script error and on any
+// page (containers, timeline, and its route map drawn over the offline basemap), creates a
+// webhook, sends it a test delivery and sees the tracking notification in its delivery log,
+// and signs out. Fails on any page script error and on any
 // request to a host other than the server. With SCREENSHOTS=dir set, saves PNGs there.
 // Skips (exit 0, says so) when Chromium is absent.
 
 import { spawn, execFileSync } from "node:child_process";
+import { createServer } from "node:http";
 import { existsSync, mkdtempSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -35,7 +37,22 @@ const env = {
   TIDEMARK_STORAGE_URL: `file://${dir}/documents`,
   // The sandbox voyage moves fast enough to have events at once.
   TIDEMARK_DEMO_TIME_SCALE: "600",
+  // The webhook receiver below listens on loopback.
+  TIDEMARK_WEBHOOKS_ALLOW_PRIVATE: "true",
 };
+
+// A webhook receiver: answers 200 and counts what it gets.
+const received = [];
+const receiver = createServer((request, response) => {
+  let body = "";
+  request.on("data", (chunk) => (body += chunk));
+  request.on("end", () => {
+    received.push(body);
+    response.writeHead(200, { "content-type": "text/plain" }).end("received");
+  });
+});
+await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+const hookUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
 const key = execFileSync(binary, ["api-keys", "create", "--account", "e2e"], { env })
   .toString()
   .trim();
@@ -93,6 +110,17 @@ try {
     await page.getByRole("link", { name, exact: true }).waitFor();
   }
 
+  step("creating a webhook and sending it a test delivery");
+  await page.getByRole("link", { name: "Webhooks", exact: true }).click();
+  await heading("Webhooks").waitFor();
+  await page.getByLabel("URL", { exact: true }).fill(hookUrl);
+  await page.getByLabel("tracking_request.succeeded").check();
+  await page.getByRole("button", { name: "Create webhook" }).click();
+  await heading("Webhook").waitFor();
+  await page.getByRole("button", { name: "Send test" }).click();
+  await page.getByRole("status").filter({ hasText: "Delivered: tracking_request.succeeded → HTTP 200" }).waitFor();
+  const webhookPage = page.url().replace(/\/test$/, "");
+
   step("tracking a number");
   await page.getByRole("link", { name: "Track", exact: true }).click();
   await heading("Track").waitFor();
@@ -147,6 +175,19 @@ try {
   await page.getByText(/between .* and .*, position of/).waitFor();
   if (screenshots) await page.screenshot({ path: join(screenshots, "shipment.png"), fullPage: true });
 
+  step("the webhook's delivery log shows the tracking request's notification");
+  await page.goto(webhookPage);
+  await heading("Delivery log").waitFor();
+  for (let i = 0; ; i++) {
+    if ((await page.getByRole("cell", { name: "tracking_request.succeeded", exact: true }).count()) > 0) break;
+    if (i > 30) throw new Error("no notification in the delivery log");
+    await new Promise((r) => setTimeout(r, 500));
+    await page.reload();
+  }
+  await page.getByText(/Attempt 1 at .*HTTP 200/).first().waitFor();
+  if (received.length < 2) failures.push(`the receiver got ${received.length} deliveries`);
+  if (screenshots) await page.screenshot({ path: join(screenshots, "webhook.png"), fullPage: true });
+
   step("signing out");
   await page.getByRole("button", { name: "Sign out" }).click();
   await heading("Sign in").waitFor();
@@ -157,6 +198,7 @@ try {
 } finally {
   await browser?.close();
   server.kill();
+  receiver.close();
 }
 if (failures.length) {
   console.error(`FAILED:\n${failures.join("\n")}`);
