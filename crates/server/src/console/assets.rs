@@ -24,7 +24,7 @@ fn asset(stem: &str, ext: &str, content_type: &'static str, bytes: &'static [u8]
     }
 }
 
-static ASSETS: LazyLock<[Asset; 7]> = LazyLock::new(|| {
+static ASSETS: LazyLock<[Asset; 8]> = LazyLock::new(|| {
     const JS: &str = "text/javascript; charset=utf-8";
     const CSS: &str = "text/css; charset=utf-8";
     [
@@ -45,6 +45,7 @@ static ASSETS: LazyLock<[Asset; 7]> = LazyLock::new(|| {
             include_bytes!("assets/land-50m.json"),
         ),
         asset("route-map", "js", JS, include_bytes!("assets/route-map.js")),
+        asset("documents", "js", JS, include_bytes!("assets/documents.js")),
     ]
 });
 
@@ -85,6 +86,11 @@ pub fn land() -> String {
 /// The URL of the console's route map script.
 pub fn route_map() -> String {
     url(6)
+}
+
+/// The URL of the Documents page's drag-and-drop script.
+pub fn documents() -> String {
+    url(7)
 }
 
 pub async fn serve(Path(name): Path<String>) -> Response {

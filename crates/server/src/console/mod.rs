@@ -9,6 +9,7 @@
 
 pub mod assets;
 pub mod board;
+pub mod documents;
 pub mod map;
 pub mod pages;
 pub mod session;
@@ -16,6 +17,7 @@ pub mod track;
 pub mod webhooks;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use tower_http::compression::CompressionLayer;
 
@@ -23,6 +25,7 @@ use crate::app::AppState;
 
 /// The console's routes, at the root of the server.
 pub fn router(state: AppState) -> Router {
+    let max_upload = state.config.max_document_bytes;
     Router::new()
         .route("/", get(board::page))
         .route("/board/rows", get(board::rows))
@@ -31,7 +34,15 @@ pub fn router(state: AppState) -> Router {
         .route("/sign-in", get(pages::sign_in_form).post(pages::sign_in))
         .route("/sign-out", post(pages::sign_out))
         .route("/track", get(track::page).post(track::submit))
-        .route("/documents", get(pages::documents))
+        .route(
+            "/documents",
+            get(documents::index)
+                .post(documents::create)
+                // The form around the file: a few kB.
+                .layer(DefaultBodyLimit::max(max_upload + 64 * 1024)),
+        )
+        .route("/documents/{id}", get(documents::show))
+        .route("/documents/{id}/file", get(documents::file))
         .route("/webhooks", get(webhooks::index).post(webhooks::create))
         .route("/webhooks/{id}", get(webhooks::show))
         .route("/webhooks/{id}/test", post(webhooks::send_test))

@@ -231,10 +231,6 @@ fn api_only(session: &Session, title: &str, path: &str, api: &str) -> Markup {
     )
 }
 
-pub async fn documents(session: Session) -> Markup {
-    api_only(&session, "Documents", "/documents", "/v2/documents")
-}
-
 pub async fn custom_fields(session: Session) -> Markup {
     api_only(
         &session,

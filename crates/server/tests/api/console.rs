@@ -630,3 +630,177 @@ mod webhook_pages {
         assert_eq!(response.status, StatusCode::FORBIDDEN);
     }
 }
+
+/// The Documents pages: upload (multipart, as the form and a dropped file send it), list,
+/// preview and download.
+mod document_pages {
+    use super::*;
+    use crate::documents::pdf;
+
+    on_both_backends!(
+        an_uploaded_pdf_opens_its_page_with_a_preview_and_shows_in_the_list,
+        a_document_downloads_as_an_attachment_and_previews_inline,
+        a_duplicate_or_unknown_file_is_refused_with_the_reason,
+        an_upload_without_the_form_token_or_with_a_read_only_key_is_refused,
+    );
+
+    const BOUNDARY: &str = "tidemark-console-test";
+
+    fn multipart(csrf: &str, file_name: &str, content_type: &str, bytes: &[u8]) -> Vec<u8> {
+        let mut body = format!(
+            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n\
+             --{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file_name}\"\r\n\
+             Content-Type: {content_type}\r\n\r\n"
+        )
+        .into_bytes();
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
+        body
+    }
+
+    async fn upload(app: &TestApp, cookie: &str, body: Vec<u8>) -> TestResponse {
+        app.send(
+            Request::builder()
+                .method(Method::POST)
+                .uri("/documents")
+                .header(header::COOKIE, cookie)
+                .header(
+                    header::CONTENT_TYPE,
+                    format!("multipart/form-data; boundary={BOUNDARY}"),
+                )
+                .body(Body::from(body))
+                .unwrap(),
+        )
+        .await
+    }
+
+    /// Uploads a PDF through the form; the document page's path.
+    async fn uploaded(app: &TestApp, cookie: &str, bytes: &[u8]) -> String {
+        let csrf = csrf_of(&text(&page(app, "/documents", cookie).await));
+        let response = upload(
+            app,
+            cookie,
+            multipart(&csrf, "bl-TESTDOC1.pdf", "application/pdf", bytes),
+        )
+        .await;
+        assert_eq!(
+            response.status,
+            StatusCode::SEE_OTHER,
+            "{}",
+            text(&response)
+        );
+        response.header("location").unwrap().to_owned()
+    }
+
+    async fn an_uploaded_pdf_opens_its_page_with_a_preview_and_shows_in_the_list(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let list = text(&page(&app, "/documents", &cookie).await);
+        assert!(list.contains("<label for=\"file\">File</label>"), "{list}");
+        assert!(list.contains("enctype=\"multipart/form-data\""));
+        assert!(list.contains("/assets/documents-"), "the drop script");
+        let path = uploaded(&app, &cookie, &pdf(&["BILL OF LADING", "B/L No: TESTDOC1"])).await;
+        let html = text(&page(&app, &path, &cookie).await);
+        assert!(html.contains("<h1>Document</h1>"), "{html}");
+        assert!(html.contains("bl-TESTDOC1.pdf"));
+        assert!(
+            html.contains(&format!(
+                "<iframe class=\"preview\" src=\"{path}/file?inline=1\""
+            )),
+            "{html}"
+        );
+        assert!(html.contains(&format!("href=\"{path}/file\" download")));
+        let list = text(&page(&app, "/documents", &cookie).await);
+        assert!(
+            list.contains(&format!("<a href=\"{path}\">bl-TESTDOC1.pdf</a>")),
+            "{list}"
+        );
+        let searched = text(&page(&app, "/documents?q=nothing", &cookie).await);
+        assert!(searched.contains("No documents yet."), "{searched}");
+    }
+
+    async fn a_document_downloads_as_an_attachment_and_previews_inline(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let bytes = pdf(&["ARRIVAL NOTICE"]);
+        let path = uploaded(&app, &cookie, &bytes).await;
+        let download = page(&app, &format!("{path}/file"), &cookie).await;
+        assert_eq!(download.status, StatusCode::OK);
+        assert_eq!(download.body, bytes);
+        assert!(
+            download
+                .header("content-disposition")
+                .unwrap()
+                .starts_with("attachment")
+        );
+        assert_eq!(download.header("x-content-type-options"), Some("nosniff"));
+        let preview = page(&app, &format!("{path}/file?inline=1"), &cookie).await;
+        assert_eq!(preview.header("content-type"), Some("application/pdf"));
+        assert!(
+            preview
+                .header("content-disposition")
+                .unwrap()
+                .starts_with("inline")
+        );
+        let anonymous = app
+            .request(Method::GET, &format!("{path}/file"), None, None)
+            .await;
+        assert_eq!(anonymous.status, StatusCode::SEE_OTHER);
+    }
+
+    async fn a_duplicate_or_unknown_file_is_refused_with_the_reason(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let bytes = pdf(&["PACKING LIST"]);
+        uploaded(&app, &cookie, &bytes).await;
+        let csrf = csrf_of(&text(&page(&app, "/documents", &cookie).await));
+        let again = upload(
+            &app,
+            &cookie,
+            multipart(&csrf, "again.pdf", "application/pdf", &bytes),
+        )
+        .await;
+        assert_eq!(again.status, StatusCode::UNPROCESSABLE_ENTITY);
+        let html = text(&again);
+        assert!(html.contains("role=\"alert\""), "{html}");
+        assert!(html.contains("already uploaded"), "{html}");
+        let binary = upload(
+            &app,
+            &cookie,
+            multipart(
+                &csrf,
+                "run.exe",
+                "application/octet-stream",
+                b"MZ\x90\x00\x03binary",
+            ),
+        )
+        .await;
+        assert_eq!(
+            binary.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            text(&binary)
+        );
+    }
+
+    async fn an_upload_without_the_form_token_or_with_a_read_only_key_is_refused(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let forged = upload(
+            &app,
+            &cookie,
+            multipart("forged", "a.pdf", "application/pdf", &pdf(&["X"])),
+        )
+        .await;
+        assert_eq!(forged.status, StatusCode::FORBIDDEN);
+        let reader = sign_in(&app, &app.read_only_key).await;
+        let html = text(&page(&app, "/documents", &reader).await);
+        assert!(!html.contains(">Upload</button>"), "{html}");
+        let csrf = csrf_of(&html);
+        let refused = upload(
+            &app,
+            &reader,
+            multipart(&csrf, "a.pdf", "application/pdf", &pdf(&["X"])),
+        )
+        .await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN);
+        let unknown = page(&app, "/documents/not-an-id", &cookie).await;
+        assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    }
+}
