@@ -7,7 +7,7 @@
 // (refused) and the right one, tracks a number, sees it on the board, opens the shipment
 // page (containers, timeline, and its route map drawn over the offline basemap), creates a
 // webhook, sends it a test delivery and sees the tracking notification in its delivery log,
-// and signs out. Fails on any page script error and on any
+// drops a PDF on the Documents page and finds its preview and download, and signs out. Fails on any page script error and on any
 // request to a host other than the server. With SCREENSHOTS=dir set, saves PNGs there.
 // Skips (exit 0, says so) when Chromium is absent.
 
@@ -78,6 +78,8 @@ try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   await context.route("**/*", (route) => {
     const url = new URL(route.request().url());
+    // Chromium's own PDF viewer loads its parts from inside the browser, not a network.
+    if (["chrome:", "chrome-extension:", "data:", "blob:"].includes(url.protocol)) return route.continue();
     if (url.origin !== origin) {
       failures.push(`request to another host: ${url}`);
       return route.abort();
@@ -187,6 +189,46 @@ try {
   await page.getByText(/Attempt 1 at .*HTTP 200/).first().waitFor();
   if (received.length < 2) failures.push(`the receiver got ${received.length} deliveries`);
   if (screenshots) await page.screenshot({ path: join(screenshots, "webhook.png"), fullPage: true });
+
+  step("dropping a PDF on the Documents page uploads it; its page previews and downloads it");
+  await page.getByRole("link", { name: "Documents", exact: true }).click();
+  await heading("Documents").waitFor();
+  await page.locator("form#upload").evaluate((form) => {
+    // A one-page PDF, as a file dragged from the desktop would arrive.
+    const pdf = [
+      "%PDF-1.4",
+      "1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj",
+      "2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj",
+      "3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >> endobj",
+      "4 0 obj << /Length 58 >> stream",
+      "BT /F1 24 Tf 72 700 Td (BILL OF LADING E2ETEST01) Tj ET",
+      "endstream endobj",
+      "5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj",
+      "trailer << /Root 1 0 R >>",
+      "%%EOF",
+    ].join("\n");
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([pdf], "bl-E2ETEST01.pdf", { type: "application/pdf" }));
+    for (const type of ["dragenter", "dragover", "drop"]) {
+      form.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }
+  });
+  await heading("Document").waitFor();
+  await page.getByText("bl-E2ETEST01.pdf").first().waitFor();
+  await page.locator("iframe.preview").waitFor({ state: "attached" });
+  const download = await page.getByRole("link", { name: "Download" }).getAttribute("href");
+  const fetched = await page.evaluate(async (href) => {
+    const response = await fetch(href);
+    return [response.status, response.headers.get("content-type"), (await response.text()).slice(0, 5)];
+  }, download);
+  if (fetched.join(" ") !== "200 application/pdf %PDF-") failures.push(`the download answered ${fetched}`);
+  if (screenshots) {
+    // Chromium renders the PDF a moment after the frame loads.
+    await page.waitForTimeout(2_000);
+    await page.screenshot({ path: join(screenshots, "document.png") });
+  }
+  await page.getByRole("link", { name: "All documents" }).click();
+  await page.getByRole("link", { name: "bl-E2ETEST01.pdf" }).waitFor();
 
   step("signing out");
   await page.getByRole("button", { name: "Sign out" }).click();
