@@ -72,7 +72,16 @@ async fn list_page(
 ) -> Result<Markup, PageError> {
     let filter = DocumentFilter {
         filename_terms: tidemark_store::search_words(&query.q).take(8).collect(),
-        reference: Some(query.reference.trim().to_uppercase()).filter(|r| !r.is_empty()),
+        reference: Some(
+            query
+                .reference
+                .trim()
+                .chars()
+                .take(64)
+                .collect::<String>()
+                .to_uppercase(),
+        )
+        .filter(|r| !r.is_empty()),
         ..DocumentFilter::default()
     };
     let found = app
