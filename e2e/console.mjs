@@ -5,11 +5,14 @@
 // Starts `tidemark serve` on a fresh SQLite database with a new API key, then, finding
 // things by their accessible names as a screen reader would: signs in with a wrong key
 // (refused) and the right one, tracks a number, sees it on the board, opens the shipment
-// page (containers, timeline), and signs out. Fails on any page script error and on any
+// page (containers, timeline, and its route map drawn over the offline basemap), creates a
+// webhook, sends it a test delivery and sees the tracking notification in its delivery log,
+// drops a PDF on the Documents page and finds its preview and download, and signs out. Fails on any page script error and on any
 // request to a host other than the server. With SCREENSHOTS=dir set, saves PNGs there.
 // Skips (exit 0, says so) when Chromium is absent.
 
 import { spawn, execFileSync } from "node:child_process";
+import { createServer } from "node:http";
 import { existsSync, mkdtempSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -34,7 +37,22 @@ const env = {
   TIDEMARK_STORAGE_URL: `file://${dir}/documents`,
   // The sandbox voyage moves fast enough to have events at once.
   TIDEMARK_DEMO_TIME_SCALE: "600",
+  // The webhook receiver below listens on loopback.
+  TIDEMARK_WEBHOOKS_ALLOW_PRIVATE: "true",
 };
+
+// A webhook receiver: answers 200 and counts what it gets.
+const received = [];
+const receiver = createServer((request, response) => {
+  let body = "";
+  request.on("data", (chunk) => (body += chunk));
+  request.on("end", () => {
+    received.push(body);
+    response.writeHead(200, { "content-type": "text/plain" }).end("received");
+  });
+});
+await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+const hookUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
 const key = execFileSync(binary, ["api-keys", "create", "--account", "e2e"], { env })
   .toString()
   .trim();
@@ -60,6 +78,8 @@ try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   await context.route("**/*", (route) => {
     const url = new URL(route.request().url());
+    // Chromium's own PDF viewer loads its parts from inside the browser, not a network.
+    if (["chrome:", "chrome-extension:", "data:", "blob:"].includes(url.protocol)) return route.continue();
     if (url.origin !== origin) {
       failures.push(`request to another host: ${url}`);
       return route.abort();
@@ -92,6 +112,17 @@ try {
     await page.getByRole("link", { name, exact: true }).waitFor();
   }
 
+  step("creating a webhook and sending it a test delivery");
+  await page.getByRole("link", { name: "Webhooks", exact: true }).click();
+  await heading("Webhooks").waitFor();
+  await page.getByLabel("URL", { exact: true }).fill(hookUrl);
+  await page.getByLabel("tracking_request.succeeded").check();
+  await page.getByRole("button", { name: "Create webhook" }).click();
+  await heading("Webhook").waitFor();
+  await page.getByRole("button", { name: "Send test" }).click();
+  await page.getByRole("status").filter({ hasText: "Delivered: tracking_request.succeeded → HTTP 200" }).waitFor();
+  const webhookPage = page.url().replace(/\/test$/, "");
+
   step("tracking a number");
   await page.getByRole("link", { name: "Track", exact: true }).click();
   await heading("Track").waitFor();
@@ -112,7 +143,92 @@ try {
   await link.click();
   await heading("Containers").waitFor();
   await heading("Timeline").waitFor();
+
+  step("its route map draws the land, the ports and the route, from Tidemark alone");
+  const map = page.getByRole("region", { name: /map/i });
+  await map.waitFor();
+  const land = map.locator("path.land");
+  await land.first().waitFor({ state: "attached", timeout: 20_000 });
+  await map.locator("path.route-port").first().waitFor({ state: "attached", timeout: 20_000 });
+  await map.locator("path.route-line").first().waitFor({ state: "attached", timeout: 20_000 });
+  // The sandbox vessel is at sea: its position shows, at the latest at the map's next
+  // refresh (every 15 s) once its first AIS report is in.
+  await map.locator("path.route-vessel").waitFor({ state: "attached", timeout: 40_000 });
+  const drawn = {
+    land: await land.count(),
+    ports: await map.locator("path.route-port").count(),
+    lines: await map.locator("path.route-line").count(),
+    vessel: await map.locator("path.route-vessel").count(),
+  };
+  console.log(`  drawn: ${JSON.stringify(drawn)}`);
+  if (drawn.land < 3) failures.push(`the basemap drew ${drawn.land} land paths`);
+  if (drawn.ports < 2) failures.push(`the map drew ${drawn.ports} ports`);
+  // No line runs the long way round the world: along the route the page draws,
+  // consecutive longitudes are never half a world apart (Pacific voyages cross ±180°).
+  const jump = await page.evaluate(async () => {
+    const src = document.getElementById("route-map").dataset.src;
+    const collection = await (await fetch(src)).json();
+    const lons = collection.features.flatMap((f) =>
+      f.geometry.type === "Point" ? [f.geometry.coordinates[0]] : f.geometry.coordinates.map((c) => c[0]),
+    );
+    return Math.max(0, ...lons.slice(1).map((lon, i) => Math.abs(lon - lons[i])));
+  });
+  if (jump >= 180) failures.push(`the route jumps ${jump}° of longitude between two points`);
+  await page.getByText(/between .* and .*, position of/).waitFor();
   if (screenshots) await page.screenshot({ path: join(screenshots, "shipment.png"), fullPage: true });
+
+  step("the webhook's delivery log shows the tracking request's notification");
+  await page.goto(webhookPage);
+  await heading("Delivery log").waitFor();
+  for (let i = 0; ; i++) {
+    if ((await page.getByRole("cell", { name: "tracking_request.succeeded", exact: true }).count()) > 0) break;
+    if (i > 30) throw new Error("no notification in the delivery log");
+    await new Promise((r) => setTimeout(r, 500));
+    await page.reload();
+  }
+  await page.getByText(/Attempt 1 at .*HTTP 200/).first().waitFor();
+  if (received.length < 2) failures.push(`the receiver got ${received.length} deliveries`);
+  if (screenshots) await page.screenshot({ path: join(screenshots, "webhook.png"), fullPage: true });
+
+  step("dropping a PDF on the Documents page uploads it; its page previews and downloads it");
+  await page.getByRole("link", { name: "Documents", exact: true }).click();
+  await heading("Documents").waitFor();
+  await page.locator("form#upload").evaluate((form) => {
+    // A one-page PDF, as a file dragged from the desktop would arrive.
+    const pdf = [
+      "%PDF-1.4",
+      "1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj",
+      "2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj",
+      "3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >> endobj",
+      "4 0 obj << /Length 58 >> stream",
+      "BT /F1 24 Tf 72 700 Td (BILL OF LADING E2ETEST01) Tj ET",
+      "endstream endobj",
+      "5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj",
+      "trailer << /Root 1 0 R >>",
+      "%%EOF",
+    ].join("\n");
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([pdf], "bl-E2ETEST01.pdf", { type: "application/pdf" }));
+    for (const type of ["dragenter", "dragover", "drop"]) {
+      form.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }
+  });
+  await heading("Document").waitFor();
+  await page.getByText("bl-E2ETEST01.pdf").first().waitFor();
+  await page.locator("iframe.preview").waitFor({ state: "attached" });
+  const download = await page.getByRole("link", { name: "Download" }).getAttribute("href");
+  const fetched = await page.evaluate(async (href) => {
+    const response = await fetch(href);
+    return [response.status, response.headers.get("content-type"), (await response.text()).slice(0, 5)];
+  }, download);
+  if (fetched.join(" ") !== "200 application/pdf %PDF-") failures.push(`the download answered ${fetched}`);
+  if (screenshots) {
+    // Chromium renders the PDF a moment after the frame loads.
+    await page.waitForTimeout(2_000);
+    await page.screenshot({ path: join(screenshots, "document.png") });
+  }
+  await page.getByRole("link", { name: "All documents" }).click();
+  await page.getByRole("link", { name: "bl-E2ETEST01.pdf" }).waitFor();
 
   step("signing out");
   await page.getByRole("button", { name: "Sign out" }).click();
@@ -124,6 +240,7 @@ try {
 } finally {
   await browser?.close();
   server.kill();
+  receiver.close();
 }
 if (failures.length) {
   console.error(`FAILED:\n${failures.join("\n")}`);

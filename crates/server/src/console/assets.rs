@@ -24,31 +24,73 @@ fn asset(stem: &str, ext: &str, content_type: &'static str, bytes: &'static [u8]
     }
 }
 
-static ASSETS: LazyLock<[Asset; 2]> = LazyLock::new(|| {
+static ASSETS: LazyLock<[Asset; 8]> = LazyLock::new(|| {
+    const JS: &str = "text/javascript; charset=utf-8";
+    const CSS: &str = "text/css; charset=utf-8";
     [
+        asset("htmx", "min.js", JS, include_bytes!("assets/htmx.min.js")),
+        asset("console", "css", CSS, include_bytes!("assets/console.css")),
+        asset("leaflet", "js", JS, include_bytes!("assets/leaflet.js")),
+        asset("leaflet", "css", CSS, include_bytes!("assets/leaflet.css")),
         asset(
-            "htmx",
+            "topojson-client",
             "min.js",
-            "text/javascript; charset=utf-8",
-            include_bytes!("assets/htmx.min.js"),
+            JS,
+            include_bytes!("assets/topojson-client.min.js"),
         ),
         asset(
-            "console",
-            "css",
-            "text/css; charset=utf-8",
-            include_bytes!("assets/console.css"),
+            "land-50m",
+            "json",
+            "application/json",
+            include_bytes!("assets/land-50m.json"),
         ),
+        asset("route-map", "js", JS, include_bytes!("assets/route-map.js")),
+        asset("documents", "js", JS, include_bytes!("assets/documents.js")),
     ]
 });
 
+fn url(index: usize) -> String {
+    format!("/assets/{}", ASSETS[index].name)
+}
+
 /// The URL of htmx.
 pub fn htmx() -> String {
-    format!("/assets/{}", ASSETS[0].name)
+    url(0)
 }
 
 /// The URL of the console's stylesheet.
 pub fn css() -> String {
-    format!("/assets/{}", ASSETS[1].name)
+    url(1)
+}
+
+/// The URL of Leaflet, the map library.
+pub fn leaflet_js() -> String {
+    url(2)
+}
+
+/// The URL of Leaflet's stylesheet.
+pub fn leaflet_css() -> String {
+    url(3)
+}
+
+/// The URL of topojson-client, which turns the basemap into GeoJSON in the browser.
+pub fn topojson_client() -> String {
+    url(4)
+}
+
+/// The URL of the offline basemap: Natural Earth's 1:50m land as TopoJSON.
+pub fn land() -> String {
+    url(5)
+}
+
+/// The URL of the console's route map script.
+pub fn route_map() -> String {
+    url(6)
+}
+
+/// The URL of the Documents page's drag-and-drop script.
+pub fn documents() -> String {
+    url(7)
 }
 
 pub async fn serve(Path(name): Path<String>) -> Response {

@@ -391,6 +391,7 @@ pub async fn shipment(
             }
             @if !shipment.ref_numbers.is_empty() { p { "References: " (shipment.ref_numbers.join(", ")) } }
             @if !shipment.tags.is_empty() { p { "Tags: " (shipment.tags.join(", ")) } }
+            (super::map::section(shipment.id))
             h2 { "Containers" }
             table {
                 thead { tr { th scope="col" { "Number" } th scope="col" { "Type" } th scope="col" { "Status" } th scope="col" { "Available" } } }

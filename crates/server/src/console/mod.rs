@@ -9,11 +9,15 @@
 
 pub mod assets;
 pub mod board;
+pub mod documents;
+pub mod map;
 pub mod pages;
 pub mod session;
 pub mod track;
+pub mod webhooks;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use tower_http::compression::CompressionLayer;
 
@@ -21,15 +25,37 @@ use crate::app::AppState;
 
 /// The console's routes, at the root of the server.
 pub fn router(state: AppState) -> Router {
+    let max_upload = state.config.max_document_bytes;
     Router::new()
         .route("/", get(board::page))
         .route("/board/rows", get(board::rows))
         .route("/shipments/{id}", get(board::shipment))
+        .route("/shipments/{id}/route-map", get(map::route))
         .route("/sign-in", get(pages::sign_in_form).post(pages::sign_in))
         .route("/sign-out", post(pages::sign_out))
         .route("/track", get(track::page).post(track::submit))
-        .route("/documents", get(pages::documents))
-        .route("/webhooks", get(pages::webhooks))
+        .route(
+            "/documents",
+            get(documents::index)
+                .post(documents::create)
+                // The form around the file: a few kB.
+                .layer(DefaultBodyLimit::max(max_upload + 64 * 1024)),
+        )
+        .route("/documents/{id}", get(documents::show))
+        .route("/documents/{id}/file", get(documents::file))
+        .route("/webhooks", get(webhooks::index).post(webhooks::create))
+        .route("/webhooks/{id}", get(webhooks::show))
+        .route("/webhooks/{id}/test", post(webhooks::send_test))
+        .route("/webhooks/{id}/pause", post(webhooks::pause))
+        .route("/webhooks/{id}/resume", post(webhooks::resume))
+        .route(
+            "/webhooks/{id}/rotate-secret",
+            post(webhooks::rotate_secret),
+        )
+        .route(
+            "/webhooks/{id}/notifications/{notification}/redeliver",
+            post(webhooks::redeliver),
+        )
         .route("/custom-fields", get(pages::custom_fields))
         .route("/api-keys", get(pages::api_keys))
         .route("/carriers", get(pages::carriers))

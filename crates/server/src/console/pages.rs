@@ -5,7 +5,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{DOCTYPE, Markup, html};
 use serde::Deserialize;
-use tidemark_store::{PageRequest, StoreError};
+use tidemark_store::StoreError;
 
 use super::assets;
 use super::session::{self, Session};
@@ -231,10 +231,6 @@ fn api_only(session: &Session, title: &str, path: &str, api: &str) -> Markup {
     )
 }
 
-pub async fn documents(session: Session) -> Markup {
-    api_only(&session, "Documents", "/documents", "/v2/documents")
-}
-
 pub async fn custom_fields(session: Session) -> Markup {
     api_only(
         &session,
@@ -242,44 +238,6 @@ pub async fn custom_fields(session: Session) -> Markup {
         "/custom-fields",
         "/v2/custom_field_definitions",
     )
-}
-
-pub async fn webhooks(state: AppState, session: Session) -> Result<Markup, PageError> {
-    let webhooks = state
-        .store
-        .list_webhooks(
-            session.account_id,
-            PageRequest {
-                offset: 0,
-                limit: 100,
-            },
-        )
-        .await?;
-    Ok(layout(
-        &session,
-        "Webhooks",
-        "/webhooks",
-        html! {
-            @if webhooks.items.is_empty() {
-                p { "No webhooks yet." }
-            } @else {
-                table {
-                    caption.muted { (webhooks.total) " webhooks" }
-                    thead { tr { th scope="col" { "URL" } th scope="col" { "Events" } th scope="col" { "State" } th scope="col" { "Failing since" } } }
-                    tbody {
-                        @for webhook in &webhooks.items {
-                            tr {
-                                td { (webhook.url) }
-                                td { (webhook.events.join(", ")) }
-                                td { @if webhook.active { "active" } @else { "paused" } }
-                                td { (webhook.failing_since.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_default()) }
-                            }
-                        }
-                    }
-                }
-            }
-        },
-    ))
 }
 
 pub async fn api_keys(state: AppState, session: Session) -> Result<Markup, PageError> {

@@ -1,0 +1,394 @@
+//! The Documents pages: the account's documents (search by file name or reference, newest
+//! first), an upload form that also takes a file dropped on it, and each document's page
+//! with a preview (PDFs and images, in the browser) and a download. Through the same use
+//! cases as `/v2/documents` (upload: size, type sniffing, duplicates, classification job).
+
+use axum::body::Body;
+use axum::body::Bytes;
+use axum::extract::{Multipart, Path, Query};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use futures::StreamExt;
+use maud::{Markup, html};
+use serde::Deserialize;
+use tidemark_store::{DocumentFilter, DocumentSort, PageRequest, StoredDocument};
+use uuid::Uuid;
+
+use super::assets;
+use super::pages::{PageError, check_form, csrf_field, layout};
+use super::session::Session;
+use crate::app::{App, AppState};
+use crate::use_cases::documents::classify::DocumentType;
+use crate::use_cases::documents::filename::{Disposition, content_disposition};
+use crate::use_cases::documents::storage::StorageError;
+use crate::use_cases::documents::upload::{NewDocument, UploadError, upload};
+
+/// Documents listed per page.
+const PAGE_SIZE: u32 = 50;
+
+/// Content types a browser shows in the page itself.
+fn previewable(content_type: &str) -> Option<&'static str> {
+    match content_type {
+        "application/pdf" => Some("pdf"),
+        "image/png" | "image/jpeg" | "image/gif" | "image/webp" => Some("image"),
+        _ => None,
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct DocumentsQuery {
+    #[serde(default)]
+    q: String,
+    #[serde(default)]
+    reference: String,
+}
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 => format!("{:.1} MB", b as f64 / f64::from(1 << 20)),
+        b if b >= 1 << 10 => format!("{:.0} kB", b as f64 / f64::from(1 << 10)),
+        b => format!("{b} B"),
+    }
+}
+
+fn type_label(document: &StoredDocument) -> String {
+    let code = document
+        .document_type_manual
+        .as_deref()
+        .or(document.document_type.as_deref());
+    match code {
+        Some(code) => code
+            .parse::<DocumentType>()
+            .map_or_else(|_| code.to_owned(), |t| t.label().to_owned()),
+        None => "not classified yet".to_owned(),
+    }
+}
+
+async fn list_page(
+    app: &App,
+    session: &Session,
+    query: &DocumentsQuery,
+    problem: Option<&str>,
+) -> Result<Markup, PageError> {
+    let filter = DocumentFilter {
+        filename_terms: tidemark_store::search_words(&query.q).take(8).collect(),
+        reference: Some(
+            query
+                .reference
+                .trim()
+                .chars()
+                .take(64)
+                .collect::<String>()
+                .to_uppercase(),
+        )
+        .filter(|r| !r.is_empty()),
+        ..DocumentFilter::default()
+    };
+    let found = app
+        .store
+        .list_documents(
+            session.account_id,
+            &filter,
+            DocumentSort::default(),
+            PageRequest {
+                offset: 0,
+                limit: PAGE_SIZE,
+            },
+        )
+        .await?;
+    Ok(layout(
+        session,
+        "Documents",
+        "/documents",
+        html! {
+            @if let Some(problem) = problem {
+                p.error role="alert" { "The file was not uploaded: " (problem) }
+            }
+            @if session.can_write() {
+                form #upload .dropzone method="post" action="/documents" enctype="multipart/form-data" {
+                    (csrf_field(session))
+                    div {
+                        label for="file" { "File" }
+                        input #file type="file" name="file" required;
+                    }
+                    div {
+                        label for="name" { "Name (optional)" }
+                        input #name name="name" size="30";
+                    }
+                    button type="submit" { "Upload" }
+                    p.muted.drop-hint { "…or drop a file here." }
+                }
+            }
+            form.filters method="get" action="/documents" role="search" {
+                div { label for="q" { "File name" } input #q type="search" name="q" value=(query.q); }
+                div { label for="reference" { "Reference" } input #reference name="reference" value=(query.reference) placeholder="BL, container or reference"; }
+                button type="submit" { "Search" }
+            }
+            @if found.items.is_empty() {
+                p { "No documents yet." }
+            } @else {
+                table {
+                    caption.muted { "The latest " (found.items.len()) " of " (found.total) " documents" }
+                    thead { tr {
+                        th scope="col" { "Name" } th scope="col" { "Type" } th scope="col" { "Size" }
+                        th scope="col" { "Uploaded" } th scope="col" { "Shipments" } th scope="col" { "File" }
+                    } }
+                    tbody {
+                        @for document in &found.items {
+                            tr {
+                                td { a href={"/documents/" (document.id)} { (document.name) } }
+                                td { (type_label(document)) }
+                                td { (size(document.size_bytes)) }
+                                td { (document.created_at.format("%Y-%m-%d %H:%M UTC")) }
+                                td { (document.shipment_ids.len()) }
+                                td { a href={"/documents/" (document.id) "/file"} download { "Download" } }
+                            }
+                        }
+                    }
+                }
+            }
+            script src=(assets::documents()) defer {}
+        },
+    ))
+}
+
+/// `GET /documents`.
+pub async fn index(
+    state: AppState,
+    session: Session,
+    Query(query): Query<DocumentsQuery>,
+) -> Result<Markup, PageError> {
+    list_page(&state, &session, &query, None).await
+}
+
+/// The upload form's fields.
+#[derive(Default)]
+struct UploadForm {
+    csrf: String,
+    name: String,
+    file: Option<(String, Option<String>, Bytes)>,
+}
+
+/// Reads the form; `Err` with what to tell the user.
+async fn read_form(limit: usize, mut multipart: Multipart) -> Result<UploadForm, String> {
+    let mut form = UploadForm::default();
+    for _ in 0..16 {
+        let Some(mut field) = multipart
+            .next_field()
+            .await
+            .map_err(|e| format!("the form could not be read ({}).", e.body_text()))?
+        else {
+            return Ok(form);
+        };
+        let name = field.name().unwrap_or_default().to_owned();
+        let max = if name == "file" { limit } else { 4096 };
+        let file_name = field.file_name().map(str::to_owned);
+        let content_type = field.content_type().map(str::to_owned);
+        let mut bytes = Vec::new();
+        while let Some(chunk) = field
+            .chunk()
+            .await
+            .map_err(|e| format!("the form could not be read ({}).", e.body_text()))?
+        {
+            if bytes.len() + chunk.len() > max {
+                return Err(format!("the file has more than {limit} bytes."));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        match name.as_str() {
+            "file" => {
+                form.file = Some((
+                    file_name.unwrap_or_default(),
+                    content_type,
+                    Bytes::from(bytes),
+                ));
+            }
+            "csrf" => form.csrf = String::from_utf8_lossy(&bytes).into_owned(),
+            "name" => form.name = String::from_utf8_lossy(&bytes).trim().to_owned(),
+            _ => {}
+        }
+    }
+    Err("the form has too many fields.".to_owned())
+}
+
+/// `POST /documents`: stores the file and opens its page, or says why not.
+pub async fn create(
+    state: AppState,
+    session: Session,
+    headers: HeaderMap,
+    multipart: Multipart,
+) -> Result<Response, PageError> {
+    let form = match read_form(state.config.max_document_bytes, multipart).await {
+        Ok(form) => form,
+        Err(problem) => return refused(&state, &session, StatusCode::BAD_REQUEST, &problem).await,
+    };
+    check_form(&session, &headers, &form.csrf)?;
+    if !session.can_write() {
+        return Err(PageError::ReadOnly);
+    }
+    let Some((file_name, content_type, bytes)) = form.file.filter(|(_, _, b)| !b.is_empty()) else {
+        let problem = "choose a file (or drop one on the form).";
+        return refused(&state, &session, StatusCode::UNPROCESSABLE_ENTITY, problem).await;
+    };
+    let new = NewDocument {
+        account: session.account_id,
+        uploaded_by: Some(session.key_id),
+        name: Some(form.name).filter(|n| !n.is_empty()),
+        file_name,
+        declared_content_type: content_type,
+        shipment_ids: Vec::new(),
+        container_ids: Vec::new(),
+    };
+    match upload(&state, new, bytes).await {
+        Ok(document) => Ok(Redirect::to(&format!("/documents/{}", document.id)).into_response()),
+        Err(UploadError::Store(error)) => Err(error.into()),
+        Err(UploadError::Storage(error)) => {
+            tracing::error!(error = %error, "console upload could not be stored");
+            let problem = "the file could not be stored; try again shortly.";
+            refused(&state, &session, StatusCode::SERVICE_UNAVAILABLE, problem).await
+        }
+        Err(error @ UploadError::TooLarge { .. }) => {
+            refused(
+                &state,
+                &session,
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!("{error}."),
+            )
+            .await
+        }
+        Err(error) => {
+            refused(
+                &state,
+                &session,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                &format!("{error}."),
+            )
+            .await
+        }
+    }
+}
+
+async fn refused(
+    app: &App,
+    session: &Session,
+    status: StatusCode,
+    problem: &str,
+) -> Result<Response, PageError> {
+    let page = list_page(app, session, &DocumentsQuery::default(), Some(problem)).await?;
+    Ok((status, page).into_response())
+}
+
+fn parse_id(id: &str) -> Result<Uuid, PageError> {
+    Uuid::parse_str(id).map_err(|_| PageError::NotFound)
+}
+
+/// `GET /documents/{id}`: the document, its preview and download.
+pub async fn show(
+    state: AppState,
+    session: Session,
+    Path(id): Path<String>,
+) -> Result<Markup, PageError> {
+    let document = state
+        .store
+        .document(session.account_id, parse_id(&id)?)
+        .await?;
+    let file = format!("/documents/{}/file", document.id);
+    Ok(layout(
+        &session,
+        "Document",
+        "/documents",
+        html! {
+            p { a href="/documents" { "All documents" } }
+            dl.facts {
+                dt { "Name" } dd { (document.name) }
+                dt { "File" } dd { code { (document.file_name) } " · " (document.content_type) " · " (size(document.size_bytes)) }
+                dt { "Type" } dd { (type_label(&document)) }
+                @if let Some(notes) = &document.classification_notes { dt { "Classification" } dd { (notes) } }
+                dt { "Uploaded" } dd { (document.created_at.format("%Y-%m-%d %H:%M UTC")) }
+                dt { "Shipments" } dd {
+                    @if document.shipment_ids.is_empty() { "none linked" }
+                    @for id in &document.shipment_ids { a href={"/shipments/" (id.0)} { "shipment" } " " }
+                }
+                dt { "SHA-256" } dd { code { (document.sha256) } }
+            }
+            p { a.button href=(file) download { "Download" } }
+            h2 { "Preview" }
+            @match previewable(&document.content_type) {
+                Some("pdf") => {
+                    iframe.preview src={(file) "?inline=1"} title={"Preview of " (document.name)} {}
+                }
+                Some(_) => {
+                    img.preview src={(file) "?inline=1"} alt={"Preview of " (document.name)};
+                }
+                None => { p.muted { "No preview for " (document.content_type) " files; download it instead." } }
+            }
+        },
+    ))
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct FileQuery {
+    #[serde(default)]
+    inline: Option<String>,
+}
+
+/// `GET /documents/{id}/file`: the bytes, as an attachment, or inline (`?inline=1`) for
+/// the types the preview shows. Tidemark sniffed the type from the bytes on upload.
+pub async fn file(
+    state: AppState,
+    session: Session,
+    Path(id): Path<String>,
+    Query(query): Query<FileQuery>,
+) -> Result<Response, PageError> {
+    let document = state
+        .store
+        .document(session.account_id, parse_id(&id)?)
+        .await?;
+    let stream = match state.documents.stream(&document.storage_key).await {
+        Ok(stream) => stream,
+        Err(StorageError::NotFound) => return Err(PageError::NotFound),
+        Err(error) => {
+            tracing::error!(error = %error, "console download could not be read");
+            return Ok((
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The file could not be read; try again shortly.",
+            )
+                .into_response());
+        }
+    };
+    let inline = query.inline.is_some() && previewable(&document.content_type).is_some();
+    let disposition = content_disposition(
+        &document.file_name,
+        if inline {
+            Disposition::Inline
+        } else {
+            Disposition::Attachment
+        },
+    );
+    let mut response =
+        Body::from_stream(stream.map(|chunk| chunk.map_err(std::io::Error::other))).into_response();
+    let headers = response.headers_mut();
+    // Chromium will not show a PDF under a sandboxing policy, so the preview gets none; the
+    // type was sniffed from the bytes, and nosniff keeps the browser to it.
+    let policy = if inline {
+        "default-src 'none'; img-src 'self'; object-src 'self'; frame-ancestors 'self'"
+    } else {
+        "default-src 'none'; sandbox"
+    };
+    for (name, value) in [
+        (header::CONTENT_TYPE, document.content_type.as_str()),
+        (header::CONTENT_DISPOSITION, disposition.as_str()),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::CONTENT_SECURITY_POLICY, policy),
+        (header::CACHE_CONTROL, "private, no-store"),
+    ] {
+        if let Ok(value) = HeaderValue::from_str(value) {
+            headers.insert(name, value);
+        }
+    }
+    headers.insert(
+        header::CONTENT_LENGTH,
+        HeaderValue::from(document.size_bytes),
+    );
+    Ok(response)
+}
