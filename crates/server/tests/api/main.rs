@@ -18,6 +18,7 @@ mod documents;
 mod hostile;
 mod jobs;
 mod operations;
+mod parity;
 mod parties;
 mod reference_data;
 mod tracking;
