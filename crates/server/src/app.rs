@@ -43,6 +43,9 @@ pub struct App {
     /// by the periodic loop and the tracking engine, which has it report a voyage's vessel
     /// as soon as its tracking request is `created`.
     pub sandbox_ais: Option<Arc<crate::use_cases::vessels::sandbox::SandboxAis>>,
+    /// When this process loaded its settings (by the injected clock): the settings'
+    /// "last updated" time, as in `GET /v2/webhooks/ips`.
+    pub started_at: chrono::DateTime<chrono::Utc>,
 }
 
 /// The axum state: a cheap handle on the one [`App`].
@@ -81,6 +84,7 @@ impl App {
             ))
         });
         Self {
+            started_at: clock.now(),
             sandbox_ais,
             documents,
             extractor: crate::use_cases::documents::isolate::Extractor::new(

@@ -13,7 +13,19 @@ use crate::on_both_backends;
 on_both_backends!(
     a_new_sandbox_voyage_shows_its_vessel_and_past_track_as_soon_as_it_is_created,
     the_sandbox_vessel_keeps_reporting_on_the_transmitters_interval_after_creation,
+    an_installation_that_declares_no_egress_lists_no_webhook_ips,
+    webhook_ips_need_an_api_key,
+    the_openapi_document_describes_the_parity_operations,
 );
+
+mod declared_egress {
+    use super::*;
+
+    on_both_backends!(
+        settings = &[("webhook_egress_ips", "203.0.113.7, 2001:db8::1, 203.0.113.7")];
+        webhook_ips_are_the_declared_egress_in_terminal49s_shape,
+    );
+}
 
 /// Tracks the showcase number, moves the clock until its first vessel is a third of the
 /// way along its first leg, and runs one turn of the workers (the poll that makes the
@@ -127,4 +139,65 @@ async fn the_sandbox_vessel_keeps_reporting_on_the_transmitters_interval_after_c
         attributes["position_timestamp"],
         json!(app.clock.now().format("%Y-%m-%dT%H:%M:%SZ").to_string())
     );
+}
+
+async fn an_installation_that_declares_no_egress_lists_no_webhook_ips(app: TestApp) {
+    let response = app.get("/v2/webhooks/ips").await;
+
+    assert_eq!(response.status, StatusCode::OK);
+    assert_eq!(
+        response.header("content-type"),
+        Some("application/vnd.api+json")
+    );
+    assert_eq!(
+        response.json(),
+        json!({"webhook_notification_ips": [], "last_updated": "2026-03-01T12:00:00Z"})
+    );
+}
+
+async fn webhook_ips_are_the_declared_egress_in_terminal49s_shape(app: TestApp) {
+    let response = app.get("/v2/webhooks/ips").await;
+
+    assert_eq!(response.status, StatusCode::OK);
+    assert_eq!(
+        response.json(),
+        json!({
+            "webhook_notification_ips": ["203.0.113.7", "2001:db8::1"],
+            "last_updated": "2026-03-01T12:00:00Z"
+        })
+    );
+}
+
+async fn webhook_ips_need_an_api_key(app: TestApp) {
+    let response = app
+        .request(axum::http::Method::GET, "/v2/webhooks/ips", None, None)
+        .await;
+
+    assert_eq!(response.status, StatusCode::UNAUTHORIZED);
+}
+
+/// The operations this file covers, each with its methods, statuses and content type.
+const DOCUMENTED: &[(&str, &str, &[&str])] = &[("/v2/webhooks/ips", "get", &["200", "401"])];
+
+async fn the_openapi_document_describes_the_parity_operations(app: TestApp) {
+    let spec = app
+        .request(axum::http::Method::GET, "/v2/openapi.json", None, None)
+        .await
+        .json();
+
+    for (path, method, statuses) in DOCUMENTED {
+        let operation = &spec["paths"][path][method];
+        assert!(operation.is_object(), "{method} {path} is not documented");
+        for status in *statuses {
+            let response = &operation["responses"][status];
+            assert!(
+                response.is_object(),
+                "{method} {path} does not list {status}"
+            );
+            assert!(
+                response["content"]["application/vnd.api+json"].is_object(),
+                "{method} {path} {status} is not application/vnd.api+json: {response}"
+            );
+        }
+    }
 }
