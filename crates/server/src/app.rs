@@ -39,6 +39,13 @@ pub struct App {
     pub signer: crate::use_cases::documents::signing::Signer,
     /// Reads documents in child processes under limits, a bounded number at once.
     pub extractor: crate::use_cases::documents::isolate::Extractor,
+    /// The sandbox fleet's AIS transmitter (`sandbox_ais_seconds`; `None` when off): shared
+    /// by the periodic loop and the tracking engine, which has it report a voyage's vessel
+    /// as soon as its tracking request is `created`.
+    pub sandbox_ais: Option<Arc<crate::use_cases::vessels::sandbox::SandboxAis>>,
+    /// When this process loaded its settings (by the injected clock): the settings'
+    /// "last updated" time, as in `GET /v2/webhooks/ips`.
+    pub started_at: chrono::DateTime<chrono::Utc>,
 }
 
 /// The axum state: a cheap handle on the one [`App`].
@@ -69,7 +76,16 @@ impl App {
         let documents =
             crate::use_cases::documents::storage::Storage::from_url(&config.storage_url)
                 .expect("storage_url is checked when the config is loaded");
+        let sandbox_ais = config.ais.sandbox_interval.map(|interval| {
+            Arc::new(crate::use_cases::vessels::sandbox::SandboxAis::new(
+                crate::use_cases::tracking::carriers::sandbox(ReferenceData::embedded()),
+                chrono::Duration::from_std(interval)
+                    .unwrap_or_else(|_| chrono::Duration::minutes(5)),
+            ))
+        });
         Self {
+            started_at: clock.now(),
+            sandbox_ais,
             documents,
             extractor: crate::use_cases::documents::isolate::Extractor::new(
                 config.limits.extraction.clone(),

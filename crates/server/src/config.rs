@@ -130,6 +130,7 @@ struct RawConfig {
     storage_url: String,
     public_url: String,
     webhooks_allow_private: bool,
+    webhook_egress_ips: TextOrList,
     rate_limit_per_minute: u32,
     log_format: String,
     log_level: String,
@@ -165,6 +166,46 @@ struct RawConfig {
     /// `deny_unknown_fields` does nothing once a struct has a flattened field.)
     #[serde(flatten)]
     unknown: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
+}
+
+/// A list setting, written as a TOML array or as one comma-separated string (the form an
+/// environment variable takes).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum TextOrList {
+    Text(String),
+    List(Vec<String>),
+}
+
+impl TextOrList {
+    fn items(&self) -> Vec<&str> {
+        let items: Vec<&str> = match self {
+            Self::Text(text) => text.split(',').collect(),
+            Self::List(list) => list.iter().map(String::as_str).collect(),
+        };
+        items
+            .into_iter()
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+            .collect()
+    }
+}
+
+/// `webhook_egress_ips`: IP addresses, each kept in its canonical text form.
+fn parse_egress_ips(list: &TextOrList) -> Result<Vec<std::net::IpAddr>, ConfigError> {
+    let mut ips = Vec::new();
+    for item in list.items() {
+        let ip: std::net::IpAddr = item.parse().map_err(|_| {
+            invalid(
+                "webhook_egress_ips",
+                format!("{item:?}: expected an IPv4 or IPv6 address"),
+            )
+        })?;
+        if !ips.contains(&ip) {
+            ips.push(ip);
+        }
+    }
+    Ok(ips)
 }
 
 /// Where AIS NMEA sentences come from (`ais_sources`).
@@ -277,6 +318,9 @@ pub struct Config {
     /// Base of absolute links, without a trailing slash.
     pub public_url: String,
     pub webhooks_allow_private: bool,
+    /// The addresses webhook deliveries leave from, as this installation's operator
+    /// declares them (`GET /v2/webhooks/ips`); empty by default.
+    pub webhook_egress_ips: Vec<std::net::IpAddr>,
     pub rate_limit_per_minute: u32,
     pub log_format: LogFormat,
     pub log_level: String,
@@ -575,6 +619,7 @@ impl RawConfig {
             storage_url,
             public_url,
             webhooks_allow_private: self.webhooks_allow_private,
+            webhook_egress_ips: parse_egress_ips(&self.webhook_egress_ips)?,
             rate_limit_per_minute: self.rate_limit_per_minute,
             log_format,
             log_level: self.log_level,
@@ -950,6 +995,35 @@ mod tests {
     }
 
     #[test]
+    fn webhook_egress_ips_are_empty_by_default() {
+        let config = Config::from_pairs(&[]).unwrap();
+
+        assert!(config.webhook_egress_ips.is_empty());
+    }
+
+    #[test]
+    fn webhook_egress_ips_are_read_from_a_list_or_a_comma_separated_variable() {
+        let file = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
+            "webhook_egress_ips = [\"203.0.113.7\", \"2001:db8::1\"]",
+        ));
+        // What `TIDEMARK_WEBHOOK_EGRESS_IPS=203.0.113.7, 2001:db8::1,203.0.113.7` becomes.
+        let environment = Figment::from(Toml::string(DEFAULTS)).merge(Serialized::global(
+            "webhook_egress_ips",
+            "203.0.113.7, 2001:db8::1,203.0.113.7",
+        ));
+
+        for figment in [file, environment] {
+            let config = Config::from_figment(&figment).unwrap();
+            let ips: Vec<String> = config
+                .webhook_egress_ips
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            assert_eq!(ips, ["203.0.113.7", "2001:db8::1"]);
+        }
+    }
+
+    #[test]
     fn the_dcsa_version_can_come_from_the_environment() {
         // What `TIDEMARK_CARRIERS__MAEU__DCSA_VERSION=3.0` becomes: the environment provider
         // reads the value as TOML would, here a number.
@@ -967,6 +1041,15 @@ mod tests {
             config.carriers[0].dcsa_version,
             tidemark_carriers::DcsaVersion::V3_0
         );
+    }
+
+    #[test]
+    fn a_webhook_egress_ip_that_is_not_an_address_is_refused_with_the_settings_name() {
+        let error =
+            Config::from_pairs(&[("webhook_egress_ips", "203.0.113.7,example.com")]).unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_WEBHOOK_EGRESS_IPS");
+        assert!(error.reason.contains("example.com"), "{}", error.reason);
     }
 
     #[test]

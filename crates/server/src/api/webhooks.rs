@@ -28,6 +28,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list, create))
         .routes(routes!(events))
+        .routes(routes!(ips))
         .routes(routes!(trigger))
         .routes(routes!(show, update, delete))
         .routes(routes!(rotate_secret))
@@ -278,6 +279,35 @@ async fn rotate_secret(
 ) -> Result<Document<WebhookAttributes>, ApiError> {
     let webhook = manage::rotate_secret(&state, principal.account_id, parse_id(&id)?).await?;
     Ok(document(&state, &webhook))
+}
+
+/// `{webhook_notification_ips, last_updated}`, Terminal49's shape (not a JSON:API document).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookIps {
+    /// The addresses deliveries leave from (`webhook_egress_ips`); empty when the
+    /// installation has not declared them.
+    pub webhook_notification_ips: Vec<String>,
+    /// When the list was last loaded (the process's start).
+    #[serde(with = "timestamp")]
+    pub last_updated: DateTime<Utc>,
+}
+
+/// The IP addresses webhook notifications are sent from, to allow through a firewall.
+#[utoipa::path(
+    get, path = "/v2/webhooks/ips", tag = "Webhooks",
+    responses(
+        (status = 200, body = WebhookIps, content_type = "application/vnd.api+json"),
+        (status = 401, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 429, body = ErrorDocument, content_type = "application/vnd.api+json"),
+    ),
+    security(("token" = []))
+)]
+async fn ips(state: AppState, _principal: Principal) -> Response {
+    let egress = crate::use_cases::webhooks::egress::egress_ips(&state);
+    crate::api::jsonapi::json_body(&WebhookIps {
+        webhook_notification_ips: egress.ips,
+        last_updated: egress.last_updated,
+    })
 }
 
 /// The webhook events, grouped as Terminal49 groups them.

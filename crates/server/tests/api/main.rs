@@ -20,6 +20,7 @@ mod fixture_parity;
 mod hostile;
 mod jobs;
 mod operations;
+mod parity;
 mod parties;
 mod reference_data;
 mod tracking;

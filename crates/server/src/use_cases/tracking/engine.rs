@@ -359,5 +359,19 @@ async fn record_found(
     update.initial_custom_field_values =
         crate::use_cases::custom_fields::staged_values(app, &request, &update).await?;
     record(app, status_before, read_at, &request, Some(&update)).await?;
+    if status_before != TrackingRequestStatus::Created
+        && request.status == TrackingRequestStatus::Created
+        && request.scac == tidemark_carriers::sandbox::SCAC
+        && let Some(transmitter) = &app.sandbox_ais
+    {
+        // The sandbox's vessel shows on the map now, not at the transmitter's next tick.
+        // Best effort: that tick sends it anyway.
+        if let Err(error) = transmitter
+            .voyage_tracked(app, &request.request_number, request.created_at)
+            .await
+        {
+            tracing::warn!(error = ?error, "the sandbox vessel could not report at once");
+        }
+    }
     Ok(PollOutcome::Tracked)
 }

@@ -1,8 +1,10 @@
 //! The sandbox carrier's vessels report their positions as AIS would: each tick, for each
 //! tracked `TEST` voyage, the vessel's static data (type 5) and its positions (type 1,
 //! time-stamped in a tag block) since the last tick are encoded as NMEA sentences and fed
-//! through the same ingest path as a real feed. The first tick of a voyage backfills from
-//! its first departure, so a fresh install shows a track at once; re-sent positions are
+//! through the same ingest path as a real feed. The first report of a voyage backfills from
+//! its first departure; it is sent as soon as the voyage's tracking request becomes
+//! `created` (`voyage_tracked`, called by the tracking engine), so a new voyage shows its
+//! vessel and past track at once rather than at the next tick. Re-sent positions are
 //! thinned away by the store.
 
 use std::collections::HashMap;
@@ -62,6 +64,10 @@ impl SandboxAis {
             if start > end {
                 continue;
             }
+            // A long backfill is sent at wider steps, so it still ends at `end` (the
+            // vessel's current position) within the cap.
+            let cap = i32::try_from(MAX_POSITIONS_PER_VOYAGE - 1).unwrap_or(i32::MAX);
+            let step = self.step.max((end - start) / cap);
             let (Ok(mmsi), Ok(imo)) = (
                 leg.vessel.mmsi.parse::<u32>(),
                 leg.vessel.imo.parse::<u32>(),
@@ -103,7 +109,7 @@ impl SandboxAis {
                 if at >= end {
                     break;
                 }
-                at = (at + self.step).min(end);
+                at = (at + step).min(end);
             }
         }
         (lines, last)
@@ -111,8 +117,24 @@ impl SandboxAis {
 
     /// Sends what every tracked sandbox voyage's vessel did since the last tick.
     pub async fn tick(&self, app: &App) -> Result<IngestReport, StoreError> {
-        let now = app.clock.now();
         let voyages = app.store.tracked_numbers(SCAC, MAX_VOYAGES).await?;
+        self.send(app, voyages).await
+    }
+
+    /// Sends one voyage's track so far at once (its past track and current position), as
+    /// its tracking request becomes `created`; later ticks go on from there.
+    pub async fn voyage_tracked(
+        &self,
+        app: &App,
+        number: &str,
+        epoch: DateTime<Utc>,
+    ) -> Result<IngestReport, StoreError> {
+        self.send(app, vec![(number.to_owned(), epoch)]).await
+    }
+
+    /// Sends what these voyages' vessels did since they last reported.
+    async fn send(&self, app: &App, voyages: Vec<VoyageKey>) -> Result<IngestReport, StoreError> {
+        let now = app.clock.now();
         let mut lines = Vec::new();
         let mut sent_now = Vec::new();
         {
@@ -141,11 +163,9 @@ pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
     let Some(interval) = app.config.ais.sandbox_interval else {
         return;
     };
-    let step = Duration::from_std(interval).unwrap_or_else(|_| Duration::minutes(5));
-    let transmitter = SandboxAis::new(
-        crate::use_cases::tracking::carriers::sandbox(app.reference),
-        step,
-    );
+    let Some(transmitter) = app.sandbox_ais.clone() else {
+        return;
+    };
     // A demo clock runs fast: tick as often in real time as the voyage time asks, but not
     // more than once a second.
     let real =

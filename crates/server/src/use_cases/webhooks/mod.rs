@@ -4,6 +4,7 @@
 pub mod address;
 pub mod catalogue;
 pub mod deliver;
+pub mod egress;
 pub mod example;
 pub mod headers;
 pub mod manage;
