@@ -131,6 +131,9 @@ pub struct TransportCall {
     pub facility_smdg_code: Option<String>,
     /// DCSA facility type: `POTE` port terminal, `RAMP` rail ramp, `INTE` inland terminal, …
     pub facility_type_code: Option<String>,
+    /// The facility by name, when the carrier has no standard code for it (DCSA
+    /// `otherFacility`).
+    pub facility_name: Option<String>,
     pub mode_of_transport: Option<ModeOfTransport>,
     /// The seven-digit IMO number, as sent.
     pub vessel_imo: Option<String>,

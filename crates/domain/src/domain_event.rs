@@ -192,6 +192,7 @@ mod tests {
         let ids = SequentialIds::default();
         let mut created = request(&ids, TrackingRequestStatus::Created);
         let report = CarrierReport {
+            pod_terminal: None,
             containers: vec![ReportedContainer {
                 number: "TDMU1000001".to_owned(),
                 iso_equipment_code: None,

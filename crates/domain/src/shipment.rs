@@ -42,6 +42,9 @@ pub struct Shipment {
     pub pol_original_etd_at: Option<DateTime<Utc>>,
     /// The first arrival estimate ever seen for the inland destination.
     pub destination_original_eta_at: Option<DateTime<Utc>>,
+    /// The terminal at the port of discharge (an id of the reference terminals), when the
+    /// carrier named one Tidemark knows.
+    pub pod_terminal_id: Option<uuid::Uuid>,
     pub line_tracking_last_attempted_at: Option<DateTime<Utc>>,
     pub line_tracking_last_succeeded_at: Option<DateTime<Utc>>,
     pub line_tracking_stopped_at: Option<DateTime<Utc>>,

@@ -64,6 +64,15 @@ pub struct CarrierReport {
     pub destination: Option<String>,
     pub milestones: Vec<Milestone>,
     pub raw_events: Vec<ReportedRawEvent>,
+    /// The terminal at the port of discharge, as the carrier named it.
+    pub pod_terminal: Option<ReportedFacility>,
+}
+
+/// A facility as a carrier names it: by its SMDG code, or by name when it has none.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReportedFacility {
+    pub smdg_code: Option<String>,
+    pub name: Option<String>,
 }
 
 /// What Tidemark already has for the shipment.
@@ -148,6 +157,7 @@ fn new_shipment(request: &TrackingRequest, ids: &dyn IdGenerator, now: DateTime<
         pod_original_eta_at: None,
         pol_original_etd_at: None,
         destination_original_eta_at: None,
+        pod_terminal_id: None,
         pod_ata_at: None,
         destination_eta_at: None,
         destination_ata_at: None,
@@ -685,6 +695,7 @@ mod tests {
 
     fn report(milestones: Vec<Milestone>) -> CarrierReport {
         CarrierReport {
+            pod_terminal: None,
             containers: vec![
                 ReportedContainer {
                     number: "TDMU1000001".to_owned(),

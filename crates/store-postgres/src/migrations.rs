@@ -56,6 +56,7 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         22,
         include_str!("../migrations/0022_original_estimates.sql"),
     ),
+    (23, include_str!("../migrations/0023_pod_terminals.sql")),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents is split by the

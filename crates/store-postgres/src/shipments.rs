@@ -70,7 +70,7 @@ const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lad
     destination_eta_at, destination_ata_at, line_tracking_last_attempted_at, \
     line_tracking_last_succeeded_at, line_tracking_stopped_at, line_tracking_stopped_reason, \
     created_at, updated_at, line_tracking_stopped_by, customer_id, pol_original_etd_at, \
-    destination_original_eta_at";
+    destination_original_eta_at, pod_terminal_id";
 
 fn shipment_from_row(row: &Row) -> StoreResult<Shipment> {
     read_shipment(&mut Columns::new(row))
@@ -109,6 +109,7 @@ fn read_shipment(c: &mut Columns<'_>) -> StoreResult<Shipment> {
         customer_id: c.get::<Option<Uuid>>()?.map(PartyId),
         pol_original_etd_at: c.get()?,
         destination_original_eta_at: c.get()?,
+        pod_terminal_id: c.get()?,
     })
 }
 
@@ -117,7 +118,7 @@ async fn upsert_shipment(client: &impl GenericClient, s: &Shipment) -> StoreResu
         .prepare_cached(&format!(
             "INSERT INTO shipments ({SHIPMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
              $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, \
-             $26, $27, $28, $29, $30, $31)
+             $26, $27, $28, $29, $30, $31, $32)
              ON CONFLICT (id) DO UPDATE SET
                 port_of_lading_locode = excluded.port_of_lading_locode,
                 port_of_discharge_locode = excluded.port_of_discharge_locode,
@@ -128,6 +129,7 @@ async fn upsert_shipment(client: &impl GenericClient, s: &Shipment) -> StoreResu
                 pod_original_eta_at = excluded.pod_original_eta_at, pod_ata_at = excluded.pod_ata_at,
                 pol_original_etd_at = excluded.pol_original_etd_at,
                 destination_original_eta_at = excluded.destination_original_eta_at,
+                pod_terminal_id = excluded.pod_terminal_id,
                 destination_eta_at = excluded.destination_eta_at,
                 destination_ata_at = excluded.destination_ata_at,
                 line_tracking_last_attempted_at = excluded.line_tracking_last_attempted_at,
@@ -174,6 +176,7 @@ async fn upsert_shipment(client: &impl GenericClient, s: &Shipment) -> StoreResu
                 &s.customer_id.map(|id| id.0),
                 &s.pol_original_etd_at,
                 &s.destination_original_eta_at,
+                &s.pod_terminal_id,
             ],
         )
         .await

@@ -1185,6 +1185,7 @@ fn milestone(
 
 fn carrier_report(milestones: Vec<Milestone>) -> CarrierReport {
     CarrierReport {
+        pod_terminal: None,
         containers: vec![
             ReportedContainer {
                 number: "TDMU1000001".to_owned(),

@@ -376,6 +376,8 @@ struct RawTransportCall {
     #[serde(default, deserialize_with = "lenient_string")]
     facility_type_code: Option<String>,
     #[serde(default, deserialize_with = "lenient_string")]
+    other_facility: Option<String>,
+    #[serde(default, deserialize_with = "lenient_string")]
     mode_of_transport: Option<String>,
     #[serde(default, deserialize_with = "lenient_object")]
     vessel: Option<RawVessel>,
@@ -409,6 +411,7 @@ impl RawTransportCall {
                 .or_else(|| self.location.and_then(|location| location.un_location_code)),
             facility_smdg_code: self.facility_code.filter(|_| is_smdg),
             facility_type_code: self.facility_type_code.map(|code| normalize(&code)),
+            facility_name: self.other_facility,
             mode_of_transport: self
                 .mode_of_transport
                 .and_then(|text| ModeOfTransport::parse(&normalize(&text))),

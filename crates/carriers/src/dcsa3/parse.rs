@@ -525,6 +525,7 @@ impl RawTransportCall {
             un_location_code: location.un_location_code.clone(),
             facility_smdg_code: location.smdg_code(),
             facility_type_code: location.facility_type_code.as_deref().map(normalize),
+            facility_name: None,
             mode_of_transport: self
                 .mode_of_transport
                 .and_then(|text| ModeOfTransport::parse(&normalize(&text))),

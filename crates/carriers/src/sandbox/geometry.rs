@@ -87,6 +87,7 @@ mod tests {
             locode: locode.to_owned(),
             latitude,
             longitude,
+            terminals: Vec::new(),
         }
     }
 

@@ -53,6 +53,9 @@ pub struct SandboxPort {
     pub latitude: f64,
     /// Longitude in decimal degrees (WGS 84).
     pub longitude: f64,
+    /// The names of the port's container terminals, when known: voyages call at one of
+    /// them and name it in their events.
+    pub terminals: Vec<String>,
 }
 
 /// The voyage generator. Cheap to share: it holds only the usable ports.
@@ -178,6 +181,7 @@ pub fn builtin_ports() -> Vec<SandboxPort> {
             locode: locode.to_owned(),
             latitude,
             longitude,
+            terminals: Vec::new(),
         })
         .collect()
 }
@@ -394,11 +398,13 @@ mod tests {
             locode: "FRPAR".to_owned(),
             latitude: 48.85,
             longitude: 2.35,
+            terminals: Vec::new(),
         });
         ports.push(SandboxPort {
             locode: "nlrtm".to_owned(),
             latitude: f64::NAN,
             longitude: 4.4,
+            terminals: Vec::new(),
         });
 
         let sandbox = Sandbox::new(ports);
@@ -422,6 +428,7 @@ mod tests {
             locode: "NLRTM".to_owned(),
             latitude: 51.9,
             longitude: 4.44,
+            terminals: Vec::new(),
         }]);
 
         assert!(

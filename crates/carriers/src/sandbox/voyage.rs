@@ -130,6 +130,9 @@ pub struct DcsaTransportCall {
     pub un_location_code: String,
     /// `POTE` for the terminal, `DEPO` for the empty depot.
     pub facility_type_code: &'static str,
+    /// The terminal's name (DCSA's field for a facility without a standard code).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_facility: Option<String>,
     pub mode_of_transport: ModeOfTransport,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vessel: Option<DcsaVessel>,
@@ -691,6 +694,7 @@ impl Voyage {
                     import_voyage_number: Some(sea_leg.voyage_number.clone()),
                     un_location_code: self.ports[port].locode.clone(),
                     facility_type_code: "POTE",
+                    other_facility: self.terminal_at(port),
                     mode_of_transport: ModeOfTransport::Vessel,
                     vessel: Some(DcsaVessel {
                         vessel_imo_number: sea_leg.vessel.imo.clone(),
@@ -706,10 +710,21 @@ impl Voyage {
                 import_voyage_number: None,
                 un_location_code: self.ports[port].locode.clone(),
                 facility_type_code: facility,
+                other_facility: (facility == "POTE")
+                    .then(|| self.terminal_at(port))
+                    .flatten(),
                 mode_of_transport: ModeOfTransport::Truck,
                 vessel: None,
             },
         }
+    }
+
+    /// The terminal this voyage uses at `port`, the same for every call there; `None` where
+    /// the port's terminals are not known.
+    fn terminal_at(&self, port: usize) -> Option<String> {
+        let terminals = &self.ports[port].terminals;
+        let draw = usize::from(self.uuid(&format!("terminal {port}")).as_bytes()[0]);
+        terminals.get(draw % terminals.len().max(1)).cloned()
     }
 
     /// A UUIDv5 for a name within this voyage, the same in every process.

@@ -136,6 +136,7 @@ mod tests {
             pod_original_eta_at: None,
             pol_original_etd_at: None,
             destination_original_eta_at: None,
+            pod_terminal_id: None,
             pod_ata_at: None,
             destination_eta_at: None,
             destination_ata_at: None,

@@ -27,6 +27,7 @@ pub use crate::resources::containers::{
     VesselIds, source_events_of, vessels_of,
 };
 use crate::resources::ports::port_objects;
+use crate::resources::terminals::terminal_object;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -230,6 +231,13 @@ async fn show(
     let mut included = Vec::new();
     if includes.contains("shipment") {
         included.push(shipment_object(&state, &shipment).await?);
+    }
+    if includes.contains("pod_terminal") {
+        included.extend(
+            shipment
+                .pod_terminal_id
+                .and_then(|id| terminal_object(state.reference, id, base)),
+        );
     }
     if includes.contains("transport_events") {
         let vessels = vessels_of(&state, &events).await?;

@@ -1,82 +1,18 @@
 //! `/v2/terminals/{id}`: the seed set of container terminals.
 
 use crate::api::extract::Path;
-use serde::Serialize;
-use tidemark_geo::reference::Terminal;
-use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::api::error::{ApiError, ErrorDocument};
-use crate::api::jsonapi::{
-    Document, QueryParams, Relationships, Resource, ResourceIdentifier, included_object,
-    resource_object,
-};
+use crate::api::jsonapi::{Document, QueryParams, included_object, resource_object};
 use crate::api::ports::PortResource;
 use crate::app::AppState;
+pub use crate::resources::terminals::{TerminalAttributes, TerminalResource};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(show))
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TerminalAttributes {
-    pub id: String,
-    pub name: String,
-    pub nickname: Option<String>,
-    /// CBP FIRMS code.
-    pub firms_code: Option<String>,
-    pub smdg_code: Option<String>,
-    pub bic_facility_code: Option<String>,
-    pub street: Option<String>,
-    pub city: Option<String>,
-    pub state: Option<String>,
-    pub state_abbr: Option<String>,
-    pub zip: Option<String>,
-    pub country: Option<String>,
-    pub facility_type: String,
-}
-
-pub struct TerminalResource<'a> {
-    pub terminal: &'a Terminal,
-    pub port_id: Option<Uuid>,
-}
-
-impl Resource for TerminalResource<'_> {
-    const TYPE: &'static str = "terminal";
-    const PATH: &'static str = "terminals";
-    type Attributes = TerminalAttributes;
-
-    fn id(&self) -> String {
-        self.terminal.id.to_string()
-    }
-
-    fn attributes(&self) -> TerminalAttributes {
-        let t = self.terminal;
-        TerminalAttributes {
-            id: t.id.to_string(),
-            name: t.name.clone(),
-            nickname: t.nickname.clone(),
-            firms_code: t.firms_code.clone(),
-            smdg_code: t.smdg_code.clone(),
-            bic_facility_code: t.bic_facility_code.clone(),
-            street: t.street.clone(),
-            city: t.city.clone(),
-            state: t.state.clone(),
-            state_abbr: t.state_abbr.clone(),
-            zip: t.zip.clone(),
-            country: t.country.clone(),
-            facility_type: t.facility_type.clone(),
-        }
-    }
-
-    fn relationships(&self) -> Relationships {
-        Relationships::default().one(
-            "port",
-            self.port_id.map(|id| ResourceIdentifier::new("port", id)),
-        )
-    }
 }
 
 /// Get a terminal.

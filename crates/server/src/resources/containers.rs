@@ -175,7 +175,12 @@ impl Resource for ContainerResource<'_> {
                     self.container.shipment_id,
                 )),
             )
-            .one("pod_terminal", None)
+            .one(
+                "pod_terminal",
+                self.shipment
+                    .and_then(|s| s.pod_terminal_id)
+                    .map(|id| ResourceIdentifier::new("terminal", id)),
+            )
             .one("pickup_facility", None)
             .related(
                 "transport_events",

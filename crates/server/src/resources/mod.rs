@@ -9,5 +9,6 @@ pub mod documents;
 pub mod jsonapi;
 pub mod ports;
 pub mod shipments;
+pub mod terminals;
 pub mod tracking_requests;
 pub mod webhook_notifications;

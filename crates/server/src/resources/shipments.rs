@@ -12,6 +12,7 @@ use crate::resources::jsonapi::{
     Included, Includes, Relationships, Resource, ResourceIdentifier, included_object, timestamp,
 };
 use crate::resources::ports::PortResource;
+use crate::resources::terminals::terminal_object;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ShipmentAttributes {
@@ -174,7 +175,11 @@ impl Resource for ShipmentResource<'_> {
                 port(s.port_of_discharge_locode.as_ref()),
             )
             .one("destination", port(s.destination_locode.as_ref()))
-            .one("pod_terminal", None)
+            .one(
+                "pod_terminal",
+                s.pod_terminal_id
+                    .map(|id| ResourceIdentifier::new("terminal", id)),
+            )
             .one("destination_terminal", None)
             // Tidemark's users are its API keys: the key that stopped tracking.
             .one(
@@ -228,6 +233,13 @@ pub fn included_of(
                     base,
                 ));
             }
+        }
+        if includes.contains("pod_terminal")
+            && let Some(terminal) = s
+                .pod_terminal_id
+                .and_then(|id| terminal_object(state.reference, id, base))
+        {
+            push(terminal);
         }
         if includes.contains("containers") {
             for container in resource.containers {

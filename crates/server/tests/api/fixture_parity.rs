@@ -41,6 +41,9 @@ on_both_backends!(
     cli_vessel_by_imo_reads_like_terminal49s,
     cli_webhook_notification_list_reads_like_terminal49s,
     cli_webhook_list_reads_like_terminal49s,
+    cli_webhook_ips_read_like_terminal49s,
+    sdk_terminal_reads_like_terminal49s,
+    cli_terminal_reads_like_terminal49s,
 );
 
 /// `(resource type, attribute)` where Tidemark answers another JSON type on purpose.
@@ -48,9 +51,12 @@ on_both_backends!(
 /// strings. Tidemark follows the documented contract.
 const DELIBERATE: &[(&str, &str)] = &[("port", "latitude"), ("port", "longitude")];
 
-/// Resource types Tidemark cannot answer yet: terminals come only from a hand-curated list,
-/// and sandbox voyages and carrier events are not yet linked to them.
-const NOT_YET: &[&str] = &["terminal"];
+/// `(fixture, resource type)` Tidemark cannot answer yet: carrier events are not linked to
+/// terminals (only shipments and containers are, through the port of discharge).
+const NOT_YET: &[(&str, &str)] = &[
+    ("sdk-fixtures/containers.events.json", "terminal"),
+    ("cli-live-fixtures/containers.raw-events.json", "terminal"),
+];
 
 /// What the cases ask for: the ids of one tracked sandbox voyage and its neighbours.
 struct Tracked {
@@ -61,6 +67,8 @@ struct Tracked {
     party: String,
     definition: String,
     vessel_imo: String,
+    /// The terminal at the port of discharge (the sandbox names one where it knows them).
+    terminal: String,
 }
 
 /// A party, a custom field with an option, a webhook, and a sandbox voyage tracked for the
@@ -120,6 +128,7 @@ async fn tracked(app: &TestApp) -> Tracked {
     let relationships = &shipment_document["data"]["relationships"];
     let container = text(&relationships["containers"]["data"][0]["id"]);
     let port = text(&relationships["port_of_lading"]["data"]["id"]);
+    let terminal = text(&relationships["pod_terminal"]["data"]["id"]);
     let vessel_imo = text(&shipment_document["data"]["attributes"]["pod_vessel_imo"]);
     Tracked {
         shipment,
@@ -129,6 +138,7 @@ async fn tracked(app: &TestApp) -> Tracked {
         party,
         definition,
         vessel_imo,
+        terminal,
     }
 }
 
@@ -193,7 +203,7 @@ fn fixture(name: &str) -> Value {
 async fn reads_like(app: &TestApp, name: &str, path: &str) {
     let ours = ok(app, path).await;
     let theirs = fixture(name);
-    let differences = differences(&theirs, &ours);
+    let differences = differences(name, &theirs, &ours);
     assert!(
         differences.is_empty(),
         "GET {path} differs from {name}:\n  {}\nours: {ours:#}",
@@ -202,7 +212,7 @@ async fn reads_like(app: &TestApp, name: &str, path: &str) {
 }
 
 /// What a client reading `theirs` would miss or misread in `ours`.
-fn differences(theirs: &Value, ours: &Value) -> Vec<String> {
+fn differences(name: &str, theirs: &Value, ours: &Value) -> Vec<String> {
     let mut found = Vec::new();
     for member in object_keys(theirs) {
         if ours.get(&member).is_none() {
@@ -218,7 +228,7 @@ fn differences(theirs: &Value, ours: &Value) -> Vec<String> {
     let our_shapes = shapes(ours);
     for (kind, their_shape) in shapes(theirs) {
         let Some(our_shape) = our_shapes.get(&kind) else {
-            if !NOT_YET.contains(&kind.as_str()) {
+            if !NOT_YET.contains(&(name, kind.as_str())) {
                 found.push(format!("no `{kind}` resource"));
             }
             continue;
@@ -545,4 +555,25 @@ async fn cli_webhook_list_reads_like_terminal49s(app: TestApp) {
         "/v2/webhooks?page[size]=2",
     )
     .await;
+}
+
+async fn cli_webhook_ips_read_like_terminal49s(app: TestApp) {
+    reads_like(
+        &app,
+        "cli-live-fixtures/webhooks.ips.json",
+        "/v2/webhooks/ips",
+    )
+    .await;
+}
+
+async fn sdk_terminal_reads_like_terminal49s(app: TestApp) {
+    let ids = tracked(&app).await;
+    let path = format!("/v2/terminals/{}", ids.terminal);
+    reads_like(&app, "sdk-fixtures/terminals.get.json", &path).await;
+}
+
+async fn cli_terminal_reads_like_terminal49s(app: TestApp) {
+    let ids = tracked(&app).await;
+    let path = format!("/v2/terminals/{}", ids.terminal);
+    reads_like(&app, "cli-live-fixtures/terminals.get.json", &path).await;
 }

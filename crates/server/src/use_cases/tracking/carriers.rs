@@ -60,6 +60,11 @@ pub fn sandbox(reference: &ReferenceData) -> Arc<Sandbox> {
             locode: port.locode.clone(),
             latitude: port.latitude,
             longitude: port.longitude,
+            terminals: reference
+                .terminals_at_port(&port.locode)
+                .into_iter()
+                .map(|terminal| terminal.name.clone())
+                .collect(),
         })
         .collect();
     Arc::new(Sandbox::new(ports))

@@ -310,6 +310,35 @@ fn fail(request: &mut TrackingRequest, reason: FailedReason) -> PollOutcome {
     PollOutcome::Failed(reason)
 }
 
+/// The reference terminal the carrier names at the shipment's port of discharge: by SMDG
+/// code, else by name or nickname (ignoring case). `None` when Tidemark does not know it.
+fn pod_terminal(
+    app: &App,
+    shipment: &Shipment,
+    report: &tidemark_domain::tracking_update::CarrierReport,
+) -> Option<uuid::Uuid> {
+    let facility = report.pod_terminal.as_ref()?;
+    let pod = shipment.port_of_discharge_locode.as_deref()?;
+    let terminals = app.reference.terminals_at_port(pod);
+    let by_code = facility.smdg_code.as_deref().and_then(|code| {
+        terminals.iter().find(|t| {
+            t.smdg_code
+                .as_deref()
+                .is_some_and(|c| c.eq_ignore_ascii_case(code))
+        })
+    });
+    let by_name = || {
+        let name = facility.name.as_deref()?;
+        terminals.iter().find(|t| {
+            t.name.eq_ignore_ascii_case(name)
+                || t.nickname
+                    .as_deref()
+                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        })
+    };
+    by_code.or_else(by_name).map(|terminal| terminal.id)
+}
+
 async fn record_found(
     app: &App,
     status_before: TrackingRequestStatus,
@@ -339,6 +368,9 @@ async fn record_found(
         app.ids.as_ref(),
         now,
     );
+    if let Some(terminal) = pod_terminal(app, &update.shipment, report) {
+        update.shipment.pod_terminal_id = Some(terminal);
+    }
     update.shipment.line_tracking_last_attempted_at = Some(now);
     update.shipment.line_tracking_last_succeeded_at = Some(now);
     if let Some(reason) = tracking_update::stop_reason(&update, &containers, now) {

@@ -11,7 +11,7 @@ use tidemark_carriers::{
 };
 use tidemark_domain::ReportedEvent;
 use tidemark_domain::tracking_update::{
-    CarrierReport, Milestone, ReportedContainer, ReportedRawEvent,
+    CarrierReport, Milestone, ReportedContainer, ReportedFacility, ReportedRawEvent,
 };
 
 /// The shipment's route as the events show it.
@@ -193,6 +193,27 @@ fn raw_events(route: &Route, events: &[CarrierEvent]) -> Vec<ReportedRawEvent> {
 }
 
 /// Reads one poll's events into a report.
+/// The terminal the carrier names at the port of discharge, from its latest event there at a
+/// port terminal that has a code or a name.
+fn pod_terminal(route: &Route, events: &[CarrierEvent]) -> Option<ReportedFacility> {
+    let pod = route.port_of_discharge.as_deref()?;
+    events
+        .iter()
+        .filter(|e| e.un_location_code.as_deref() == Some(pod))
+        .filter_map(|e| e.transport_call.as_ref())
+        .filter(|call| {
+            call.facility_type_code
+                .as_deref()
+                .is_none_or(|t| t == "POTE")
+        })
+        .filter(|call| call.facility_smdg_code.is_some() || call.facility_name.is_some())
+        .map(|call| ReportedFacility {
+            smdg_code: call.facility_smdg_code.clone(),
+            name: call.facility_name.clone(),
+        })
+        .next_back()
+}
+
 pub fn from_snapshot(snapshot: &CarrierSnapshot) -> CarrierReport {
     let route = route_of(&snapshot.events);
     let mut containers: Vec<ReportedContainer> = Vec::new();
@@ -236,9 +257,11 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot) -> CarrierReport {
         })
         .collect();
     let raw_events = raw_events(&route, &snapshot.events);
+    let pod_terminal = pod_terminal(&route, &snapshot.events);
     CarrierReport {
         containers,
         raw_events,
+        pod_terminal,
         port_of_lading: route.port_of_lading,
         port_of_discharge: route.port_of_discharge,
         destination: None,
