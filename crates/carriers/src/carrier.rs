@@ -33,6 +33,13 @@ pub trait Carrier: Send + Sync {
     /// The carrier's SCAC, such as `MAEU`.
     fn scac(&self) -> &str;
 
+    /// Why the line cannot be tracked at all (it has no public tracking API), so its
+    /// requests fail at once as `data_unavailable` instead of retrying; `None` for a
+    /// connector that calls a carrier.
+    fn unavailable_reason(&self) -> Option<&str> {
+        None
+    }
+
     /// Everything the carrier currently publishes about the reference.
     async fn fetch(&self, query: &TrackingQuery) -> Result<CarrierSnapshot, CarrierError>;
 }

@@ -1,12 +1,18 @@
-//! Carrier connectors: the [`Carrier`] interface, the DCSA Track & Trace 2.2 and 3.0 HTTP
-//! clients ([`dcsa::DcsaClient`], [`dcsa3::Dcsa3Client`], picked by [`dcsa_client`]), reading its responses into carrier events and mapping those onto
-//! Terminal49's milestones, and the sandbox carrier ([`sandbox`], SCAC `TEST`), which serves
-//! made-up voyages over the same protocol.
+//! Carrier connectors: the [`Carrier`] interface, the carrier profiles ([`profile`]: what
+//! each line's API speaks and wants, as reviewed data), credentials on requests ([`auth`]),
+//! the connector for a protocol ([`connector`]), the DCSA Track & Trace 2.2 and 3.0 HTTP
+//! clients ([`dcsa::DcsaClient`], [`dcsa3::Dcsa3Client`], picked by [`dcsa_client`]), reading
+//! their responses into carrier events and mapping those onto Terminal49's milestones,
+//! COSCO's own API ([`cosco`]), and the sandbox carrier ([`sandbox`], SCAC `TEST`), which
+//! serves made-up voyages over the same protocol.
 //!
 //! Depends on `domain` only, never on the store, the geo data or the server: the server's use
 //! cases call in here and decide what to persist, and hand the sandbox its port list.
 
+pub mod auth;
 pub mod carrier;
+pub mod connector;
+pub mod cosco;
 pub mod dcsa;
 pub mod dcsa3;
 pub mod event;

@@ -1,4 +1,5 @@
-//! The command line (DESIGN.md §5): `serve`, `migrate`, `api-keys`, `sandbox-carrier`.
+//! The command line (DESIGN.md §5): `serve`, `migrate`, `carriers`, `api-keys`,
+//! `sandbox-carrier`.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -7,6 +8,8 @@ use anyhow::{Context, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use tidemark_domain::{ApiKeyId, ApiKeyScope};
 use tokio_util::sync::CancellationToken;
+
+pub mod carriers;
 
 use crate::app::App;
 use crate::config::Config;
@@ -43,6 +46,9 @@ pub enum Command {
     /// carriers configured, one a line: SCAC, base URL, authentication kind.
     #[command(name = "check-config")]
     CheckConfig,
+    /// Real carriers: their profiles, configuration and health, and a live check.
+    #[command(subcommand)]
+    Carriers(CarriersCommand),
     /// Manage API keys.
     #[command(name = "api-keys", subcommand)]
     ApiKeys(ApiKeysCommand),
@@ -67,6 +73,22 @@ pub enum Role {
     All,
     Api,
     Worker,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CarriersCommand {
+    /// Every carrier profile and configured line: configured?, protocol, auth kind, budget,
+    /// and health (last success, last error, credentials refused, circuit open).
+    List,
+    /// One real call to the line with the configured credentials; says in words what went
+    /// wrong (DNS, TLS, refused credentials, unknown number, rate limited) and exits
+    /// non-zero on failure.
+    Check {
+        /// The line's SCAC, e.g. HLCU.
+        scac: String,
+        /// A number to look up; without one, a made-up number checks the credentials.
+        number: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -104,15 +126,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::CheckConfig => {
             for carrier in &config.carriers {
-                let auth = match carrier.auth {
-                    crate::config::CarrierAuth::None => "none",
-                    crate::config::CarrierAuth::Header { .. } => "header",
-                    crate::config::CarrierAuth::OAuth2 { .. } => "oauth2",
-                };
+                let auth = carrier.auth.kind();
                 println!("{}\t{}\t{auth}", carrier.scac, carrier.base_url);
             }
             eprintln!("configuration is valid");
             Ok(())
+        }
+        Command::Carriers(CarriersCommand::List) => carriers::list(config).await,
+        Command::Carriers(CarriersCommand::Check { scac, number }) => {
+            carriers::check(config, &scac, number.as_deref()).await
         }
         Command::ApiKeys(command) => api_keys(config, command).await,
         Command::SandboxCarrier { listen } => sandbox_carrier(listen).await,

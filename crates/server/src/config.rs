@@ -14,117 +14,15 @@ use url::Url;
 
 const DEFAULTS: &str = include_str!("defaults.toml");
 
-/// One carrier's DCSA Track & Trace connection, as read.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawCarrier {
-    base_url: String,
-    #[serde(default)]
-    auth_header: Option<String>,
-    #[serde(default)]
-    auth_value: Option<String>,
-    #[serde(default)]
-    token_url: Option<String>,
-    #[serde(default)]
-    client_id: Option<String>,
-    #[serde(default)]
-    client_secret: Option<String>,
-    #[serde(default)]
-    scope: Option<String>,
-    #[serde(default)]
-    notification_secret: Option<String>,
-    #[serde(default)]
-    requests_per_minute: Option<u32>,
-    #[serde(default)]
-    requests_per_day: Option<u32>,
-    #[serde(default)]
-    dcsa_version: Option<VersionSetting>,
-}
+mod carriers;
 
-/// `dcsa_version` as written: `"3.0"` in quotes, or `3.0` unquoted in TOML (and in an
-/// environment variable), which reads as a number.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum VersionSetting {
-    Text(String),
-    Number(f64),
-}
-
-impl VersionSetting {
-    fn text(&self) -> String {
-        match self {
-            Self::Text(text) => text.clone(),
-            // `3.0` reads back as 3: keep the `.0` people wrote.
-            Self::Number(number) if number.fract() == 0.0 => format!("{number:.1}"),
-            Self::Number(number) => number.to_string(),
-        }
-    }
-}
-
-/// How Tidemark authenticates to a carrier's API.
-#[derive(Clone, PartialEq, Eq)]
-pub enum CarrierAuth {
-    None,
-    Header {
-        name: String,
-        value: String,
-    },
-    OAuth2 {
-        token_url: Url,
-        client_id: String,
-        client_secret: String,
-        scope: Option<String>,
-    },
-}
-
-impl fmt::Debug for CarrierAuth {
-    // Credentials never reach the logs.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::None => f.write_str("None"),
-            Self::Header { name, .. } => write!(f, "Header({name}: …)"),
-            Self::OAuth2 { token_url, .. } => write!(f, "OAuth2({token_url})"),
-        }
-    }
-}
-
-/// A carrier followed over DCSA Track & Trace 2.2 or 3.0.
-#[derive(Clone, PartialEq, Eq)]
-pub struct CarrierConfig {
-    pub scac: String,
-    /// The part of the API's URL before `/v2/events` (or `/v3/events`).
-    pub base_url: Url,
-    /// The T&T version the carrier speaks (`dcsa_version`, `2.2` unless set).
-    pub dcsa_version: tidemark_carriers::DcsaVersion,
-    pub auth: CarrierAuth,
-    /// The shared secret of the carrier's event subscription, which signs its pushes.
-    pub notification_secret: Option<String>,
-    /// The carrier's limits on our calls, shared by every worker process
-    /// (`requests_per_minute`, `requests_per_day`; absent is unlimited).
-    pub budget: tidemark_carriers::profile::RateBudget,
-}
-
-impl fmt::Debug for CarrierConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CarrierConfig")
-            .field("scac", &self.scac)
-            .field("base_url", &self.base_url.as_str())
-            .field("dcsa_version", &self.dcsa_version)
-            .field("auth", &self.auth)
-            .field(
-                "notification_secret",
-                &self.notification_secret.as_ref().map(|_| "…"),
-            )
-            .field("budget", &self.budget)
-            .finish()
-    }
-}
+pub use carriers::{CarrierAuth, CarrierConfig};
 
 /// The settings as read, before validation; a setting not listed here stops start-up.
 #[derive(Debug, Deserialize)]
 struct RawConfig {
     #[serde(default)]
-    carriers: std::collections::BTreeMap<String, RawCarrier>,
+    carriers: std::collections::BTreeMap<String, carriers::RawCarrier>,
     listen: String,
     database_url: String,
     storage_url: String,
@@ -406,6 +304,9 @@ impl Config {
             figment = figment.merge(upper_case_scacs(Toml::file(file))?);
         }
         figment = figment.merge(environment());
+        for (key, value) in carrier_environment() {
+            figment = figment.merge(Serialized::default(&key, value));
+        }
         Self::from_figment(&figment)
     }
 
@@ -444,8 +345,25 @@ impl Config {
 fn environment() -> Env {
     Env::prefixed("TIDEMARK_")
         .ignore(&["config", "test_postgres_url"])
+        .filter(|key| !is_carrier_key(key))
         .lowercase(false)
         .map(environment_key)
+}
+
+fn is_carrier_key(key: &UncasedStr) -> bool {
+    key.as_str().to_lowercase().starts_with("carriers__")
+}
+
+/// `TIDEMARK_CARRIERS__*` as `(key path, text)`: a carrier's values are plain text (a
+/// secret such as `[abc]` or `0123` stays as written), read by the carrier's checks.
+fn carrier_environment() -> Vec<(String, String)> {
+    Env::prefixed("TIDEMARK_")
+        .filter(is_carrier_key)
+        .lowercase(false)
+        .map(environment_key)
+        .iter()
+        .map(|(key, value)| (key.as_str().to_owned(), value))
+        .collect()
 }
 
 /// A variable's name (without the prefix) as a key path: segments split on `__`,
@@ -602,7 +520,7 @@ impl RawConfig {
         let carriers = self
             .carriers
             .into_iter()
-            .map(|(scac, raw)| validate_carrier(&scac, raw))
+            .map(|(scac, raw)| carriers::validate_carrier(&scac, raw))
             .collect::<Result<Vec<_>, _>>()?;
         let sandbox_carrier_url = match self.sandbox_carrier_url.trim() {
             "" => None,
@@ -654,89 +572,6 @@ impl RawConfig {
     }
 }
 
-fn validate_carrier(scac: &str, raw: RawCarrier) -> Result<CarrierConfig, ConfigError> {
-    let scac = scac.trim().to_uppercase();
-    let key = |field: &str| format!("carriers__{scac}__{field}");
-    if tidemark_geo::reference::ReferenceData::embedded()
-        .shipping_line(&scac)
-        .is_none()
-    {
-        return Err(invalid(
-            &key("base_url"),
-            format!("{scac} is not a known shipping line"),
-        ));
-    }
-    let base_url = Url::parse(raw.base_url.trim())
-        .ok()
-        .filter(|url| matches!(url.scheme(), "http" | "https"))
-        .ok_or_else(|| invalid(&key("base_url"), "expected an http(s) URL"))?;
-    let auth = match (raw.auth_header, raw.auth_value, raw.token_url) {
-        (Some(name), Some(value), None) => CarrierAuth::Header { name, value },
-        (None, None, Some(token_url)) => CarrierAuth::OAuth2 {
-            token_url: Url::parse(&token_url)
-                .map_err(|_| invalid(&key("token_url"), "expected an http(s) URL"))?,
-            client_id: raw
-                .client_id
-                .ok_or_else(|| invalid(&key("client_id"), "required with token_url"))?,
-            client_secret: raw
-                .client_secret
-                .ok_or_else(|| invalid(&key("client_secret"), "required with token_url"))?,
-            scope: raw.scope,
-        },
-        (None, None, None) => CarrierAuth::None,
-        _ => {
-            return Err(invalid(
-                &key("auth_header"),
-                "give auth_header with auth_value, or token_url with client_id and client_secret",
-            ));
-        }
-    };
-    // An empty secret would let anyone sign pushes.
-    if raw
-        .notification_secret
-        .as_deref()
-        .is_some_and(|secret| secret.trim().len() < 16)
-    {
-        return Err(invalid(
-            &key("notification_secret"),
-            "must be at least 16 characters",
-        ));
-    }
-    for (field, value) in [
-        ("requests_per_minute", raw.requests_per_minute),
-        ("requests_per_day", raw.requests_per_day),
-    ] {
-        if value == Some(0) {
-            return Err(invalid(
-                &key(field),
-                "must be at least 1 (leave it out for no limit)",
-            ));
-        }
-    }
-    let dcsa_version = match raw.dcsa_version.as_ref().map(VersionSetting::text) {
-        None => tidemark_carriers::DcsaVersion::default(),
-        Some(text) => tidemark_carriers::DcsaVersion::parse(&text).ok_or_else(|| {
-            invalid(
-                &key("dcsa_version"),
-                format!(
-                    "{text:?} is not a DCSA Track & Trace version we speak: \"2.2\" or \"3.0\""
-                ),
-            )
-        })?,
-    };
-    Ok(CarrierConfig {
-        scac,
-        base_url,
-        dcsa_version,
-        auth,
-        notification_secret: raw.notification_secret,
-        budget: tidemark_carriers::profile::RateBudget {
-            per_minute: raw.requests_per_minute,
-            per_day: raw.requests_per_day,
-        },
-    })
-}
-
 fn seconds(value: u64) -> chrono::Duration {
     chrono::Duration::seconds(i64::try_from(value).unwrap_or(i64::MAX / 1000))
 }
@@ -770,6 +605,7 @@ fn parse_database_url(value: &str) -> Result<DatabaseUrl, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tidemark_carriers::profile::Protocol;
 
     #[test]
     fn defaults_are_the_documented_embedded_setup() {
@@ -852,11 +688,11 @@ mod tests {
     #[test]
     fn a_carriers_budget_is_read_and_a_zero_budget_names_the_setting() {
         let budgeted = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
-            "[carriers.HLCU]\nbase_url = \"https://api.example.com\"\n\
+            "[carriers.KMTU]\nbase_url = \"https://api.example.com\"\n\
              requests_per_minute = 10\nrequests_per_day = 6000",
         ));
         let zero = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(
-            "[carriers.HLCU]\nbase_url = \"https://api.example.com\"\nrequests_per_day = 0",
+            "[carriers.KMTU]\nbase_url = \"https://api.example.com\"\nrequests_per_day = 0",
         ));
 
         let config = Config::from_figment(&budgeted).unwrap();
@@ -869,7 +705,130 @@ mod tests {
                 per_day: Some(6000),
             }
         );
-        assert_eq!(error.setting, "TIDEMARK_CARRIERS__HLCU__REQUESTS_PER_DAY");
+        assert_eq!(error.setting, "TIDEMARK_CARRIERS__KMTU__REQUESTS_PER_DAY");
+    }
+
+    fn carrier(toml: &str) -> Result<CarrierConfig, ConfigError> {
+        let figment = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(toml));
+        Config::from_figment(&figment).map(|config| config.carriers[0].clone())
+    }
+
+    #[test]
+    fn hapag_lloyd_needs_only_its_client_id_and_secret() {
+        let hlcu =
+            carrier("[carriers.HLCU]\nclient_id = \"id\"\nclient_secret = \"hunter2\"").unwrap();
+
+        assert_eq!(hlcu.protocol, tidemark_carriers::profile::Protocol::Dcsa22);
+        assert_eq!(hlcu.base_url.as_str(), "https://api.hlag.com/hlag/external");
+        assert_eq!(
+            hlcu.auth,
+            CarrierAuth::Headers(vec![
+                ("X-IBM-Client-Id".to_owned(), "id".to_owned()),
+                ("X-IBM-Client-Secret".to_owned(), "hunter2".to_owned()),
+            ])
+        );
+        assert_eq!(
+            hlcu.budget,
+            tidemark_carriers::profile::RateBudget {
+                per_minute: Some(10),
+                per_day: Some(6000)
+            }
+        );
+        assert!(!format!("{hlcu:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn a_missing_credential_stops_start_up_with_its_name() {
+        let error = carrier("[carriers.HLCU]\nclient_id = \"id\"").unwrap_err();
+        let nothing = carrier("[carriers.HLCU]\nrequests_per_minute = 5").unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_CARRIERS__HLCU__CLIENT_SECRET");
+        assert_eq!(nothing.setting, "TIDEMARK_CARRIERS__HLCU__CLIENT_ID");
+    }
+
+    #[test]
+    fn every_profile_fact_can_be_overridden_per_scac() {
+        let hlcu = carrier(
+            "[carriers.HLCU]\nclient_id = \"id\"\nclient_secret = \"s\"\n\
+             base_url = \"http://127.0.0.1:9/hl\"\nrequests_per_minute = 150\n\
+             requests_per_day = 100000\ndcsa_version = \"3.0\"",
+        )
+        .unwrap();
+        let bad_version = carrier(
+            "[carriers.HLCU]\nclient_id = \"i\"\nclient_secret = \"s\"\ndcsa_version = \"2.1\"",
+        )
+        .unwrap_err();
+
+        assert_eq!(hlcu.base_url.as_str(), "http://127.0.0.1:9/hl");
+        assert_eq!(hlcu.protocol, tidemark_carriers::profile::Protocol::Dcsa30);
+        assert_eq!(hlcu.budget.per_minute, Some(150));
+        assert_eq!(hlcu.budget.per_day, Some(100_000));
+        assert_eq!(bad_version.setting, "TIDEMARK_CARRIERS__HLCU__DCSA_VERSION");
+    }
+
+    #[test]
+    fn an_unknown_key_of_a_profiled_carrier_is_refused_with_its_name() {
+        let error = carrier(
+            "[carriers.HLCU]\nclient_id = \"i\"\nclient_secret = \"s\"\nclient_secert = \"s\"",
+        )
+        .unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_CARRIERS__HLCU__CLIENT_SECERT");
+    }
+
+    #[test]
+    fn a_line_whose_api_address_is_unpublished_asks_for_its_base_url() {
+        let error =
+            carrier("[carriers.EGLV]\nclient_id = \"i\"\nclient_secret = \"s\"").unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_CARRIERS__EGLV__BASE_URL");
+    }
+
+    #[test]
+    fn an_oauth2_line_takes_its_token_url_from_the_profile_and_serves_its_brands() {
+        let cmdu = carrier("[carriers.CMDU]\nclient_id = \"i\"\nclient_secret = \"s\"").unwrap();
+        let brand = carrier("[carriers.ANNU]\napi_key = \"k\"").unwrap_err();
+
+        assert!(matches!(
+            &cmdu.auth,
+            CarrierAuth::OAuth2 { token_url, .. }
+                if token_url.as_str() == "https://auth.cma-cgm.com/as/token.oauth2"
+        ));
+        assert_eq!(cmdu.serves, ["11DX", "ANNU", "APLU"]);
+        assert_eq!(brand.setting, "TIDEMARK_CARRIERS__ANNU__API_KEY");
+        assert!(brand.reason.contains("[carriers.CMDU]"), "{}", brand.reason);
+    }
+
+    #[test]
+    fn maersk_takes_its_consumer_key_and_cosco_its_two_keys() {
+        let maeu = carrier("[carriers.MAEU]\nconsumer_key = \"k\"").unwrap();
+        let cosu = carrier("[carriers.COSU]\napi_key = \"a\"\nsecret_key = \"s\"").unwrap();
+
+        assert_eq!(
+            maeu.auth,
+            CarrierAuth::Headers(vec![("Consumer-Key".to_owned(), "k".to_owned())])
+        );
+        assert_eq!(cosu.auth.kind(), "cosco-hmac");
+        assert_eq!(cosu.budget.per_day, Some(1000));
+    }
+
+    #[test]
+    fn a_line_without_an_api_cannot_be_configured_with_credentials_alone() {
+        let error = carrier("[carriers.WHLC]\napi_key = \"k\"").unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_CARRIERS__WHLC__API_KEY");
+    }
+
+    #[test]
+    fn a_private_api_of_a_line_without_a_public_one_is_dcsa_2_2_in_the_generic_form() {
+        let whlc = carrier(
+            "[carriers.WHLC]\nbase_url = \"https://gateway.example/whl\"\n\
+             auth_header = \"X-Key\"\nauth_value = \"k\"",
+        )
+        .unwrap();
+
+        assert_eq!(whlc.protocol, tidemark_carriers::profile::Protocol::Dcsa22);
+        assert_eq!(whlc.auth.kind(), "header");
     }
 
     #[test]
@@ -954,41 +913,29 @@ mod tests {
     fn a_carriers_dcsa_version_is_2_2_unless_set_to_3_0_quoted_or_not() {
         let config = |version: &str| {
             let figment = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(&format!(
-                "[carriers.MAEU]\nbase_url = \"https://x.example\"\n{version}"
+                "[carriers.KMTU]\nbase_url = \"https://x.example\"\n{version}"
             )));
-            Config::from_figment(&figment).map(|config| config.carriers[0].dcsa_version)
+            Config::from_figment(&figment).map(|config| config.carriers[0].protocol)
         };
 
-        assert_eq!(config("").unwrap(), tidemark_carriers::DcsaVersion::V2_2);
-        assert_eq!(
-            config("dcsa_version = \"2.2\"").unwrap(),
-            tidemark_carriers::DcsaVersion::V2_2
-        );
-        assert_eq!(
-            config("dcsa_version = \"3.0\"").unwrap(),
-            tidemark_carriers::DcsaVersion::V3_0
-        );
-        assert_eq!(
-            config("dcsa_version = 3.0").unwrap(),
-            tidemark_carriers::DcsaVersion::V3_0
-        );
-        assert_eq!(
-            config("dcsa_version = 2.2").unwrap(),
-            tidemark_carriers::DcsaVersion::V2_2
-        );
+        assert_eq!(config("").unwrap(), Protocol::Dcsa22);
+        assert_eq!(config("dcsa_version = \"2.2\"").unwrap(), Protocol::Dcsa22);
+        assert_eq!(config("dcsa_version = \"3.0\"").unwrap(), Protocol::Dcsa30);
+        assert_eq!(config("dcsa_version = 3.0").unwrap(), Protocol::Dcsa30);
+        assert_eq!(config("dcsa_version = 2.2").unwrap(), Protocol::Dcsa22);
     }
 
     #[test]
     fn a_dcsa_version_we_do_not_speak_names_the_setting() {
         for version in ["\"2.1\"", "3.1", "\"three\"", "true"] {
             let figment = Figment::from(Toml::string(DEFAULTS)).merge(Toml::string(&format!(
-                "[carriers.MAEU]\nbase_url = \"https://x.example\"\ndcsa_version = {version}"
+                "[carriers.KMTU]\nbase_url = \"https://x.example\"\ndcsa_version = {version}"
             )));
 
             let error = Config::from_figment(&figment).unwrap_err();
 
             assert_eq!(
-                error.setting, "TIDEMARK_CARRIERS__MAEU__DCSA_VERSION",
+                error.setting, "TIDEMARK_CARRIERS__KMTU__DCSA_VERSION",
                 "{version}"
             );
         }
@@ -1025,22 +972,19 @@ mod tests {
 
     #[test]
     fn the_dcsa_version_can_come_from_the_environment() {
-        // What `TIDEMARK_CARRIERS__MAEU__DCSA_VERSION=3.0` becomes: the environment provider
+        // What `TIDEMARK_CARRIERS__KMTU__DCSA_VERSION=3.0` becomes: the environment provider
         // reads the value as TOML would, here a number.
         let value: Value = "3.0".parse().unwrap();
         let figment = Figment::from(Toml::string(DEFAULTS))
             .merge(Serialized::global(
-                "carriers.MAEU.base_url",
+                "carriers.KMTU.base_url",
                 "https://x.example",
             ))
-            .merge(Serialized::global("carriers.MAEU.dcsa_version", value));
+            .merge(Serialized::global("carriers.KMTU.dcsa_version", value));
 
         let config = Config::from_figment(&figment).unwrap();
 
-        assert_eq!(
-            config.carriers[0].dcsa_version,
-            tidemark_carriers::DcsaVersion::V3_0
-        );
+        assert_eq!(config.carriers[0].protocol, Protocol::Dcsa30);
     }
 
     #[test]

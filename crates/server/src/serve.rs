@@ -19,7 +19,7 @@ use crate::config::{Config, DatabaseUrl};
 use crate::console;
 use crate::jobs;
 use crate::use_cases::tracking::carriers::{
-    Carriers, dcsa_connector, remote_sandbox, start_in_process_sandbox,
+    Carriers, add_configured, remote_sandbox, start_in_process_sandbox,
 };
 
 impl App {
@@ -47,10 +47,7 @@ impl App {
                 .await?
             }
         });
-        for carrier in &config.carriers {
-            carriers.insert(dcsa_connector(carrier)?);
-            carriers.set_budget(&carrier.scac, carrier.budget);
-        }
+        add_configured(&mut carriers, &config.carriers, &clock)?;
         let app = Self::new(config, store, clock, Arc::new(UuidV7Ids)).with_carriers(carriers);
         // Read (or made) now, so a database that cannot give it stops the start.
         app.signing_key()

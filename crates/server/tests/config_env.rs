@@ -64,13 +64,52 @@ fn a_carriers_dcsa_version_is_read_from_its_variable_and_a_wrong_one_is_named() 
         "https://api.hlag.example/tnt",
     );
 
-    let v3 = check_config(&[base_url, ("TIDEMARK_CARRIERS__HLCU__DCSA_VERSION", "3.0")]);
-    let wrong = check_config(&[base_url, ("TIDEMARK_CARRIERS__HLCU__DCSA_VERSION", "2.1")]);
+    let id = ("TIDEMARK_CARRIERS__HLCU__CLIENT_ID", "id");
+    let secret = ("TIDEMARK_CARRIERS__HLCU__CLIENT_SECRET", "secret");
+    let v3 = check_config(&[
+        base_url,
+        id,
+        secret,
+        ("TIDEMARK_CARRIERS__HLCU__DCSA_VERSION", "3.0"),
+    ]);
+    let wrong = check_config(&[
+        base_url,
+        id,
+        secret,
+        ("TIDEMARK_CARRIERS__HLCU__DCSA_VERSION", "2.1"),
+    ]);
 
     assert!(v3.status.success(), "{v3:?}");
     assert!(!wrong.status.success());
     assert!(
         String::from_utf8_lossy(&wrong.stderr).contains("TIDEMARK_CARRIERS__HLCU__DCSA_VERSION"),
         "{wrong:?}"
+    );
+}
+
+#[test]
+fn a_profiled_carrier_needs_only_its_credentials_as_plain_text_variables() {
+    let output = check_config(&[
+        ("TIDEMARK_CARRIERS__HLCU__CLIENT_ID", "0123"),
+        ("TIDEMARK_CARRIERS__HLCU__CLIENT_SECRET", "[not-an-array]"),
+    ]);
+
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        stdout.trim(),
+        "HLCU\thttps://api.hlag.com/hlag/external\theaders"
+    );
+    assert!(!stdout.contains("not-an-array"));
+}
+
+#[test]
+fn a_missing_credential_variable_stops_start_up_with_its_name() {
+    let output = check_config(&[("TIDEMARK_CARRIERS__HLCU__CLIENT_ID", "id")]);
+
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("TIDEMARK_CARRIERS__HLCU__CLIENT_SECRET"),
+        "{output:?}"
     );
 }

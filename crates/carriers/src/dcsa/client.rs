@@ -8,16 +8,17 @@
 //! fixes them, and the poll should then succeed.
 
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_trait::async_trait;
-use reqwest::header::{ACCEPT, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
-use reqwest::{RequestBuilder, Response, StatusCode};
-use serde::Deserialize;
-use tokio::sync::Mutex;
+use reqwest::header::{ACCEPT, HeaderMap, RETRY_AFTER};
+#[cfg(test)]
+use reqwest::header::{HeaderName, HeaderValue};
+use reqwest::{Response, StatusCode};
 use url::Url;
 
 use super::parse_events;
+use crate::auth::{AuthError, Authenticator, ClientAuth, OAuth2Settings};
 use crate::carrier::{Carrier, ReferenceKind, TrackingQuery};
 use crate::event::{CarrierError, CarrierSnapshot};
 
@@ -29,10 +30,6 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 const MAX_PAGES: usize = 50;
 /// Largest body read, so a broken carrier cannot exhaust memory.
 const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
-/// An OAuth2 token is renewed this long before it expires, so it does not expire in flight.
-const TOKEN_MARGIN: Duration = Duration::from_secs(30);
-/// Lifetime assumed for a token whose response gives none.
-const DEFAULT_TOKEN_LIFETIME: Duration = Duration::from_secs(300);
 
 /// How the connector proves who it is to the carrier.
 #[derive(Clone)]
@@ -50,6 +47,9 @@ pub enum DcsaAuth {
         /// The `scope` to ask for, when the carrier wants one.
         scope: Option<String>,
     },
+    /// Credentials built from a carrier profile ([`crate::auth`]): any number of headers,
+    /// or an OAuth2 token on the injected clock, shared with other connectors.
+    Authenticator(Authenticator),
 }
 
 impl fmt::Debug for DcsaAuth {
@@ -74,6 +74,7 @@ impl fmt::Debug for DcsaAuth {
                 .field("client_secret", &"[redacted]")
                 .field("scope", scope)
                 .finish(),
+            Self::Authenticator(auth) => auth.fmt(f),
         }
     }
 }
@@ -84,7 +85,7 @@ pub enum DcsaClientError {
     #[error("the carrier base URL {0} cannot take a path")]
     BaseUrl(String),
     #[error("the auth header is not a valid HTTP header: {0}")]
-    AuthHeader(String),
+    AuthHeader(#[from] AuthError),
     #[error("could not build the HTTP client: {0}")]
     Http(#[from] reqwest::Error),
 }
@@ -94,7 +95,7 @@ pub struct DcsaClient {
     scac: String,
     /// `{base}/v2/events`.
     events_url: Url,
-    auth: Auth,
+    auth: Authenticator,
     http: reqwest::Client,
 }
 
@@ -105,31 +106,6 @@ impl fmt::Debug for DcsaClient {
             .field("events_url", &self.events_url.as_str())
             .finish_non_exhaustive()
     }
-}
-
-/// [`DcsaAuth`] checked and ready to use.
-enum Auth {
-    None,
-    Header(HeaderName, HeaderValue),
-    OAuth2 {
-        token_url: Url,
-        client_id: String,
-        client_secret: String,
-        scope: Option<String>,
-        token: Mutex<Option<CachedToken>>,
-    },
-}
-
-struct CachedToken {
-    value: String,
-    renew_at: Instant,
-}
-
-#[derive(Deserialize)]
-struct TokenResponse {
-    access_token: String,
-    #[serde(default)]
-    expires_in: Option<u64>,
 }
 
 impl DcsaClient {
@@ -162,27 +138,27 @@ impl DcsaClient {
         events_url.set_query(None);
         events_url.set_fragment(None);
         let auth = match auth {
-            DcsaAuth::None => Auth::None,
-            DcsaAuth::Header { name, value } => {
-                let name = HeaderName::from_bytes(name.trim().as_bytes())
-                    .map_err(|e| DcsaClientError::AuthHeader(e.to_string()))?;
-                let mut value = HeaderValue::from_str(value.trim())
-                    .map_err(|e| DcsaClientError::AuthHeader(e.to_string()))?;
-                value.set_sensitive(true);
-                Auth::Header(name, value)
-            }
+            DcsaAuth::None => Authenticator::none(),
+            DcsaAuth::Header { name, value } => Authenticator::headers(vec![(name, value)])?,
             DcsaAuth::OAuth2ClientCredentials {
                 token_url,
                 client_id,
                 client_secret,
                 scope,
-            } => Auth::OAuth2 {
-                token_url,
-                client_id,
-                client_secret,
-                scope,
-                token: Mutex::new(None),
-            },
+            } => Authenticator::oauth2(
+                OAuth2Settings {
+                    token_url,
+                    client_id,
+                    client_secret,
+                    scope,
+                    audience: None,
+                    client_auth: ClientAuth::Basic,
+                },
+                None,
+                Vec::new(),
+                std::sync::Arc::new(tidemark_domain::SystemClock),
+            )?,
+            DcsaAuth::Authenticator(auth) => auth,
         };
         Ok(Self {
             scac: scac.into(),
@@ -212,106 +188,19 @@ impl DcsaClient {
             .header("API-Version", api_version)
             .header(ACCEPT, "application/json")
             .timeout(TIMEOUT);
-        let request = self.authorize(request).await?;
+        let request = self.auth.apply(&self.http, request).await?;
         let response = request.send().await.map_err(transport_error)?;
         let status = response.status();
         if !status.is_success() {
             if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
                 // The token may have been revoked early: fetch a new one next time.
-                self.forget_token().await;
+                self.auth.refused().await;
             }
             return Err(status_error(status, response.headers()));
         }
         let headers = response.headers().clone();
         let body = read_body(response).await?;
         Ok((body, headers))
-    }
-
-    async fn authorize(&self, request: RequestBuilder) -> Result<RequestBuilder, CarrierError> {
-        Ok(match &self.auth {
-            Auth::None => request,
-            Auth::Header(name, value) => request.header(name.clone(), value.clone()),
-            Auth::OAuth2 { .. } => request.bearer_auth(self.bearer_token().await?),
-        })
-    }
-
-    /// The cached OAuth2 token, or a new one.
-    async fn bearer_token(&self) -> Result<String, CarrierError> {
-        let Auth::OAuth2 {
-            token_url,
-            client_id,
-            client_secret,
-            scope,
-            token,
-        } = &self.auth
-        else {
-            return Err(CarrierError::Unavailable(
-                "no OAuth2 credentials configured".to_owned(),
-            ));
-        };
-        // Held across the request, so concurrent polls wait for one token instead of each
-        // asking for their own.
-        let mut cached = token.lock().await;
-        if let Some(current) = cached.as_ref()
-            && Instant::now() < current.renew_at
-        {
-            return Ok(current.value.clone());
-        }
-        // Built before the request: the serializer is not `Send`.
-        let form = {
-            let mut form = url::form_urlencoded::Serializer::new(String::new());
-            form.append_pair("grant_type", "client_credentials");
-            if let Some(scope) = scope {
-                form.append_pair("scope", scope);
-            }
-            form.finish()
-        };
-        let response = self
-            .http
-            .post(token_url.clone())
-            .basic_auth(client_id, Some(client_secret))
-            .header(ACCEPT, "application/json")
-            .header(
-                reqwest::header::CONTENT_TYPE,
-                "application/x-www-form-urlencoded",
-            )
-            .body(form)
-            .timeout(TIMEOUT)
-            .send()
-            .await
-            .map_err(transport_error)?;
-        let status = response.status();
-        if !status.is_success() {
-            return Err(match status_error(status, response.headers()) {
-                // The token endpoint not knowing us is a credentials problem, not a missing
-                // shipment.
-                CarrierError::NotFound
-                | CarrierError::UnexpectedPayload(_)
-                | CarrierError::CredentialsRefused(_) => CarrierError::CredentialsRefused(format!(
-                    "the OAuth2 token endpoint refused the client credentials ({status})"
-                )),
-                other => other,
-            });
-        }
-        let body = read_body(response).await?;
-        let parsed: TokenResponse = serde_json::from_slice(&body).map_err(|e| {
-            CarrierError::Unavailable(format!("unreadable OAuth2 token response: {e}"))
-        })?;
-        let lifetime = parsed
-            .expires_in
-            .map_or(DEFAULT_TOKEN_LIFETIME, Duration::from_secs);
-        let value = parsed.access_token;
-        *cached = Some(CachedToken {
-            value: value.clone(),
-            renew_at: Instant::now() + lifetime.saturating_sub(TOKEN_MARGIN),
-        });
-        Ok(value)
-    }
-
-    async fn forget_token(&self) {
-        if let Auth::OAuth2 { token, .. } = &self.auth {
-            *token.lock().await = None;
-        }
     }
 }
 
@@ -381,7 +270,7 @@ impl Carrier for DcsaClient {
 }
 
 /// The error for a response that is not a success.
-fn status_error(status: StatusCode, headers: &HeaderMap) -> CarrierError {
+pub(crate) fn status_error(status: StatusCode, headers: &HeaderMap) -> CarrierError {
     match status {
         StatusCode::NOT_FOUND => CarrierError::NotFound,
         StatusCode::TOO_MANY_REQUESTS => CarrierError::RateLimited {
@@ -429,12 +318,20 @@ fn next_cursor(headers: &HeaderMap) -> Option<String> {
     }
 }
 
-async fn read_body(mut response: Response) -> Result<Vec<u8>, CarrierError> {
+async fn read_body(response: Response) -> Result<Vec<u8>, CarrierError> {
+    read_body_limited(response, MAX_BODY_BYTES).await
+}
+
+/// The body, or an error once it grows beyond `limit` bytes.
+pub(crate) async fn read_body_limited(
+    mut response: Response,
+    limit: usize,
+) -> Result<Vec<u8>, CarrierError> {
     let mut body = Vec::new();
     while let Some(chunk) = response.chunk().await.map_err(transport_error)? {
-        if body.len() + chunk.len() > MAX_BODY_BYTES {
+        if body.len() + chunk.len() > limit {
             return Err(CarrierError::UnexpectedPayload(format!(
-                "the body is larger than {MAX_BODY_BYTES} bytes"
+                "the body is larger than {limit} bytes"
             )));
         }
         body.extend_from_slice(&chunk);
@@ -444,7 +341,7 @@ async fn read_body(mut response: Response) -> Result<Vec<u8>, CarrierError> {
 
 /// A request that got no answer: retry later. reqwest's message names only the outer error,
 /// so the causes are appended.
-fn transport_error(error: reqwest::Error) -> CarrierError {
+pub(crate) fn transport_error(error: reqwest::Error) -> CarrierError {
     let mut message = if error.is_timeout() {
         format!("timed out after {}s", TIMEOUT.as_secs())
     } else {

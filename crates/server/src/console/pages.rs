@@ -265,7 +265,7 @@ pub async fn api_keys(state: AppState, session: Session) -> Result<Markup, PageE
 }
 
 pub async fn carriers(state: AppState, session: Session) -> Markup {
-    let scacs = state.carriers.scacs();
+    let scacs = state.carriers.connected_scacs();
     layout(
         &session,
         "Carriers",

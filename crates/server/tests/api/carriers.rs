@@ -259,7 +259,8 @@ macro_rules! on_both_backends_with_carrier {
 on_both_backends_with_carrier!(
     a_429_makes_the_whole_carrier_wait_for_its_retry_after = "CMDU",
     repeated_server_errors_open_the_circuit_until_a_probe_succeeds = "MSCU",
-    refused_credentials_make_requests_wait_and_they_resume_once_the_credentials_work = "HLCU",
+    // Not HLCU: carrier_profiles' tests call a mock Hapag-Lloyd and set its gauges.
+    refused_credentials_make_requests_wait_and_they_resume_once_the_credentials_work = "ZIMU",
     events_that_cannot_be_read_are_counted_per_carrier_with_their_raw_payload = "EGLV",
 );
 
@@ -373,7 +374,7 @@ async fn refused_credentials_make_requests_wait_and_they_resume_once_the_credent
     carrier: Arc<Switchable>,
 ) {
     carrier.answer(|| Err(CarrierError::CredentialsRefused("401".to_owned())));
-    let id = submit_to(&app, &carrier, "HLCUHAM000000001").await;
+    let id = submit_to(&app, &carrier, "ZIMUHAM000000001").await;
     app.run_pending_jobs().await;
     for _ in 0..30 {
         advance(&app, &carrier, Duration::minutes(1));
@@ -402,10 +403,10 @@ async fn refused_credentials_make_requests_wait_and_they_resume_once_the_credent
         "one probe every five minutes, not a poll a minute: {calls_while_refused}"
     );
     assert!(
-        metrics.contains("tidemark_carrier_credentials_refused{scac=\"HLCU\"} 1"),
+        metrics.contains("tidemark_carrier_credentials_refused{scac=\"ZIMU\"} 1"),
         "{metrics}"
     );
-    let hlcu = health.iter().find(|h| h.scac == "HLCU").unwrap();
+    let hlcu = health.iter().find(|h| h.scac == "ZIMU").unwrap();
     assert!(hlcu.credentials_refused_since.is_some());
     assert!(hlcu.configured);
     assert_eq!(resumed["is_retrying"], false, "{resumed}");

@@ -10,7 +10,7 @@ use chrono::TimeZone;
 use serde_json::{Value, json};
 use tidemark_domain::MockClock;
 use tidemark_server::Config;
-use tidemark_server::use_cases::tracking::carriers::{dcsa_connector, sandbox};
+use tidemark_server::use_cases::tracking::carriers::{connector_for, sandbox};
 
 use crate::helpers::{Backend, TestApp, TestResponse};
 use crate::on_both_backends;
@@ -49,19 +49,20 @@ async fn sandbox_v3() -> (String, Arc<Mutex<Vec<String>>>) {
     (format!("http://{address}/"), paths)
 }
 
-/// A test app whose MAEU speaks DCSA 3.0 at `base_url`, configured as an operator would.
+/// A test app whose KMTU speaks DCSA 3.0 at `base_url`, configured as an operator would.
 async fn app_with_3_0_carrier(backend: Backend, base_url: &str) -> TestApp {
     let settings = [
-        ("carriers.MAEU.base_url", base_url),
-        ("carriers.MAEU.dcsa_version", "3.0"),
-        ("carriers.MAEU.notification_secret", SECRET),
+        ("carriers.KMTU.base_url", base_url),
+        ("carriers.KMTU.dcsa_version", "3.0"),
+        ("carriers.KMTU.notification_secret", SECRET),
     ];
     let config = Config::from_pairs(&settings).unwrap();
     assert_eq!(
-        config.carriers[0].dcsa_version,
-        tidemark_carriers::DcsaVersion::V3_0
+        config.carriers[0].protocol,
+        tidemark_carriers::profile::Protocol::Dcsa30
     );
-    let connector = dcsa_connector(&config.carriers[0]).unwrap();
+    let connector =
+        connector_for(&config.carriers[0], Arc::new(tidemark_domain::SystemClock)).unwrap();
     TestApp::build(backend, &settings, vec![connector])
         .await
         .unwrap()
@@ -72,7 +73,7 @@ async fn track(app: &TestApp, number: &str) -> String {
         .post_json(
             "/v2/tracking_requests",
             &json!({"data": {"type": "tracking_request", "attributes": {
-                "request_type": "bill_of_lading", "request_number": number, "scac": "MAEU"
+                "request_type": "bill_of_lading", "request_number": number, "scac": "KMTU"
             }}}),
         )
         .await;
@@ -98,7 +99,7 @@ fn signed(secret: &str, body: &[u8]) -> String {
 
 async fn push(app: &TestApp, signature: &str, body: &[u8]) -> TestResponse {
     app.send(
-        axum::http::Request::post("/callbacks/dcsa/MAEU")
+        axum::http::Request::post("/callbacks/dcsa/KMTU")
             .header("content-type", "application/json")
             .header("notification-signature", signature)
             .body(axum::body::Body::from(body.to_vec()))
@@ -145,7 +146,7 @@ async fn a_carrier_speaking_3_0_tracks_a_number_through_the_sandboxs_v3_events(a
         .json();
     assert_eq!(
         shipment["data"]["attributes"]["shipping_line_scac"],
-        json!("MAEU")
+        json!("KMTU")
     );
     assert!(shipment["data"]["attributes"]["port_of_lading_locode"].is_string());
     let containers = shipment["data"]["relationships"]["containers"]["data"]

@@ -105,6 +105,24 @@ impl TestApp {
         settings: &[(&str, &str)],
         extra_carriers: Vec<(Arc<dyn Carrier>, RateBudget)>,
     ) -> Option<Self> {
+        Self::build_full(backend, settings, extra_carriers, false).await
+    }
+
+    /// A test app whose real carriers are built from `settings` (`carriers.SCAC.*`) as the
+    /// server builds them, on the test's clock.
+    pub async fn with_configured_carriers(
+        backend: Backend,
+        settings: &[(&str, &str)],
+    ) -> Option<Self> {
+        Self::build_full(backend, settings, Vec::new(), true).await
+    }
+
+    async fn build_full(
+        backend: Backend,
+        settings: &[(&str, &str)],
+        extra_carriers: Vec<(Arc<dyn Carrier>, RateBudget)>,
+        configured_carriers: bool,
+    ) -> Option<Self> {
         let (store, guard): (Arc<dyn Store>, Box<dyn Any + Send>) = match backend {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("temp dir");
@@ -142,6 +160,15 @@ impl TestApp {
             .await
             .expect("sandbox carrier"),
         );
+        if configured_carriers {
+            let clock: Arc<dyn tidemark_domain::Clock> = Arc::clone(&clock) as _;
+            tidemark_server::use_cases::tracking::carriers::add_configured(
+                &mut carriers,
+                &config.carriers,
+                &clock,
+            )
+            .expect("the configured carriers connect");
+        }
         for (carrier, budget) in extra_carriers {
             carriers.set_budget(carrier.scac(), budget);
             carriers.insert(carrier);

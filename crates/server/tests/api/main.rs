@@ -10,6 +10,7 @@ mod helpers;
 
 mod api_keys;
 mod auth;
+mod carrier_profiles;
 mod carriers;
 mod console;
 mod conventions;

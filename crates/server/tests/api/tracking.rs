@@ -823,6 +823,7 @@ async fn push_app(backend: Backend) -> TestApp {
         backend,
         &[
             ("carriers.MAEU.base_url", "http://127.0.0.1:9/"),
+            ("carriers.MAEU.consumer_key", "k"),
             (
                 "carriers.MAEU.notification_secret",
                 "s3cret-subscription-key",

@@ -4,10 +4,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use anyhow::Context;
+use tidemark_carriers::Carrier;
 use tidemark_carriers::dcsa::{DcsaAuth, DcsaClient};
 use tidemark_carriers::profile::RateBudget;
 use tidemark_carriers::sandbox::{self, Sandbox, SandboxPort};
-use tidemark_carriers::{Carrier, dcsa_client};
 use tidemark_domain::Clock;
 use tidemark_geo::reference::ReferenceData;
 use tokio_util::sync::CancellationToken;
@@ -26,6 +26,12 @@ impl Carriers {
         self.by_scac.insert(carrier.scac().to_uppercase(), carrier);
     }
 
+    /// Serves `scac` with another line's connector: a brand with its family's (ANL with
+    /// CMA CGM's), whose calls count against the family's budget and health.
+    pub fn insert_as(&mut self, scac: &str, carrier: Arc<dyn Carrier>) {
+        self.by_scac.insert(scac.to_uppercase(), carrier);
+    }
+
     /// Sets a carrier's budget (from its `requests_per_minute` / `requests_per_day`).
     pub fn set_budget(&mut self, scac: &str, budget: RateBudget) {
         self.budgets.insert(scac.to_uppercase(), budget);
@@ -41,6 +47,19 @@ impl Carriers {
             .get(&scac.to_uppercase())
             .copied()
             .unwrap_or_default()
+    }
+
+    /// The SCACs whose connector calls a carrier (not the lines without a tracking API),
+    /// sorted.
+    pub fn connected_scacs(&self) -> Vec<&str> {
+        let mut scacs: Vec<&str> = self
+            .by_scac
+            .iter()
+            .filter(|(_, carrier)| carrier.unavailable_reason().is_none())
+            .map(|(scac, _)| scac.as_str())
+            .collect();
+        scacs.sort_unstable();
+        scacs
     }
 
     /// The SCACs with a connector, sorted: the only SCACs that label metrics.
@@ -108,32 +127,95 @@ pub fn remote_sandbox(base: &Url) -> anyhow::Result<Arc<dyn Carrier>> {
     ))
 }
 
-/// The DCSA connector of a configured carrier, speaking its `dcsa_version`.
-pub fn dcsa_connector(config: &crate::config::CarrierConfig) -> anyhow::Result<Arc<dyn Carrier>> {
+/// The connector of a configured carrier, by its protocol (`tidemark_carriers::connector`).
+/// One connector serves the line and its brands, so one OAuth2 token is shared by every
+/// worker of the process.
+pub fn connector_for(
+    config: &crate::config::CarrierConfig,
+    clock: Arc<dyn Clock>,
+) -> anyhow::Result<Arc<dyn Carrier>> {
     use crate::config::CarrierAuth;
-    let auth = match &config.auth {
-        CarrierAuth::None => DcsaAuth::None,
-        CarrierAuth::Header { name, value } => DcsaAuth::Header {
-            name: name.clone(),
-            value: value.clone(),
-        },
+    use tidemark_carriers::auth::{Authenticator, OAuth2Settings};
+    use tidemark_carriers::connector::{Credentials, connector};
+    let credentials = match &config.auth {
+        CarrierAuth::None => Credentials::Auth(Authenticator::none()),
+        CarrierAuth::Header { name, value } => {
+            Credentials::Auth(Authenticator::headers(vec![(name.clone(), value.clone())])?)
+        }
+        CarrierAuth::Headers(headers) => {
+            Credentials::Auth(Authenticator::headers(headers.clone())?)
+        }
         CarrierAuth::OAuth2 {
             token_url,
             client_id,
             client_secret,
             scope,
-        } => DcsaAuth::OAuth2ClientCredentials {
-            token_url: token_url.clone(),
-            client_id: client_id.clone(),
-            client_secret: client_secret.clone(),
-            scope: scope.clone(),
-        },
+            audience,
+            client_auth,
+            token_header,
+            headers,
+        } => Credentials::Auth(Authenticator::oauth2(
+            OAuth2Settings {
+                token_url: token_url.clone(),
+                client_id: client_id.clone(),
+                client_secret: client_secret.clone(),
+                scope: scope.clone(),
+                audience: audience.clone(),
+                client_auth: *client_auth,
+            },
+            token_header.clone(),
+            headers.clone(),
+            clock.clone(),
+        )?),
+        CarrierAuth::CoscoHmac {
+            api_key,
+            secret_key,
+        } => Credentials::Cosco(tidemark_carriers::cosco::CoscoKeys {
+            api_key: api_key.clone(),
+            secret_key: secret_key.clone(),
+        }),
     };
-    dcsa_client(
-        config.dcsa_version,
-        config.scac.clone(),
+    connector(
+        &config.scac,
+        config.protocol,
         config.base_url.clone(),
-        auth,
+        credentials,
+        clock,
     )
-    .with_context(|| format!("the {} connector", config.scac))
+    .with_context(|| format!("TIDEMARK_CARRIERS__{}", config.scac))
+}
+
+/// Adds the configured carriers (each under its SCAC and its brands', with its budget) and,
+/// for every line whose profile says it has no public tracking API, a connector that fails
+/// its requests at once as `data_unavailable`.
+pub fn add_configured(
+    carriers: &mut Carriers,
+    configs: &[crate::config::CarrierConfig],
+    clock: &Arc<dyn Clock>,
+) -> anyhow::Result<()> {
+    use tidemark_carriers::profile::{ProfileKind, Profiles, Protocol};
+    for profile in Profiles::embedded().all() {
+        if let ProfileKind::Line(api) = &profile.kind
+            && api.protocol() == Protocol::None
+        {
+            let no_api: Arc<dyn Carrier> = Arc::new(tidemark_carriers::connector::NoApi::new(
+                &profile.scac,
+                &profile.name,
+            ));
+            carriers.insert(Arc::clone(&no_api));
+            for scac in Profiles::embedded().served_by(&profile.scac) {
+                carriers.insert_as(scac, Arc::clone(&no_api));
+            }
+        }
+    }
+    for config in configs {
+        let connector = connector_for(config, Arc::clone(clock))?;
+        carriers.insert(Arc::clone(&connector));
+        carriers.set_budget(&config.scac, config.budget);
+        for brand in &config.serves {
+            carriers.insert_as(brand, Arc::clone(&connector));
+            carriers.set_budget(brand, config.budget);
+        }
+    }
+    Ok(())
 }

@@ -120,6 +120,11 @@ pub async fn poll(
         return Ok(PollOutcome::Skipped);
     }
     let fetched = match app.carriers.get(&request.scac) {
+        // A line without a tracking API: nothing to wait for.
+        Some(carrier) if carrier.unavailable_reason().is_some() => {
+            let reason = carrier.unavailable_reason().unwrap_or_default().to_owned();
+            return raced(unavailable(app, status_before, read_at, request, &reason).await);
+        }
         Some(carrier) => {
             let priority = shipment
                 .as_ref()
@@ -259,6 +264,34 @@ async fn wait(
         record(app, status_before, read_at, &request, None).await?;
     }
     Ok(PollOutcome::Waiting(reason))
+}
+
+/// A request for a line Tidemark cannot track (no public tracking API) fails at once as
+/// `data_unavailable`; a shipment of such a line stops being tracked.
+async fn unavailable(
+    app: &App,
+    status_before: TrackingRequestStatus,
+    read_at: DateTime<Utc>,
+    mut request: TrackingRequest,
+    reason: &str,
+) -> Result<PollOutcome, StoreError> {
+    tracing::info!(tracking_request.id = %request.id, scac = %request.scac, reason, "the line cannot be tracked");
+    let now = app.clock.now();
+    request.updated_at = now;
+    request.polled_at = Some(now);
+    if let Some(shipment_id) = request.shipment_id {
+        let mut shipment = app.store.shipment(request.account_id, shipment_id).await?;
+        shipment.line_tracking_last_attempted_at = Some(now);
+        shipment.line_tracking_stopped_at = Some(now);
+        shipment.line_tracking_stopped_reason = Some("data_unavailable".to_owned());
+        request.status = TrackingRequestStatus::TrackingStopped;
+        let update = TrackingUpdate::shipment_only(shipment);
+        record(app, status_before, read_at, &request, Some(&update)).await?;
+        return Ok(PollOutcome::Failed(FailedReason::DataUnavailable));
+    }
+    let outcome = fail(&mut request, FailedReason::DataUnavailable);
+    record(app, status_before, read_at, &request, None).await?;
+    Ok(outcome)
 }
 
 /// Writes the request's new state (and the update) with the domain events announcing them.

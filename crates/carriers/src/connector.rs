@@ -1,0 +1,172 @@
+//! The connector for a line, picked by its profile's protocol: DCSA T&T 2.2, DCSA T&T 3.0,
+//! COSCO's own API, or none (a line without a public tracking API, whose requests fail at
+//! once with a clear reason).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use tidemark_domain::Clock;
+use url::Url;
+
+use crate::auth::Authenticator;
+use crate::carrier::{Carrier, TrackingQuery};
+use crate::cosco::{CoscoClient, CoscoKeys};
+use crate::dcsa::{DcsaAuth, DcsaClient};
+use crate::dcsa3::Dcsa3Client;
+use crate::event::{CarrierError, CarrierSnapshot};
+use crate::profile::Protocol;
+
+/// What a connector authenticates with.
+#[derive(Clone, Debug)]
+pub enum Credentials {
+    /// Headers or an OAuth2 token (DCSA lines).
+    Auth(Authenticator),
+    /// COSCO's signing keys.
+    Cosco(CoscoKeys),
+}
+
+/// Why a connector cannot be built: a configuration mistake, reported at start.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectorError {
+    #[error("{0}")]
+    Unsupported(String),
+    #[error("{0}")]
+    Build(String),
+}
+
+/// The connector of `scac` over `protocol`.
+pub fn connector(
+    scac: &str,
+    protocol: Protocol,
+    base_url: Url,
+    credentials: Credentials,
+    clock: Arc<dyn Clock>,
+) -> Result<Arc<dyn Carrier>, ConnectorError> {
+    let build = |error: String| ConnectorError::Build(format!("the {scac} connector: {error}"));
+    match (protocol, credentials) {
+        (Protocol::Dcsa22, Credentials::Auth(auth)) => Ok(Arc::new(
+            DcsaClient::new(scac, base_url, DcsaAuth::Authenticator(auth))
+                .map_err(|e| build(e.to_string()))?,
+        )),
+        (Protocol::Dcsa30, Credentials::Auth(auth)) => Ok(Arc::new(
+            Dcsa3Client::new(scac, base_url, DcsaAuth::Authenticator(auth))
+                .map_err(|e| build(e.to_string()))?,
+        )),
+        (Protocol::Cosco, Credentials::Cosco(keys)) => Ok(Arc::new(
+            CoscoClient::new(scac, base_url, keys, clock).map_err(|e| build(e.to_string()))?,
+        )),
+        (Protocol::None, _) => Err(ConnectorError::Unsupported(format!(
+            "{scac} has no public tracking API"
+        ))),
+        (protocol, _) => Err(ConnectorError::Unsupported(format!(
+            "{scac}: these credentials do not fit protocol {}",
+            protocol.as_str()
+        ))),
+    }
+}
+
+/// A line without a public tracking API: every request for it fails at once.
+#[derive(Debug)]
+pub struct NoApi {
+    scac: String,
+    reason: String,
+}
+
+impl NoApi {
+    pub fn new(scac: &str, name: &str) -> Self {
+        Self {
+            scac: scac.to_owned(),
+            reason: format!(
+                "{name} ({scac}) has no public tracking API; Tidemark cannot track it \
+                 (EDI or an aggregator are the only sources)"
+            ),
+        }
+    }
+}
+
+#[async_trait]
+impl Carrier for NoApi {
+    fn scac(&self) -> &str {
+        &self.scac
+    }
+
+    fn unavailable_reason(&self) -> Option<&str> {
+        Some(&self.reason)
+    }
+
+    async fn fetch(&self, _: &TrackingQuery) -> Result<CarrierSnapshot, CarrierError> {
+        Err(CarrierError::Unavailable(self.reason.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tidemark_domain::SystemClock;
+
+    use super::*;
+
+    fn base() -> Url {
+        Url::parse("https://carrier.test/tnt").unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_line_without_an_api_says_why_and_never_calls_anyone() {
+        let no_api = NoApi::new("MATS", "Matson");
+        let query = TrackingQuery {
+            reference_kind: crate::ReferenceKind::BillOfLading,
+            reference: "MATS123".to_owned(),
+            sandbox_epoch: None,
+        };
+
+        assert!(
+            no_api
+                .unavailable_reason()
+                .unwrap()
+                .contains("no public tracking API")
+        );
+        assert!(no_api.fetch(&query).await.is_err());
+    }
+
+    #[test]
+    fn the_connector_follows_the_protocol() {
+        let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+        let keys = CoscoKeys {
+            api_key: "a".to_owned(),
+            secret_key: "s".to_owned(),
+        };
+
+        let dcsa = connector(
+            "HLCU",
+            Protocol::Dcsa22,
+            base(),
+            Credentials::Auth(Authenticator::none()),
+            Arc::clone(&clock),
+        );
+        let cosco = connector(
+            "COSU",
+            Protocol::Cosco,
+            base(),
+            Credentials::Cosco(keys.clone()),
+            Arc::clone(&clock),
+        );
+        let mismatched = connector(
+            "HLCU",
+            Protocol::Dcsa22,
+            base(),
+            Credentials::Cosco(keys),
+            Arc::clone(&clock),
+        );
+        let none = connector(
+            "WHLC",
+            Protocol::None,
+            base(),
+            Credentials::Auth(Authenticator::none()),
+            clock,
+        );
+
+        assert_eq!(dcsa.unwrap().scac(), "HLCU");
+        assert_eq!(cosco.unwrap().scac(), "COSU");
+        assert!(mismatched.is_err());
+        assert!(none.is_err());
+    }
+}

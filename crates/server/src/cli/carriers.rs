@@ -1,0 +1,329 @@
+//! `tidemark carriers list` and `tidemark carriers check SCAC [NUMBER]`: what an operator
+//! needs to connect real lines and to see whether they work.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use anyhow::bail;
+use chrono::{DateTime, Utc};
+use tidemark_carriers::profile::{ProfileKind, Profiles, RateBudget};
+use tidemark_carriers::{CarrierError, ReferenceKind, TrackingQuery};
+use tidemark_domain::Clock;
+use tidemark_domain::carriers::NumberType;
+
+use crate::app::App;
+use crate::config::{CarrierConfig, Config};
+use crate::use_cases::tracking::carriers::{Carriers, add_configured};
+use crate::use_cases::tracking::limits::{self, CarrierHealth};
+
+/// One row of `carriers list`.
+#[derive(Debug)]
+struct Row {
+    scac: String,
+    name: String,
+    configured: String,
+    protocol: String,
+    auth: String,
+    budget: RateBudget,
+}
+
+fn budget_text(budget: RateBudget) -> String {
+    match (budget.per_minute, budget.per_day) {
+        (None, None) => "unlimited".to_owned(),
+        (minute, day) => [
+            minute.map(|n| format!("{n}/min")),
+            day.map(|n| format!("{n}/day")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" "),
+    }
+}
+
+fn time_text(at: Option<DateTime<Utc>>) -> String {
+    at.map_or_else(
+        || "-".to_owned(),
+        |at| at.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+    )
+}
+
+fn rows(config: &Config) -> Vec<Row> {
+    let profiles = Profiles::embedded();
+    let configured = |scac: &str| -> Option<&CarrierConfig> {
+        config
+            .carriers
+            .iter()
+            .find(|c| c.scac == scac || c.serves.iter().any(|s| s == scac))
+    };
+    let mut rows = Vec::new();
+    for profile in profiles.all() {
+        let Some((_, api)) = profiles.line_api(&profile.scac) else {
+            continue;
+        };
+        let config = configured(&profile.scac);
+        let protocol = config.map_or(api.protocol(), |c| c.protocol);
+        let no_api = protocol == tidemark_carriers::profile::Protocol::None && config.is_none();
+        let configured = match (&profile.kind, config, no_api) {
+            (_, _, true) => "no API".to_owned(),
+            (ProfileKind::Brand { family, .. }, Some(_), _) => format!("via {family}"),
+            (ProfileKind::Brand { family, .. }, None, _) => format!("no (via {family})"),
+            (ProfileKind::Line(_), Some(_), _) => "yes".to_owned(),
+            (ProfileKind::Line(_), None, _) => "no".to_owned(),
+        };
+        let auth = match config {
+            Some(config) => config.auth.kind().to_owned(),
+            None if no_api => "-".to_owned(),
+            None => api
+                .auth
+                .iter()
+                .map(|option| option.scheme.kind())
+                .collect::<Vec<_>>()
+                .join("|"),
+        };
+        rows.push(Row {
+            scac: profile.scac.clone(),
+            name: profile.name.clone(),
+            configured,
+            protocol: protocol.as_str().to_owned(),
+            auth,
+            budget: config.map_or_else(|| api.budget(), |c| c.budget),
+        });
+    }
+    // Lines connected with the generic form.
+    for config in &config.carriers {
+        if !rows.iter().any(|row| row.scac == config.scac) {
+            rows.push(Row {
+                scac: config.scac.clone(),
+                name: tidemark_geo::reference::ReferenceData::embedded()
+                    .shipping_line(&config.scac)
+                    .map_or_else(|| config.scac.clone(), |line| line.name.clone()),
+                configured: "yes".to_owned(),
+                protocol: config.protocol.as_str().to_owned(),
+                auth: config.auth.kind().to_owned(),
+                budget: config.budget,
+            });
+        }
+    }
+    rows
+}
+
+/// The table `carriers list` prints: every profile and every configured line, with its
+/// health from the database (shared by every process).
+fn table(rows: &[Row], health: &[CarrierHealth], now: DateTime<Utc>) -> String {
+    let mut out = String::from(
+        "SCAC\tNAME\tCONFIGURED\tPROTOCOL\tAUTH\tBUDGET\tLAST_SUCCESS\tLAST_ERROR\tCREDENTIALS\tCIRCUIT\n",
+    );
+    let profiles = Profiles::embedded();
+    for row in rows {
+        // A brand's calls are its family's.
+        let family = profiles
+            .get(&row.scac)
+            .map_or(row.scac.as_str(), |p| p.family());
+        let state = health.iter().find(|h| h.scac == family);
+        let last_error = state
+            .and_then(|h| {
+                h.last_error
+                    .as_ref()
+                    .map(|e| format!("{} {e}", time_text(h.last_error_at)))
+            })
+            .unwrap_or_else(|| "-".to_owned())
+            .replace(['\t', '\n'], " ");
+        let credentials = match state.and_then(|h| h.credentials_refused_since) {
+            Some(since) => format!("refused since {}", time_text(Some(since))),
+            None => "-".to_owned(),
+        };
+        let circuit = match state.and_then(|h| h.circuit_open_until) {
+            Some(until) if until > now => format!("open until {}", time_text(Some(until))),
+            _ => "closed".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            row.scac,
+            row.name,
+            row.configured,
+            row.protocol,
+            row.auth,
+            budget_text(row.budget),
+            time_text(state.and_then(|h| h.last_success_at)),
+            last_error,
+            credentials,
+            circuit
+        );
+    }
+    out
+}
+
+/// What `tidemark carriers list` prints for this app's configuration and database.
+pub async fn list_text(app: &App) -> anyhow::Result<String> {
+    let rows = rows(&app.config);
+    let health = limits::health(app).await?;
+    Ok(table(&rows, &health, app.clock.now()))
+}
+
+/// `tidemark carriers list`.
+pub async fn list(config: Config) -> anyhow::Result<()> {
+    let store = crate::serve::open_store(&config).await?;
+    let app = App::new(
+        config,
+        store,
+        Arc::new(tidemark_domain::SystemClock),
+        Arc::new(tidemark_domain::UuidV7Ids),
+    );
+    print!("{}", list_text(&app).await?);
+    Ok(())
+}
+
+/// What kind of number `number` is, for the check's one call.
+fn reference_kind(number: &str) -> ReferenceKind {
+    match tidemark_domain::carriers::infer(number).map(|inference| inference.number_type) {
+        Ok(NumberType::Container) => ReferenceKind::Equipment,
+        Ok(NumberType::Booking) => ReferenceKind::Booking,
+        _ => ReferenceKind::BillOfLading,
+    }
+}
+
+/// An error in words an operator can act on.
+pub fn explain(scac: &str, error: &CarrierError) -> String {
+    match error {
+        CarrierError::CredentialsRefused(detail) => format!(
+            "{scac} refused the credentials ({detail}): check the keys set under \
+             [carriers.{scac}] and that the application is approved for tracking"
+        ),
+        CarrierError::RateLimited { retry_after } => format!(
+            "{scac} is rate limiting us{}: the budget is spent for now",
+            retry_after.map_or_else(String::new, |wait| format!(
+                " (retry after {} s)",
+                wait.as_secs()
+            ))
+        ),
+        CarrierError::NotFound => {
+            format!("{scac} accepted the credentials but does not know this number")
+        }
+        CarrierError::UnexpectedPayload(detail) => {
+            format!("{scac} answered with something Tidemark cannot read: {detail}")
+        }
+        CarrierError::Unavailable(detail) => {
+            let lower = detail.to_lowercase();
+            let cause = if lower.contains("dns")
+                || lower.contains("lookup")
+                || lower.contains("name or service not known")
+                || lower.contains("no address")
+            {
+                "DNS: the host name of base_url does not resolve"
+            } else if lower.contains("certificate")
+                || lower.contains("tls")
+                || lower.contains("handshake")
+            {
+                "TLS: the secure connection failed (certificate or protocol)"
+            } else if lower.contains("timed out") {
+                "timeout: no answer in time"
+            } else if lower.contains("connection refused") || lower.contains("connect") {
+                "connection: nothing answers at base_url"
+            } else if lower.contains("answered 5") {
+                "the carrier's server failed"
+            } else {
+                "the carrier could not be reached"
+            };
+            format!("{scac}: {cause} ({detail})")
+        }
+    }
+}
+
+/// `tidemark carriers check SCAC [NUMBER]`: one real call with the configured credentials.
+pub async fn check(config: Config, scac: &str, number: Option<&str>) -> anyhow::Result<()> {
+    let scac = scac.trim().to_uppercase();
+    let clock: Arc<dyn Clock> = Arc::new(tidemark_domain::SystemClock);
+    let mut carriers = Carriers::default();
+    add_configured(&mut carriers, &config.carriers, &clock)?;
+    let Some(carrier) = carriers.get(&scac) else {
+        let hint = match Profiles::embedded().line_api(&scac) {
+            Some((line, api)) => format!(
+                "; give its credentials under [carriers.{}]: {}",
+                line.scac,
+                api.auth
+                    .iter()
+                    .map(|option| option.scheme.credential_keys().join(" and "))
+                    .collect::<Vec<_>>()
+                    .join(", or ")
+            ),
+            None => String::new(),
+        };
+        bail!("{scac} is not configured{hint}");
+    };
+    if let Some(reason) = carrier.unavailable_reason() {
+        bail!("{reason}");
+    }
+    // Without a number, a made-up one: any answer but refused credentials, a rate limit
+    // or a network failure shows that the connection works.
+    let given = number.is_some();
+    let number = number.unwrap_or("TDMK0000000");
+    let query = TrackingQuery {
+        reference_kind: reference_kind(number),
+        reference: number.to_owned(),
+        sandbox_epoch: None,
+    };
+    match carrier.fetch(&query).await {
+        Ok(snapshot) => {
+            println!(
+                "{scac}: OK, {} event(s) for {number}{}",
+                snapshot.events.len(),
+                if snapshot.skipped.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} unreadable", snapshot.skipped.len())
+                }
+            );
+            Ok(())
+        }
+        Err(CarrierError::NotFound) if !given => {
+            println!("{scac}: OK, the credentials are accepted (test number unknown, as expected)");
+            Ok(())
+        }
+        Err(error) => bail!("{}", explain(&scac, &error)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_explained_in_words() {
+        let dns = CarrierError::Unavailable(
+            "error sending request: client error (Connect): dns error: failed to lookup address"
+                .to_owned(),
+        );
+        let tls = CarrierError::Unavailable("invalid peer certificate: UnknownIssuer".to_owned());
+
+        assert!(explain("HLCU", &dns).contains("DNS"));
+        assert!(explain("HLCU", &tls).contains("TLS"));
+        assert!(
+            explain("HLCU", &CarrierError::CredentialsRefused("401".to_owned()))
+                .contains("refused the credentials")
+        );
+        assert!(explain("HLCU", &CarrierError::NotFound).contains("does not know this number"));
+        assert!(
+            explain(
+                "HLCU",
+                &CarrierError::RateLimited {
+                    retry_after: Some(std::time::Duration::from_secs(60))
+                }
+            )
+            .contains("rate limiting")
+        );
+    }
+
+    #[test]
+    fn budgets_read_per_minute_and_per_day() {
+        assert_eq!(
+            budget_text(RateBudget {
+                per_minute: Some(10),
+                per_day: Some(6000)
+            }),
+            "10/min 6000/day"
+        );
+        assert_eq!(budget_text(RateBudget::default()), "unlimited");
+    }
+}
