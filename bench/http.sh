@@ -26,6 +26,8 @@
 #   BENCH_BIN=PATH            the tidemark binary (default: target/release/tidemark)
 #   BENCH_ROLE=all            `tidemark serve --role` (all = API and workers in one process)
 #   BENCH_WAIT_IDLE_SECONDS=0 wait up to this long for other work to leave the CPUs idle
+#   BENCH_WORKER_THREADS=N    the server's runtime worker threads (TOKIO_WORKER_THREADS;
+#                             default: one per core)
 #   BENCH_STRICT=1            exit 1 when a goal is missed (port/static >= 0.50,
 #                             shipment/static >= 0.25, p99 < 10 ms on both)
 #
@@ -58,6 +60,7 @@ SERVER_PORT=""
 SERVER_ENV=()
 PG_CREATED=""
 RESULTS=()
+MEMORY_NOTE=""
 BUSY_NOTE=""
 GOALS_MISSED=0
 
@@ -168,7 +171,9 @@ run_wrk() {
     [[ -n "$rps" && -n "$p50" && -n "$p99" ]] || { cat "$out" >&2; die "$name: cannot read wrk's output"; }
     local other
     other="$(other_cpu "$before" "$after")"
-    log "$name: $rps req/s, p50 $(to_ms "$p50") ms, p99 $(to_ms "$p99") ms, other $other, $(cpu_split "$before" "$after" "$rps")"
+    local rss peak
+    read -r rss peak <<<"$(server_memory)"
+    log "$name: $rps req/s, p50 $(to_ms "$p50") ms, p99 $(to_ms "$p99") ms, other $other, $(cpu_split "$before" "$after" "$rps"), server RSS $rss MB (peak $peak MB)"
     echo "$rps $(to_ms "$p50") $(to_ms "$p99") $other"
 }
 
@@ -270,6 +275,14 @@ set_server_env() {
         # after tracking_poll_seconds (an hour), so nothing writes to them while wrk runs.
         TIDEMARK_SCHEDULER_TICK_SECONDS=1
     )
+    [[ -z "${BENCH_WORKER_THREADS:-}" ]] || SERVER_ENV+=(TOKIO_WORKER_THREADS="$BENCH_WORKER_THREADS")
+}
+
+# "RSS PEAK" of the server in MB (VmRSS now, VmHWM since it started), "? ?" elsewhere.
+server_memory() {
+    awk '/^VmRSS:/ { rss = $2 } /^VmHWM:/ { hwm = $2 }
+        END { if (rss == "") print "? ?"; else printf "%.0f %.0f", rss / 1024, hwm / 1024 }' \
+        "/proc/$SERVER_PID/status" 2>/dev/null || echo "? ?"
 }
 
 # Prints the value at a jq-style path of plain keys (".data.id") in a JSON file, or nothing.
@@ -451,6 +464,9 @@ bench_backend() {
         ship_result="$(least_disturbed "$ship_result" "$result")"
     done
 
+    local rss peak
+    read -r rss peak <<<"$(server_memory)"
+    MEMORY_NOTE+=" $backend ${peak} MB"
     stop_server
 
     local static_rps static_p50 static_p99 static_other auth_rps auth_p50 auth_p99 auth_other ratio
@@ -480,6 +496,8 @@ print_table() {
     printf 'wrk -t%s -c%s -d%ss per route, %s round(s), least disturbed shown; %s cores shared by wrk and the server\n' \
         "$THREADS" "$CONNECTIONS" "$SECONDS_PER_RUN" "$ROUNDS" "$(nproc 2>/dev/null || echo '?')"
     printf 'CPU busy with other work just before each backend:%s\n' "$BUSY_NOTE"
+    printf 'server peak RSS (VmHWM) over the runs, %s worker threads:%s\n' \
+        "${BENCH_WORKER_THREADS:-$(nproc 2>/dev/null || echo '?')}" "$MEMORY_NOTE"
     printf '"other" = share of all cores used by anything but tidemark and wrk during the run\n'
     printf '(PostgreSQL included); more than a few %% means the figures are skewed\n'
     printf '/v2/shipments/{id}+3 = GET /v2/shipments/{id}?include=%s;\n' "$SHIPMENT_INCLUDE"

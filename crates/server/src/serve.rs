@@ -85,7 +85,7 @@ impl App {
 pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
     Ok(match &config.database_url {
         DatabaseUrl::Sqlite(path) => Arc::new(
-            SqliteStore::open(path)
+            SqliteStore::open_with(path, config.database_shipment_cache_entries)
                 .with_context(|| format!("opening SQLite database {}", path.display()))?,
         ),
         DatabaseUrl::Postgres(url) => Arc::new(

@@ -38,16 +38,16 @@ use tidemark_domain::{
 };
 use tidemark_store::{
     ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups, NotificationFilter,
-    PageRequest, Paged, RecordedDelivery, ShipmentFilter, Store, StoreError, StoreResult,
-    TrackingRequestFilter, TransportEventFilter,
+    PageRequest, Paged, ReadCache, RecordedDelivery, ShipmentFilter, ShipmentRead, Store,
+    StoreError, StoreResult, TrackingRequestFilter, TransportEventFilter,
 };
 use tokio_postgres::NoTls;
 
 use crate::convert::{
     ACCOUNT_COLUMNS, API_KEY_COLUMNS, account_from_row, api_key_from_row, backend, on_unique,
 };
+use crate::read_cache::Listener;
 pub use crate::read_cache::ListenerStatus;
-use crate::read_cache::{Listener, ReadCache};
 
 /// Advisory lock key held while bootstrapping ("tdmkboot"): the count-then-insert must not
 /// interleave with another process doing the same.
@@ -84,7 +84,7 @@ impl Default for ConnectOptions {
 pub struct PgStore {
     pool: Pool,
     schema: Option<String>,
-    shipments: Arc<ReadCache<(Shipment, Vec<Container>)>>,
+    shipments: Arc<ReadCache<Arc<ShipmentRead>>>,
     /// Keeps the `LISTEN` connection (shipment cache, job wake-ups) open for as long as the
     /// store lives.
     listener: Option<Listener>,
@@ -558,17 +558,19 @@ impl Store for PgStore {
         &self,
         account: AccountId,
         id: ShipmentId,
-    ) -> StoreResult<(Shipment, Vec<Container>)> {
+    ) -> StoreResult<Arc<ShipmentRead>> {
         let now = Instant::now();
         if let Some(read) = self.shipments.get(id.0, now)
-            && read.0.account_id == account
+            && read.shipment.account_id == account
         {
             return Ok(read);
         }
         let ticket = self.shipments.ticket();
-        let read = shipments::shipment_with_containers(&self.client().await?, account, id).await?;
+        let (shipment, containers) =
+            shipments::shipment_with_containers(&self.client().await?, account, id).await?;
+        let read = Arc::new(ShipmentRead::new(shipment, containers));
         if let Some(ticket) = ticket {
-            self.shipments.insert(ticket, id.0, read.clone(), now);
+            self.shipments.insert(ticket, id.0, Arc::clone(&read), now);
         }
         Ok(read)
     }

@@ -1,5 +1,7 @@
 //! Webhooks, their notifications and delivery logs on PostgreSQL.
 
+use std::sync::LazyLock;
+
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use tidemark_domain::webhook::{WebhookHeader, notifications_for};
@@ -10,8 +12,8 @@ use tidemark_domain::{
 use tidemark_store::{
     NotificationFilter, PageRequest, Paged, RecordedDelivery, StoreError, StoreResult,
 };
-use tokio_postgres::Row;
 use tokio_postgres::types::Json;
+use tokio_postgres::{Row, Statement};
 use uuid::Uuid;
 
 use crate::convert::{backend, query_all, query_one, to_int};
@@ -243,14 +245,42 @@ pub async fn fan_out(
     let Some(first) = events.first() else {
         return Ok(());
     };
-    let webhooks = query_all(
-        tx,
-        &format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = $1 AND active"),
-        &[&first.account_id.0],
-        webhook_from_row,
-    )
-    .await?;
-    let notifications = notifications_for(events, &webhooks, paused);
+    let statement = tx
+        .prepare_cached(&ACTIVE_WEBHOOKS_SQL)
+        .await
+        .map_err(backend)?;
+    let webhooks = active_webhooks(tx, &statement, first.account_id).await?;
+    insert_notifications(tx, events, &webhooks, paused).await
+}
+
+/// The account's active webhooks: whom a change's notifications go to.
+pub(crate) static ACTIVE_WEBHOOKS_SQL: LazyLock<String> = LazyLock::new(|| {
+    format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = $1 AND active")
+});
+
+/// Runs [`ACTIVE_WEBHOOKS_SQL`], prepared by the caller.
+pub(crate) async fn active_webhooks(
+    client: &impl GenericClient,
+    statement: &Statement,
+    account: AccountId,
+) -> StoreResult<Vec<Webhook>> {
+    client
+        .query(statement, &[&account.0])
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(webhook_from_row)
+        .collect()
+}
+
+/// Stores a notification of each of `events` for each of `webhooks` subscribed to it.
+pub(crate) async fn insert_notifications(
+    tx: &deadpool_postgres::Transaction<'_>,
+    events: &[DomainEvent],
+    webhooks: &[Webhook],
+    paused: bool,
+) -> StoreResult<()> {
+    let notifications = notifications_for(events, webhooks, paused);
     if notifications.is_empty() {
         return Ok(());
     }

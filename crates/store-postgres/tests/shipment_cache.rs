@@ -107,9 +107,9 @@ async fn a_read_shipment_is_kept_until_another_process_changes_it() {
     shipment.tags = vec!["changed elsewhere".to_owned()];
     other.update_shipment(&shipment).await.unwrap();
     wait_until_evicted(store, id).await;
-    let (read, _) = store.shipment_with_containers(account, id).await.unwrap();
+    let read = store.shipment_with_containers(account, id).await.unwrap();
 
-    assert_eq!(read.tags, vec!["changed elsewhere".to_owned()]);
+    assert_eq!(read.shipment.tags, vec!["changed elsewhere".to_owned()]);
 }
 
 #[tokio::test]
@@ -134,11 +134,11 @@ async fn a_change_made_outside_tidemark_is_announced_too() {
         .await
         .unwrap();
     wait_until_evicted(store, id).await;
-    let (_, containers) = store.shipment_with_containers(account, id).await.unwrap();
+    let read = store.shipment_with_containers(account, id).await.unwrap();
 
-    assert!(!containers.is_empty());
+    assert!(!read.containers.is_empty());
     assert!(
-        containers
+        read.containers
             .iter()
             .all(|c| c.seal_number.as_deref() == Some("SEAL-BY-HAND"))
     );

@@ -22,7 +22,7 @@ mod webhooks;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration as StdDuration;
+use std::time::{Duration as StdDuration, Instant};
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
@@ -36,13 +36,18 @@ use tidemark_domain::{
 };
 use tidemark_store::{
     ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups, NotificationFilter,
-    PageRequest, Paged, RecordedDelivery, ShipmentFilter, Store, StoreError, StoreResult,
-    TrackingRequestFilter, TransportEventFilter,
+    PageRequest, Paged, ReadCache, RecordedDelivery, ShipmentFilter, ShipmentRead, Store,
+    StoreError, StoreResult, TrackingRequestFilter, TransportEventFilter,
 };
 
 use crate::convert::{api_key_from_row, backend, from_ts, to_ts, uuid_from};
 
 const READERS: usize = 4;
+/// Shipment reads kept by [`SqliteStore::open`].
+pub const DEFAULT_SHIPMENT_CACHE_ENTRIES: usize = 10_000;
+/// How long a cached shipment read is served at most (a backstop: this store evicts on
+/// every change it makes, and it is the only writer).
+const SHIPMENT_CACHE_TTL: StdDuration = StdDuration::from_secs(60);
 const API_KEY_COLUMNS: &str = "id, account_id, prefix, hash, scope, created_at, revoked_at";
 
 pub struct SqliteStore {
@@ -54,6 +59,10 @@ pub struct SqliteStore {
     group_commit: group_commit::GroupCommit,
     /// Fired after every commit that queues a job (one process: no one else to tell).
     wakeups: JobWakeups,
+    /// Shipments with their containers, for `GET /v2/shipments/{id}`. This process is the
+    /// file's only writer, and the only writes of those rows (a tracking result, a
+    /// shipment's update) evict the shipment once committed.
+    shipments: ReadCache<Arc<ShipmentRead>>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -65,8 +74,15 @@ impl std::fmt::Debug for SqliteStore {
 }
 
 impl SqliteStore {
-    /// Opens (creating if missing) the database file and its directory, and migrates it.
+    /// Opens (creating if missing) the database file and its directory, and migrates it,
+    /// with a cache of [`DEFAULT_SHIPMENT_CACHE_ENTRIES`] shipment reads.
     pub fn open(path: impl AsRef<Path>) -> StoreResult<Self> {
+        Self::open_with(path, DEFAULT_SHIPMENT_CACHE_ENTRIES)
+    }
+
+    /// As [`SqliteStore::open`], keeping at most `shipment_cache_entries` shipment reads
+    /// in memory (0: none).
+    pub fn open_with(path: impl AsRef<Path>, shipment_cache_entries: usize) -> StoreResult<Self> {
         let path = path.as_ref().to_path_buf();
         if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(backend)?;
@@ -77,6 +93,9 @@ impl SqliteStore {
             .map(|_| open_connection(&path).map(Mutex::new))
             .collect::<StoreResult<Vec<_>>>()?;
         let writer = Arc::new(Mutex::new(writer));
+        let shipments = ReadCache::new(shipment_cache_entries, SHIPMENT_CACHE_TTL);
+        // Every change passes through this store: it always hears them.
+        shipments.set_listening(true);
         Ok(Self {
             path,
             group_commit: group_commit::GroupCommit::start(Arc::clone(&writer))?,
@@ -84,6 +103,7 @@ impl SqliteStore {
             readers,
             next_reader: AtomicUsize::new(0),
             wakeups: JobWakeups::default(),
+            shipments,
         })
     }
 
@@ -425,14 +445,20 @@ impl Store for SqliteStore {
         update: Option<&TrackingUpdate>,
         events: &[DomainEvent],
     ) -> StoreResult<()> {
-        self.group_commit
+        let written = self
+            .group_commit
             .write(group_commit::TrackingResult {
                 request: request.clone(),
                 read_at,
                 update: update.cloned(),
                 events: events.to_vec(),
             })
-            .await
+            .await;
+        // After the commit (the writer answers only then), whatever its outcome.
+        if let Some(update) = update {
+            self.shipments.evict(update.shipment.id.0);
+        }
+        written
     }
 
     async fn domain_events(
@@ -466,7 +492,9 @@ impl Store for SqliteStore {
     }
 
     async fn update_shipment(&self, shipment: &Shipment) -> StoreResult<()> {
-        shipments::update_shipment(&self.writer(), shipment)
+        let updated = shipments::update_shipment(&self.writer(), shipment);
+        self.shipments.evict(shipment.id.0);
+        updated
     }
 
     async fn shipments_to_poll(
@@ -485,8 +513,21 @@ impl Store for SqliteStore {
         &self,
         account: AccountId,
         id: ShipmentId,
-    ) -> StoreResult<(Shipment, Vec<Container>)> {
-        shipments::shipment_with_containers(&self.reader(), account, id)
+    ) -> StoreResult<Arc<ShipmentRead>> {
+        let now = Instant::now();
+        if let Some(read) = self.shipments.get(id.0, now)
+            && read.shipment.account_id == account
+        {
+            return Ok(read);
+        }
+        let ticket = self.shipments.ticket();
+        let (shipment, containers) =
+            shipments::shipment_with_containers(&self.reader(), account, id)?;
+        let read = Arc::new(ShipmentRead::new(shipment, containers));
+        if let Some(ticket) = ticket {
+            self.shipments.insert(ticket, id.0, Arc::clone(&read), now);
+        }
+        Ok(read)
     }
 
     async fn containers_of_shipments(

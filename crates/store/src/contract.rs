@@ -34,6 +34,7 @@ use tidemark_domain::{
     WebhookId,
 };
 
+use crate::ShipmentRead;
 use crate::{
     ContainerFilter, IdempotencyState, JobOutcome, NotificationFilter, PageRequest,
     RecordedDelivery, ShipmentFilter, Store, StoreError, TrackingRequestFilter,
@@ -96,6 +97,7 @@ macro_rules! store_contract_tests {
             a_later_result_updates_the_shipment_and_corrects_events,
             a_shipment_is_read_with_its_containers_within_its_account,
             a_shipment_read_again_shows_what_changed_in_between,
+            what_was_kept_with_a_shipment_read_goes_when_the_shipment_changes,
             another_accounts_shipment_and_container_are_not_found,
             shipments_are_filtered_and_searched,
             containers_are_filtered_by_status_port_scac_and_number,
@@ -1429,7 +1431,7 @@ pub async fn a_shipment_is_read_with_its_containers_within_its_account(backend: 
     let other = account_in(store.as_ref(), &ids, "other").await;
     let (_, update) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
 
-    let (shipment, containers) = store
+    let read = store
         .shipment_with_containers(acme, update.shipment.id)
         .await
         .unwrap();
@@ -1437,8 +1439,8 @@ pub async fn a_shipment_is_read_with_its_containers_within_its_account(backend: 
         .shipment_with_containers(other, update.shipment.id)
         .await;
 
-    assert_eq!(shipment, update.shipment);
-    assert_eq!(containers, update.new_containers);
+    assert_eq!(read.shipment, update.shipment);
+    assert_eq!(read.containers, update.new_containers);
     assert!(matches!(elsewhere, Err(StoreError::NotFound)));
 }
 
@@ -1450,34 +1452,84 @@ pub async fn a_shipment_read_again_shows_what_changed_in_between(backend: &dyn T
     let acme = account_in(store.as_ref(), &ids, "acme").await;
     let (request, first) =
         tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
-    let (mut shipment, _) = store
+    let mut shipment = store
         .shipment_with_containers(acme, first.shipment.id)
         .await
-        .unwrap();
+        .unwrap()
+        .shipment
+        .clone();
 
     shipment.tags = vec!["urgent".to_owned()];
     shipment.updated_at = t0() + Duration::days(1);
     store.update_shipment(&shipment).await.unwrap();
-    let (tagged, _) = store
+    let tagged = store
         .shipment_with_containers(acme, shipment.id)
         .await
-        .unwrap();
+        .unwrap()
+        .shipment
+        .clone();
 
     let second =
         record_later_result(store.as_ref(), &ids, &request, &tagged, arrived_voyage()).await;
-    let (arrived, arrived_containers) = store
+    let arrived = store
         .shipment_with_containers(acme, shipment.id)
         .await
         .unwrap();
+    let (arrived, arrived_containers) = (&arrived.shipment, &arrived.containers);
 
     assert_eq!(tagged.tags, vec!["urgent".to_owned()]);
     assert_eq!(arrived.pod_ata_at, Some(t0() + Duration::days(21)));
-    assert_eq!(arrived, second.shipment);
+    assert_eq!(*arrived, second.shipment);
     assert!(
         arrived_containers
             .iter()
             .all(|c| c.pod_arrived_at.is_some())
     );
+}
+
+/// Callers keep what they derive from a read with it (the API's rendered document): a read
+/// may be handed out again while nothing changed, but never once the shipment or its
+/// containers changed, whether by a user's update or a carrier's result.
+pub async fn what_was_kept_with_a_shipment_read_goes_when_the_shipment_changes(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (request, first) =
+        tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+    let keep = |read: &ShipmentRead| read.keep_rendering("doc", bytes::Bytes::from_static(b"old"));
+    let read = store
+        .shipment_with_containers(acme, first.shipment.id)
+        .await
+        .unwrap();
+    keep(&read);
+    let mut shipment = read.shipment.clone();
+    shipment.tags = vec!["urgent".to_owned()];
+    shipment.updated_at = t0() + Duration::days(1);
+    store.update_shipment(&shipment).await.unwrap();
+    let after_update = store
+        .shipment_with_containers(acme, shipment.id)
+        .await
+        .unwrap();
+    keep(&after_update);
+    record_later_result(
+        store.as_ref(),
+        &ids,
+        &request,
+        &after_update.shipment,
+        arrived_voyage(),
+    )
+    .await;
+    let after_result = store
+        .shipment_with_containers(acme, shipment.id)
+        .await
+        .unwrap();
+
+    assert_eq!(after_update.rendering("doc"), None);
+    assert_eq!(after_update.shipment.tags, vec!["urgent".to_owned()]);
+    assert_eq!(after_result.rendering("doc"), None);
+    assert!(after_result.shipment.pod_ata_at.is_some());
 }
 
 /// A tracked shipment (with containers) in a new account, for a backend's own tests.

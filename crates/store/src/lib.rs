@@ -12,6 +12,8 @@ mod custom_fields;
 mod document_search;
 mod documents;
 mod error;
+mod read_cache;
+mod shipment_read;
 mod vessels;
 
 use async_trait::async_trait;
@@ -36,6 +38,8 @@ pub use documents::{
     DocumentSortField, DocumentStore, LinkTargets, Representation, StoredDocument,
 };
 pub use error::{BoxError, StoreError};
+pub use read_cache::{RECENT_EVICTIONS, ReadCache, Ticket};
+pub use shipment_read::ShipmentRead;
 pub use vessels::{
     AisPosition, Fix, PositionsRecorded, Vessel, VesselIdentity, VesselStore, thin_track,
 };
@@ -368,12 +372,14 @@ pub trait Store:
     /// A shipment's containers, by number.
     async fn containers_of_shipment(&self, shipment: ShipmentId) -> StoreResult<Vec<Container>>;
     /// One of the account's shipments with its containers (by number), read together: what
-    /// a shipment's resource shows, in one visit to the database.
+    /// a shipment's resource shows, in one visit to the database. A backend may serve it
+    /// from memory: then every change to the shipment or its containers, by any
+    /// writer is seen by the next read, and the same `Arc` is handed out until then.
     async fn shipment_with_containers(
         &self,
         account: AccountId,
         id: ShipmentId,
-    ) -> StoreResult<(Shipment, Vec<Container>)>;
+    ) -> StoreResult<std::sync::Arc<ShipmentRead>>;
     /// The containers of several shipments at once (one query for a page of shipments), by
     /// shipment then number.
     async fn containers_of_shipments(

@@ -39,17 +39,26 @@ impl<A: Serialize> ListDocument<A> {
 
 /// Serializes `value` as a JSON:API body.
 pub fn json_body<T: Serialize>(value: &T) -> Response {
-    match serde_json::to_vec(value) {
-        Ok(bytes) => (
-            [(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE))],
-            bytes,
-        )
-            .into_response(),
-        Err(error) => {
-            ApiError::Internal(anyhow::Error::new(error).context("serializing a response"))
-                .into_response()
-        }
+    match serialized(value) {
+        Ok(bytes) => json_bytes(bytes),
+        Err(error) => error.into_response(),
     }
+}
+
+/// `value` serialized, as a JSON:API body holds it.
+pub fn serialized<T: Serialize>(value: &T) -> Result<Bytes, ApiError> {
+    serde_json::to_vec(value).map(Bytes::from).map_err(|error| {
+        ApiError::Internal(anyhow::Error::new(error).context("serializing a response"))
+    })
+}
+
+/// A JSON:API body already serialized (by [`serialized`]).
+pub fn json_bytes(bytes: Bytes) -> Response {
+    (
+        [(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE))],
+        bytes,
+    )
+        .into_response()
 }
 
 impl<A: Serialize> IntoResponse for Document<A> {

@@ -1,5 +1,6 @@
 //! `/v2/shipments`: what each tracked bill of lading or booking covers.
 
+use axum::response::Response;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tidemark_domain::{Container, ContainerStatus, PartyId, Shipment, ShipmentId};
@@ -14,7 +15,7 @@ use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::Path;
 use crate::api::jsonapi::{
     BodyType, DEFAULT_PAGE_SIZE, Document, Includes, JsonApiBody, ListDocument, QueryParams,
-    resource_object,
+    json_bytes, resource_object, serialized,
 };
 use crate::app::AppState;
 pub use crate::resources::shipments::{
@@ -71,20 +72,20 @@ async fn document(
     includes: &Includes,
 ) -> Result<Document<ShipmentAttributes>, ApiError> {
     let containers = state.store.containers_of_shipment(shipment.id).await?;
-    document_with(state, shipment, containers, includes).await
+    document_with(state, shipment, &containers, includes).await
 }
 
 /// The document of a shipment whose containers were read with it.
 async fn document_with(
     state: &AppState,
     shipment: &Shipment,
-    containers: Vec<Container>,
+    containers: &[Container],
     includes: &Includes,
 ) -> Result<Document<ShipmentAttributes>, ApiError> {
     let customers = customers_of(state, std::slice::from_ref(shipment)).await?;
     let resource = ShipmentResource {
         shipment,
-        containers: &containers,
+        containers,
         customers: &customers,
         state,
     };
@@ -189,13 +190,25 @@ async fn show(
     principal: Principal,
     Path(id): Path<String>,
     query: QueryParams,
-) -> Result<Document<ShipmentAttributes>, ApiError> {
+) -> Result<Response, ApiError> {
     let includes = query.includes("shipment", INCLUDES)?;
-    let (shipment, containers) = state
+    let read = state
         .store
         .shipment_with_containers(principal.account_id, parse_id(&id)?)
         .await?;
-    document_with(&state, &shipment, containers, &includes).await
+    // The document is kept with the read it was made from, and served again while the
+    // store hands out that read, i.e. until the shipment or its containers change. Not
+    // with a customer: its name comes from another read, which may change on its own.
+    let key = includes.key();
+    if let Some(bytes) = read.rendering(&key) {
+        return Ok(json_bytes(bytes));
+    }
+    let document = document_with(&state, &read.shipment, &read.containers, &includes).await?;
+    let bytes = serialized(&document)?;
+    if read.shipment.customer_id.is_none() {
+        read.keep_rendering(&key, bytes.clone());
+    }
+    Ok(json_bytes(bytes))
 }
 
 /// Attributes of `PATCH /v2/shipments/{id}`: only `ref_numbers` and `tags`.

@@ -308,6 +308,15 @@ impl Includes {
         self.0.is_empty()
     }
 
+    /// The paths in one string, the same for the same set however it was asked for.
+    pub fn key(&self) -> String {
+        self.0
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
     /// The paths below `relationship`, relative to it (`tracked_object.containers` →
     /// `containers`).
     pub fn below(&self, relationship: &str) -> Self {
