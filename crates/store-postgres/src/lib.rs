@@ -11,6 +11,7 @@ mod carriers;
 mod convert;
 mod custom_fields;
 mod documents;
+mod group_commit;
 mod jobs;
 mod migrations;
 mod parties;
@@ -90,6 +91,8 @@ pub struct PgStore {
     listener: Option<Listener>,
     /// Fired by the listener on every job queued, by any process.
     wakeups: JobWakeups,
+    /// Writes tracking results in groups, one commit for what queued up meanwhile.
+    group_commit: Arc<group_commit::GroupCommit>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -144,6 +147,7 @@ impl PgStore {
             read_cache::ENTRY_TTL,
         ));
         let store = Self {
+            group_commit: Arc::new(group_commit::GroupCommit::start(pool.clone())),
             pool,
             schema: options.schema,
             listener: None,
@@ -490,14 +494,15 @@ impl Store for PgStore {
         update: Option<&TrackingUpdate>,
         events: &[DomainEvent],
     ) -> StoreResult<()> {
-        let result = shipments::record_tracking_result(
-            &mut self.client().await?,
-            request,
-            read_at,
-            update,
-            events,
-        )
-        .await;
+        let result = self
+            .group_commit
+            .write(group_commit::TrackingResult {
+                request: request.clone(),
+                read_at,
+                update: update.cloned(),
+                events: events.to_vec(),
+            })
+            .await;
         // Evicted here too, not only when the notification comes back: this process reads
         // its own writes at once.
         if let Some(update) = update {

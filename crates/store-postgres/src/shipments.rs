@@ -541,6 +541,19 @@ pub async fn record_tracking_result(
     events: &[DomainEvent],
 ) -> StoreResult<()> {
     let tx = client.transaction().await.map_err(backend)?;
+    write_tracking_result(&tx, request, read_at, update, events).await?;
+    tx.commit().await.map_err(backend)
+}
+
+/// Writes the outcome of one poll inside `tx` (see `Store::record_tracking_result`); an
+/// error leaves `tx` to be rolled back.
+pub(crate) async fn write_tracking_result(
+    tx: &deadpool_postgres::Transaction<'_>,
+    request: &TrackingRequest,
+    read_at: DateTime<Utc>,
+    update: Option<&TrackingUpdate>,
+    events: &[DomainEvent],
+) -> StoreResult<()> {
     // Every statement is prepared (from the connection's cache: a round trip only the
     // first time) before any runs, so that the writes below go out together, in this
     // order, and come back in one round trip (tokio-postgres pipelines the requests of
@@ -576,29 +589,29 @@ pub async fn record_tracking_result(
         // futures_util's join polls in argument order, so the requests are sent in it: the
         // shipment before the rows that refer to it.
         futures_util::try_join!(
-            upsert_shipment(&tx, &shipment_sql, &update.shipment),
-            upsert_containers(&tx, &containers_sql, &containers),
+            upsert_shipment(tx, &shipment_sql, &update.shipment),
+            upsert_containers(tx, &containers_sql, &containers),
             upsert_events(
-                &tx,
+                tx,
                 &events_sql,
                 update.new_events.iter().chain(&update.corrected_events),
             ),
-            upsert_raw_events(&tx, &raw_events_sql, &update.raw_events),
+            upsert_raw_events(tx, &raw_events_sql, &update.raw_events),
         )?;
         Ok::<_, StoreError>(())
     };
     let webhooks = async {
         match events.first() {
             Some(first) => {
-                crate::webhooks::active_webhooks(&tx, &webhooks_sql, first.account_id).await
+                crate::webhooks::active_webhooks(tx, &webhooks_sql, first.account_id).await
             }
             None => Ok(Vec::new()),
         }
     };
     let ((), updated, (), webhooks) = futures_util::try_join!(
         write_update,
-        update_polled_request(&tx, &request_sql, request, read_at),
-        execute_insert_domain_events(&tx, &domain_sql, events),
+        update_polled_request(tx, &request_sql, request, read_at),
+        execute_insert_domain_events(tx, &domain_sql, events),
         webhooks,
     )?;
     if updated == 0 {
@@ -609,12 +622,11 @@ pub async fn record_tracking_result(
     }
     if let Some(update) = update {
         for value in &update.initial_custom_field_values {
-            crate::custom_fields::write_value(&tx, value, true).await?;
+            crate::custom_fields::write_value(tx, value, true).await?;
         }
     }
     let paused = update.is_some_and(|u| u.shipment.notifications_paused());
-    crate::webhooks::insert_notifications(&tx, events, &webhooks, paused).await?;
-    tx.commit().await.map_err(backend)
+    crate::webhooks::insert_notifications(tx, events, &webhooks, paused).await
 }
 
 /// A poll's outcome on its request, if the request is still as the poll read it.

@@ -98,6 +98,7 @@ macro_rules! store_contract_tests {
             a_shipment_is_read_with_its_containers_within_its_account,
             a_shipment_read_again_shows_what_changed_in_between,
             what_was_kept_with_a_shipment_read_goes_when_the_shipment_changes,
+            results_recorded_at_once_each_get_their_own_outcome,
             another_accounts_shipment_and_container_are_not_found,
             shipments_are_filtered_and_searched,
             containers_are_filtered_by_status_port_scac_and_number,
@@ -1512,6 +1513,7 @@ pub async fn what_was_kept_with_a_shipment_read_goes_when_the_shipment_changes(
         .shipment_with_containers(acme, shipment.id)
         .await
         .unwrap();
+    let kept_after_update = after_update.rendering("doc");
     keep(&after_update);
     record_later_result(
         store.as_ref(),
@@ -1526,10 +1528,63 @@ pub async fn what_was_kept_with_a_shipment_read_goes_when_the_shipment_changes(
         .await
         .unwrap();
 
-    assert_eq!(after_update.rendering("doc"), None);
+    assert_eq!(kept_after_update, None);
     assert_eq!(after_update.shipment.tags, vec!["urgent".to_owned()]);
     assert_eq!(after_result.rendering("doc"), None);
     assert!(after_result.shipment.pod_ata_at.is_some());
+}
+
+/// Backends may write results that arrive together in one transaction: one that no longer
+/// applies (its request changed since the poll read it) fails alone, the others are kept.
+pub async fn results_recorded_at_once_each_get_their_own_outcome(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let mut polls = Vec::new();
+    for number in ["TESTBL0001", "TESTBL0002", "TESTBL0003"] {
+        let mut request = tracking_request(&ids, acme, number, t0());
+        store.create_tracking_request(&request).await.unwrap();
+        let update = tracking_update::plan(
+            &request,
+            Known::default(),
+            &carrier_report(departed_voyage()),
+            &ids,
+            t0() + Duration::hours(6),
+        );
+        request.status = TrackingRequestStatus::Created;
+        request.shipment_id = Some(update.shipment.id);
+        request.updated_at = t0() + Duration::hours(6);
+        let announced = announcements(&request, &update, &ids);
+        polls.push((request, update, announced));
+    }
+    // The second poll read its request before a change it did not see.
+    let read_at = |i: usize| {
+        if i == 1 {
+            t0() - Duration::minutes(5)
+        } else {
+            t0()
+        }
+    };
+
+    let outcomes = futures::future::join_all(polls.iter().enumerate().map(
+        |(i, (request, update, announced))| {
+            store.record_tracking_result(request, read_at(i), Some(update), announced)
+        },
+    ))
+    .await;
+    let mut found = Vec::new();
+    for (_, update, _) in &polls {
+        found.push(store.shipment(acme, update.shipment.id).await.is_ok());
+    }
+
+    assert!(outcomes[0].is_ok() && outcomes[2].is_ok(), "{outcomes:?}");
+    assert!(matches!(
+        outcomes[1],
+        Err(StoreError::Conflict {
+            constraint: "tracking_request_changed"
+        })
+    ));
+    assert_eq!(found, [true, false, true]);
 }
 
 /// A tracked shipment (with containers) in a new account, for a backend's own tests.

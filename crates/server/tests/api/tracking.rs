@@ -32,6 +32,7 @@ on_both_backends!(
     shipments_and_containers_are_listed_and_filtered,
     another_accounts_shipment_and_container_are_not_found,
     a_shipment_accepts_only_ref_numbers_and_tags,
+    a_shipment_read_again_shows_an_edit_and_a_later_poll,
     a_tracking_request_includes_its_shipment_by_default,
     a_tracking_request_includes_containers_and_ports_through_its_shipment,
     a_refresh_polls_now_and_has_its_own_limit_of_ten_a_minute,
@@ -621,6 +622,41 @@ async fn a_shipment_accepts_only_ref_numbers_and_tags(app: TestApp) {
     );
     assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(refused.json()["errors"].as_array().unwrap().len(), 2);
+}
+
+/// A shipment's document is kept between reads while nothing changes (the store's shipment
+/// cache): a user's edit and a carrier's later news each show in the very next read.
+async fn a_shipment_read_again_shows_an_edit_and_a_later_poll(app: TestApp) {
+    let id = track(&app, "bill_of_lading", "TEST-READ-AGAIN", "TEST").await;
+    app.run_pending_jobs().await;
+    let first = shipment_of(&app, &id).await;
+    let again = shipment_of(&app, &id).await;
+    let shipment_id = first["data"]["id"].as_str().unwrap().to_owned();
+    let edit = app
+        .request(
+            Method::PATCH,
+            &format!("/v2/shipments/{shipment_id}"),
+            Some(&app.key),
+            Some((
+                "application/json",
+                json!({"data": {"type": "shipment", "attributes": {"tags": ["hot"]}}})
+                    .to_string()
+                    .into_bytes(),
+            )),
+        )
+        .await;
+    let edited = shipment_of(&app, &id).await;
+    app.clock.advance(Duration::days(60));
+    app.tick().await;
+    let polled = shipment_of(&app, &id).await;
+
+    assert_eq!(again, first);
+    assert_eq!(edit.status, StatusCode::OK);
+    assert_eq!(edited["data"]["attributes"]["tags"], json!(["hot"]));
+    assert!(edited["data"]["attributes"]["pod_ata_at"].is_null());
+    assert!(polled["data"]["attributes"]["pod_ata_at"].is_string());
+    assert_eq!(polled["data"]["attributes"]["tags"], json!(["hot"]));
+    assert_ne!(polled["included"], edited["included"]);
 }
 
 async fn a_tracking_request_includes_its_shipment_by_default(app: TestApp) {
