@@ -20,6 +20,7 @@ mod documents;
 mod fixture_parity;
 mod hostile;
 mod jobs;
+mod openapi_contract;
 mod operations;
 mod parity;
 mod parties;
