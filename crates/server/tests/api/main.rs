@@ -22,6 +22,7 @@ mod hostile;
 mod jobs;
 mod operations;
 mod parity;
+mod parity_ops;
 mod parties;
 mod reference_data;
 mod tracking;
