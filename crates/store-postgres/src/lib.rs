@@ -542,6 +542,12 @@ impl Store for PgStore {
         result
     }
 
+    async fn update_container(&self, container: &Container) -> StoreResult<()> {
+        let result = shipments::update_container(&self.client().await?, container).await;
+        self.shipments.evict(container.shipment_id.0);
+        result
+    }
+
     async fn shipments_to_poll(
         &self,
         due_before: DateTime<Utc>,

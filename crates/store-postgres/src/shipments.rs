@@ -188,7 +188,7 @@ const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, seal_numbe
     iso_equipment_code, equipment_type, equipment_length, equipment_height, weight_in_lbs, \
     pod_arrived_at, pod_discharged_at, pod_full_out_at, final_destination_full_out_at, \
     empty_terminated_at, availability_known, available_for_pickup, current_status, created_at, \
-    updated_at";
+    updated_at, ref_numbers";
 
 fn container_from_row(row: &Row) -> StoreResult<Container> {
     read_container(&mut Columns::new(row))
@@ -220,6 +220,7 @@ fn read_container(c: &mut Columns<'_>) -> StoreResult<Container> {
         },
         created_at: c.get()?,
         updated_at: c.get()?,
+        ref_numbers: c.strings()?,
     })
 }
 
@@ -227,7 +228,7 @@ async fn upsert_container(client: &impl GenericClient, c: &Container) -> StoreRe
     let statement = client
         .prepare_cached(&format!(
             "INSERT INTO containers ({CONTAINER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
              ON CONFLICT (id) DO UPDATE SET seal_number = excluded.seal_number,
                 pod_arrived_at = excluded.pod_arrived_at,
                 pod_discharged_at = excluded.pod_discharged_at,
@@ -266,6 +267,7 @@ async fn upsert_container(client: &impl GenericClient, c: &Container) -> StoreRe
                 &c.current_status.as_str(),
                 &c.created_at,
                 &c.updated_at,
+                &Json(&c.ref_numbers),
             ],
         )
         .await
@@ -801,6 +803,36 @@ pub async fn update_shipment(client: &impl GenericClient, shipment: &Shipment) -
                 &Json(&shipment.ref_numbers),
                 &Json(&shipment.tags),
                 &shipment.updated_at,
+            ],
+        )
+        .await
+        .map_err(backend)?;
+    if updated == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}
+
+/// Saves a container's user-editable fields: its ref numbers.
+pub async fn update_container(
+    client: &impl GenericClient,
+    container: &Container,
+) -> StoreResult<()> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE containers SET ref_numbers = $3, updated_at = $4
+             WHERE id = $1 AND account_id = $2",
+        )
+        .await
+        .map_err(backend)?;
+    let updated = client
+        .execute(
+            &statement,
+            &[
+                &container.id.0,
+                &container.account_id.0,
+                &Json(&container.ref_numbers),
+                &container.updated_at,
             ],
         )
         .await

@@ -469,6 +469,10 @@ impl Store for SqliteStore {
         shipments::update_shipment(&self.writer(), shipment)
     }
 
+    async fn update_container(&self, container: &Container) -> StoreResult<()> {
+        shipments::update_container(&self.writer(), container)
+    }
+
     async fn shipments_to_poll(
         &self,
         due_before: DateTime<Utc>,

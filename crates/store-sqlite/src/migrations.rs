@@ -30,6 +30,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0021_carrier_states.sql"),
     include_str!("../migrations/0022_original_estimates.sql"),
     include_str!("../migrations/0023_pod_terminals.sql"),
+    include_str!("../migrations/0024_container_ref_numbers.sql"),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents is split by the

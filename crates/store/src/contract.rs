@@ -107,6 +107,8 @@ macro_rules! store_contract_tests {
             shipments_polled_recently_are_not_due,
             a_result_computed_from_a_stale_request_is_refused,
             a_poll_never_overwrites_the_tags_users_set,
+            a_containers_ref_numbers_are_saved_and_a_poll_keeps_them,
+            another_accounts_container_cannot_be_updated,
             containers_of_several_shipments_are_read_at_once,
             the_longest_waiting_shipments_are_polled_first,
             shipments_are_read_by_ids_within_their_account,
@@ -1874,6 +1876,56 @@ pub async fn a_poll_never_overwrites_the_tags_users_set(backend: &dyn TestBacken
     let shipment = store.shipment(acme, first.shipment.id).await.unwrap();
     assert_eq!(shipment.tags, vec!["vip"]);
     assert_eq!(shipment.ref_numbers, vec!["PO-2"]);
+}
+
+pub async fn a_containers_ref_numbers_are_saved_and_a_poll_keeps_them(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, first) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
+    let mut edited = first.new_containers[0].clone();
+    edited.ref_numbers = vec!["PO-9".to_owned(), "LOT 4".to_owned()];
+    edited.updated_at = t0() + Duration::hours(7);
+    store.update_container(&edited).await.unwrap();
+
+    let mut polled = first.new_containers[0].clone();
+    polled.available_for_pickup = true;
+    let mut update = tracking_update::TrackingUpdate::shipment_only(first.shipment.clone());
+    update.changed_containers.push(polled);
+    let request = store
+        .tracking_request(acme, first.shipment.tracking_request_id)
+        .await
+        .unwrap();
+    store
+        .record_tracking_result(&request, request.updated_at, Some(&update), &[])
+        .await
+        .unwrap();
+
+    let container = store.container(acme, edited.id).await.unwrap();
+    assert_eq!(container.ref_numbers, vec!["PO-9", "LOT 4"]);
+    assert!(container.available_for_pickup);
+    let (_, read) = store
+        .shipment_with_containers(acme, first.shipment.id)
+        .await
+        .unwrap();
+    assert_eq!(read[0].ref_numbers, vec!["PO-9", "LOT 4"]);
+}
+
+pub async fn another_accounts_container_cannot_be_updated(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let globex = account_in(store.as_ref(), &ids, "globex").await;
+    let (_, first) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
+    let mut stolen = first.new_containers[0].clone();
+    stolen.account_id = globex;
+    stolen.ref_numbers = vec!["MINE".to_owned()];
+
+    let result = store.update_container(&stolen).await;
+
+    assert!(matches!(result, Err(StoreError::NotFound)));
+    let container = store.container(acme, stolen.id).await.unwrap();
+    assert!(container.ref_numbers.is_empty());
 }
 
 pub async fn containers_of_several_shipments_are_read_at_once(backend: &dyn TestBackend) {

@@ -393,6 +393,9 @@ pub trait Store:
     ) -> StoreResult<TransportEvent>;
     /// One of the account's containers.
     async fn container(&self, account: AccountId, id: ContainerId) -> StoreResult<Container>;
+    /// Saves a container's user-editable fields: its ref numbers (and `updated_at`).
+    /// Another account's container is `NotFound`.
+    async fn update_container(&self, container: &Container) -> StoreResult<()>;
     /// The account's containers matching `filter`, most recently updated first.
     async fn list_containers(
         &self,

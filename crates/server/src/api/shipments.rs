@@ -219,7 +219,12 @@ pub struct ShipmentPatch {
     tags: Option<Vec<String>>,
 }
 
-fn string_list(name: &str, value: &Value, errors: &mut Vec<FieldError>) -> Option<Vec<String>> {
+/// A replacing list attribute: an array of strings, or null for none.
+pub(crate) fn string_list(
+    name: &str,
+    value: &Value,
+    errors: &mut Vec<FieldError>,
+) -> Option<Vec<String>> {
     let list = match value {
         Value::Null => Some(Vec::new()),
         Value::Array(items) => items

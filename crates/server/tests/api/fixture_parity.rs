@@ -187,10 +187,14 @@ fn text(value: &Value) -> String {
 
 /// A fixture, unwrapped from the CLI's `{ok, command, data}` envelope.
 fn fixture(name: &str) -> Value {
-    let path = format!(
-        "{}/../../../shared/reference/terminal49/response-examples/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    // `shared/` sits beside the checkout: next to the main one, or one level further up
+    // from a worktree under `wt/`.
+    let relative = format!("shared/reference/terminal49/response-examples/{name}");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|dir| dir.join(&relative))
+        .find(|path| path.exists())
+        .map_or(relative.clone(), |path| path.display().to_string());
     let raw = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{path}: {error}"));
     let document: Value = serde_json::from_str(&raw).unwrap();
     match document.get("command") {

@@ -23,6 +23,7 @@ mod jobs;
 mod openapi_contract;
 mod operations;
 mod parity;
+mod parity_ops;
 mod parties;
 mod reference_data;
 mod tracking;

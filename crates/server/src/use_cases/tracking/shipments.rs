@@ -1,7 +1,10 @@
-//! Use cases on tracked shipments: editing, stopping and resuming tracking.
+//! Use cases on tracked shipments: editing them and their containers, stopping and resuming
+//! tracking.
 
 use tidemark_domain::tracking_update::TrackingUpdate;
-use tidemark_domain::{AccountId, ApiKeyId, Shipment, ShipmentId, TrackingRequestStatus};
+use tidemark_domain::{
+    AccountId, ApiKeyId, Container, ContainerId, Shipment, ShipmentId, TrackingRequestStatus,
+};
 use tidemark_store::StoreError;
 
 use crate::app::App;
@@ -99,4 +102,18 @@ pub async fn edit(
     shipment.updated_at = app.clock.now();
     app.store.update_shipment(&shipment).await?;
     Ok(shipment)
+}
+
+/// Replaces a container's ref numbers (trimmed, blanks and repeats dropped).
+pub async fn edit_container(
+    app: &App,
+    account: AccountId,
+    id: ContainerId,
+    ref_numbers: Vec<String>,
+) -> Result<Container, StoreError> {
+    let mut container = app.store.container(account, id).await?;
+    container.ref_numbers = super::requests::clean_list(&ref_numbers);
+    container.updated_at = app.clock.now();
+    app.store.update_container(&container).await?;
+    Ok(container)
 }
