@@ -13,6 +13,7 @@ pub mod documents;
 pub mod map;
 pub mod pages;
 pub mod session;
+pub mod shipment;
 pub mod track;
 pub mod webhooks;
 
@@ -29,7 +30,29 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/", get(board::page))
         .route("/board/rows", get(board::rows))
-        .route("/shipments/{id}", get(board::shipment))
+        .route("/shipments/{id}", get(shipment::show))
+        .route(
+            "/shipments/{id}/references",
+            post(shipment::save_references),
+        )
+        .route(
+            "/shipments/{id}/custom-fields",
+            post(shipment::save_custom_field),
+        )
+        .route(
+            "/shipments/{id}/stop-tracking",
+            post(shipment::stop_tracking),
+        )
+        .route(
+            "/shipments/{id}/resume-tracking",
+            post(shipment::resume_tracking),
+        )
+        .route("/shipments/{id}/refresh", post(shipment::refresh))
+        .route("/shipments/{id}/documents", post(shipment::link_document))
+        .route(
+            "/shipments/{id}/documents/{document}/unlink",
+            post(shipment::unlink_document),
+        )
         .route("/shipments/{id}/route-map", get(map::route))
         .route("/sign-in", get(pages::sign_in_form).post(pages::sign_in))
         .route("/sign-out", post(pages::sign_out))
@@ -42,6 +65,7 @@ pub fn router(state: AppState) -> Router {
                 .layer(DefaultBodyLimit::max(max_upload + 64 * 1024)),
         )
         .route("/documents/{id}", get(documents::show))
+        .route("/documents/{id}/shipments", post(documents::link_shipment))
         .route("/documents/{id}/file", get(documents::file))
         .route("/webhooks", get(webhooks::index).post(webhooks::create))
         .route("/webhooks/{id}", get(webhooks::show))

@@ -143,6 +143,43 @@ pub fn same_origin(headers: &HeaderMap) -> bool {
     origin_host.is_some() && origin_host == host
 }
 
+/// The name/value pairs of a submitted form; names may repeat (`events`).
+pub struct FormPairs(Vec<(String, String)>);
+
+impl FormPairs {
+    pub fn parse(body: &[u8]) -> Self {
+        Self(
+            form_urlencoded::parse(body)
+                .map(|(name, value)| (name.into_owned(), value.into_owned()))
+                .collect(),
+        )
+    }
+
+    pub fn one(&self, name: &str) -> &str {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or("", |(_, v)| v.as_str())
+    }
+
+    pub fn all(&self, name: &str) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+}
+
+/// A signed-in writer's form, checked: the session may write and the token is its own.
+pub fn writable(session: &Session, headers: &HeaderMap, form: &FormPairs) -> Result<(), PageError> {
+    check_form(session, headers, form.one("csrf"))?;
+    if !session.can_write() {
+        return Err(PageError::ReadOnly);
+    }
+    Ok(())
+}
+
 fn sign_in_page(message: Option<&str>) -> Markup {
     document(
         "Sign in",
