@@ -9,6 +9,7 @@
 
 pub mod assets;
 pub mod board;
+pub mod custom_fields;
 pub mod documents;
 pub mod map;
 pub mod pages;
@@ -80,8 +81,32 @@ pub fn router(state: AppState) -> Router {
             "/webhooks/{id}/notifications/{notification}/redeliver",
             post(webhooks::redeliver),
         )
-        .route("/custom-fields", get(pages::custom_fields))
-        .route("/api-keys", get(pages::api_keys))
+        .route(
+            "/custom-fields",
+            get(custom_fields::index).post(custom_fields::create),
+        )
+        .route(
+            "/custom-fields/{id}",
+            get(custom_fields::show).post(custom_fields::update),
+        )
+        .route("/custom-fields/{id}/delete", post(custom_fields::delete))
+        .route(
+            "/custom-fields/{id}/options",
+            post(custom_fields::create_option),
+        )
+        .route(
+            "/custom-fields/{id}/options/{option}",
+            post(custom_fields::update_option),
+        )
+        .route(
+            "/custom-fields/{id}/options/{option}/delete",
+            post(custom_fields::delete_option),
+        )
+        .route(
+            "/api-keys",
+            get(pages::api_keys).post(pages::create_api_key),
+        )
+        .route("/api-keys/{id}/revoke", post(pages::revoke_api_key))
         .route("/carriers", get(pages::carriers))
         .route("/assets/{name}", get(assets::serve))
         .layer(CompressionLayer::new())
