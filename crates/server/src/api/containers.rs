@@ -499,25 +499,25 @@ async fn refresh(
         .store
         .container(principal.account_id, parse_id(&id)?)
         .await?;
-    let shipment = state
-        .store
-        .shipment(principal.account_id, container.shipment_id)
-        .await?;
-    if !shipment.is_tracking() {
-        return Err(ApiError::Invalid(vec![
-            crate::api::error::FieldError::pointer(
-                "",
-                "tracking_stopped",
-                "Tracking of this container's shipment is stopped; resume it first.",
-            ),
-        ]));
-    }
-    crate::use_cases::tracking::queue_refresh(
+    match crate::use_cases::tracking::refresh_shipment(
         &state,
         principal.account_id,
-        shipment.tracking_request_id,
+        container.shipment_id,
     )
-    .await?;
+    .await
+    {
+        Ok(_) => {}
+        Err(crate::use_cases::tracking::RefreshError::TrackingStopped) => {
+            return Err(ApiError::Invalid(vec![
+                crate::api::error::FieldError::pointer(
+                    "",
+                    "tracking_stopped",
+                    "Tracking of this container's shipment is stopped; resume it first.",
+                ),
+            ]));
+        }
+        Err(crate::use_cases::tracking::RefreshError::Store(error)) => return Err(error.into()),
+    }
     Ok(crate::api::jsonapi::json_body(&RefreshStarted {
         message: "Started refresh for Shipping line",
     }))

@@ -1,12 +1,11 @@
-//! The shipments board (`/`), its self-refreshing rows, and the shipment page.
+//! The shipments board (`/`) and its self-refreshing rows.
 
-use axum::extract::{Path, Query};
+use axum::extract::Query;
 use chrono::{DateTime, Utc};
 use maud::{Markup, html};
 use serde::Deserialize;
-use tidemark_domain::{Container, ContainerStatus, Shipment, ShipmentId, TransportEvent};
+use tidemark_domain::{Container, ContainerStatus, Shipment, ShipmentId};
 use tidemark_store::{PageRequest, ShipmentFilter};
-use uuid::Uuid;
 
 use super::pages::{PageError, layout};
 use super::session::Session;
@@ -130,7 +129,7 @@ pub async fn read(
 }
 
 /// A time in the port's own time zone (UTC when the port or its zone is unknown).
-fn port_time(app: &App, locode: Option<&str>, at: DateTime<Utc>) -> String {
+pub(super) fn port_time(app: &App, locode: Option<&str>, at: DateTime<Utc>) -> String {
     let zone = locode
         .and_then(|locode| app.reference.port_by_locode(locode))
         .and_then(|port| port.time_zone.parse::<chrono_tz::Tz>().ok());
@@ -189,7 +188,7 @@ fn last_event(
     seen.into_iter().max_by_key(|(_, at)| *at)
 }
 
-fn status_of(shipment: &Shipment, containers: &[Container]) -> String {
+pub(super) fn status_of(shipment: &Shipment, containers: &[Container]) -> String {
     if !shipment.is_tracking() {
         return "tracking stopped".to_owned();
     }
@@ -331,114 +330,4 @@ pub async fn rows(
 ) -> Result<Markup, PageError> {
     let page = read(&state, &session, &query).await?;
     Ok(rows_markup(&state, &query, &page))
-}
-
-fn when(app: &App, locode: Option<&str>, at: Option<DateTime<Utc>>) -> String {
-    at.map(|at| port_time(app, locode, at)).unwrap_or_default()
-}
-
-/// A milestone: its name, when it happened, when it is expected.
-type Milestone = (&'static str, Option<DateTime<Utc>>, Option<DateTime<Utc>>);
-
-/// One container's milestones.
-fn milestones(shipment: &Shipment, container: &Container) -> [Milestone; 6] {
-    [
-        ("Departed", shipment.pol_atd_at, shipment.pol_etd_at),
-        (
-            "Arrived",
-            shipment.pod_ata_at.or(container.pod_arrived_at),
-            shipment.pod_eta_at,
-        ),
-        ("Discharged", container.pod_discharged_at, None),
-        ("Picked up", container.pod_full_out_at, None),
-        (
-            "Delivered",
-            container.final_destination_full_out_at,
-            shipment.destination_eta_at,
-        ),
-        ("Empty returned", container.empty_terminated_at, None),
-    ]
-}
-
-pub async fn shipment(
-    state: AppState,
-    session: Session,
-    Path(id): Path<String>,
-) -> Result<Markup, PageError> {
-    let id = Uuid::parse_str(&id).map_err(|_| PageError::NotFound)?;
-    let shipment = state
-        .store
-        .shipment(session.account_id, ShipmentId(id))
-        .await?;
-    let containers = state.store.containers_of_shipment(shipment.id).await?;
-    let events: Vec<TransportEvent> = state
-        .store
-        .transport_events_of_shipment(shipment.id)
-        .await?;
-    let pol = shipment.port_of_lading_locode.as_deref();
-    let pod = shipment.port_of_discharge_locode.as_deref();
-    let title = format!("Shipment {}", shipment.bill_of_lading_number);
-    Ok(layout(
-        &session,
-        &title,
-        "",
-        html! {
-            p {
-                (shipment.shipping_line_scac) " · "
-                (pol.unwrap_or("?")) " → " (pod.unwrap_or("?"))
-                @if let Some(vessel) = &shipment.pod_vessel_name { " · " (vessel) }
-                " · " (status_of(&shipment, &containers))
-            }
-            @if !shipment.ref_numbers.is_empty() { p { "References: " (shipment.ref_numbers.join(", ")) } }
-            @if !shipment.tags.is_empty() { p { "Tags: " (shipment.tags.join(", ")) } }
-            (super::map::section(shipment.id))
-            h2 { "Containers" }
-            table {
-                thead { tr { th scope="col" { "Number" } th scope="col" { "Type" } th scope="col" { "Status" } th scope="col" { "Available" } } }
-                tbody {
-                    @for container in &containers {
-                        tr {
-                            td { (container.number) }
-                            td { (container.equipment_type.as_deref().unwrap_or("")) " " (container.equipment_length.map(|l| l.to_string()).unwrap_or_default()) }
-                            td { (container.current_status.as_str().replace('_', " ")) }
-                            td { @if container.available_for_pickup { "yes" } @else if container.availability_known { "no" } @else { "unknown" } }
-                        }
-                    }
-                }
-            }
-            h2 { "Timeline" }
-            @for container in &containers {
-                h3 { (container.number) }
-                table {
-                    thead { tr { th scope="col" { "Milestone" } th scope="col" { "Actual" } th scope="col" { "Estimated" } } }
-                    tbody {
-                        @for (name, actual, estimated) in milestones(&shipment, container) {
-                            tr {
-                                td { (name) }
-                                td { (when(&state, if name == "Departed" { pol } else { pod }, actual)) }
-                                td { (when(&state, if name == "Departed" { pol } else { pod }, estimated)) }
-                            }
-                        }
-                    }
-                }
-            }
-            h2 { "Transport events" }
-            @if events.is_empty() { p { "No events yet." } } @else {
-                table {
-                    thead { tr { th scope="col" { "When" } th scope="col" { "Container" } th scope="col" { "Event" } th scope="col" { "Where" } th scope="col" { "Vessel" } } }
-                    tbody {
-                        @for event in &events {
-                            tr {
-                                td { (when(&state, event.location_locode.as_deref(), Some(event.timestamp))) }
-                                td { (containers.iter().find(|c| c.id == event.container_id).map(|c| c.number.as_str()).unwrap_or("")) }
-                                td { (event.event.as_str().trim_start_matches("container.transport.").replace('_', " ")) }
-                                td { (event.location_locode.as_deref().unwrap_or("")) }
-                                td { (event.vessel_name.as_deref().unwrap_or("")) }
-                            }
-                        }
-                    }
-                }
-            }
-        },
-    ))
 }

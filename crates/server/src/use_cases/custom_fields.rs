@@ -16,8 +16,8 @@ use tidemark_domain::custom_fields::{
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{AccountId, ContainerId, ShipmentId, TrackingRequest, TrackingRequestId};
 use tidemark_store::{
-    CustomFieldFilter, DefinitionRecord, EntityRef, NewValue, OptionRecord, PageRequest,
-    StoreError, ValueFilter, ValueRecord,
+    CustomFieldFilter, DefinitionFilter, DefinitionRecord, EntityRef, NewValue, OptionRecord,
+    PageRequest, StoreError, ValueFilter, ValueRecord,
 };
 use uuid::Uuid;
 
@@ -370,6 +370,89 @@ pub async fn show_all(app: &App, records: Vec<ValueRecord>) -> Result<Vec<ShownV
         shown_values.push(show(app, record).await?);
     }
     Ok(shown_values)
+}
+
+/// One field an entity can have: its definition, options (for lists) and the entity's
+/// value, if it has one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntityField {
+    pub definition: DefinitionRecord,
+    pub options: Vec<OptionRecord>,
+    pub value: Option<ShownValue>,
+}
+
+/// Most fields shown for one entity.
+pub const MAX_ENTITY_FIELDS: u32 = 100;
+
+/// Every field defined for `entity`'s type, oldest first, with the entity's values.
+pub async fn fields_of(
+    app: &App,
+    account: AccountId,
+    entity: EntityRef,
+) -> Result<Vec<EntityField>, StoreError> {
+    let page = PageRequest {
+        offset: 0,
+        limit: MAX_ENTITY_FIELDS,
+    };
+    let definitions = app
+        .store
+        .list_custom_field_definitions(
+            account,
+            &DefinitionFilter {
+                entity_type: Some(entity.entity_type),
+                ..DefinitionFilter::default()
+            },
+            page,
+        )
+        .await?
+        .items;
+    let mut values = app
+        .store
+        .list_custom_field_values(
+            account,
+            &ValueFilter {
+                entity_id: Some(entity.id),
+                definition_id: None,
+            },
+            page,
+        )
+        .await?
+        .items;
+    let mut fields = Vec::with_capacity(definitions.len());
+    for definition in definitions {
+        let options = app
+            .store
+            .custom_field_options(account, definition.id)
+            .await?;
+        let plain: Vec<FieldOption> = options.iter().map(|o| o.option.clone()).collect();
+        let value = values
+            .iter()
+            .position(|v| v.definition_id == definition.id)
+            .map(|at| shown(&definition.definition, &plain, values.swap_remove(at)));
+        fields.push(EntityField {
+            definition,
+            options,
+            value,
+        });
+    }
+    Ok(fields)
+}
+
+/// Deletes a definition with its options and every value of it.
+pub async fn delete_definition(app: &App, account: AccountId, id: Uuid) -> Result<(), StoreError> {
+    app.store.delete_custom_field_definition(account, id).await
+}
+
+/// Deletes an option; values that use it keep it, shown as the raw value.
+pub async fn delete_option(
+    app: &App,
+    account: AccountId,
+    definition_id: Uuid,
+    id: Uuid,
+) -> Result<(), StoreError> {
+    app.store
+        .delete_custom_field_option(account, definition_id, id)
+        .await
 }
 
 // Filters.

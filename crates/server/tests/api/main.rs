@@ -13,6 +13,7 @@ mod auth;
 mod carrier_profiles;
 mod carriers;
 mod console;
+mod console_manage;
 mod conventions;
 mod custom_fields;
 mod dcsa3;

@@ -12,6 +12,7 @@
 //!   candidates found in the text, for linking to shipments and containers.
 //!
 //! - [`storage`]: the bytes, in object storage; [`signing`]: signed links and upload ids.
+//! - [`links`]: a shipment's documents, and linking a document to a shipment.
 //! - [`upload`] and [`process`]: the use cases of storing an upload and of classifying and
 //!   linking it in the background.
 //!
@@ -20,6 +21,7 @@
 pub mod classify;
 pub mod filename;
 pub mod isolate;
+pub mod links;
 pub mod process;
 pub mod references;
 pub mod signing;

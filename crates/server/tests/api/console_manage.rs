@@ -1,0 +1,588 @@
+//! The console's editing and management pages: the shipment page's forms (references and
+//! tags, custom fields, stop/resume tracking, refresh, documents), custom field
+//! definitions, API keys, the board's sorting and filters, carriers' health, and the Track
+//! page's inference and file upload.
+
+use axum::http::StatusCode;
+use serde_json::json;
+
+use crate::console::{csrf_of, form, page, sign_in, text, tracked_shipment_page};
+use crate::helpers::TestApp;
+use crate::on_both_backends;
+
+/// Posts a form of the page at `path` (its token read from the page) to `action`.
+async fn submit(app: &TestApp, cookie: &str, path: &str, action: &str, fields: &str) -> String {
+    let csrf = csrf_of(&text(&page(app, path, cookie).await));
+    let response = form(app, action, Some(cookie), &format!("csrf={csrf}&{fields}")).await;
+    assert_eq!(
+        response.status,
+        StatusCode::SEE_OTHER,
+        "{action}: {}",
+        text(&response)
+    );
+    response.header("location").unwrap().to_owned()
+}
+
+/// Defines a custom field through the API.
+async fn defined(app: &TestApp, attributes: serde_json::Value) -> String {
+    let response = app
+        .post_json(
+            "/v2/custom_field_definitions",
+            &json!({"data": {"type": "custom_field_definition", "attributes": attributes}}),
+        )
+        .await;
+    assert_eq!(response.status, StatusCode::CREATED, "{}", text(&response));
+    response.json()["data"]["id"].as_str().unwrap().to_owned()
+}
+
+mod shipment_page {
+    use super::*;
+
+    on_both_backends!(
+        reference_numbers_and_tags_are_edited_on_the_shipment_page,
+        a_custom_field_is_set_on_the_shipment_page_and_a_bad_value_is_shown_not_stored,
+        tracking_is_stopped_and_resumed_and_a_stopped_shipment_is_not_refreshed,
+        a_refresh_queues_a_poll_within_the_keys_refresh_budget,
+        a_document_is_linked_from_its_page_and_listed_on_the_shipment_page,
+        a_read_only_key_gets_no_shipment_forms_and_its_posts_are_refused,
+    );
+
+    async fn reference_numbers_and_tags_are_edited_on_the_shipment_page(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let link = tracked_shipment_page(&app, &cookie).await;
+        let html = text(&page(&app, &link, &cookie).await);
+        assert!(
+            html.contains(">Reference numbers (one per line)</label>"),
+            "{html}"
+        );
+
+        let location = submit(
+            &app,
+            &cookie,
+            &link,
+            &format!("{link}/references"),
+            "ref_numbers=PO-1%0APO-2&tags=urgent%2C+reefer",
+        )
+        .await;
+        let html = text(&page(&app, &location, &cookie).await);
+        assert!(html.contains("Reference numbers and tags saved."), "{html}");
+        assert!(html.contains("PO-1\nPO-2</textarea>"), "{html}");
+        assert!(html.contains("value=\"urgent, reefer\""), "{html}");
+        let id = link.trim_start_matches("/shipments/");
+        let api = app.get(&format!("/v2/shipments/{id}")).await.json();
+        assert_eq!(
+            api["data"]["attributes"]["tags"],
+            json!(["urgent", "reefer"])
+        );
+        assert_eq!(
+            api["data"]["attributes"]["ref_numbers"],
+            json!(["PO-1", "PO-2"])
+        );
+    }
+
+    async fn a_custom_field_is_set_on_the_shipment_page_and_a_bad_value_is_shown_not_stored(
+        app: TestApp,
+    ) {
+        defined(
+            &app,
+            json!({"api_slug": "pallets", "display_name": "Pallets", "entity_type": "Shipment",
+                   "data_type": "number", "validation": {"max": 40}}),
+        )
+        .await;
+        let cookie = sign_in(&app, &app.key).await;
+        let link = tracked_shipment_page(&app, &cookie).await;
+        let html = text(&page(&app, &link, &cookie).await);
+        assert!(
+            html.contains("<label for=\"cf-pallets\">Pallets</label>"),
+            "{html}"
+        );
+        let csrf = csrf_of(&html);
+
+        for bad in ["many", "41"] {
+            let refused = form(
+                &app,
+                &format!("{link}/custom-fields"),
+                Some(&cookie),
+                &format!("csrf={csrf}&field=pallets&value={bad}"),
+            )
+            .await;
+            assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
+            let html = text(&refused);
+            assert!(html.contains("role=\"alert\""), "{html}");
+            assert!(html.contains("Value must"), "{html}");
+        }
+        let location = submit(
+            &app,
+            &cookie,
+            &link,
+            &format!("{link}/custom-fields"),
+            "field=pallets&value=12",
+        )
+        .await;
+        let html = text(&page(&app, &location, &cookie).await);
+        assert!(html.contains("Now: 12"), "{html}");
+        let id = link.trim_start_matches("/shipments/");
+        let values = app
+            .get(&format!("/v2/shipments/{id}/custom_fields"))
+            .await
+            .json();
+        assert_eq!(values["data"].as_array().unwrap().len(), 1, "{values}");
+
+        let unknown = form(
+            &app,
+            &format!("{link}/custom-fields"),
+            Some(&cookie),
+            &format!("csrf={csrf}&field=nope&value=1"),
+        )
+        .await;
+        assert_eq!(unknown.status, StatusCode::UNPROCESSABLE_ENTITY);
+    }
+
+    async fn tracking_is_stopped_and_resumed_and_a_stopped_shipment_is_not_refreshed(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let link = tracked_shipment_page(&app, &cookie).await;
+        let location = submit(&app, &cookie, &link, &format!("{link}/stop-tracking"), "").await;
+        let html = text(&page(&app, &location, &cookie).await);
+        assert!(html.contains("Tracking stopped."), "{html}");
+        assert!(html.contains(">Resume tracking</button>"), "{html}");
+        assert!(!html.contains(">Refresh</button>"), "{html}");
+
+        let csrf = csrf_of(&html);
+        let refused = form(
+            &app,
+            &format!("{link}/refresh"),
+            Some(&cookie),
+            &format!("csrf={csrf}"),
+        )
+        .await;
+        assert_eq!(refused.status, StatusCode::CONFLICT);
+        assert!(text(&refused).contains("stopped; resume it first"));
+
+        let location = submit(&app, &cookie, &link, &format!("{link}/resume-tracking"), "").await;
+        let html = text(&page(&app, &location, &cookie).await);
+        assert!(html.contains(">Stop tracking</button>"), "{html}");
+        let id = link.trim_start_matches("/shipments/");
+        let api = app.get(&format!("/v2/shipments/{id}")).await.json();
+        assert_eq!(
+            api["data"]["attributes"]["line_tracking_stopped_at"],
+            serde_json::Value::Null
+        );
+    }
+
+    async fn a_refresh_queues_a_poll_within_the_keys_refresh_budget(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let link = tracked_shipment_page(&app, &cookie).await;
+        let location = submit(&app, &cookie, &link, &format!("{link}/refresh"), "").await;
+        assert!(text(&page(&app, &location, &cookie).await).contains("Refresh queued"));
+        assert!(app.run_pending_jobs().await >= 1, "the refresh poll ran");
+
+        let csrf = csrf_of(&text(&page(&app, &link, &cookie).await));
+        let mut last = StatusCode::OK;
+        for _ in 0..10 {
+            last = form(
+                &app,
+                &format!("{link}/refresh"),
+                Some(&cookie),
+                &format!("csrf={csrf}"),
+            )
+            .await
+            .status;
+        }
+        assert_eq!(last, StatusCode::TOO_MANY_REQUESTS);
+    }
+
+    async fn a_document_is_linked_from_its_page_and_listed_on_the_shipment_page(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let link = tracked_shipment_page(&app, &cookie).await;
+        let document = crate::documents::uploaded(
+            &app,
+            "invoice-77.pdf",
+            &crate::documents::pdf(&["COMMERCIAL INVOICE 77"]),
+            &[],
+        )
+        .await;
+        let document_page = format!("/documents/{document}");
+        let html = text(&page(&app, &document_page, &cookie).await);
+        assert!(html.contains("<label for=\"shipment_number\">Bill of lading</label>"));
+
+        let csrf = csrf_of(&html);
+        let unknown = form(
+            &app,
+            &format!("{document_page}/shipments"),
+            Some(&cookie),
+            &format!("csrf={csrf}&number=NO-SUCH-BL"),
+        )
+        .await;
+        assert_eq!(unknown.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(text(&unknown).contains("No shipment has the bill of lading"));
+
+        submit(
+            &app,
+            &cookie,
+            &document_page,
+            &format!("{document_page}/shipments"),
+            "number=test-tr-succeeded",
+        )
+        .await;
+        let html = text(&page(&app, &document_page, &cookie).await);
+        assert!(
+            html.contains(&format!("<a href=\"{link}\">TEST-TR-SUCCEEDED</a>")),
+            "{html}"
+        );
+        let shipment = text(&page(&app, &link, &cookie).await);
+        assert!(
+            shipment.contains(&format!(
+                "<a href=\"/documents/{document}\">invoice-77.pdf</a>"
+            )),
+            "{shipment}"
+        );
+
+        let location = submit(
+            &app,
+            &cookie,
+            &link,
+            &format!("{link}/documents/{document}/unlink"),
+            "",
+        )
+        .await;
+        let shipment = text(&page(&app, &location, &cookie).await);
+        assert!(shipment.contains("No documents linked."), "{shipment}");
+        assert!(shipment.contains(">Link document</button>"), "{shipment}");
+    }
+
+    async fn a_read_only_key_gets_no_shipment_forms_and_its_posts_are_refused(app: TestApp) {
+        let writer = sign_in(&app, &app.key).await;
+        let link = tracked_shipment_page(&app, &writer).await;
+        let reader = sign_in(&app, &app.read_only_key).await;
+        let html = text(&page(&app, &link, &reader).await);
+        for button in ["Save references and tags", "Stop tracking", "Refresh"] {
+            assert!(!html.contains(&format!(">{button}</button>")), "{button}");
+        }
+        assert!(html.contains("<dt>Tags</dt>"), "{html}");
+        let csrf = csrf_of(&html);
+        for action in ["references", "stop-tracking", "refresh", "custom-fields"] {
+            let refused = form(
+                &app,
+                &format!("{link}/{action}"),
+                Some(&reader),
+                &format!("csrf={csrf}&tags=x"),
+            )
+            .await;
+            assert_eq!(refused.status, StatusCode::FORBIDDEN, "{action}");
+        }
+        let missing = page(&app, "/shipments/not-an-id", &reader).await;
+        assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    }
+}
+
+mod custom_field_pages {
+    use super::*;
+
+    on_both_backends!(
+        a_custom_field_is_defined_edited_and_deleted_from_its_pages,
+        a_definition_with_problems_is_not_created_and_each_problem_is_shown,
+        a_list_fields_options_are_added_relabelled_and_deleted,
+        a_read_only_key_sees_custom_fields_but_no_forms,
+    );
+
+    async fn a_custom_field_is_defined_edited_and_deleted_from_its_pages(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let html = text(&page(&app, "/custom-fields", &cookie).await);
+        assert!(
+            html.contains("<label for=\"display_name\">Name</label>"),
+            "{html}"
+        );
+        let location = submit(
+            &app,
+            &cookie,
+            "/custom-fields",
+            "/custom-fields",
+            "display_name=Customer+PO&api_slug=customer_po&entity_type=Shipment\
+             &data_type=short_text&reference_type=&description=&max_length=20",
+        )
+        .await;
+        let html = text(&page(&app, &location, &cookie).await);
+        assert!(html.contains("<h1>Custom field Customer PO</h1>"), "{html}");
+        assert!(html.contains("max_length"), "{html}");
+        let api = app.get("/v2/custom_field_definitions").await.json();
+        assert_eq!(api["data"][0]["attributes"]["api_slug"], "customer_po");
+        assert_eq!(api["data"][0]["attributes"]["validation"]["max_length"], 20);
+
+        submit(
+            &app,
+            &cookie,
+            &location,
+            &location,
+            "display_name=Purchase+order&description=From+the+buyer&required=true",
+        )
+        .await;
+        let api = app.get("/v2/custom_field_definitions").await.json();
+        let attributes = &api["data"][0]["attributes"];
+        assert_eq!(attributes["display_name"], "Purchase order");
+        assert_eq!(attributes["description"], "From the buyer");
+        assert_eq!(attributes["validation"], json!({"required": true}));
+
+        let csrf = csrf_of(&text(&page(&app, &location, &cookie).await));
+        let bad = form(
+            &app,
+            &location,
+            Some(&cookie),
+            &format!("csrf={csrf}&display_name=X&min=3"),
+        )
+        .await;
+        assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(text(&bad).contains("role=\"alert\""));
+
+        let gone = submit(&app, &cookie, &location, &format!("{location}/delete"), "").await;
+        assert_eq!(gone, "/custom-fields");
+        assert!(
+            text(&page(&app, "/custom-fields", &cookie).await).contains("No custom fields yet.")
+        );
+        assert_eq!(
+            page(&app, &location, &cookie).await.status,
+            StatusCode::NOT_FOUND
+        );
+    }
+
+    async fn a_definition_with_problems_is_not_created_and_each_problem_is_shown(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let csrf = csrf_of(&text(&page(&app, "/custom-fields", &cookie).await));
+        let refused = form(
+            &app,
+            "/custom-fields",
+            Some(&cookie),
+            &format!(
+                "csrf={csrf}&display_name=&api_slug=Bad+Slug&entity_type=Shipment&data_type=reference"
+            ),
+        )
+        .await;
+        assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+        let html = text(&refused);
+        assert!(html.contains("The custom field was not created:"), "{html}");
+        let alert = &html[html.find("was not created:").unwrap()..];
+        let alert = &alert[..alert.find("</div>").unwrap()];
+        assert!(alert.matches("<li>").count() >= 3, "{alert}");
+        assert!(
+            html.contains("value=\"Bad Slug\""),
+            "the form keeps what was typed"
+        );
+        let api = app.get("/v2/custom_field_definitions").await.json();
+        assert_eq!(api["data"], json!([]));
+    }
+
+    async fn a_list_fields_options_are_added_relabelled_and_deleted(app: TestApp) {
+        let id = defined(
+            &app,
+            json!({"api_slug": "incoterm", "display_name": "Incoterm", "entity_type": "Shipment",
+                   "data_type": "enum"}),
+        )
+        .await;
+        let cookie = sign_in(&app, &app.key).await;
+        let path = format!("/custom-fields/{id}");
+        let html = text(&page(&app, &path, &cookie).await);
+        assert!(html.contains("<h2>Options</h2>"), "{html}");
+        submit(
+            &app,
+            &cookie,
+            &path,
+            &format!("{path}/options"),
+            "value=FOB&label=Free+on+board&position=1",
+        )
+        .await;
+        let csrf = csrf_of(&text(&page(&app, &path, &cookie).await));
+        let duplicate = form(
+            &app,
+            &format!("{path}/options"),
+            Some(&cookie),
+            &format!("csrf={csrf}&value=FOB"),
+        )
+        .await;
+        assert_eq!(duplicate.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(text(&duplicate).contains("already been taken"));
+
+        let options = app
+            .get(&format!("/v2/custom_field_definitions/{id}/options"))
+            .await
+            .json();
+        let option = options["data"][0]["id"].as_str().unwrap().to_owned();
+        submit(
+            &app,
+            &cookie,
+            &path,
+            &format!("{path}/options/{option}"),
+            "label=FOB+port&position=2",
+        )
+        .await;
+        let options = app
+            .get(&format!("/v2/custom_field_definitions/{id}/options"))
+            .await
+            .json();
+        assert_eq!(options["data"][0]["attributes"]["label"], "FOB port");
+        assert_eq!(options["data"][0]["attributes"]["position"], 2);
+
+        submit(
+            &app,
+            &cookie,
+            &path,
+            &format!("{path}/options/{option}/delete"),
+            "",
+        )
+        .await;
+        let options = app
+            .get(&format!("/v2/custom_field_definitions/{id}/options"))
+            .await
+            .json();
+        assert_eq!(options["data"], json!([]));
+    }
+
+    async fn a_read_only_key_sees_custom_fields_but_no_forms(app: TestApp) {
+        let id = defined(
+            &app,
+            json!({"api_slug": "incoterm", "display_name": "Incoterm", "entity_type": "Shipment",
+                   "data_type": "enum"}),
+        )
+        .await;
+        let reader = sign_in(&app, &app.read_only_key).await;
+        let list = text(&page(&app, "/custom-fields", &reader).await);
+        assert!(list.contains(">Incoterm</a>"), "{list}");
+        assert!(!list.contains(">Create custom field</button>"));
+        let path = format!("/custom-fields/{id}");
+        let html = text(&page(&app, &path, &reader).await);
+        assert!(
+            !html.contains("<button type=\"submit\">Add option"),
+            "{html}"
+        );
+        assert!(!html.contains(">Delete custom field</button>"));
+        let csrf = csrf_of(&html);
+        let refused = form(
+            &app,
+            &format!("{path}/delete"),
+            Some(&reader),
+            &format!("csrf={csrf}"),
+        )
+        .await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    }
+}
+
+mod api_key_pages {
+    use super::*;
+
+    on_both_backends!(
+        a_key_is_created_with_its_secret_shown_once_and_works,
+        a_read_only_key_is_created_from_the_checkbox,
+        a_key_is_revoked_and_stops_working,
+        a_read_only_key_gets_no_key_forms,
+    );
+
+    /// The secret on the page answering the create form.
+    fn secret_of(html: &str) -> String {
+        let marker = "id=\"new-key-secret\" readonly value=\"";
+        let start = html.find(marker).unwrap() + marker.len();
+        html[start..][..html[start..].find('"').unwrap()].to_owned()
+    }
+
+    async fn a_key_is_created_with_its_secret_shown_once_and_works(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let csrf = csrf_of(&text(&page(&app, "/api-keys", &cookie).await));
+        let created = form(&app, "/api-keys", Some(&cookie), &format!("csrf={csrf}")).await;
+        assert_eq!(created.status, StatusCode::CREATED);
+        assert_eq!(created.header("cache-control"), Some("no-store"));
+        let secret = secret_of(&text(&created));
+        assert!(text(&created).contains("Copy it now"));
+        let used = app
+            .request(
+                axum::http::Method::GET,
+                "/v2/shipments",
+                Some(&secret),
+                None,
+            )
+            .await;
+        assert_eq!(used.status, StatusCode::OK);
+        let again = text(&page(&app, "/api-keys", &cookie).await);
+        assert!(!again.contains(&secret), "shown once");
+        assert!(again.contains(&secret[..8]), "its prefix is listed");
+    }
+
+    async fn a_read_only_key_is_created_from_the_checkbox(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let csrf = csrf_of(&text(&page(&app, "/api-keys", &cookie).await));
+        let created = form(
+            &app,
+            "/api-keys",
+            Some(&cookie),
+            &format!("csrf={csrf}&read_only=true"),
+        )
+        .await;
+        assert!(text(&created).contains("Created a read-only key"));
+        let secret = secret_of(&text(&created));
+        let write = app
+            .request(
+                axum::http::Method::POST,
+                "/v2/api_keys",
+                Some(&secret),
+                Some((
+                    "application/json",
+                    br#"{"data":{"type":"api_key","attributes":{}}}"#.to_vec(),
+                )),
+            )
+            .await;
+        assert_eq!(write.status, StatusCode::FORBIDDEN);
+    }
+
+    async fn a_key_is_revoked_and_stops_working(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let other = sign_in(&app, &app.read_only_key).await;
+        let html = text(&page(&app, "/api-keys", &cookie).await);
+        let keys = app.get("/v2/api_keys").await.json();
+        let read_only = keys["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["attributes"]["scope"] == "read_only")
+            .unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(html.contains(&format!("action=\"/api-keys/{read_only}/revoke\"")));
+        submit(
+            &app,
+            &cookie,
+            "/api-keys",
+            &format!("/api-keys/{read_only}/revoke"),
+            "",
+        )
+        .await;
+        let used = app
+            .request(
+                axum::http::Method::GET,
+                "/v2/shipments",
+                Some(&app.read_only_key),
+                None,
+            )
+            .await;
+        assert_eq!(used.status, StatusCode::UNAUTHORIZED);
+        assert_eq!(page(&app, "/", &other).await.status, StatusCode::SEE_OTHER);
+        let html = text(&page(&app, "/api-keys", &cookie).await);
+        assert!(!html.contains(&format!("action=\"/api-keys/{read_only}/revoke\"")));
+        let csrf = csrf_of(&html);
+        let unknown = form(
+            &app,
+            "/api-keys/not-an-id/revoke",
+            Some(&cookie),
+            &format!("csrf={csrf}"),
+        )
+        .await;
+        assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    }
+
+    async fn a_read_only_key_gets_no_key_forms(app: TestApp) {
+        let reader = sign_in(&app, &app.read_only_key).await;
+        let html = text(&page(&app, "/api-keys", &reader).await);
+        assert!(!html.contains(">Create API key</button>"), "{html}");
+        assert!(!html.contains("/revoke\""), "{html}");
+        let csrf = csrf_of(&html);
+        let refused = form(&app, "/api-keys", Some(&reader), &format!("csrf={csrf}")).await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    }
+}
