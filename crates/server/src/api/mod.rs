@@ -18,6 +18,7 @@ pub mod health;
 pub mod idempotency;
 pub mod jsonapi;
 pub mod map_geojson;
+pub mod metro_areas;
 pub mod parties;
 pub mod ports;
 pub mod raw_events;
@@ -53,6 +54,7 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(docs::base_openapi())
         .merge(api_keys::router())
         .merge(ports::router())
+        .merge(metro_areas::router())
         .merge(shipping_lines::router())
         .merge(terminals::router())
         .merge(tracking_requests::router())

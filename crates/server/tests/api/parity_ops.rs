@@ -25,6 +25,11 @@ on_both_backends!(
     another_accounts_tracking_request_has_no_custom_fields,
     a_read_only_key_cannot_set_a_tracking_request_custom_field,
     container_fields_cannot_be_set_on_a_tracking_request,
+    a_metro_area_is_read_by_its_un_locode_in_terminal49s_shape,
+    a_metro_area_is_read_by_its_id,
+    an_unknown_metro_area_is_not_found,
+    a_metro_area_needs_an_api_key,
+    a_terminal_relates_the_metro_area_of_its_port,
 );
 
 fn body(value: &Value) -> Option<(&'static str, Vec<u8>)> {
@@ -269,6 +274,7 @@ const DOCUMENTED: &[(&str, &str, &[&str])] = &[
         "patch",
         &["200", "400", "401", "403", "404", "415", "422"],
     ),
+    ("/v2/metro_areas/{id}", "get", &["200", "401", "404"]),
 ];
 
 async fn the_openapi_document_describes_these_operations(app: TestApp) {
@@ -558,4 +564,78 @@ async fn container_fields_cannot_be_set_on_a_tracking_request(app: TestApp) {
     assert_eq!(posted.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(patched.status, StatusCode::NOT_FOUND);
     assert_eq!(definition.status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+async fn a_metro_area_is_read_by_its_un_locode_in_terminal49s_shape(app: TestApp) {
+    let response = app.get("/v2/metro_areas/uslax").await;
+
+    assert_eq!(response.status, StatusCode::OK);
+    assert_eq!(
+        response.header("content-type"),
+        Some("application/vnd.api+json")
+    );
+    let data = &response.json()["data"];
+    assert_eq!(data["type"], json!("metro_area"));
+    let attributes = &data["attributes"];
+    assert_eq!(attributes["code"], json!("USLAX"));
+    assert_eq!(attributes["country_code"], json!("US"));
+    assert_eq!(attributes["time_zone"], json!("America/Los_Angeles"));
+    assert!(attributes["name"].as_str().unwrap().contains("Los Angeles"));
+    assert!((attributes["latitude"].as_f64().unwrap() - 33.7).abs() < 0.5);
+    assert!((attributes["longitude"].as_f64().unwrap() + 118.2).abs() < 0.5);
+    assert!(attributes.get("state_abbr").is_some());
+    let id = data["id"].as_str().unwrap();
+    assert_eq!(
+        data["links"]["self"],
+        json!(format!("http://tidemark.test/v2/metro_areas/{id}"))
+    );
+}
+
+async fn a_metro_area_is_read_by_its_id(app: TestApp) {
+    let by_code = app.get("/v2/metro_areas/NLRTM").await.json();
+    let id = by_code["data"]["id"].as_str().unwrap();
+
+    let by_id = app.get(&format!("/v2/metro_areas/{id}")).await;
+
+    assert_eq!(by_id.status, StatusCode::OK);
+    assert_eq!(by_id.json()["data"], by_code["data"]);
+}
+
+async fn an_unknown_metro_area_is_not_found(app: TestApp) {
+    let port = app.get("/v2/ports/NLRTM").await.json();
+    let port_id = port["data"]["id"].as_str().unwrap();
+
+    for id in [
+        "ZZZZZ",
+        "00000000-0000-0000-0000-000000000000",
+        port_id,
+        "%00",
+    ] {
+        let response = app.get(&format!("/v2/metro_areas/{id}")).await;
+        assert_eq!(response.status, StatusCode::NOT_FOUND, "{id}");
+    }
+}
+
+async fn a_metro_area_needs_an_api_key(app: TestApp) {
+    let response = app
+        .request(Method::GET, "/v2/metro_areas/USLAX", None, None)
+        .await;
+
+    assert_eq!(response.status, StatusCode::UNAUTHORIZED);
+}
+
+async fn a_terminal_relates_the_metro_area_of_its_port(app: TestApp) {
+    let port = app.get("/v2/ports/USLAX?include=terminals").await.json();
+    let terminal = port["data"]["relationships"]["terminals"]["data"][0]["id"]
+        .as_str()
+        .expect("the reference data has a terminal at Los Angeles")
+        .to_owned();
+    let metro = app.get("/v2/metro_areas/USLAX").await.json();
+
+    let read = app.get(&format!("/v2/terminals/{terminal}")).await.json();
+
+    assert_eq!(
+        read["data"]["relationships"]["metro_area"]["data"],
+        json!({"type": "metro_area", "id": metro["data"]["id"]})
+    );
 }
