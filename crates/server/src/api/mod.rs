@@ -22,6 +22,7 @@ pub mod metro_areas;
 pub mod parties;
 pub mod ports;
 pub mod raw_events;
+pub mod search;
 pub mod shipments;
 pub mod shipping_lines;
 pub mod terminals;
@@ -60,6 +61,7 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(tracking_requests::router())
         .merge(shipments::router())
         .merge(containers::router())
+        .merge(search::router())
         .merge(raw_events::router())
         .merge(parties::router())
         .merge(webhooks::router())
