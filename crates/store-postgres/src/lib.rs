@@ -15,6 +15,7 @@ mod jobs;
 mod migrations;
 mod parties;
 mod read_cache;
+mod search;
 mod shipments;
 mod tracking_requests;
 mod vessels;
@@ -38,8 +39,8 @@ use tidemark_domain::{
 };
 use tidemark_store::{
     ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups, NotificationFilter,
-    PageRequest, Paged, RecordedDelivery, ShipmentFilter, Store, StoreError, StoreResult,
-    TrackingRequestFilter, TransportEventFilter,
+    PageRequest, Paged, RecordedDelivery, SearchEntry, SearchHit, ShipmentFilter, Store,
+    StoreError, StoreResult, TrackingRequestFilter, TransportEventFilter,
 };
 use tokio_postgres::NoTls;
 
@@ -440,7 +441,16 @@ impl Store for PgStore {
     }
 
     async fn create_tracking_request(&self, request: &TrackingRequest) -> StoreResult<()> {
-        tracking_requests::create(&self.client().await?, request).await
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        tracking_requests::create(&tx, request).await?;
+        search::index(
+            &tx,
+            request.account_id,
+            &SearchEntry::tracking_request(request),
+        )
+        .await?;
+        tx.commit().await.map_err(backend)
     }
 
     async fn tracking_request(
@@ -467,8 +477,13 @@ impl Store for PgStore {
         ref_numbers: &[String],
         now: DateTime<Utc>,
     ) -> StoreResult<TrackingRequest> {
-        tracking_requests::update_ref_numbers(&self.client().await?, account, id, ref_numbers, now)
-            .await
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        let request =
+            tracking_requests::update_ref_numbers(&tx, account, id, ref_numbers, now).await?;
+        search::index(&tx, account, &SearchEntry::tracking_request(&request)).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(request)
     }
 
     async fn active_tracking_requests_for(
@@ -537,15 +552,34 @@ impl Store for PgStore {
     }
 
     async fn update_shipment(&self, shipment: &Shipment) -> StoreResult<()> {
-        let result = shipments::update_shipment(&self.client().await?, shipment).await;
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        let result = match shipments::update_shipment(&tx, shipment).await {
+            Ok(()) => tx.commit().await.map_err(backend),
+            Err(error) => Err(error),
+        };
         self.shipments.evict(shipment.id.0);
         result
     }
 
     async fn update_container(&self, container: &Container) -> StoreResult<()> {
-        let result = shipments::update_container(&self.client().await?, container).await;
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        let result = match shipments::update_container(&tx, container).await {
+            Ok(()) => tx.commit().await.map_err(backend),
+            Err(error) => Err(error),
+        };
         self.shipments.evict(container.shipment_id.0);
         result
+    }
+
+    async fn search(
+        &self,
+        account: AccountId,
+        key: &str,
+        scan: u32,
+    ) -> StoreResult<Vec<SearchHit>> {
+        search::search(&self.client().await?, account, key, scan).await
     }
 
     async fn shipments_to_poll(

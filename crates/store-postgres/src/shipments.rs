@@ -14,7 +14,7 @@ use tidemark_domain::{
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerFilter, PageRequest, Paged, ShipmentFilter, StoreError, StoreResult,
+    ContainerFilter, PageRequest, Paged, SearchEntry, ShipmentFilter, StoreError, StoreResult,
     TransportEventFilter,
 };
 use tokio_postgres::Row;
@@ -500,6 +500,22 @@ pub async fn record_tracking_result(
     let tx = client.transaction().await.map_err(backend)?;
     if let Some(update) = update {
         upsert_shipment(&tx, &update.shipment).await?;
+        if update.shipment_created {
+            crate::search::index(
+                &tx,
+                update.shipment.account_id,
+                &SearchEntry::shipment(&update.shipment),
+            )
+            .await?;
+        }
+        for container in &update.new_containers {
+            crate::search::index(
+                &tx,
+                container.account_id,
+                &SearchEntry::container(container),
+            )
+            .await?;
+        }
         for container in update
             .new_containers
             .iter()
@@ -810,7 +826,12 @@ pub async fn update_shipment(client: &impl GenericClient, shipment: &Shipment) -
     if updated == 0 {
         return Err(StoreError::NotFound);
     }
-    Ok(())
+    crate::search::index(
+        client,
+        shipment.account_id,
+        &SearchEntry::shipment(shipment),
+    )
+    .await
 }
 
 /// Saves a container's user-editable fields: its ref numbers.
@@ -840,7 +861,12 @@ pub async fn update_container(
     if updated == 0 {
         return Err(StoreError::NotFound);
     }
-    Ok(())
+    crate::search::index(
+        client,
+        container.account_id,
+        &SearchEntry::container(container),
+    )
+    .await
 }
 
 pub async fn shipments_to_poll(

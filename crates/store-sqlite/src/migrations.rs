@@ -31,13 +31,16 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0022_original_estimates.sql"),
     include_str!("../migrations/0023_pod_terminals.sql"),
     include_str!("../migrations/0024_container_ref_numbers.sql"),
+    include_str!("../migrations/0025_search_terms.sql"),
 ];
 
-/// Migrations whose rows need code: the word index of existing documents is split by the
-/// same function as new ones (`tidemark_store::search_words`), which SQL cannot call.
+/// Migrations whose rows need code: the word index of existing documents and the search
+/// terms of existing entities are split by the same functions as new ones
+/// (`tidemark_store::search_words`, `SearchEntry`), which SQL cannot call.
 fn after(tx: &rusqlite::Transaction<'_>, number: usize) -> StoreResult<()> {
     match number {
         16 => crate::documents::index_existing_words(tx),
+        25 => crate::search::index_existing(tx),
         _ => Ok(()),
     }
 }

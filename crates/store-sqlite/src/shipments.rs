@@ -12,7 +12,7 @@ use tidemark_domain::{
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerFilter, PageRequest, Paged, ShipmentFilter, StoreError, StoreResult,
+    ContainerFilter, PageRequest, Paged, SearchEntry, ShipmentFilter, StoreError, StoreResult,
     TransportEventFilter,
 };
 use uuid::Uuid;
@@ -451,6 +451,16 @@ pub fn write_tracking_result(
 ) -> StoreResult<()> {
     if let Some(update) = update {
         upsert_shipment(tx, &update.shipment)?;
+        if update.shipment_created {
+            crate::search::index(
+                tx,
+                update.shipment.account_id,
+                &SearchEntry::shipment(&update.shipment),
+            )?;
+        }
+        for container in &update.new_containers {
+            crate::search::index(tx, container.account_id, &SearchEntry::container(container))?;
+        }
         for container in update
             .new_containers
             .iter()
@@ -771,7 +781,7 @@ pub fn update_shipment(conn: &Connection, shipment: &Shipment) -> StoreResult<()
     if updated == 0 {
         return Err(StoreError::NotFound);
     }
-    Ok(())
+    crate::search::index(conn, shipment.account_id, &SearchEntry::shipment(shipment))
 }
 
 /// Saves a container's user-editable fields: its ref numbers.
@@ -794,7 +804,11 @@ pub fn update_container(conn: &Connection, container: &Container) -> StoreResult
     if updated == 0 {
         return Err(StoreError::NotFound);
     }
-    Ok(())
+    crate::search::index(
+        conn,
+        container.account_id,
+        &SearchEntry::container(container),
+    )
 }
 
 pub fn shipments_to_poll(

@@ -36,7 +36,7 @@ use tidemark_domain::{
 
 use crate::{
     ContainerFilter, IdempotencyState, JobOutcome, NotificationFilter, PageRequest,
-    RecordedDelivery, ShipmentFilter, Store, StoreError, TrackingRequestFilter,
+    RecordedDelivery, SearchKind, ShipmentFilter, Store, StoreError, TrackingRequestFilter,
     TransportEventFilter,
 };
 
@@ -109,6 +109,8 @@ macro_rules! store_contract_tests {
             a_poll_never_overwrites_the_tags_users_set,
             a_containers_ref_numbers_are_saved_and_a_poll_keeps_them,
             another_accounts_container_cannot_be_updated,
+            search_finds_the_accounts_numbers_by_prefix_and_by_word,
+            search_follows_changed_ref_numbers,
             containers_of_several_shipments_are_read_at_once,
             the_longest_waiting_shipments_are_polled_first,
             shipments_are_read_by_ids_within_their_account,
@@ -1926,6 +1928,84 @@ pub async fn another_accounts_container_cannot_be_updated(backend: &dyn TestBack
     assert!(matches!(result, Err(StoreError::NotFound)));
     let container = store.container(acme, stolen.id).await.unwrap();
     assert!(container.ref_numbers.is_empty());
+}
+
+/// What a search finds, as `(kind, id)` in rank order.
+async fn found(store: &dyn Store, account: AccountId, key: &str) -> Vec<(SearchKind, uuid::Uuid)> {
+    store
+        .search(account, key, crate::SEARCH_SCAN_LIMIT)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|hit| (hit.kind, hit.id))
+        .collect()
+}
+
+pub async fn search_finds_the_accounts_numbers_by_prefix_and_by_word(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let globex = account_in(store.as_ref(), &ids, "globex").await;
+    let (request, first) = tracked(store.as_ref(), &ids, acme, "MAEU240001", Vec::new()).await;
+    let later = tracking_request(&ids, acme, "MAEU24-0777 X", t0() + Duration::days(1));
+    store.create_tracking_request(&later).await.unwrap();
+    tracked(store.as_ref(), &ids, globex, "MAEU240002", Vec::new()).await;
+
+    let by_prefix = found(store.as_ref(), acme, "maeu24").await;
+    let by_word = found(store.as_ref(), acme, "0777").await;
+    let containers = found(store.as_ref(), acme, "tdmu1000001").await;
+
+    assert_eq!(
+        by_prefix,
+        [
+            (SearchKind::Shipment, first.shipment.id.0),
+            (SearchKind::TrackingRequest, later.id.0),
+            (SearchKind::TrackingRequest, request.id.0),
+        ],
+        "shipments first, then tracking requests newest first; none of globex's"
+    );
+    assert_eq!(by_word, [(SearchKind::TrackingRequest, later.id.0)]);
+    assert_eq!(
+        containers,
+        [(SearchKind::Container, first.new_containers[0].id.0)]
+    );
+    assert!(found(store.as_ref(), acme, "maeu25").await.is_empty());
+}
+
+pub async fn search_follows_changed_ref_numbers(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (request, first) = tracked(store.as_ref(), &ids, acme, "MAEU240001", Vec::new()).await;
+    let mut shipment = first.shipment.clone();
+    shipment.ref_numbers = vec!["ZZ 11".to_owned()];
+    store.update_shipment(&shipment).await.unwrap();
+    let mut container = first.new_containers[0].clone();
+    container.ref_numbers = vec!["LOT-55".to_owned()];
+    store.update_container(&container).await.unwrap();
+    store
+        .update_tracking_request_ref_numbers(acme, request.id, &["ACME-9".to_owned()], t0())
+        .await
+        .unwrap();
+
+    assert_eq!(
+        found(store.as_ref(), acme, "zz1").await,
+        [(SearchKind::Shipment, shipment.id.0)]
+    );
+    assert_eq!(
+        found(store.as_ref(), acme, "55").await,
+        [(SearchKind::Container, container.id.0)]
+    );
+    assert_eq!(
+        found(store.as_ref(), acme, "acme").await,
+        [(SearchKind::TrackingRequest, request.id.0)]
+    );
+    assert!(
+        !found(store.as_ref(), acme, "po1")
+            .await
+            .contains(&(SearchKind::TrackingRequest, request.id.0)),
+        "the replaced ref number no longer finds the request"
+    );
 }
 
 pub async fn containers_of_several_shipments_are_read_at_once(backend: &dyn TestBackend) {

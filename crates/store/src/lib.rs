@@ -12,6 +12,7 @@ mod custom_fields;
 mod document_search;
 mod documents;
 mod error;
+mod search;
 mod vessels;
 
 use async_trait::async_trait;
@@ -36,6 +37,10 @@ pub use documents::{
     DocumentSortField, DocumentStore, LinkTargets, Representation, StoredDocument,
 };
 pub use error::{BoxError, StoreError};
+pub use search::{
+    MAX_TERM_CHARS, SEARCH_SCAN_LIMIT, SearchEntry, SearchHit, SearchKind, rank_hits, search_key,
+    terms_of,
+};
 pub use vessels::{
     AisPosition, Fix, PositionsRecorded, Vessel, VesselIdentity, VesselStore, thin_track,
 };
@@ -420,6 +425,14 @@ pub trait Store:
         account: AccountId,
         container: ContainerId,
     ) -> StoreResult<Vec<RawEvent>>;
+
+    // Search (`GET /v2/search`).
+
+    /// The account's shipments, containers and tracking requests having a term that starts
+    /// with `key` (a [`search_key`]), from at most `scan` index rows, ranked by
+    /// [`rank_hits`]. Terms are written with the entities, in the same transactions.
+    async fn search(&self, account: AccountId, key: &str, scan: u32)
+    -> StoreResult<Vec<SearchHit>>;
 
     // Parties (customers).
 

@@ -18,9 +18,11 @@ pub mod health;
 pub mod idempotency;
 pub mod jsonapi;
 pub mod map_geojson;
+pub mod metro_areas;
 pub mod parties;
 pub mod ports;
 pub mod raw_events;
+pub mod search;
 pub mod shipments;
 pub mod shipping_lines;
 pub mod terminals;
@@ -53,11 +55,13 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(docs::base_openapi())
         .merge(api_keys::router())
         .merge(ports::router())
+        .merge(metro_areas::router())
         .merge(shipping_lines::router())
         .merge(terminals::router())
         .merge(tracking_requests::router())
         .merge(shipments::router())
         .merge(containers::router())
+        .merge(search::router())
         .merge(raw_events::router())
         .merge(parties::router())
         .merge(webhooks::router())

@@ -6,6 +6,7 @@ pub mod custom_fields;
 pub mod documents;
 pub mod parties;
 pub mod queue;
+pub mod search;
 pub mod tracking;
 pub mod vessels;
 pub mod webhooks;

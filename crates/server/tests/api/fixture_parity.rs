@@ -44,6 +44,10 @@ on_both_backends!(
     cli_webhook_ips_read_like_terminal49s,
     sdk_terminal_reads_like_terminal49s,
     cli_terminal_reads_like_terminal49s,
+    cli_search_by_bill_of_lading_reads_like_terminal49s,
+    cli_search_by_tracking_number_reads_like_terminal49s,
+    cli_search_by_container_number_reads_like_terminal49s,
+    cli_search_listing_a_container_reads_like_terminal49s,
 );
 
 /// `(resource type, attribute)` where Tidemark answers another JSON type on purpose.
@@ -580,4 +584,46 @@ async fn cli_terminal_reads_like_terminal49s(app: TestApp) {
     let ids = tracked(&app).await;
     let path = format!("/v2/terminals/{}", ids.terminal);
     reads_like(&app, "cli-live-fixtures/terminals.get.json", &path).await;
+}
+
+async fn cli_search_by_bill_of_lading_reads_like_terminal49s(app: TestApp) {
+    let ids = tracked(&app).await;
+    let shipment = ok(&app, &format!("/v2/shipments/{}", ids.shipment)).await;
+    let bill_of_lading = text(&shipment["data"]["attributes"]["bill_of_lading_number"]);
+    let path = format!("/v2/search?query={bill_of_lading}");
+    reads_like(&app, "cli-live-fixtures/search.shipment-bol.json", &path).await;
+}
+
+async fn cli_search_by_tracking_number_reads_like_terminal49s(app: TestApp) {
+    tracked(&app).await;
+    let path = "/v2/search?query=TEST-TR-SUCCEEDED";
+    reads_like(&app, "cli-live-fixtures/search.tracking-number.json", path).await;
+}
+
+/// The container's number, which a search finds as a `cargo` result.
+async fn container_number(app: &TestApp, ids: &Tracked) -> String {
+    let container = ok(app, &format!("/v2/containers/{}", ids.container)).await;
+    text(&container["data"]["attributes"]["number"])
+}
+
+async fn cli_search_by_container_number_reads_like_terminal49s(app: TestApp) {
+    let ids = tracked(&app).await;
+    let path = format!("/v2/search?query={}", container_number(&app, &ids).await);
+    reads_like(
+        &app,
+        "cli-live-fixtures/search.container-number.json",
+        &path,
+    )
+    .await;
+}
+
+async fn cli_search_listing_a_container_reads_like_terminal49s(app: TestApp) {
+    let ids = tracked(&app).await;
+    let path = format!("/v2/search?query={}", container_number(&app, &ids).await);
+    reads_like(
+        &app,
+        "cli-live-fixtures/search.container-list-number.json",
+        &path,
+    )
+    .await;
 }

@@ -25,6 +25,19 @@ on_both_backends!(
     another_accounts_tracking_request_has_no_custom_fields,
     a_read_only_key_cannot_set_a_tracking_request_custom_field,
     container_fields_cannot_be_set_on_a_tracking_request,
+    a_metro_area_is_read_by_its_un_locode_in_terminal49s_shape,
+    a_metro_area_is_read_by_its_id,
+    an_unknown_metro_area_is_not_found,
+    a_metro_area_needs_an_api_key,
+    a_terminal_relates_the_metro_area_of_its_port,
+    search_ranks_shipments_then_containers_then_tracking_requests_newest_first,
+    search_matches_numbers_by_prefix_and_by_word_whatever_the_separators,
+    a_tracking_request_that_created_its_shipment_is_left_out_of_search,
+    search_answers_at_most_25_results,
+    search_without_a_query_is_a_bad_request,
+    search_finds_nothing_of_another_account,
+    search_results_have_terminal49s_shape,
+    search_needs_an_api_key,
 );
 
 fn body(value: &Value) -> Option<(&'static str, Vec<u8>)> {
@@ -269,6 +282,8 @@ const DOCUMENTED: &[(&str, &str, &[&str])] = &[
         "patch",
         &["200", "400", "401", "403", "404", "415", "422"],
     ),
+    ("/v2/metro_areas/{id}", "get", &["200", "401", "404"]),
+    ("/v2/search", "get", &["200", "400", "401"]),
 ];
 
 async fn the_openapi_document_describes_these_operations(app: TestApp) {
@@ -558,4 +573,269 @@ async fn container_fields_cannot_be_set_on_a_tracking_request(app: TestApp) {
     assert_eq!(posted.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(patched.status, StatusCode::NOT_FOUND);
     assert_eq!(definition.status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+async fn a_metro_area_is_read_by_its_un_locode_in_terminal49s_shape(app: TestApp) {
+    let response = app.get("/v2/metro_areas/uslax").await;
+
+    assert_eq!(response.status, StatusCode::OK);
+    assert_eq!(
+        response.header("content-type"),
+        Some("application/vnd.api+json")
+    );
+    let data = &response.json()["data"];
+    assert_eq!(data["type"], json!("metro_area"));
+    let attributes = &data["attributes"];
+    assert_eq!(attributes["code"], json!("USLAX"));
+    assert_eq!(attributes["country_code"], json!("US"));
+    assert_eq!(attributes["time_zone"], json!("America/Los_Angeles"));
+    assert!(attributes["name"].as_str().unwrap().contains("Los Angeles"));
+    assert!((attributes["latitude"].as_f64().unwrap() - 33.7).abs() < 0.5);
+    assert!((attributes["longitude"].as_f64().unwrap() + 118.2).abs() < 0.5);
+    assert!(attributes.get("state_abbr").is_some());
+    let id = data["id"].as_str().unwrap();
+    assert_eq!(
+        data["links"]["self"],
+        json!(format!("http://tidemark.test/v2/metro_areas/{id}"))
+    );
+}
+
+async fn a_metro_area_is_read_by_its_id(app: TestApp) {
+    let by_code = app.get("/v2/metro_areas/NLRTM").await.json();
+    let id = by_code["data"]["id"].as_str().unwrap();
+
+    let by_id = app.get(&format!("/v2/metro_areas/{id}")).await;
+
+    assert_eq!(by_id.status, StatusCode::OK);
+    assert_eq!(by_id.json()["data"], by_code["data"]);
+}
+
+async fn an_unknown_metro_area_is_not_found(app: TestApp) {
+    let port = app.get("/v2/ports/NLRTM").await.json();
+    let port_id = port["data"]["id"].as_str().unwrap();
+
+    for id in [
+        "ZZZZZ",
+        "00000000-0000-0000-0000-000000000000",
+        port_id,
+        "%00",
+    ] {
+        let response = app.get(&format!("/v2/metro_areas/{id}")).await;
+        assert_eq!(response.status, StatusCode::NOT_FOUND, "{id}");
+    }
+}
+
+async fn a_metro_area_needs_an_api_key(app: TestApp) {
+    let response = app
+        .request(Method::GET, "/v2/metro_areas/USLAX", None, None)
+        .await;
+
+    assert_eq!(response.status, StatusCode::UNAUTHORIZED);
+}
+
+async fn a_terminal_relates_the_metro_area_of_its_port(app: TestApp) {
+    let port = app.get("/v2/ports/USLAX?include=terminals").await.json();
+    let terminal = port["data"]["relationships"]["terminals"]["data"][0]["id"]
+        .as_str()
+        .expect("the reference data has a terminal at Los Angeles")
+        .to_owned();
+    let metro = app.get("/v2/metro_areas/USLAX").await.json();
+
+    let read = app.get(&format!("/v2/terminals/{terminal}")).await.json();
+
+    assert_eq!(
+        read["data"]["relationships"]["metro_area"]["data"],
+        json!({"type": "metro_area", "id": metro["data"]["id"]})
+    );
+}
+
+/// `(entity_type, id)` of each result of a search, in order.
+async fn searched(app: &TestApp, query: &str) -> Vec<(String, String)> {
+    let response = app.get(&format!("/v2/search?query={query}")).await;
+    assert_eq!(response.status, StatusCode::OK, "{}", response.json());
+    response.json()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|result| {
+            (
+                result["attributes"]["entity_type"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+                result["id"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pair(kind: &str, id: &str) -> (String, String) {
+    (kind.to_owned(), id.to_owned())
+}
+
+async fn set_shipment_refs(app: &TestApp, shipment: &str, refs: Value) {
+    let response = patch(
+        app,
+        &format!("/v2/shipments/{shipment}"),
+        &json!({"data": {"type": "shipment", "attributes": {"ref_numbers": refs}}}),
+    )
+    .await;
+    assert_eq!(response.status, StatusCode::OK, "{}", response.json());
+}
+
+async fn search_ranks_shipments_then_containers_then_tracking_requests_newest_first(app: TestApp) {
+    let (older, older_containers) = tracked_shipment(&app, "TEST-SRCH-1").await;
+    app.clock.advance(chrono::Duration::minutes(5));
+    let (newer, _) = tracked_shipment(&app, "TEST-SRCH-2").await;
+    app.clock.advance(chrono::Duration::minutes(5));
+    let pending = submitted(&app, "TEST-SRCH-3", json!({"ref_numbers": ["ACME 3"]})).await;
+    set_shipment_refs(&app, &older, json!(["ACME 1"])).await;
+    set_shipment_refs(&app, &newer, json!(["ACME 2"])).await;
+    patch(
+        &app,
+        &format!("/v2/containers/{}", older_containers[0]),
+        &ref_numbers_body(json!(["ACME 4"])),
+    )
+    .await;
+
+    assert_eq!(
+        searched(&app, "acme").await,
+        [
+            pair("shipment", &newer),
+            pair("shipment", &older),
+            pair("cargo", &older_containers[0]),
+            pair("tracking_request", &pending),
+        ]
+    );
+}
+
+async fn search_matches_numbers_by_prefix_and_by_word_whatever_the_separators(app: TestApp) {
+    let (shipment, containers) = tracked_shipment(&app, "TEST-SRCH-4").await;
+    set_shipment_refs(&app, &shipment, json!(["PO 4471-ACME"])).await;
+    let container = app
+        .get(&format!("/v2/containers/{}", containers[0]))
+        .await
+        .json();
+    let number = container["data"]["attributes"]["number"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let by_bl_prefix = searched(&app, "test-srch").await;
+    let by_word = searched(&app, "acme").await;
+    let by_words = searched(&app, "4471%20ac").await;
+    let by_container_prefix = searched(&app, &number[..8]).await;
+    let inside_a_word = searched(&app, "471").await;
+
+    assert_eq!(by_bl_prefix, [pair("shipment", &shipment)]);
+    assert_eq!(by_word, [pair("shipment", &shipment)]);
+    assert_eq!(by_words, [pair("shipment", &shipment)]);
+    assert!(by_container_prefix.contains(&pair("cargo", &containers[0])));
+    assert!(inside_a_word.is_empty(), "{inside_a_word:?}");
+}
+
+async fn a_tracking_request_that_created_its_shipment_is_left_out_of_search(app: TestApp) {
+    let request = submitted(&app, "TEST-SRCH-5", json!({})).await;
+    let before = searched(&app, "test-srch-5").await;
+
+    app.run_pending_jobs().await;
+    let shipment = shipment_of_request(&app, &request).await;
+    let after = searched(&app, "test-srch-5").await;
+
+    assert_eq!(before, [pair("tracking_request", &request)]);
+    assert_eq!(after, [pair("shipment", &shipment)]);
+}
+
+async fn search_answers_at_most_25_results(app: TestApp) {
+    for index in 0..30 {
+        submitted(
+            &app,
+            &format!("TEST-BULK-{index:02}"),
+            json!({"ref_numbers": ["BULK"]}),
+        )
+        .await;
+        app.clock.advance(chrono::Duration::seconds(1));
+    }
+
+    let found = searched(&app, "bulk").await;
+
+    assert_eq!(found.len(), 25);
+    let read = app.get("/v2/search?query=bulk").await.json();
+    assert_eq!(
+        read["data"][0]["attributes"]["number"],
+        json!("TEST-BULK-29"),
+        "the newest first"
+    );
+}
+
+async fn search_without_a_query_is_a_bad_request(app: TestApp) {
+    for path in [
+        "/v2/search",
+        "/v2/search?query=",
+        "/v2/search?query=%20-%2F-",
+    ] {
+        let response = app.get(path).await;
+
+        assert_eq!(response.status, StatusCode::BAD_REQUEST, "{path}");
+        assert_eq!(
+            response.json()["errors"][0]["source"]["parameter"],
+            json!("query"),
+            "{path}"
+        );
+    }
+}
+
+async fn search_finds_nothing_of_another_account(app: TestApp) {
+    tracked_shipment(&app, "TEST-SRCH-6").await;
+    let other = app.other_account_key().await;
+
+    let response = app
+        .request(
+            Method::GET,
+            "/v2/search?query=test-srch-6",
+            Some(&other),
+            None,
+        )
+        .await;
+
+    assert_eq!(response.status, StatusCode::OK);
+    assert_eq!(response.json()["data"], json!([]));
+}
+
+async fn search_results_have_terminal49s_shape(app: TestApp) {
+    let (shipment, containers) = tracked_shipment(&app, "TEST-SRCH-7").await;
+
+    let response = app.get("/v2/search?query=TEST-SRCH-7").await;
+
+    assert_eq!(
+        response.header("content-type"),
+        Some("application/vnd.api+json")
+    );
+    let document = response.json();
+    let result = &document["data"][0];
+    assert_eq!(result["id"], json!(shipment));
+    assert_eq!(result["type"], json!("search_result"));
+    let attributes = &result["attributes"];
+    assert_eq!(attributes["entity_type"], json!("shipment"));
+    assert_eq!(attributes["number"], json!("TEST-SRCH-7"));
+    assert_eq!(attributes["scac"], json!("TEST"));
+    assert_eq!(attributes["containers_count"], json!(containers.len()));
+    assert_eq!(attributes["tracking_stopped"], json!(false));
+    assert!(attributes["port_of_lading_name"].is_string());
+    assert!(attributes["port_of_discharge_name"].is_string());
+    assert_eq!(attributes["shipment_id"], Value::Null);
+    assert_eq!(attributes["status"], Value::Null);
+    assert_eq!(
+        document["links"]["self"],
+        json!("http://tidemark.test/v2/search?query=TEST-SRCH-7")
+    );
+    assert!(document["links"]["current"].is_string());
+}
+
+async fn search_needs_an_api_key(app: TestApp) {
+    let response = app
+        .request(Method::GET, "/v2/search?query=x", None, None)
+        .await;
+
+    assert_eq!(response.status, StatusCode::UNAUTHORIZED);
 }
