@@ -57,6 +57,10 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         include_str!("../migrations/0022_original_estimates.sql"),
     ),
     (23, include_str!("../migrations/0023_pod_terminals.sql")),
+    (
+        26,
+        include_str!("../migrations/0026_document_rotations.sql"),
+    ),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents is split by the

@@ -30,6 +30,10 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0021_carrier_states.sql"),
     include_str!("../migrations/0022_original_estimates.sql"),
     include_str!("../migrations/0023_pod_terminals.sql"),
+    // 24 and 25 belong to other branches (their files replace these lines when merged).
+    "-- 0024: reserved",
+    "-- 0025: reserved",
+    include_str!("../migrations/0026_document_rotations.sql"),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents is split by the
