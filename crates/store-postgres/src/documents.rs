@@ -1098,6 +1098,52 @@ impl DocumentStore for PgStore {
         finish(tx, result).await
     }
 
+    async fn replace_document_file(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        expected_key: &str,
+        new_key: &str,
+        size_bytes: u64,
+        at: DateTime<Utc>,
+    ) -> StoreResult<Option<String>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        let row = tx
+            .query_opt(
+                "SELECT storage_key, original_storage_key FROM documents
+                 WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE",
+                &[&id, &account.0],
+            )
+            .await
+            .map_err(backend)?
+            .ok_or(StoreError::NotFound)?;
+        let current: String = row.try_get(0).map_err(backend)?;
+        let original: Option<String> = row.try_get(1).map_err(backend)?;
+        if current != expected_key {
+            return Err(StoreError::Conflict {
+                constraint: "documents_storage_key",
+            });
+        }
+        tx.execute(
+            "UPDATE documents SET storage_key = $3, size_bytes = $4,
+                original_storage_key = coalesce(original_storage_key, storage_key),
+                updated_at = $5
+             WHERE id = $1 AND account_id = $2",
+            &[
+                &id,
+                &account.0,
+                &new_key,
+                &i64::try_from(size_bytes).unwrap_or(i64::MAX),
+                &at,
+            ],
+        )
+        .await
+        .map_err(backend)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(original.map(|_| current))
+    }
+
     async fn link_targets(
         &self,
         account: AccountId,

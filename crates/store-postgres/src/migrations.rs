@@ -62,6 +62,10 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         include_str!("../migrations/0024_container_ref_numbers.sql"),
     ),
     (25, include_str!("../migrations/0025_search_terms.sql")),
+    (
+        26,
+        include_str!("../migrations/0026_document_rotations.sql"),
+    ),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

@@ -1136,6 +1136,52 @@ impl DocumentStore for SqliteStore {
         record_classification(&mut self.writer(), account, id, classification, events)
     }
 
+    async fn replace_document_file(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        expected_key: &str,
+        new_key: &str,
+        size_bytes: u64,
+        at: DateTime<Utc>,
+    ) -> StoreResult<Option<String>> {
+        let mut conn = self.writer();
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(backend)?;
+        let (current, original): (String, Option<String>) = tx
+            .query_row(
+                "SELECT storage_key, original_storage_key FROM documents
+                 WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL",
+                params![id.to_string(), account.0.to_string()],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()
+            .map_err(backend)?
+            .ok_or(StoreError::NotFound)?;
+        if current != expected_key {
+            return Err(StoreError::Conflict {
+                constraint: "documents_storage_key",
+            });
+        }
+        tx.execute(
+            "UPDATE documents SET storage_key = ?3, size_bytes = ?4,
+                original_storage_key = coalesce(original_storage_key, storage_key),
+                updated_at = ?5
+             WHERE id = ?1 AND account_id = ?2",
+            params![
+                id.to_string(),
+                account.0.to_string(),
+                new_key,
+                i64::try_from(size_bytes).unwrap_or(i64::MAX),
+                to_ts(at),
+            ],
+        )
+        .map_err(backend)?;
+        tx.commit().map_err(backend)?;
+        Ok(original.map(|_| current))
+    }
+
     async fn link_targets(
         &self,
         account: AccountId,

@@ -32,6 +32,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0023_pod_terminals.sql"),
     include_str!("../migrations/0024_container_ref_numbers.sql"),
     include_str!("../migrations/0025_search_terms.sql"),
+    include_str!("../migrations/0026_document_rotations.sql"),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

@@ -195,6 +195,20 @@ pub trait DocumentStore: Send + Sync {
         classification: &DocumentClassification,
         events: &[DomainEvent],
     ) -> StoreResult<()>;
+    /// Points a document at new bytes (a rotation of it): `storage_key` becomes `new_key`,
+    /// of `size_bytes`, if it still is `expected_key`; the first key the document had is
+    /// kept as its original. Returns the replaced key when it was not the original (an
+    /// earlier rotation, whose bytes may then be deleted). A document whose key changed
+    /// meanwhile is `Conflict { constraint: "documents_storage_key" }`.
+    async fn replace_document_file(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        expected_key: &str,
+        new_key: &str,
+        size_bytes: u64,
+        at: DateTime<Utc>,
+    ) -> StoreResult<Option<String>>;
     /// The account's shipments whose normalized BL number is one of `bl_numbers`, and its
     /// containers whose number is one of `container_numbers`.
     async fn link_targets(

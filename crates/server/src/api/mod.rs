@@ -11,6 +11,7 @@ pub mod custom_fields;
 pub mod dcsa_notifications;
 pub mod direct_uploads;
 pub mod docs;
+pub mod document_schemas;
 pub mod documents;
 pub mod error;
 pub mod extract;
@@ -69,6 +70,7 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(vessels::router())
         .merge(map_geojson::router())
         .merge(documents::router())
+        .merge(document_schemas::router())
         .merge(direct_uploads::router())
         .merge(custom_fields::router())
         .merge(custom_field_definitions::router())

@@ -17,6 +17,8 @@ mod console_manage;
 mod conventions;
 mod custom_fields;
 mod dcsa3;
+mod document_actions;
+mod document_extraction;
 mod documents;
 mod fixture_parity;
 mod hostile;

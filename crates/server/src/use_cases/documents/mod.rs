@@ -19,11 +19,13 @@
 //! The pure parts do no IO; the server runs [`text`] only through [`isolate`].
 
 pub mod classify;
+pub mod fields;
 pub mod filename;
 pub mod isolate;
 pub mod links;
 pub mod process;
 pub mod references;
+pub mod rotate;
 pub mod signing;
 pub mod sniff;
 pub mod storage;
