@@ -14,8 +14,8 @@ use tidemark_domain::{
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerFilter, PageRequest, Paged, SearchEntry, ShipmentFilter, StoreError, StoreResult,
-    TransportEventFilter,
+    ContainerFilter, PageRequest, Paged, SearchEntry, ShipmentFilter, ShipmentSort, StoreError,
+    StoreResult, TransportEventFilter,
 };
 use tokio_postgres::Row;
 use tokio_postgres::types::{FromSql, Json};
@@ -789,13 +789,32 @@ pub async fn list_shipments(
             .clauses
             .push(format!("s.customer_id = {placeholder}"));
     }
+    if let Some(tag) = &filter.tag {
+        let placeholder = condition.bind(tag.trim().to_lowercase());
+        condition.clauses.push(format!(
+            "EXISTS (SELECT 1 FROM jsonb_array_elements_text(s.tags) t \
+             WHERE lower(t) = {placeholder})"
+        ));
+    }
+    if let Some((from, to)) = filter.arriving_between {
+        let from = condition.bind(from);
+        let to = condition.bind(to);
+        condition.clauses.push(format!(
+            "s.pod_ata_at IS NULL AND s.pod_eta_at >= {from} AND s.pod_eta_at <= {to}"
+        ));
+    }
     crate::custom_fields::filter_clauses(account, &filter.custom_fields, "s.id", &mut condition);
+    let order = match filter.sort {
+        ShipmentSort::Newest => "s.created_at DESC, s.id DESC",
+        ShipmentSort::EtaAscending => "s.pod_eta_at ASC NULLS LAST, s.id ASC",
+        ShipmentSort::EtaDescending => "s.pod_eta_at DESC NULLS LAST, s.id DESC",
+    };
     paged(
         client,
         &prefixed(SHIPMENT_COLUMNS, "s"),
         "FROM shipments s",
         condition,
-        "s.created_at DESC, s.id DESC",
+        order,
         page,
         shipment_from_row,
     )

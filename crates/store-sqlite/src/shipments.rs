@@ -12,8 +12,8 @@ use tidemark_domain::{
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerFilter, PageRequest, Paged, SearchEntry, ShipmentFilter, StoreError, StoreResult,
-    TransportEventFilter,
+    ContainerFilter, PageRequest, Paged, SearchEntry, ShipmentFilter, ShipmentSort, StoreError,
+    StoreResult, TransportEventFilter,
 };
 use uuid::Uuid;
 
@@ -742,6 +742,17 @@ pub fn list_shipments(
         clauses.push("s.customer_id = ?".to_owned());
         values.push(Value::Text(customer.0.to_string()));
     }
+    if let Some(tag) = &filter.tag {
+        clauses.push(
+            "EXISTS (SELECT 1 FROM json_each(s.tags) WHERE lower(json_each.value) = lower(?))"
+                .to_owned(),
+        );
+        values.push(Value::Text(tag.trim().to_owned()));
+    }
+    if let Some((from, to)) = filter.arriving_between {
+        clauses.push("s.pod_ata_at IS NULL AND s.pod_eta_at >= ? AND s.pod_eta_at <= ?".to_owned());
+        values.extend([Value::Text(to_ts(from)), Value::Text(to_ts(to))]);
+    }
     crate::custom_fields::filter_clauses(
         account,
         &filter.custom_fields,
@@ -749,11 +760,16 @@ pub fn list_shipments(
         &mut clauses,
         &mut values,
     );
+    let order = match filter.sort {
+        ShipmentSort::Newest => "s.created_at DESC, s.id DESC",
+        ShipmentSort::EtaAscending => "s.pod_eta_at IS NULL, s.pod_eta_at ASC, s.id ASC",
+        ShipmentSort::EtaDescending => "s.pod_eta_at IS NULL, s.pod_eta_at DESC, s.id DESC",
+    };
     paged(
         conn,
         &prefixed(SHIPMENT_COLUMNS, "s"),
         &format!("FROM shipments s WHERE {}", clauses.join(" AND ")),
-        "s.created_at DESC, s.id DESC",
+        order,
         values,
         page,
         shipment_from_row,

@@ -36,8 +36,8 @@ use tidemark_domain::{
 
 use crate::{
     ContainerFilter, IdempotencyState, JobOutcome, NotificationFilter, PageRequest,
-    RecordedDelivery, SearchKind, ShipmentFilter, Store, StoreError, TrackingRequestFilter,
-    TransportEventFilter,
+    RecordedDelivery, SearchKind, ShipmentFilter, ShipmentSort, Store, StoreError,
+    TrackingRequestFilter, TransportEventFilter,
 };
 
 /// A fresh database for one test case.
@@ -98,6 +98,7 @@ macro_rules! store_contract_tests {
             a_shipment_read_again_shows_what_changed_in_between,
             another_accounts_shipment_and_container_are_not_found,
             shipments_are_filtered_and_searched,
+            shipments_are_filtered_by_tag_and_eta_window_and_sorted_by_eta,
             containers_are_filtered_by_status_port_scac_and_number,
             transport_events_of_a_container_are_filtered_by_event_and_time,
             stopped_shipments_are_not_polled,
@@ -1595,6 +1596,80 @@ pub async fn shipments_are_filtered_and_searched(backend: &dyn TestBackend) {
         })
         .await
         .is_empty()
+    );
+}
+
+pub async fn shipments_are_filtered_by_tag_and_eta_window_and_sorted_by_eta(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let mut shipments = Vec::new();
+    for (number, eta_days, arrived) in [
+        ("TESTBL0001", Some(10), false),
+        ("TESTBL0002", Some(3), false),
+        ("TESTBL0003", None, false),
+        ("TESTBL0004", Some(2), true),
+    ] {
+        let (_, update) = tracked(store.as_ref(), &ids, acme, number, Vec::new()).await;
+        let mut shipment = update.shipment.clone();
+        shipment.pod_eta_at = eta_days.map(|days| t0() + Duration::days(days));
+        shipment.pod_ata_at = arrived.then(|| t0() + Duration::days(1));
+        save(store.as_ref(), shipment.clone()).await;
+        shipments.push(shipment.id);
+    }
+    let mut tagged = store.shipment(acme, shipments[1]).await.unwrap();
+    tagged.tags = vec!["Reefer".to_owned()];
+    store.update_shipment(&tagged).await.unwrap();
+    let list = |filter: ShipmentFilter| {
+        let store = Arc::clone(&store);
+        async move {
+            store
+                .list_shipments(acme, &filter, ALL)
+                .await
+                .unwrap()
+                .items
+                .into_iter()
+                .map(|s| s.id)
+                .collect::<Vec<_>>()
+        }
+    };
+
+    assert_eq!(
+        list(ShipmentFilter {
+            tag: Some("reefer".to_owned()),
+            ..ShipmentFilter::default()
+        })
+        .await,
+        vec![shipments[1]],
+        "the tag ignores case"
+    );
+    assert_eq!(
+        list(ShipmentFilter {
+            arriving_between: Some((t0(), t0() + Duration::days(5))),
+            ..ShipmentFilter::default()
+        })
+        .await,
+        vec![shipments[1]],
+        "an arrived shipment is not arriving"
+    );
+    assert_eq!(
+        list(ShipmentFilter {
+            sort: ShipmentSort::EtaAscending,
+            ..ShipmentFilter::default()
+        })
+        .await,
+        vec![shipments[3], shipments[1], shipments[0], shipments[2]],
+        "soonest first, without an ETA last"
+    );
+    assert_eq!(
+        list(ShipmentFilter {
+            sort: ShipmentSort::EtaDescending,
+            ..ShipmentFilter::default()
+        })
+        .await,
+        vec![shipments[0], shipments[1], shipments[3], shipments[2]]
     );
 }
 

@@ -142,6 +142,25 @@ pub struct ShipmentFilter {
     pub customer: Option<PartyId>,
     /// Shipments whose custom field values match every one of these.
     pub custom_fields: Vec<CustomFieldFilter>,
+    /// Shipments carrying this tag (ignoring case).
+    pub tag: Option<String>,
+    /// Shipments not arrived yet whose ETA at the port of discharge is in this window
+    /// (both ends included).
+    pub arriving_between: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// The order of the list.
+    pub sort: ShipmentSort,
+}
+
+/// The order of a shipment list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ShipmentSort {
+    /// Newest first (by creation).
+    #[default]
+    Newest,
+    /// Soonest ETA at the port of discharge first; shipments without one last.
+    EtaAscending,
+    /// Latest ETA at the port of discharge first; shipments without one last.
+    EtaDescending,
 }
 
 /// Which containers to list. Every set field must match.

@@ -4,12 +4,15 @@ use axum::extract::Query;
 use chrono::{DateTime, Utc};
 use maud::{Markup, html};
 use serde::Deserialize;
+use tidemark_domain::custom_fields::EntityType;
 use tidemark_domain::{Container, ContainerStatus, Shipment, ShipmentId};
-use tidemark_store::{PageRequest, ShipmentFilter};
+use tidemark_store::{DefinitionFilter, PageRequest, ShipmentFilter};
 
 use super::pages::{PageError, layout};
 use super::session::Session;
 use crate::app::{App, AppState};
+use crate::use_cases::custom_fields;
+use crate::use_cases::tracking::shipments;
 
 /// Rows per page of the board.
 pub const PAGE_SIZE: u32 = 25;
@@ -17,9 +20,10 @@ pub const PAGE_SIZE: u32 = 25;
 /// How often the board asks for fresh rows.
 const REFRESH_SECONDS: u32 = 15;
 
-/// The board's search and filters, mapped one to one onto the API's shipment filters
+/// The board's search, filters and order, mapped one to one onto the API's shipment list
 /// (`q`, `filter[scac]`, `filter[port_of_lading]`, `filter[port_of_discharge]`,
-/// `filter[container_status]`, `filter[tracking_stopped]`).
+/// `filter[container_status]`, `filter[tracking_stopped]`, `filter[tag]`,
+/// `filter[arriving_within_days]`, `filter[custom_fields][<api_slug>]`, `sort`).
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct BoardQuery {
     #[serde(default)]
@@ -36,6 +40,19 @@ pub struct BoardQuery {
     #[serde(default)]
     tracking: String,
     #[serde(default)]
+    tag: String,
+    /// Days: shipments not arrived yet with an ETA within this many days.
+    #[serde(default)]
+    arriving: String,
+    /// A shipment custom field's api_slug, and the value it must have.
+    #[serde(default)]
+    field: String,
+    #[serde(default)]
+    value: String,
+    /// `pod_eta_at`, `-pod_eta_at` or empty (newest first).
+    #[serde(default)]
+    sort: String,
+    #[serde(default)]
     page: Option<u32>,
 }
 
@@ -45,8 +62,20 @@ fn non_empty(value: &str) -> Option<String> {
 }
 
 impl BoardQuery {
-    fn filter(&self) -> ShipmentFilter {
-        ShipmentFilter {
+    /// The store filter at `now`, or what is wrong with the query.
+    fn filter(&self, now: DateTime<Utc>) -> Result<ShipmentFilter, String> {
+        let arriving_between = match non_empty(&self.arriving) {
+            None => None,
+            Some(days) => Some(shipments::arriving_within(
+                now,
+                days.parse().map_err(|_| {
+                    format!("Arriving within must be a whole number of days; got {days:?}.")
+                })?,
+            )),
+        };
+        let sort = shipments::sort_named(&self.sort)
+            .ok_or_else(|| format!("Unknown order {:?}.", self.sort))?;
+        Ok(ShipmentFilter {
             q: non_empty(&self.q),
             scac: non_empty(&self.carrier).map(|s| s.to_uppercase()),
             port_of_lading: non_empty(&self.pol).map(|s| s.to_uppercase()),
@@ -57,8 +86,26 @@ impl BoardQuery {
                 "stopped" => Some(true),
                 _ => None,
             },
+            tag: non_empty(&self.tag),
+            arriving_between,
+            sort,
             ..ShipmentFilter::default()
+        })
+    }
+
+    /// This query ordered by ETA: soonest first, or latest first when it already was.
+    fn sorted_by_eta(&self) -> String {
+        let sort = if self.sort == "pod_eta_at" {
+            "-pod_eta_at"
+        } else {
+            "pod_eta_at"
+        };
+        Self {
+            sort: sort.to_owned(),
+            page: None,
+            ..self.clone()
         }
+        .on_page(1)
     }
 
     fn page(&self) -> u32 {
@@ -75,6 +122,11 @@ impl BoardQuery {
             ("pod", &self.pod),
             ("status", &self.status),
             ("tracking", &self.tracking),
+            ("tag", &self.tag),
+            ("arriving", &self.arriving),
+            ("field", &self.field),
+            ("value", &self.value),
+            ("sort", &self.sort),
         ] {
             if !value.trim().is_empty() {
                 query.append_pair(name, value.trim());
@@ -89,6 +141,10 @@ impl BoardQuery {
 pub struct BoardPage {
     pub rows: Vec<(Shipment, Vec<Container>)>,
     pub total: u64,
+    /// What was wrong with the filters, if anything (then no rows).
+    pub problem: Option<String>,
+    /// The account's shipment custom fields, for the custom field filter.
+    pub fields: Vec<(String, String)>,
 }
 
 /// Reads one page of the board (two queries whatever the page size).
@@ -97,11 +153,48 @@ pub async fn read(
     session: &Session,
     query: &BoardQuery,
 ) -> Result<BoardPage, PageError> {
+    let fields = app
+        .store
+        .list_custom_field_definitions(
+            session.account_id,
+            &DefinitionFilter {
+                entity_type: Some(EntityType::Shipment),
+                ..DefinitionFilter::default()
+            },
+            PageRequest {
+                offset: 0,
+                limit: custom_fields::MAX_ENTITY_FIELDS,
+            },
+        )
+        .await?
+        .items
+        .into_iter()
+        .map(|record| (record.definition.api_slug, record.definition.display_name))
+        .collect();
+    let refused = |problem: String, fields| BoardPage {
+        rows: Vec::new(),
+        total: 0,
+        problem: Some(problem),
+        fields,
+    };
+    let mut filter = match query.filter(app.clock.now()) {
+        Ok(filter) => filter,
+        Err(problem) => return Ok(refused(problem, fields)),
+    };
+    if let (Some(slug), Some(value)) = (non_empty(&query.field), non_empty(&query.value)) {
+        let parameter = [(format!("filter[custom_fields][{slug}]"), value)];
+        match custom_fields::filters_from(app, session.account_id, EntityType::Shipment, &parameter)
+            .await?
+        {
+            Ok(found) => filter.custom_fields = found,
+            Err(problem) => return Ok(refused(problem.detail, fields)),
+        }
+    }
     let found = app
         .store
         .list_shipments(
             session.account_id,
-            &query.filter(),
+            &filter,
             PageRequest {
                 offset: u64::from(query.page() - 1) * u64::from(PAGE_SIZE),
                 limit: PAGE_SIZE,
@@ -125,6 +218,8 @@ pub async fn read(
     Ok(BoardPage {
         rows,
         total: found.total,
+        problem: None,
+        fields,
     })
 }
 
@@ -258,31 +353,58 @@ fn pager(query: &BoardQuery, total: u64) -> Markup {
     }
 }
 
-fn filters(query: &BoardQuery) -> Markup {
+/// A `select` whose option `current` is selected.
+fn choices(id: &str, current: &str, options: &[(&str, &str)]) -> Markup {
+    html! {
+        select #(id) name=(id) {
+            @for (value, name) in options {
+                @if current == *value { option value=(value) selected { (name) } }
+                @else { option value=(value) { (name) } }
+            }
+        }
+    }
+}
+
+fn filters(query: &BoardQuery, fields: &[(String, String)]) -> Markup {
+    let statuses: Vec<(&str, String)> = [
+        "new",
+        "on_ship",
+        "available",
+        "not_available",
+        "picked_up",
+        "empty_returned",
+    ]
+    .into_iter()
+    .map(|status| (status, status.replace('_', " ")))
+    .collect();
+    let mut status_options: Vec<(&str, &str)> = vec![("", "any")];
+    status_options.extend(statuses.iter().map(|(value, name)| (*value, name.as_str())));
+    let mut field_options: Vec<(&str, &str)> = vec![("", "any")];
+    field_options.extend(
+        fields
+            .iter()
+            .map(|(slug, name)| (slug.as_str(), name.as_str())),
+    );
     html! {
         form.filters method="get" action="/" role="search" {
             div { label for="q" { "Search" } input #q type="search" name="q" value=(query.q) placeholder="BL, container or reference"; }
             div { label for="carrier" { "Carrier (SCAC)" } input #carrier name="carrier" value=(query.carrier) size="6"; }
             div { label for="pol" { "Port of lading" } input #pol name="pol" value=(query.pol) size="7" placeholder="UN/LOCODE"; }
             div { label for="pod" { "Port of discharge" } input #pod name="pod" value=(query.pod) size="7" placeholder="UN/LOCODE"; }
-            div {
-                label for="status" { "Container status" }
-                select #status name="status" {
-                    option value="" { "any" }
-                    @for status in ["new", "on_ship", "available", "not_available", "picked_up", "empty_returned"] {
-                        @if query.status == status { option value=(status) selected { (status.replace('_', " ")) } }
-                        @else { option value=(status) { (status.replace('_', " ")) } }
-                    }
-                }
-            }
+            div { label for="status" { "Container status" } (choices("status", &query.status, &status_options)) }
             div {
                 label for="tracking" { "Tracking" }
-                select #tracking name="tracking" {
-                    @for (value, name) in [("", "all"), ("tracking", "being tracked"), ("stopped", "stopped")] {
-                        @if query.tracking == value { option value=(value) selected { (name) } }
-                        @else { option value=(value) { (name) } }
-                    }
-                }
+                (choices("tracking", &query.tracking, &[("", "all"), ("tracking", "being tracked"), ("stopped", "stopped")]))
+            }
+            div { label for="arriving" { "Arriving within (days)" } input #arriving name="arriving" inputmode="numeric" value=(query.arriving) size="4"; }
+            div { label for="tag" { "Tag" } input #tag name="tag" value=(query.tag) size="10"; }
+            @if !fields.is_empty() {
+                div { label for="field" { "Custom field" } (choices("field", &query.field, &field_options)) }
+                div { label for="value" { "Field value" } input #value name="value" value=(query.value) size="12"; }
+            }
+            div {
+                label for="sort" { "Order" }
+                (choices("sort", &query.sort, &[("", "newest first"), ("pod_eta_at", "ETA, soonest first"), ("-pod_eta_at", "ETA, latest first")]))
             }
             button type="submit" { "Apply" }
         }
@@ -296,13 +418,17 @@ pub fn render(app: &App, session: &Session, query: &BoardQuery, page: &BoardPage
         "Shipments",
         "/",
         html! {
-            (filters(query))
+            (filters(query, &page.fields))
+            @if let Some(problem) = &page.problem { p.error role="alert" { (problem) } }
             table {
                 thead {
                     tr {
                         th scope="col" { "Bill of lading" } th scope="col" { "Carrier" }
                         th scope="col" { "Containers" } th scope="col" { "POL → POD" }
-                        th scope="col" { "Vessel" } th scope="col" { "ETA (port time)" }
+                        th scope="col" { "Vessel" }
+                        th scope="col" aria-sort=(match query.sort.as_str() { "pod_eta_at" => "ascending", "-pod_eta_at" => "descending", _ => "none" }) {
+                            a href={"/?" (query.sorted_by_eta())} { "ETA (port time)" }
+                        }
                         th scope="col" { "Last event" } th scope="col" { "Status" }
                     }
                 }

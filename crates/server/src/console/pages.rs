@@ -12,6 +12,8 @@ use super::session::{self, Session};
 use crate::app::AppState;
 use crate::use_cases::accounts;
 use crate::use_cases::accounts::keys::{self, KeyRejected};
+use crate::use_cases::tracking::limits;
+use tidemark_carriers::profile::Profiles;
 use tidemark_domain::{ApiKeyId, ApiKeyScope};
 
 /// The navigation: (name, path). Names are the accessible names tests look for.
@@ -364,28 +366,62 @@ pub async fn revoke_api_key(
     Ok(Redirect::to("/api-keys"))
 }
 
-pub async fn carriers(state: AppState, session: Session) -> Markup {
-    let scacs = state.carriers.connected_scacs();
-    layout(
+/// The Carriers page: each configured line with its health, from the same data as
+/// `tidemark carriers list` (shared by every process through the database). A brand's calls
+/// count against its family's line, whose health it shows.
+pub async fn carriers(state: AppState, session: Session) -> Result<Markup, PageError> {
+    let health = limits::health(&state).await?;
+    let now = state.clock.now();
+    let profiles = Profiles::embedded();
+    let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
+    let connected = state.carriers.connected_scacs();
+    Ok(layout(
         &session,
         "Carriers",
         "/carriers",
         html! {
-            @if scacs.is_empty() {
+            @if connected.is_empty() {
                 p { "No carrier connectors are configured." }
             } @else {
                 table {
-                    thead { tr { th scope="col" { "SCAC" } th scope="col" { "Line" } } }
+                    caption.muted { "Configured lines and their health" }
+                    thead { tr {
+                        th scope="col" { "SCAC" } th scope="col" { "Line" } th scope="col" { "State" }
+                        th scope="col" { "Last success" } th scope="col" { "Last error" }
+                        th scope="col" { "Credentials" } th scope="col" { "Circuit" } th scope="col" { "Calls (minute / today)" }
+                    } }
                     tbody {
-                        @for scac in &scacs {
+                        @for scac in &connected {
+                            @let family = profiles.get(scac).map_or(*scac, |p| p.family());
+                            @let h = health.iter().find(|h| h.scac == family);
+                            @let refused = h.and_then(|h| h.credentials_refused_since);
+                            @let open = h.and_then(|h| h.circuit_open_until).filter(|until| *until > now);
                             tr {
-                                td { (scac) }
+                                td { (scac) @if family != *scac { br; span.muted { "via " (family) } } }
                                 td { (state.reference.shipping_line(scac).map(|line| line.name.as_str()).unwrap_or("")) }
+                                td {
+                                    @if refused.is_some() { span.error { "credentials refused" } }
+                                    @else if open.is_some() { span.error { "circuit open" } }
+                                    @else if h.and_then(|h| h.rate_limited_until).is_some() { "rate limited" }
+                                    @else if h.and_then(|h| h.last_success_at).is_some() { "working" }
+                                    @else { "not called yet" }
+                                }
+                                td { (h.and_then(|h| h.last_success_at).map(time).unwrap_or_else(|| "—".to_owned())) }
+                                td {
+                                    @match h.and_then(|h| h.last_error.as_deref().map(|e| (h.last_error_at, e))) {
+                                        Some((at, error)) => { (at.map(time).unwrap_or_default()) br; span.muted { (error) } }
+                                        None => { "—" }
+                                    }
+                                }
+                                td { @match refused { Some(since) => { span.error { "refused since " (time(since)) } } None => { "accepted" } } }
+                                td { @match open { Some(until) => { span.error { "open until " (time(until)) } } None => { "closed" } } }
+                                td { (h.map_or(0, |h| h.calls_last_minute)) " / " (h.map_or(0, |h| h.calls_today)) }
                             }
                         }
                     }
                 }
+                p.muted { "The same as " code { "tidemark carriers list" } "; " code { "tidemark carriers check SCAC" } " makes one real call." }
             }
         },
-    )
+    ))
 }

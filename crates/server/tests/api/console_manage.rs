@@ -586,3 +586,170 @@ mod api_key_pages {
         assert_eq!(refused.status, StatusCode::FORBIDDEN);
     }
 }
+
+mod board_and_carriers {
+    use super::*;
+    use crate::console::encoded;
+
+    on_both_backends!(
+        the_board_filters_by_tag_and_custom_field_value_as_the_api_does,
+        the_board_sorts_by_eta_and_filters_arrivals_as_the_api_does,
+        a_bad_board_filter_is_a_message_not_an_error,
+        the_api_refuses_a_bad_arrival_window_or_order,
+        the_carriers_page_shows_each_configured_lines_health,
+    );
+
+    /// Tracks two numbers through the Track page.
+    async fn two_tracked(app: &TestApp, cookie: &str) {
+        let csrf = csrf_of(&text(&page(app, "/track", cookie).await));
+        let numbers = encoded("TEST-TR-SUCCEEDED\nTEST-TR-SUCCEEDED-2\n");
+        let tracked = form(
+            app,
+            "/track",
+            Some(cookie),
+            &format!("csrf={csrf}&numbers={numbers}"),
+        )
+        .await;
+        assert_eq!(tracked.status, StatusCode::OK, "{}", text(&tracked));
+        app.run_pending_jobs().await;
+    }
+
+    /// The bills of lading of the board's rows, in order.
+    fn board_rows(html: &str) -> Vec<String> {
+        html.split("<a href=\"/shipments/")
+            .skip(1)
+            .map(|rest| {
+                let start = rest.find('>').unwrap() + 1;
+                rest[start..][..rest[start..].find('<').unwrap()].to_owned()
+            })
+            .collect()
+    }
+
+    /// The bills of lading of an API shipment list, in order.
+    async fn api_rows(app: &TestApp, query: &str) -> Vec<String> {
+        let list = app.get(&format!("/v2/shipments?{query}")).await;
+        assert_eq!(list.status, StatusCode::OK, "{}", text(&list));
+        list.json()["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                s["attributes"]["bill_of_lading_number"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    async fn the_board_filters_by_tag_and_custom_field_value_as_the_api_does(app: TestApp) {
+        defined(
+            &app,
+            json!({"api_slug": "desk", "display_name": "Desk", "entity_type": "Shipment",
+                   "data_type": "short_text"}),
+        )
+        .await;
+        let cookie = sign_in(&app, &app.key).await;
+        two_tracked(&app, &cookie).await;
+        let board = text(&page(&app, "/", &cookie).await);
+        assert_eq!(board_rows(&board).len(), 2, "{board}");
+        assert!(
+            board.contains("<label for=\"field\">Custom field</label>"),
+            "{board}"
+        );
+        let start = board.find("href=\"/shipments/").unwrap() + "href=\"".len();
+        let link = board[start..][..board[start..].find('"').unwrap()].to_owned();
+        submit(
+            &app,
+            &cookie,
+            &link,
+            &format!("{link}/references"),
+            "ref_numbers=&tags=Reefer",
+        )
+        .await;
+        submit(
+            &app,
+            &cookie,
+            &link,
+            &format!("{link}/custom-fields"),
+            "field=desk&value=Rotterdam",
+        )
+        .await;
+
+        let by_tag = board_rows(&text(&page(&app, "/?tag=reefer", &cookie).await));
+        assert_eq!(by_tag.len(), 1);
+        assert_eq!(by_tag, api_rows(&app, "filter[tag]=reefer").await);
+        let by_field = board_rows(&text(
+            &page(&app, "/?field=desk&value=Rotterdam", &cookie).await,
+        ));
+        assert_eq!(by_field, by_tag);
+        assert_eq!(
+            by_field,
+            api_rows(&app, "filter[custom_fields][desk]=Rotterdam").await
+        );
+    }
+
+    async fn the_board_sorts_by_eta_and_filters_arrivals_as_the_api_does(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        two_tracked(&app, &cookie).await;
+        for sort in ["pod_eta_at", "-pod_eta_at"] {
+            let board = text(&page(&app, &format!("/?sort={sort}"), &cookie).await);
+            assert_eq!(
+                board_rows(&board),
+                api_rows(&app, &format!("sort={sort}")).await
+            );
+        }
+        let board = text(&page(&app, "/?sort=pod_eta_at", &cookie).await);
+        assert!(board.contains("aria-sort=\"ascending\""), "{board}");
+        assert!(
+            board.contains("href=\"/?sort=-pod_eta_at&amp;page=1\""),
+            "{board}"
+        );
+        for days in ["0", "30", "400"] {
+            let board = text(&page(&app, &format!("/?arriving={days}"), &cookie).await);
+            assert_eq!(
+                board_rows(&board),
+                api_rows(&app, &format!("filter[arriving_within_days]={days}")).await,
+                "{days} days"
+            );
+        }
+    }
+
+    async fn a_bad_board_filter_is_a_message_not_an_error(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        for (query, message) in [
+            ("arriving=soon", "whole number of days"),
+            ("sort=sideways", "Unknown order"),
+            ("field=nope&value=1", "No custom field definition"),
+        ] {
+            let response = page(&app, &format!("/?{query}"), &cookie).await;
+            assert_eq!(response.status, StatusCode::OK, "{query}");
+            let html = text(&response);
+            assert!(html.contains("role=\"alert\""), "{query}: {html}");
+            assert!(html.contains(message), "{query}: {html}");
+        }
+    }
+
+    async fn the_api_refuses_a_bad_arrival_window_or_order(app: TestApp) {
+        for query in ["filter[arriving_within_days]=soon", "sort=sideways"] {
+            let response = app.get(&format!("/v2/shipments?{query}")).await;
+            assert_eq!(response.status, StatusCode::BAD_REQUEST, "{query}");
+        }
+    }
+
+    async fn the_carriers_page_shows_each_configured_lines_health(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let before = text(&page(&app, "/carriers", &cookie).await);
+        assert!(
+            before.contains("<th scope=\"col\">Last success</th>"),
+            "{before}"
+        );
+        assert!(before.contains("<td>TEST"), "{before}");
+        assert!(before.contains("not called yet"), "{before}");
+        two_tracked(&app, &cookie).await;
+        let after = text(&page(&app, "/carriers", &cookie).await);
+        assert!(after.contains("working"), "{after}");
+        assert!(after.contains("accepted"), "{after}");
+        assert!(after.contains("closed"), "{after}");
+    }
+}
