@@ -34,6 +34,7 @@ const MIGRATIONS: &[&str] = &[
     "-- 0024: reserved",
     "-- 0025: reserved",
     include_str!("../migrations/0026_document_rotations.sql"),
+    include_str!("../migrations/0027_email_submissions.sql"),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents is split by the
