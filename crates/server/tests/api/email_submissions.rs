@@ -24,6 +24,7 @@ on_both_backends!(
     a_message_sent_over_smtp_becomes_a_submission_with_its_documents,
     bad_mail_is_refused_or_recorded_with_a_reason_and_the_receiver_keeps_serving,
     email_submissions_are_listed_newest_first_and_found_by_id_only_in_their_account,
+    garbage_and_dropped_connections_do_not_stop_the_receiver,
 );
 
 /// The receiver on a free loopback port, until the returned token is cancelled.
@@ -435,4 +436,52 @@ async fn email_submissions_are_listed_newest_first_and_found_by_id_only_in_their
         )
         .await;
     assert_eq!(foreign.status, StatusCode::NOT_FOUND);
+}
+
+async fn garbage_and_dropped_connections_do_not_stop_the_receiver(app: TestApp) {
+    let (address, shutdown) = receiver(&app).await;
+
+    // Binary noise, an endless line, then a hang-up in the middle of a message.
+    let mut noise = TcpStream::connect(address).await.unwrap();
+    noise
+        .write_all(&[0xff, 0x00, 0x1b, b'\r', b'\n'])
+        .await
+        .unwrap();
+    noise.write_all(&vec![b'A'; 20_000]).await.unwrap();
+    noise.write_all(b"\r\n").await.unwrap();
+    drop(noise);
+    let mut dropped = Client::connect(address).await;
+    dropped.send("EHLO x").await;
+    dropped.send("MAIL FROM:<ops@forwarder.example>").await;
+    dropped.send("RCPT TO:<docs@tidemark.test>").await;
+    dropped.send("DATA").await;
+    dropped
+        .writer
+        .write_all(b"Subject: half\r\n\r\nhalf a mess")
+        .await
+        .unwrap();
+    drop(dropped);
+    let mut rude = Client::connect(address).await;
+    for _ in 0..10 {
+        assert!(rude.send("HELLO?").await.starts_with("502"));
+    }
+    assert!(rude.reply().await.starts_with("421"));
+
+    let mut client = Client::connect(address).await;
+    client.send("EHLO forwarder.example").await;
+    let reply = client
+        .mail(
+            "ops@forwarder.example",
+            &message(
+                "ops@forwarder.example",
+                "Still here",
+                "x",
+                &[("bl.pdf", "application/pdf", &pdf(&["BILL OF LADING"]))],
+            ),
+        )
+        .await;
+    shutdown.cancel();
+
+    assert!(reply.starts_with("250"), "{reply}");
+    assert_eq!(submissions(&app).await["meta"]["total"], 1);
 }
