@@ -253,6 +253,14 @@ async fn a_message_sent_over_smtp_becomes_a_submission_with_its_documents(app: T
         .get(&format!("/v2/documents/{document_id}/download"))
         .await;
     assert_eq!(downloaded.body, notice);
+    let with_email = app
+        .get(&format!(
+            "/v2/documents/{document_id}?include=email_submission"
+        ))
+        .await
+        .json();
+    assert_eq!(with_email["included"][0]["type"], "email_submission");
+    assert_eq!(with_email["included"][0]["id"], submission_id.as_str());
 }
 
 async fn bad_mail_is_refused_or_recorded_with_a_reason_and_the_receiver_keeps_serving(
