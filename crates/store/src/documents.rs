@@ -38,6 +38,35 @@ pub struct StoredDocument {
     pub representation: Option<Representation>,
     pub shipment_ids: Vec<ShipmentId>,
     pub container_ids: Vec<ContainerId>,
+    /// The email it came attached to (`source` `email`).
+    pub email_submission_id: Option<Uuid>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// An email received with documents attached (Terminal49's `email_submission`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmailSubmission {
+    pub id: Uuid,
+    pub account_id: AccountId,
+    pub subject: String,
+    /// The text body, cut to a bound.
+    pub body: Option<String>,
+    pub from: Vec<String>,
+    pub to: Vec<String>,
+    pub cc: Vec<String>,
+    /// The `Date` header.
+    pub sent_at: Option<DateTime<Utc>>,
+    pub message_id: Option<String>,
+    pub in_reply_to: Option<String>,
+    pub references: Vec<String>,
+    /// The top-level MIME type (`multipart/mixed`).
+    pub content_type: Option<String>,
+    /// `received` while its attachments are stored, then `processed` (at least one became
+    /// a document) or `rejected`.
+    pub status: String,
+    /// Why it was rejected, or what happened to attachments that were not kept.
+    pub status_reason: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -217,6 +246,30 @@ pub trait DocumentStore: Send + Sync {
         bl_numbers: &[String],
         container_numbers: &[String],
     ) -> StoreResult<LinkTargets>;
+    /// Records a received email.
+    async fn insert_email_submission(&self, submission: &EmailSubmission) -> StoreResult<()>;
+    /// Sets an email's final `status` and `status_reason`.
+    async fn finish_email_submission(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        status: &str,
+        reason: Option<&str>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    async fn email_submission(&self, account: AccountId, id: Uuid) -> StoreResult<EmailSubmission>;
+    /// The account's emails, newest first.
+    async fn list_email_submissions(
+        &self,
+        account: AccountId,
+        page: PageRequest,
+    ) -> StoreResult<Paged<EmailSubmission>>;
+    /// The live documents (with their links) made from these emails, oldest first.
+    async fn documents_of_email_submissions(
+        &self,
+        account: AccountId,
+        submissions: &[Uuid],
+    ) -> StoreResult<Vec<StoredDocument>>;
     async fn create_direct_upload(&self, upload: &DirectUpload) -> StoreResult<()>;
     /// A direct upload by id alone: the signed id that names it is the authority.
     async fn direct_upload(&self, id: Uuid) -> StoreResult<DirectUpload>;

@@ -34,7 +34,7 @@ pub use custom_fields::{
 pub use document_search::{MAX_WORD_CHARS, WordSearch, document_words, prefix_end, search_words};
 pub use documents::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
-    DocumentSortField, DocumentStore, LinkTargets, Representation, StoredDocument,
+    DocumentSortField, DocumentStore, EmailSubmission, LinkTargets, Representation, StoredDocument,
 };
 pub use error::{BoxError, StoreError};
 pub use search::{

@@ -9,6 +9,7 @@ use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+use utoipa::openapi::tag::TagBuilder;
 use utoipa::openapi::{InfoBuilder, OpenApi, OpenApiBuilder};
 
 use crate::api::error::ApiError;
@@ -16,7 +17,27 @@ use crate::app::AppState;
 
 const DOCS_PAGE: &str = include_str!("docs.html");
 
-/// Info and security scheme; paths and schemas are added by the routers.
+/// Tags whose operations need a word of context beyond each operation's own.
+const TAGS: &[(&str, &str)] = &[
+    (
+        "Documents",
+        "Shipment documents (beta): uploads, downloads, and their background reading. \
+         `reclassify`, `reextract`, `relink` and `rotate` queue a job and answer \
+         `202 {\"status\": \"accepted\"}`; the result shows on the document once the job ran.",
+    ),
+    (
+        "Document Schemas",
+        "The fields Tidemark reads from bills of lading, arrival notices and commercial \
+         invoices, as JSON Schema: what `last_document_representation.payload.fields` holds.",
+    ),
+    (
+        "Email Submissions",
+        "Emails received by the built-in SMTP receiver (`TIDEMARK_EMAIL__SMTP_LISTEN`), each \
+         with the documents made of its attachments.",
+    ),
+];
+
+/// Info, tags and security scheme; paths and schemas are added by the routers.
 pub fn base_openapi() -> OpenApi {
     let mut openapi = OpenApiBuilder::new()
         .info(
@@ -30,6 +51,16 @@ pub fn base_openapi() -> OpenApi {
                 .build(),
         )
         .build();
+    openapi.tags = Some(
+        TAGS.iter()
+            .map(|(name, description)| {
+                TagBuilder::new()
+                    .name(*name)
+                    .description(Some(*description))
+                    .build()
+            })
+            .collect(),
+    );
     openapi
         .components
         .get_or_insert_with(Default::default)

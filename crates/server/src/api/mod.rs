@@ -13,6 +13,7 @@ pub mod direct_uploads;
 pub mod docs;
 pub mod document_schemas;
 pub mod documents;
+pub mod email_submissions;
 pub mod error;
 pub mod extract;
 pub mod health;
@@ -71,6 +72,7 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(map_geojson::router())
         .merge(documents::router())
         .merge(document_schemas::router())
+        .merge(email_submissions::router())
         .merge(direct_uploads::router())
         .merge(custom_fields::router())
         .merge(custom_field_definitions::router())

@@ -239,6 +239,7 @@ pub async fn create(
         declared_content_type: content_type,
         shipment_ids: Vec::new(),
         container_ids: Vec::new(),
+        email_submission: None,
     };
     match upload(&state, new, bytes).await {
         Ok(document) => Ok(Redirect::to(&format!("/documents/{}", document.id)).into_response()),

@@ -16,6 +16,7 @@ on_both_backends!(
     reextracting_makes_a_new_representation_and_keeps_type_and_links,
     relinking_links_a_document_to_a_shipment_tracked_after_its_upload,
     rotating_turns_every_page_and_keeps_the_uploaded_file,
+    a_pdf_that_cannot_be_rewritten_is_left_as_it_was,
     bad_rotations_are_refused_with_the_reason,
     re_runs_are_refused_for_unknown_documents_types_and_read_only_keys,
 );
@@ -317,4 +318,27 @@ async fn re_runs_are_refused_for_unknown_documents_types_and_read_only_keys(app:
     .await;
     assert_eq!(poem.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(poem.error_member("source")["pointer"], "/document_type");
+}
+
+async fn a_pdf_that_cannot_be_rewritten_is_left_as_it_was(app: TestApp) {
+    let broken = b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 9 0 R >> endobj\n%%EOF\n".to_vec();
+    let id = uploaded(&app, "broken.pdf", &broken, &[]).await;
+    app.run_pending_jobs().await;
+
+    let response = post(
+        &app,
+        &format!("/v2/documents/{id}/rotate"),
+        Some(json!({"degrees": 180})),
+    )
+    .await;
+    assert_accepted(&response);
+    app.run_pending_jobs().await;
+
+    let downloaded = app.get(&format!("/v2/documents/{id}/download")).await;
+    assert_eq!(downloaded.status, StatusCode::OK);
+    assert_eq!(downloaded.body, broken);
+    // The worker is still there: the next job runs.
+    let again = post(&app, &format!("/v2/documents/{id}/reextract"), None).await;
+    assert_accepted(&again);
+    assert_eq!(app.run_pending_jobs().await, 1);
 }

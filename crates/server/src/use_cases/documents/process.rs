@@ -277,6 +277,16 @@ async fn links_in(
     document: &StoredDocument,
     text: &str,
 ) -> Result<(Vec<ShipmentId>, Vec<ContainerId>, serde_json::Value), StoreError> {
+    link_numbers(app, document.account_id, text).await
+}
+
+/// The account's shipments and containers whose bill of lading or container numbers
+/// `text` mentions, and the numbers found (a representation's payload).
+pub async fn link_numbers(
+    app: &App,
+    account: AccountId,
+    text: &str,
+) -> Result<(Vec<ShipmentId>, Vec<ContainerId>, serde_json::Value), StoreError> {
     let references = find_references(text);
     let candidates: Vec<String> = references
         .bl_candidates
@@ -301,7 +311,7 @@ async fn links_in(
         .collect();
     let targets = app
         .store
-        .link_targets(document.account_id, &lookups, &container_numbers)
+        .link_targets(account, &lookups, &container_numbers)
         .await?;
     let known: Vec<&str> = targets.shipments.iter().map(|(_, n)| n.as_str()).collect();
     let matched = matching_bl_numbers(&candidates, &known);

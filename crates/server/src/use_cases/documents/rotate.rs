@@ -2,6 +2,9 @@
 //! rotated file is written as a new object and becomes the document's bytes; the uploaded
 //! file stays where it was (the store keeps its key as the original).
 //!
+//! The PDF is parsed and rewritten in the extraction child process ([`super::isolate`]),
+//! under the same limits as a reading.
+//!
 //! Terminal49 rotates images only; Tidemark rotates PDFs (each page's `/Rotate`, so the
 //! page content is untouched and the text reads the same), and answers `422` for others.
 
@@ -103,12 +106,13 @@ pub async fn run(
         Err(error) => return Err(error.into()),
     };
     let bytes = app.documents.get(&document.storage_key).await?;
-    let rotated = tokio::task::spawn_blocking(move || rotate_pdf(&bytes, degrees))
-        .await
-        .unwrap_or_else(|_| Err("the PDF reader stopped".to_owned()));
+    // In the extraction child, under its limits: the worker never parses a document.
+    let rotated = app.extractor.rotate(&bytes, degrees).await;
+    drop(bytes);
     let (rotated, pages) = match rotated {
         Ok(rotated) => rotated,
-        Err(reason) => {
+        Err(error) => {
+            let reason = error.to_string();
             tracing::warn!(document.id = %id, %reason, "cannot rotate a document");
             return Ok(Outcome::Unreadable(reason));
         }
