@@ -757,10 +757,8 @@ mod board_and_carriers {
 mod track_page {
     use std::io::Write as _;
 
-    use axum::body::Body;
-    use axum::http::{Method, Request, header};
-
     use super::*;
+    use crate::console::document_pages::{multipart, send_multipart};
     use crate::helpers::TestResponse;
 
     on_both_backends!(
@@ -772,30 +770,9 @@ mod track_page {
         a_read_only_key_gets_no_upload_form_and_its_upload_is_refused,
     );
 
-    const BOUNDARY: &str = "tidemark-track-test";
-
     async fn upload(app: &TestApp, cookie: &str, csrf: &str, bytes: &[u8]) -> TestResponse {
-        let mut body = format!(
-            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n\
-             --{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"numbers\"\r\n\
-             Content-Type: application/octet-stream\r\n\r\n"
-        )
-        .into_bytes();
-        body.extend_from_slice(bytes);
-        body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
-        app.send(
-            Request::builder()
-                .method(Method::POST)
-                .uri("/track/upload")
-                .header(header::COOKIE, cookie)
-                .header(
-                    header::CONTENT_TYPE,
-                    format!("multipart/form-data; boundary={BOUNDARY}"),
-                )
-                .body(Body::from(body))
-                .unwrap(),
-        )
-        .await
+        let body = multipart(csrf, "numbers", "application/octet-stream", bytes);
+        send_multipart(app, "/track/upload", cookie, body).await
     }
 
     /// A one-sheet workbook whose rows hold these cells (inline strings), as spreadsheet
