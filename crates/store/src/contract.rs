@@ -1517,6 +1517,22 @@ pub async fn another_accounts_shipment_and_container_are_not_found(backend: &dyn
     assert_eq!(events.total, 0);
 }
 
+/// The ids of the account's shipments `filter` lists, in order.
+async fn listed(
+    store: &Arc<dyn Store>,
+    account: AccountId,
+    filter: ShipmentFilter,
+) -> Vec<tidemark_domain::ShipmentId> {
+    store
+        .list_shipments(account, &filter, ALL)
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|s| s.id)
+        .collect()
+}
+
 pub async fn shipments_are_filtered_and_searched(backend: &dyn TestBackend) {
     let store = backend.store();
     let ids = SequentialIds::default();
@@ -1527,19 +1543,7 @@ pub async fn shipments_are_filtered_and_searched(backend: &dyn TestBackend) {
     stopped.line_tracking_stopped_at = Some(t0() + Duration::days(1));
     stopped.line_tracking_stopped_reason = Some("user".to_owned());
     save(store.as_ref(), stopped).await;
-    let list = |filter: ShipmentFilter| {
-        let store = Arc::clone(&store);
-        async move {
-            store
-                .list_shipments(acme, &filter, ALL)
-                .await
-                .unwrap()
-                .items
-                .into_iter()
-                .map(|s| s.id)
-                .collect::<Vec<_>>()
-        }
-    };
+    let list = |filter: ShipmentFilter| listed(&store, acme, filter);
 
     assert_eq!(
         list(ShipmentFilter::default()).await,
@@ -1622,19 +1626,7 @@ pub async fn shipments_are_filtered_by_tag_and_eta_window_and_sorted_by_eta(
     let mut tagged = store.shipment(acme, shipments[1]).await.unwrap();
     tagged.tags = vec!["Reefer".to_owned()];
     store.update_shipment(&tagged).await.unwrap();
-    let list = |filter: ShipmentFilter| {
-        let store = Arc::clone(&store);
-        async move {
-            store
-                .list_shipments(acme, &filter, ALL)
-                .await
-                .unwrap()
-                .items
-                .into_iter()
-                .map(|s| s.id)
-                .collect::<Vec<_>>()
-        }
-    };
+    let list = |filter: ShipmentFilter| listed(&store, acme, filter);
 
     assert_eq!(
         list(ShipmentFilter {

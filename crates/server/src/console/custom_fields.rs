@@ -112,7 +112,8 @@ fn problems_markup(intro: &str, problems: &[String]) -> Markup {
     }
 }
 
-fn details(error: CustomFieldError) -> Result<Vec<String>, PageError> {
+/// The sentences of a use case's problems (a store failure stays an error).
+pub(super) fn details(error: CustomFieldError) -> Result<Vec<String>, PageError> {
     match error {
         CustomFieldError::Invalid(problems) => Ok(problems.into_iter().map(|p| p.detail).collect()),
         CustomFieldError::Store(error) => Err(error.into()),
@@ -442,15 +443,22 @@ pub async fn delete(
     Ok(Redirect::to("/custom-fields"))
 }
 
-/// A typed position: a whole number, or the text as is (the rules say what is wrong).
-fn position(form: &FormPairs) -> Result<Option<i64>, Vec<String>> {
-    match given(form, "position") {
-        None => Ok(None),
-        Some(text) => text
-            .parse()
-            .map(Some)
-            .map_err(|_| vec![format!("Position must be a whole number; got {text:?}.")]),
+/// The typed position: a whole number or nothing; otherwise the definition's page saying so.
+async fn position(
+    app: &App,
+    session: &Session,
+    id: Uuid,
+    form: &FormPairs,
+) -> Result<Result<Option<i64>, Response>, PageError> {
+    let Some(text) = given(form, "position") else {
+        return Ok(Ok(None));
+    };
+    if let Ok(position) = text.parse() {
+        return Ok(Ok(Some(position)));
     }
+    let problems = [format!("Position must be a whole number; got {text:?}.")];
+    let page = definition_page(app, session, id, &problems).await?;
+    Ok(Err((StatusCode::UNPROCESSABLE_ENTITY, page).into_response()))
 }
 
 /// `POST /custom-fields/{id}/options`: adds an option.
@@ -463,12 +471,9 @@ pub async fn create_option(
 ) -> Result<Response, PageError> {
     let form = checked(&session, &headers, &body)?;
     let id = parse_id(&id)?;
-    let position = match position(&form) {
+    let position = match position(&state, &session, id, &form).await? {
         Ok(position) => position,
-        Err(problems) => {
-            let page = definition_page(&state, &session, id, &problems).await?;
-            return Ok((StatusCode::UNPROCESSABLE_ENTITY, page).into_response());
-        }
+        Err(refused) => return Ok(refused),
     };
     let new = NewOption {
         value: Some(form.one("value").to_owned()),
@@ -489,12 +494,9 @@ pub async fn update_option(
 ) -> Result<Response, PageError> {
     let form = checked(&session, &headers, &body)?;
     let (id, option) = (parse_id(&id)?, parse_id(&option)?);
-    let position = match position(&form) {
+    let position = match position(&state, &session, id, &form).await? {
         Ok(position) => position,
-        Err(problems) => {
-            let page = definition_page(&state, &session, id, &problems).await?;
-            return Ok((StatusCode::UNPROCESSABLE_ENTITY, page).into_response());
-        }
+        Err(refused) => return Ok(refused),
     };
     let changes = OptionChanges {
         value: None,

@@ -59,6 +59,10 @@ pub fn router(state: AppState) -> Router {
         .route("/sign-out", post(pages::sign_out))
         .route("/track", get(track::page).post(track::submit))
         .route(
+            "/track/upload",
+            post(track::upload).layer(DefaultBodyLimit::max(track::MAX_UPLOAD_BYTES + 64 * 1024)),
+        )
+        .route(
             "/documents",
             get(documents::index)
                 .post(documents::create)

@@ -20,7 +20,7 @@ use super::board::{port_time, status_of};
 use super::pages::{FormPairs, PageError, csrf_field, layout, writable};
 use super::session::Session;
 use crate::app::{App, AppState};
-use crate::use_cases::custom_fields::{self, CustomFieldError, EntityField};
+use crate::use_cases::custom_fields::{self, EntityField};
 use crate::use_cases::documents::links;
 use crate::use_cases::tracking::{self, REFRESH_PER_MINUTE, RefreshError, shipments};
 
@@ -527,18 +527,11 @@ pub async fn save_custom_field(
     };
     match result {
         Ok(()) => Ok(done(id, "field")),
-        Err(CustomFieldError::Invalid(problems)) => {
-            let problems: Vec<String> = problems.into_iter().map(|p| p.detail).collect();
-            refused(
-                &state,
-                &session,
-                id,
-                StatusCode::UNPROCESSABLE_ENTITY,
-                &problems,
-            )
-            .await
+        Err(error) => {
+            let problems = super::custom_fields::details(error)?;
+            let status = StatusCode::UNPROCESSABLE_ENTITY;
+            refused(&state, &session, id, status, &problems).await
         }
-        Err(CustomFieldError::Store(error)) => Err(error.into()),
     }
 }
 

@@ -638,7 +638,7 @@ mod webhook_pages {
 
 /// The Documents pages: upload (multipart, as the form and a dropped file send it), list,
 /// preview and download.
-mod document_pages {
+pub(crate) mod document_pages {
     use super::*;
     use crate::documents::pdf;
 
@@ -651,7 +651,12 @@ mod document_pages {
 
     const BOUNDARY: &str = "tidemark-console-test";
 
-    fn multipart(csrf: &str, file_name: &str, content_type: &str, bytes: &[u8]) -> Vec<u8> {
+    pub(crate) fn multipart(
+        csrf: &str,
+        file_name: &str,
+        content_type: &str,
+        bytes: &[u8],
+    ) -> Vec<u8> {
         let mut body = format!(
             "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n\
              --{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file_name}\"\r\n\
@@ -664,10 +669,20 @@ mod document_pages {
     }
 
     async fn upload(app: &TestApp, cookie: &str, body: Vec<u8>) -> TestResponse {
+        send_multipart(app, "/documents", cookie, body).await
+    }
+
+    /// Posts a multipart form body made by [`multipart`] to `path`.
+    pub(crate) async fn send_multipart(
+        app: &TestApp,
+        path: &str,
+        cookie: &str,
+        body: Vec<u8>,
+    ) -> TestResponse {
         app.send(
             Request::builder()
                 .method(Method::POST)
-                .uri("/documents")
+                .uri(path)
                 .header(header::COOKIE, cookie)
                 .header(
                     header::CONTENT_TYPE,

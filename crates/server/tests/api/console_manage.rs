@@ -753,3 +753,173 @@ mod board_and_carriers {
         assert!(after.contains("closed"), "{after}");
     }
 }
+
+mod track_page {
+    use std::io::Write as _;
+
+    use super::*;
+    use crate::console::document_pages::{multipart, send_multipart};
+    use crate::helpers::TestResponse;
+
+    on_both_backends!(
+        a_number_left_to_inference_is_tracked_with_its_inferred_carrier,
+        an_uncertain_number_offers_its_candidate_carriers_to_choose_from,
+        a_csv_file_of_numbers_reports_each_row,
+        an_xlsx_file_of_numbers_reports_each_row,
+        a_file_that_is_neither_csv_nor_xlsx_is_refused_with_a_message,
+        a_read_only_key_gets_no_upload_form_and_its_upload_is_refused,
+    );
+
+    async fn upload(app: &TestApp, cookie: &str, csrf: &str, bytes: &[u8]) -> TestResponse {
+        let body = multipart(csrf, "numbers", "application/octet-stream", bytes);
+        send_multipart(app, "/track/upload", cookie, body).await
+    }
+
+    /// A one-sheet workbook whose rows hold these cells (inline strings), as spreadsheet
+    /// programs write it.
+    fn xlsx(rows: &[&[&str]]) -> Vec<u8> {
+        let mut sheet = String::from(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\"><sheetData>",
+        );
+        for (r, row) in rows.iter().enumerate() {
+            sheet.push_str(&format!("<row r=\"{}\">", r + 1));
+            for (c, cell) in row.iter().enumerate() {
+                let column = char::from(b'A' + u8::try_from(c).unwrap());
+                sheet.push_str(&format!(
+                    "<c r=\"{column}{}\" t=\"inlineStr\"><is><t>{cell}</t></is></c>",
+                    r + 1
+                ));
+            }
+            sheet.push_str("</row>");
+        }
+        sheet.push_str("</sheetData></worksheet>");
+        let files = [
+            ("[Content_Types].xml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\"><Default Extension=\"rels\" ContentType=\"application/vnd.openxmlformats-package.relationships+xml\"/><Default Extension=\"xml\" ContentType=\"application/xml\"/><Override PartName=\"/xl/workbook.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml\"/><Override PartName=\"/xl/worksheets/sheet1.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml\"/></Types>".to_owned()),
+            ("_rels/.rels", "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\"><Relationship Id=\"rId1\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument\" Target=\"xl/workbook.xml\"/></Relationships>".to_owned()),
+            ("xl/workbook.xml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?><workbook xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\"><sheets><sheet name=\"Numbers\" sheetId=\"1\" r:id=\"rId1\"/></sheets></workbook>".to_owned()),
+            ("xl/_rels/workbook.xml.rels", "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\"><Relationship Id=\"rId1\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet\" Target=\"worksheets/sheet1.xml\"/></Relationships>".to_owned()),
+            ("xl/worksheets/sheet1.xml", sheet),
+        ];
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        for (name, content) in files {
+            zip.start_file(name, options).unwrap();
+            zip.write_all(content.as_bytes()).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    async fn a_number_left_to_inference_is_tracked_with_its_inferred_carrier(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let html = text(&page(&app, "/track", &cookie).await);
+        assert!(
+            html.contains("<option value=\"\">Infer from the number</option>"),
+            "{html}"
+        );
+        let csrf = csrf_of(&html);
+        let tracked = form(
+            &app,
+            "/track",
+            Some(&cookie),
+            &format!("csrf={csrf}&number=TEST-TR-SUCCEEDED&request_type=&scac="),
+        )
+        .await;
+        assert_eq!(tracked.status, StatusCode::OK);
+        assert!(
+            text(&tracked).contains("accepted (TEST)"),
+            "{}",
+            text(&tracked)
+        );
+    }
+
+    async fn an_uncertain_number_offers_its_candidate_carriers_to_choose_from(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let csrf = csrf_of(&text(&page(&app, "/track", &cookie).await));
+        let uncertain = form(
+            &app,
+            "/track",
+            Some(&cookie),
+            &format!("csrf={csrf}&number=221234567&request_type=&scac="),
+        )
+        .await;
+        assert_eq!(uncertain.status, StatusCode::OK);
+        let html = text(&uncertain);
+        assert!(html.contains("choose the carrier:"), "{html}");
+        assert!(html.contains("Track with MAEU"), "{html}");
+        assert!(
+            html.contains("name=\"request_type\" value=\"booking_number\""),
+            "{html}"
+        );
+        let chosen = form(
+            &app,
+            "/track",
+            Some(&cookie),
+            &format!("csrf={csrf}&number=221234567&request_type=booking_number&scac=MAEU"),
+        )
+        .await;
+        assert!(
+            text(&chosen).contains("accepted (MAEU)"),
+            "{}",
+            text(&chosen)
+        );
+    }
+
+    async fn a_csv_file_of_numbers_reports_each_row(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let csrf = csrf_of(&text(&page(&app, "/track", &cookie).await));
+        let response = upload(
+            &app,
+            &cookie,
+            &csrf,
+            b"number,carrier\r\nTEST-TR-SUCCEEDED\r\nTEST-TR-SUCCEEDED,TEST\r\nTEST-TR-SUCCEEDED-2,TEST,bill_of_lading\r\nx\r\n",
+        )
+        .await;
+        assert_eq!(response.status, StatusCode::OK);
+        let html = text(&response);
+        assert_eq!(html.matches("accepted (TEST)").count(), 2, "{html}");
+        assert_eq!(html.matches("refused: ").count(), 2, "{html}");
+    }
+
+    async fn an_xlsx_file_of_numbers_reports_each_row(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let csrf = csrf_of(&text(&page(&app, "/track", &cookie).await));
+        let workbook = xlsx(&[
+            &["Number", "Carrier"],
+            &["TEST-TR-SUCCEEDED", "TEST"],
+            &["TEST-TR-SUCCEEDED-2", ""],
+        ]);
+        let response = upload(&app, &cookie, &csrf, &workbook).await;
+        assert_eq!(response.status, StatusCode::OK, "{}", text(&response));
+        let html = text(&response);
+        assert_eq!(html.matches("accepted (TEST)").count(), 2, "{html}");
+        app.run_pending_jobs().await;
+        let list = app.get("/v2/tracking_requests").await.json();
+        assert_eq!(list["data"].as_array().unwrap().len(), 2);
+    }
+
+    async fn a_file_that_is_neither_csv_nor_xlsx_is_refused_with_a_message(app: TestApp) {
+        let cookie = sign_in(&app, &app.key).await;
+        let csrf = csrf_of(&text(&page(&app, "/track", &cookie).await));
+        for (bytes, message) in [
+            (&b"\x00\x01binary"[..], "neither CSV nor XLSX"),
+            (&b"PK\x03\x04broken"[..], "could not be read"),
+            (&b"\n\n"[..], "no numbers"),
+        ] {
+            let response = upload(&app, &cookie, &csrf, bytes).await;
+            assert_eq!(response.status, StatusCode::UNPROCESSABLE_ENTITY);
+            let html = text(&response);
+            assert!(html.contains("role=\"alert\""), "{html}");
+            assert!(html.contains(message), "{html}");
+        }
+    }
+
+    async fn a_read_only_key_gets_no_upload_form_and_its_upload_is_refused(app: TestApp) {
+        let reader = sign_in(&app, &app.read_only_key).await;
+        let html = text(&page(&app, "/track", &reader).await);
+        assert!(!html.contains(">Upload numbers</button>"), "{html}");
+        let csrf = csrf_of(&html);
+        let refused = upload(&app, &reader, &csrf, b"TEST-TR-SUCCEEDED\n").await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    }
+}
