@@ -4,7 +4,8 @@
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, TestResponse};
+use crate::custom_fields::{body, defined, patch, tracked_shipment};
+use crate::helpers::TestApp;
 use crate::on_both_backends;
 
 on_both_backends!(
@@ -17,7 +18,6 @@ on_both_backends!(
     a_container_patch_needs_a_json_content_type,
     a_read_only_key_cannot_patch_a_container,
     a_poll_keeps_the_ref_numbers_users_gave_a_container,
-    the_openapi_document_describes_these_operations,
     tracking_request_custom_fields_are_set_listed_read_and_deleted,
     tracking_request_custom_fields_are_validated_as_shipment_fields,
     values_set_on_a_tracking_request_carry_over_to_its_shipment,
@@ -39,41 +39,6 @@ on_both_backends!(
     search_results_have_terminal49s_shape,
     search_needs_an_api_key,
 );
-
-fn body(value: &Value) -> Option<(&'static str, Vec<u8>)> {
-    Some(("application/json", value.to_string().into_bytes()))
-}
-
-async fn patch(app: &TestApp, path: &str, value: &Value) -> TestResponse {
-    app.request(Method::PATCH, path, Some(&app.key), body(value))
-        .await
-}
-
-/// Tracks a sandbox number to its shipment; returns the shipment's id and its containers'.
-async fn tracked_shipment(app: &TestApp, number: &str) -> (String, Vec<String>) {
-    let created = app
-        .post_json(
-            "/v2/tracking_requests",
-            &json!({"data": {"type": "tracking_request", "attributes": {
-                "request_type": "bill_of_lading", "request_number": number, "scac": "TEST"
-            }}}),
-        )
-        .await;
-    assert_eq!(created.status, StatusCode::CREATED, "{}", created.json());
-    app.run_pending_jobs().await;
-    let shipments = app
-        .get(&format!("/v2/shipments?filter[number]={number}"))
-        .await
-        .json();
-    let shipment = shipments["data"][0]["id"].as_str().unwrap().to_owned();
-    let containers = shipments["data"][0]["relationships"]["containers"]["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap().to_owned())
-        .collect();
-    (shipment, containers)
-}
 
 fn ref_numbers_body(ref_numbers: Value) -> Value {
     json!({"data": {"type": "container", "attributes": {"ref_numbers": ref_numbers}}})
@@ -270,61 +235,15 @@ async fn a_poll_keeps_the_ref_numbers_users_gave_a_container(app: TestApp) {
     assert_eq!(ref_numbers_of(&app, &containers[0]).await, json!(["PO-1"]));
 }
 
-/// The operations this file covers, each with its method and the statuses it can answer.
-const DOCUMENTED: &[(&str, &str, &[&str])] = &[
-    (
-        "/v2/containers/{id}",
-        "patch",
-        &["200", "400", "401", "403", "404", "409", "415", "422"],
-    ),
-    (
-        "/v2/containers",
-        "patch",
-        &["200", "400", "401", "403", "404", "415", "422"],
-    ),
-    ("/v2/metro_areas/{id}", "get", &["200", "401", "404"]),
-    ("/v2/search", "get", &["200", "400", "401"]),
-];
-
-async fn the_openapi_document_describes_these_operations(app: TestApp) {
-    let spec = app
-        .request(Method::GET, "/v2/openapi.json", None, None)
-        .await
-        .json();
-
-    for (path, method, statuses) in DOCUMENTED {
-        let operation = &spec["paths"][path][method];
-        assert!(operation.is_object(), "{method} {path} is not documented");
-        for status in *statuses {
-            let response = &operation["responses"][status];
-            assert!(
-                response["content"]["application/vnd.api+json"].is_object(),
-                "{method} {path} does not list {status} as application/vnd.api+json: {response}"
-            );
-        }
-    }
-}
-
-async fn define(app: &TestApp, attributes: Value) -> String {
-    let response = app
-        .post_json(
-            "/v2/custom_field_definitions",
-            &json!({"data": {"type": "custom_field_definition", "attributes": attributes}}),
-        )
-        .await;
-    assert_eq!(response.status, StatusCode::CREATED, "{}", response.json());
-    response.json()["data"]["id"].as_str().unwrap().to_owned()
-}
-
 /// A `po` short text (at most 8 characters) and a `qty` number (at most 10), shipment fields.
 async fn shipment_fields(app: &TestApp) {
-    define(
+    defined(
         app,
         json!({"api_slug": "po", "display_name": "PO", "entity_type": "Shipment",
                "data_type": "short_text", "validation": {"max_length": 8}}),
     )
     .await;
-    define(
+    defined(
         app,
         json!({"api_slug": "qty", "display_name": "Qty", "entity_type": "Shipment",
                "data_type": "number", "validation": {"max": 10}}),
@@ -542,7 +461,7 @@ async fn a_read_only_key_cannot_set_a_tracking_request_custom_field(app: TestApp
 }
 
 async fn container_fields_cannot_be_set_on_a_tracking_request(app: TestApp) {
-    define(
+    defined(
         &app,
         json!({"api_slug": "seal", "display_name": "Seal", "entity_type": "Container",
                "data_type": "short_text"}),
