@@ -156,10 +156,11 @@ fn percentiles(mut times: Vec<StdDuration>) -> (f64, f64) {
     (at(0.5), at(0.99))
 }
 
-/// The `src`/`href` of the page's own scripts and styles (`/assets/…`).
+/// The `src`/`href` of the page's own scripts and styles (`/assets/…`), and the basemap the
+/// map's script fetches (`data-land`).
 fn assets_of(html: &str) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
-    for marker in ["src=\"/assets/", "href=\"/assets/"] {
+    for marker in ["src=\"/assets/", "href=\"/assets/", "data-land=\"/assets/"] {
         let mut rest = html;
         while let Some(at) = rest.find(marker) {
             let start = at + marker.len() - "/assets/".len();
