@@ -7,7 +7,11 @@
 // (refused) and the right one, tracks a number, sees it on the board, opens the shipment
 // page (containers, timeline, and its route map drawn over the offline basemap), creates a
 // webhook, sends it a test delivery and sees the tracking notification in its delivery log,
-// drops a PDF on the Documents page and finds its preview and download, and signs out. Fails on any page script error and on any
+// defines custom fields (one a list with an option), edits the shipment's references, tags and
+// a custom field, filters the board by tag and orders it by ETA, stops and resumes tracking,
+// drops a PDF on the Documents page, finds its preview and download and links it to the
+// shipment, tracks a number whose carrier must be chosen and a CSV file of numbers, creates
+// and revokes a read-only API key, reads the carriers' health, and signs out. Fails on any page script error and on any
 // request to a host other than the server. With SCREENSHOTS=dir set, saves PNGs there.
 // Skips (exit 0, says so) when Chromium is absent.
 
@@ -123,12 +127,31 @@ try {
   await page.getByRole("status").filter({ hasText: "Delivered: tracking_request.succeeded → HTTP 200" }).waitFor();
   const webhookPage = page.url().replace(/\/test$/, "");
 
+  step("defining custom fields, one a list with an option");
+  await page.getByRole("link", { name: "Custom fields", exact: true }).click();
+  await heading("Custom fields").waitFor();
+  await page.getByLabel("Name", { exact: true }).fill("Desk");
+  await page.getByLabel("API slug").fill("desk");
+  await page.getByRole("button", { name: "Create custom field" }).click();
+  await heading("Custom field Desk").waitFor();
+  await page.getByRole("link", { name: "All custom fields" }).click();
+  await page.getByLabel("Name", { exact: true }).fill("Incoterm");
+  await page.getByLabel("API slug").fill("incoterm");
+  await page.getByLabel("Type", { exact: true }).selectOption("enum");
+  await page.getByRole("button", { name: "Create custom field" }).click();
+  await heading("Custom field Incoterm").waitFor();
+  await page.getByLabel("Option value").fill("FOB");
+  await page.getByLabel("Option label").fill("Free on board");
+  await page.getByRole("button", { name: "Add option" }).click();
+  await page.getByRole("cell", { name: "FOB", exact: true }).waitFor();
+  await page.getByLabel("Label of FOB").waitFor();
+
   step("tracking a number");
   await page.getByRole("link", { name: "Track", exact: true }).click();
   await heading("Track").waitFor();
   await page.getByLabel("Number", { exact: true }).fill("TEST-TR-SUCCEEDED");
-  await page.getByRole("button", { name: "Track" }).click();
-  await page.getByRole("cell", { name: "accepted" }).waitFor();
+  await page.getByRole("button", { name: "Track", exact: true }).click();
+  await page.getByRole("cell", { name: "accepted (TEST)" }).waitFor();
 
   step("the board shows it (it refreshes itself)");
   await page.getByRole("link", { name: "Shipments", exact: true }).click();
@@ -176,6 +199,44 @@ try {
   if (jump >= 180) failures.push(`the route jumps ${jump}° of longitude between two points`);
   await page.getByText(/between .* and .*, position of/).waitFor();
   if (screenshots) await page.screenshot({ path: join(screenshots, "shipment.png"), fullPage: true });
+
+  const shipmentPage = page.url();
+
+  step("the shipment page edits references, tags and custom fields");
+  await page.getByLabel("Reference numbers (one per line)").fill("PO-4711");
+  await page.getByLabel("Tags (comma-separated)").fill("reefer");
+  await page.getByRole("button", { name: "Save references and tags" }).click();
+  await page.getByRole("status").filter({ hasText: "Reference numbers and tags saved." }).waitFor();
+  await page.getByLabel("Desk", { exact: true }).fill("Rotterdam");
+  await page.getByRole("button", { name: "Save Desk" }).click();
+  await page.getByText("Now: Rotterdam").waitFor();
+  await page.getByLabel("Incoterm", { exact: true }).selectOption("FOB");
+  await page.getByRole("button", { name: "Save Incoterm" }).click();
+  await page.getByText("Now: Free on board").waitFor();
+
+  step("tracking is stopped and resumed; a refresh is queued");
+  await page.getByRole("button", { name: "Stop tracking" }).click();
+  await page.getByRole("status").filter({ hasText: "Tracking stopped." }).waitFor();
+  await page.getByRole("button", { name: "Resume tracking" }).click();
+  await page.getByRole("status").filter({ hasText: "Tracking resumed" }).waitFor();
+  await page.getByRole("button", { name: "Refresh", exact: true }).click();
+  await page.getByRole("status").filter({ hasText: "Refresh queued" }).waitFor();
+
+  step("the board filters by tag and custom field and orders by ETA");
+  await page.getByRole("link", { name: "Shipments", exact: true }).click();
+  await page.getByLabel("Tag", { exact: true }).fill("reefer");
+  await page.getByLabel("Custom field", { exact: true }).selectOption("desk");
+  await page.getByLabel("Field value").fill("Rotterdam");
+  await page.getByLabel("Order").selectOption("pod_eta_at");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await page.getByRole("link", { name: "TEST-TR-SUCCEEDED" }).waitFor();
+  await page.getByRole("columnheader", { name: "ETA (port time)" }).and(page.locator("[aria-sort=ascending]")).waitFor();
+  await page.getByLabel("Tag", { exact: true }).fill("no-such-tag");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await page.getByRole("cell", { name: "No shipments match." }).waitFor();
+  await page.getByLabel("Arriving within (days)").fill("soon");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await page.getByRole("alert").filter({ hasText: "whole number of days" }).waitFor();
 
   step("the webhook's delivery log shows the tracking request's notification");
   await page.goto(webhookPage);
@@ -227,8 +288,56 @@ try {
     await page.waitForTimeout(2_000);
     await page.screenshot({ path: join(screenshots, "document.png") });
   }
-  await page.getByRole("link", { name: "All documents" }).click();
+  step("the document is linked to the shipment and listed on its page");
+  await page.getByLabel("Bill of lading").fill("TEST-TR-SUCCEEDED");
+  await page.getByRole("button", { name: "Link to shipment" }).click();
+  await page.getByRole("link", { name: "TEST-TR-SUCCEEDED" }).click();
+  await heading("Documents").waitFor();
   await page.getByRole("link", { name: "bl-E2ETEST01.pdf" }).waitFor();
+  await page.locator("#route-map path.land").first().waitFor({ state: "attached", timeout: 20_000 });
+  if (screenshots) await page.screenshot({ path: join(screenshots, "shipment-edit.png"), fullPage: true });
+  await page.getByRole("link", { name: "Documents", exact: true }).click();
+  await page.getByRole("link", { name: "bl-E2ETEST01.pdf" }).waitFor();
+
+  step("a number whose carrier is not certain offers the candidates; a CSV file is tracked row by row");
+  await page.getByRole("link", { name: "Track", exact: true }).click();
+  await page.getByLabel("Number", { exact: true }).fill("221234567");
+  await page.getByRole("button", { name: "Track", exact: true }).click();
+  await page.getByRole("button", { name: /^Track with MAEU/ }).waitFor();
+  if (screenshots) await page.screenshot({ path: join(screenshots, "track.png"), fullPage: true });
+  await page.getByRole("button", { name: /^Track with MAEU/ }).click();
+  await page.getByRole("cell", { name: "accepted (MAEU)" }).waitFor();
+  await page.getByLabel("File of numbers (CSV or XLSX)").setInputFiles({
+    name: "numbers.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from("number,carrier\nTEST-TR-SUCCEEDED-2,TEST\nTEST-TR-SUCCEEDED,TEST\n"),
+  });
+  await page.getByRole("button", { name: "Upload numbers" }).click();
+  await page.getByRole("cell", { name: "accepted (TEST)" }).waitFor();
+  await page.getByRole("cell", { name: /refused: .*already exists/ }).waitFor();
+
+  step("a read-only API key is created (shown once) and revoked");
+  await page.getByRole("link", { name: "API keys", exact: true }).click();
+  await heading("API keys").waitFor();
+  const revokeButtons = page.getByRole("button", { name: /^Revoke key/ });
+  const before = await revokeButtons.count();
+  await page.getByLabel("Read-only").check();
+  await page.getByRole("button", { name: "Create API key" }).click();
+  await page.getByRole("status").filter({ hasText: "Created a read-only key" }).waitFor();
+  const secret = await page.getByLabel("Key", { exact: true }).inputValue();
+  const status = async () =>
+    (await fetch(`${origin}/v2/shipments`, { headers: { authorization: `Token ${secret}` } })).status;
+  if ((await status()) !== 200) failures.push("the new read-only key did not work");
+  if ((await revokeButtons.count()) !== before + 1) failures.push("the new key is not listed");
+  await revokeButtons.first().click();
+  await heading("API keys").waitFor();
+  if ((await revokeButtons.count()) !== before) failures.push("the key was not revoked");
+  if ((await status()) !== 401) failures.push("the revoked key still works");
+
+  step("the carriers page shows the sandbox line's health");
+  await page.getByRole("link", { name: "Carriers", exact: true }).click();
+  await heading("Carriers").waitFor();
+  await page.getByRole("cell", { name: "working" }).first().waitFor();
 
   step("signing out");
   await page.getByRole("button", { name: "Sign out" }).click();

@@ -77,6 +77,9 @@ pub struct Container {
     pub account_id: AccountId,
     pub shipment_id: ShipmentId,
     pub number: String,
+    /// The user's reference numbers for this container (`PATCH /v2/containers/{id}`); a
+    /// poll never changes them.
+    pub ref_numbers: Vec<String>,
     pub seal_number: Option<String>,
     /// ISO 6346 size-type code as the carrier sent it (`45G1`).
     pub iso_equipment_code: Option<String>,

@@ -187,6 +187,7 @@ fn new_container(
         account_id: shipment.account_id,
         shipment_id: shipment.id,
         number: reported.number.clone(),
+        ref_numbers: Vec::new(),
         seal_number: None,
         iso_equipment_code: reported.iso_equipment_code.clone(),
         equipment_type: kind.map(str::to_owned),

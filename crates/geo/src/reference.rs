@@ -33,6 +33,12 @@ pub fn port_id(locode: &str) -> Uuid {
     Uuid::new_v5(&NAMESPACE, format!("port:{locode}").as_bytes())
 }
 
+/// The id of the metro area of the port with this UN/LOCODE (uppercase).
+#[must_use]
+pub fn metro_area_id(locode: &str) -> Uuid {
+    Uuid::new_v5(&NAMESPACE, format!("metro_area:{locode}").as_bytes())
+}
+
 /// The id of the shipping line with this primary SCAC (uppercase).
 #[must_use]
 pub fn shipping_line_id(scac: &str) -> Uuid {
@@ -149,6 +155,8 @@ pub struct ReferenceData {
     port_names_lower: Vec<String>,
     port_by_locode: HashMap<String, usize>,
     port_by_id: HashMap<Uuid, usize>,
+    /// Ports by the id of their metro area ([`metro_area_id`]).
+    port_by_metro_id: HashMap<Uuid, usize>,
     /// Sorted by SCAC.
     shipping_lines: Vec<ShippingLine>,
     /// Primary and alternative SCACs, uppercase.
@@ -187,6 +195,11 @@ impl ReferenceData {
             .map(|(i, p)| (p.locode.clone(), i))
             .collect();
         let port_by_id = ports.iter().enumerate().map(|(i, p)| (p.id, i)).collect();
+        let port_by_metro_id = ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (metro_area_id(&p.locode), i))
+            .collect();
 
         let mut line_by_scac = HashMap::new();
         for (i, line) in lines.iter().enumerate() {
@@ -218,6 +231,7 @@ impl ReferenceData {
             port_names_lower,
             port_by_locode,
             port_by_id,
+            port_by_metro_id,
             shipping_lines: lines,
             line_by_scac,
             line_by_id,
@@ -248,6 +262,17 @@ impl ReferenceData {
         self.port_by_locode
             .get(&locode.trim().to_ascii_uppercase())
             .map(|&i| &self.ports[i])
+    }
+
+    /// The port whose city is a metro area, by the metro area's id (UUID string) or by the
+    /// port's UN/LOCODE (case-insensitive). Tidemark's metro areas are its ports' cities:
+    /// one per port of the table, named and placed as the port, under the same code.
+    #[must_use]
+    pub fn metro_area(&self, id_or_locode: &str) -> Option<&Port> {
+        match Uuid::try_parse(id_or_locode.trim()) {
+            Ok(id) => self.port_by_metro_id.get(&id).map(|&i| &self.ports[i]),
+            Err(_) => self.port_by_locode(id_or_locode),
+        }
     }
 
     /// Ports matching every set field of `filter`, sorted by LOCODE.
@@ -797,6 +822,20 @@ mod tests {
     fn port_ids_are_stable() {
         let port = data().port("USLAX").unwrap();
         assert_eq!(port.id.to_string(), "76c981a2-6a2e-5c52-974d-b4661db67223");
+    }
+
+    #[test]
+    fn a_metro_area_is_found_by_its_id_or_its_ports_locode() {
+        let by_code = data().metro_area("uslax").unwrap();
+        let by_id = data()
+            .metro_area(&metro_area_id("USLAX").to_string())
+            .unwrap();
+
+        assert_eq!(by_code.locode, "USLAX");
+        assert_eq!(by_id.locode, "USLAX");
+        assert_ne!(metro_area_id("USLAX"), by_code.id, "not the port's id");
+        assert!(data().metro_area(&by_code.id.to_string()).is_none());
+        assert!(data().metro_area("ZZZZZ").is_none());
     }
 
     #[test]

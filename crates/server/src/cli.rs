@@ -159,6 +159,19 @@ async fn serve(config: Config, role: Role) -> anyhow::Result<()> {
 
     let workers = matches!(role, Role::All | Role::Worker)
         .then(|| tokio::spawn(Arc::clone(&app).run_workers(shutdown.clone())));
+    if matches!(role, Role::All | Role::Api)
+        && let Some(smtp) = app.config.email.smtp_listen
+    {
+        let listener = tokio::net::TcpListener::bind(smtp)
+            .await
+            .with_context(|| format!("binding TIDEMARK_EMAIL__SMTP_LISTEN {smtp}"))?;
+        tracing::info!(listen = %smtp, account = %app.config.email.account, "receiving documents by SMTP");
+        tokio::spawn(crate::use_cases::email::smtp::serve(
+            Arc::clone(&app),
+            listener,
+            shutdown.clone(),
+        ));
+    }
     if matches!(role, Role::All | Role::Api) {
         crate::connections::raise_open_file_limit(app.config.limits.connections.max_connections);
         let listener = tokio::net::TcpListener::bind(app.config.listen)

@@ -8,8 +8,9 @@ use deadpool_postgres::GenericClient;
 use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, NewJob, ShipmentId};
 use tidemark_store::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
-    DocumentSortField, DocumentStore, LinkTargets, PageRequest, Paged, Representation, StoreError,
-    StoreResult, StoredDocument, WordSearch, document_words, prefix_end,
+    DocumentSortField, DocumentStore, EmailSubmission, LinkTargets, PageRequest, Paged,
+    Representation, StoreError, StoreResult, StoredDocument, WordSearch, document_words,
+    prefix_end,
 };
 use tokio_postgres::Row;
 use uuid::Uuid;
@@ -21,7 +22,8 @@ use crate::tracking_requests::Condition;
 const COLUMNS: &str = "d.id, d.account_id, d.uploaded_by, d.source, d.name, d.file_name, \
     d.content_type, d.size_bytes, d.sha256, d.storage_key, d.document_type, \
     d.document_type_manual, d.classification_notes, d.representation_id, \
-    d.representation_version, d.representation, d.representation_at, d.created_at, d.updated_at";
+    d.representation_version, d.representation, d.representation_at, d.created_at, d.updated_at, \
+    d.email_submission_id";
 
 fn from_row(row: &Row) -> StoreResult<StoredDocument> {
     let representation_id: Option<Uuid> = row.try_get(13).map_err(backend)?;
@@ -65,6 +67,7 @@ fn from_row(row: &Row) -> StoreResult<StoredDocument> {
         representation,
         shipment_ids: Vec::new(),
         container_ids: Vec::new(),
+        email_submission_id: row.try_get(19).map_err(backend)?,
         created_at: row.try_get(17).map_err(backend)?,
         updated_at,
     })
@@ -777,8 +780,9 @@ async fn insert(
         .prepare_cached(
             "INSERT INTO documents (id, account_id, uploaded_by, source, name, file_name,
                 content_type, size_bytes, sha256, storage_key, document_type,
-                document_type_manual, classification_notes, created_at, updated_at, seq)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+                document_type_manual, classification_notes, created_at, updated_at, seq,
+                email_submission_id)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
         )
         .await
         .map_err(backend)?;
@@ -802,6 +806,7 @@ async fn insert(
             &d.created_at,
             &d.updated_at,
             &seq,
+            &d.email_submission_id,
         ],
     )
     .await
@@ -898,6 +903,35 @@ fn upload_from_row(row: &Row) -> StoreResult<DirectUpload> {
         document_id: row.try_get(9).map_err(backend)?,
         created_at: row.try_get(10).map_err(backend)?,
         expires_at: row.try_get(11).map_err(backend)?,
+    })
+}
+
+const EMAIL_COLUMNS: &str = "id, account_id, subject, body, from_addresses, to_addresses, \
+    cc_addresses, sent_at, message_id, in_reply_to, references_ids, content_type, status, \
+    status_reason, created_at, updated_at";
+
+fn email_from_row(row: &Row) -> StoreResult<EmailSubmission> {
+    let list = |index: usize| -> StoreResult<Vec<String>> {
+        let value: serde_json::Value = row.try_get(index).map_err(backend)?;
+        Ok(serde_json::from_value(value).unwrap_or_default())
+    };
+    Ok(EmailSubmission {
+        id: row.try_get(0).map_err(backend)?,
+        account_id: AccountId(row.try_get(1).map_err(backend)?),
+        subject: row.try_get(2).map_err(backend)?,
+        body: row.try_get(3).map_err(backend)?,
+        from: list(4)?,
+        to: list(5)?,
+        cc: list(6)?,
+        sent_at: row.try_get(7).map_err(backend)?,
+        message_id: row.try_get(8).map_err(backend)?,
+        in_reply_to: row.try_get(9).map_err(backend)?,
+        references: list(10)?,
+        content_type: row.try_get(11).map_err(backend)?,
+        status: row.try_get(12).map_err(backend)?,
+        status_reason: row.try_get(13).map_err(backend)?,
+        created_at: row.try_get(14).map_err(backend)?,
+        updated_at: row.try_get(15).map_err(backend)?,
     })
 }
 
@@ -1098,6 +1132,52 @@ impl DocumentStore for PgStore {
         finish(tx, result).await
     }
 
+    async fn replace_document_file(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        expected_key: &str,
+        new_key: &str,
+        size_bytes: u64,
+        at: DateTime<Utc>,
+    ) -> StoreResult<Option<String>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        let row = tx
+            .query_opt(
+                "SELECT storage_key, original_storage_key FROM documents
+                 WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE",
+                &[&id, &account.0],
+            )
+            .await
+            .map_err(backend)?
+            .ok_or(StoreError::NotFound)?;
+        let current: String = row.try_get(0).map_err(backend)?;
+        let original: Option<String> = row.try_get(1).map_err(backend)?;
+        if current != expected_key {
+            return Err(StoreError::Conflict {
+                constraint: "documents_storage_key",
+            });
+        }
+        tx.execute(
+            "UPDATE documents SET storage_key = $3, size_bytes = $4,
+                original_storage_key = coalesce(original_storage_key, storage_key),
+                updated_at = $5
+             WHERE id = $1 AND account_id = $2",
+            &[
+                &id,
+                &account.0,
+                &new_key,
+                &i64::try_from(size_bytes).unwrap_or(i64::MAX),
+                &at,
+            ],
+        )
+        .await
+        .map_err(backend)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(original.map(|_| current))
+    }
+
     async fn link_targets(
         &self,
         account: AccountId,
@@ -1136,6 +1216,137 @@ impl DocumentStore for PgStore {
             shipments,
             containers,
         })
+    }
+
+    async fn insert_email_submission(&self, s: &EmailSubmission) -> StoreResult<()> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "INSERT INTO email_submissions ({EMAIL_COLUMNS})
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+            ))
+            .await
+            .map_err(backend)?;
+        client
+            .execute(
+                &statement,
+                &[
+                    &s.id,
+                    &s.account_id.0,
+                    &s.subject,
+                    &s.body,
+                    &serde_json::json!(s.from),
+                    &serde_json::json!(s.to),
+                    &serde_json::json!(s.cc),
+                    &s.sent_at,
+                    &s.message_id,
+                    &s.in_reply_to,
+                    &serde_json::json!(s.references),
+                    &s.content_type,
+                    &s.status,
+                    &s.status_reason,
+                    &s.created_at,
+                    &s.updated_at,
+                ],
+            )
+            .await
+            .map_err(|e| on_unique(e, "email_submissions_pkey"))?;
+        Ok(())
+    }
+
+    async fn finish_email_submission(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        status: &str,
+        reason: Option<&str>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let changed = self
+            .client()
+            .await?
+            .execute(
+                "UPDATE email_submissions SET status = $3, status_reason = $4, updated_at = $5
+                 WHERE id = $1 AND account_id = $2",
+                &[&id, &account.0, &status, &reason, &at],
+            )
+            .await
+            .map_err(backend)?;
+        if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    async fn email_submission(&self, account: AccountId, id: Uuid) -> StoreResult<EmailSubmission> {
+        query_one(
+            &self.client().await?,
+            &format!(
+                "SELECT {EMAIL_COLUMNS} FROM email_submissions WHERE id = $1 AND account_id = $2"
+            ),
+            &[&id, &account.0],
+            email_from_row,
+        )
+        .await
+    }
+
+    async fn list_email_submissions(
+        &self,
+        account: AccountId,
+        page: PageRequest,
+    ) -> StoreResult<Paged<EmailSubmission>> {
+        let client = self.client().await?;
+        let total: i64 = client
+            .query_one(
+                "SELECT count(*) FROM email_submissions WHERE account_id = $1",
+                &[&account.0],
+            )
+            .await
+            .and_then(|row| row.try_get(0))
+            .map_err(backend)?;
+        let items = query_all(
+            &client,
+            &format!(
+                "SELECT {EMAIL_COLUMNS} FROM email_submissions WHERE account_id = $1
+                 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3"
+            ),
+            &[
+                &account.0,
+                &i64::from(page.limit),
+                &i64::try_from(page.offset).unwrap_or(i64::MAX),
+            ],
+            email_from_row,
+        )
+        .await?;
+        Ok(Paged {
+            items,
+            total: u64::try_from(total).unwrap_or(0),
+        })
+    }
+
+    async fn documents_of_email_submissions(
+        &self,
+        account: AccountId,
+        submissions: &[Uuid],
+    ) -> StoreResult<Vec<StoredDocument>> {
+        if submissions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let client = self.client().await?;
+        let mut documents = query_all(
+            &client,
+            &format!(
+                "SELECT {COLUMNS} FROM documents d
+                 WHERE d.account_id = $1 AND d.deleted_at IS NULL
+                   AND d.email_submission_id = ANY($2)
+                 ORDER BY d.seq"
+            ),
+            &[&account.0, &submissions],
+            from_row,
+        )
+        .await?;
+        load_links(&client, &mut documents).await?;
+        Ok(documents)
     }
 
     async fn create_direct_upload(&self, u: &DirectUpload) -> StoreResult<()> {

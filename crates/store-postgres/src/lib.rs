@@ -11,11 +11,11 @@ mod carriers;
 mod convert;
 mod custom_fields;
 mod documents;
-mod group_commit;
 mod jobs;
 mod migrations;
 mod parties;
 mod read_cache;
+mod search;
 mod shipments;
 mod tracking_requests;
 mod vessels;
@@ -39,8 +39,8 @@ use tidemark_domain::{
 };
 use tidemark_store::{
     ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups, NotificationFilter,
-    PageRequest, Paged, ReadCache, RecordedDelivery, ShipmentFilter, ShipmentRead, Store,
-    StoreError, StoreResult, TrackingRequestFilter, TransportEventFilter,
+    PageRequest, Paged, ReadCache, RecordedDelivery, SearchEntry, SearchHit, ShipmentFilter,
+    ShipmentRead, Store, StoreError, StoreResult, TrackingRequestFilter, TransportEventFilter,
 };
 use tokio_postgres::NoTls;
 
@@ -91,8 +91,6 @@ pub struct PgStore {
     listener: Option<Listener>,
     /// Fired by the listener on every job queued, by any process.
     wakeups: JobWakeups,
-    /// Writes tracking results in groups, one commit for what queued up meanwhile.
-    group_commit: Arc<group_commit::GroupCommit>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -147,7 +145,6 @@ impl PgStore {
             read_cache::ENTRY_TTL,
         ));
         let store = Self {
-            group_commit: Arc::new(group_commit::GroupCommit::start(pool.clone())),
             pool,
             schema: options.schema,
             listener: None,
@@ -444,7 +441,16 @@ impl Store for PgStore {
     }
 
     async fn create_tracking_request(&self, request: &TrackingRequest) -> StoreResult<()> {
-        tracking_requests::create(&self.client().await?, request).await
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        tracking_requests::create(&tx, request).await?;
+        search::index(
+            &tx,
+            request.account_id,
+            &SearchEntry::tracking_request(request),
+        )
+        .await?;
+        tx.commit().await.map_err(backend)
     }
 
     async fn tracking_request(
@@ -471,8 +477,13 @@ impl Store for PgStore {
         ref_numbers: &[String],
         now: DateTime<Utc>,
     ) -> StoreResult<TrackingRequest> {
-        tracking_requests::update_ref_numbers(&self.client().await?, account, id, ref_numbers, now)
-            .await
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        let request =
+            tracking_requests::update_ref_numbers(&tx, account, id, ref_numbers, now).await?;
+        search::index(&tx, account, &SearchEntry::tracking_request(&request)).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(request)
     }
 
     async fn active_tracking_requests_for(
@@ -494,15 +505,14 @@ impl Store for PgStore {
         update: Option<&TrackingUpdate>,
         events: &[DomainEvent],
     ) -> StoreResult<()> {
-        let result = self
-            .group_commit
-            .write(group_commit::TrackingResult {
-                request: request.clone(),
-                read_at,
-                update: update.cloned(),
-                events: events.to_vec(),
-            })
-            .await;
+        let result = shipments::record_tracking_result(
+            &mut self.client().await?,
+            request,
+            read_at,
+            update,
+            events,
+        )
+        .await;
         // Evicted here too, not only when the notification comes back: this process reads
         // its own writes at once.
         if let Some(update) = update {
@@ -542,9 +552,34 @@ impl Store for PgStore {
     }
 
     async fn update_shipment(&self, shipment: &Shipment) -> StoreResult<()> {
-        let result = shipments::update_shipment(&self.client().await?, shipment).await;
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        let result = match shipments::update_shipment(&tx, shipment).await {
+            Ok(()) => tx.commit().await.map_err(backend),
+            Err(error) => Err(error),
+        };
         self.shipments.evict(shipment.id.0);
         result
+    }
+
+    async fn update_container(&self, container: &Container) -> StoreResult<()> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(backend)?;
+        let result = match shipments::update_container(&tx, container).await {
+            Ok(()) => tx.commit().await.map_err(backend),
+            Err(error) => Err(error),
+        };
+        self.shipments.evict(container.shipment_id.0);
+        result
+    }
+
+    async fn search(
+        &self,
+        account: AccountId,
+        key: &str,
+        scan: u32,
+    ) -> StoreResult<Vec<SearchHit>> {
+        search::search(&self.client().await?, account, key, scan).await
     }
 
     async fn shipments_to_poll(

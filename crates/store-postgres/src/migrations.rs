@@ -57,13 +57,25 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         include_str!("../migrations/0022_original_estimates.sql"),
     ),
     (23, include_str!("../migrations/0023_pod_terminals.sql")),
+    (
+        24,
+        include_str!("../migrations/0024_container_ref_numbers.sql"),
+    ),
+    (25, include_str!("../migrations/0025_search_terms.sql")),
+    (
+        26,
+        include_str!("../migrations/0026_document_rotations.sql"),
+    ),
+    (27, include_str!("../migrations/0027_email_submissions.sql")),
 ];
 
-/// Migrations whose rows need code: the word index of existing documents is split by the
-/// same function as new ones (`tidemark_store::search_words`), which SQL cannot call.
+/// Migrations whose rows need code: the word index of existing documents and the search
+/// terms of existing entities are split by the same functions as new ones
+/// (`tidemark_store::search_words`, `SearchEntry`), which SQL cannot call.
 async fn after(tx: &deadpool_postgres::Transaction<'_>, version: i32) -> StoreResult<()> {
     match version {
         16 => crate::documents::index_existing_words(tx).await,
+        25 => crate::search::index_existing(tx).await,
         _ => Ok(()),
     }
 }

@@ -14,11 +14,11 @@ use tidemark_domain::{
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerFilter, PageRequest, Paged, ShipmentFilter, StoreError, StoreResult,
-    TransportEventFilter,
+    ContainerFilter, PageRequest, Paged, SearchEntry, ShipmentFilter, ShipmentSort, StoreError,
+    StoreResult, TransportEventFilter,
 };
+use tokio_postgres::Row;
 use tokio_postgres::types::{FromSql, Json};
-use tokio_postgres::{Row, Statement};
 use uuid::Uuid;
 
 use crate::convert::{backend, query_all, query_one, to_int};
@@ -113,8 +113,10 @@ fn read_shipment(c: &mut Columns<'_>) -> StoreResult<Shipment> {
     })
 }
 
-static UPSERT_SHIPMENT_SQL: LazyLock<String> = LazyLock::new(|| {
-    format!("INSERT INTO shipments ({SHIPMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
+async fn upsert_shipment(client: &impl GenericClient, s: &Shipment) -> StoreResult<()> {
+    let statement = client
+        .prepare_cached(&format!(
+            "INSERT INTO shipments ({SHIPMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
              $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, \
              $26, $27, $28, $29, $30, $31, $32)
              ON CONFLICT (id) DO UPDATE SET
@@ -135,17 +137,13 @@ static UPSERT_SHIPMENT_SQL: LazyLock<String> = LazyLock::new(|| {
                 line_tracking_stopped_at = excluded.line_tracking_stopped_at,
                 line_tracking_stopped_reason = excluded.line_tracking_stopped_reason,
                 line_tracking_stopped_by = excluded.line_tracking_stopped_by,
-                updated_at = excluded.updated_at")
-});
-
-async fn upsert_shipment(
-    client: &impl GenericClient,
-    statement: &Statement,
-    s: &Shipment,
-) -> StoreResult<u64> {
+                updated_at = excluded.updated_at"
+        ))
+        .await
+        .map_err(backend)?;
     client
         .execute(
-            statement,
+            &statement,
             &[
                 &s.id.0,
                 &s.account_id.0,
@@ -182,14 +180,15 @@ async fn upsert_shipment(
             ],
         )
         .await
-        .map_err(backend)
+        .map_err(backend)?;
+    Ok(())
 }
 
 const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, seal_number, \
     iso_equipment_code, equipment_type, equipment_length, equipment_height, weight_in_lbs, \
     pod_arrived_at, pod_discharged_at, pod_full_out_at, final_destination_full_out_at, \
     empty_terminated_at, availability_known, available_for_pickup, current_status, created_at, \
-    updated_at";
+    updated_at, ref_numbers";
 
 fn container_from_row(row: &Row) -> StoreResult<Container> {
     read_container(&mut Columns::new(row))
@@ -221,98 +220,59 @@ fn read_container(c: &mut Columns<'_>) -> StoreResult<Container> {
         },
         created_at: c.get()?,
         updated_at: c.get()?,
+        ref_numbers: c.strings()?,
     })
 }
 
-/// Every container of an update in one statement (arrays unnested into rows).
-static UPSERT_CONTAINERS_SQL: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "INSERT INTO containers ({CONTAINER_COLUMNS})
-         SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
-            $6::text[], $7::text[], $8::int4[], $9::text[], $10::int4[], $11::timestamptz[],
-            $12::timestamptz[], $13::timestamptz[], $14::timestamptz[], $15::timestamptz[],
-            $16::bool[], $17::bool[], $18::text[], $19::timestamptz[], $20::timestamptz[])
-         ON CONFLICT (id) DO UPDATE SET seal_number = excluded.seal_number,
-            pod_arrived_at = excluded.pod_arrived_at,
-            pod_discharged_at = excluded.pod_discharged_at,
-            pod_full_out_at = excluded.pod_full_out_at,
-            final_destination_full_out_at = excluded.final_destination_full_out_at,
-            empty_terminated_at = excluded.empty_terminated_at,
-            availability_known = excluded.availability_known,
-            available_for_pickup = excluded.available_for_pickup,
-            current_status = excluded.current_status, updated_at = excluded.updated_at"
-    )
-});
-
-async fn upsert_containers(
-    client: &impl GenericClient,
-    statement: &Statement,
-    containers: &[&Container],
-) -> StoreResult<u64> {
-    if containers.is_empty() {
-        return Ok(0);
-    }
-    let text = |f: fn(&Container) -> Option<&str>| containers.iter().map(|c| f(c)).collect();
-    let time = |f: fn(&Container) -> Option<DateTime<Utc>>| -> Vec<Option<DateTime<Utc>>> {
-        containers.iter().map(|c| f(c)).collect()
-    };
-    let ids: Vec<Uuid> = containers.iter().map(|c| c.id.0).collect();
-    let accounts: Vec<Uuid> = containers.iter().map(|c| c.account_id.0).collect();
-    let shipments: Vec<Uuid> = containers.iter().map(|c| c.shipment_id.0).collect();
-    let numbers: Vec<&str> = containers.iter().map(|c| c.number.as_str()).collect();
-    let seals: Vec<Option<&str>> = text(|c| c.seal_number.as_deref());
-    let iso_codes: Vec<Option<&str>> = text(|c| c.iso_equipment_code.as_deref());
-    let types: Vec<Option<&str>> = text(|c| c.equipment_type.as_deref());
-    let lengths = containers
-        .iter()
-        .map(|c| c.equipment_length.map(to_int).transpose())
-        .collect::<StoreResult<Vec<_>>>()?;
-    let heights: Vec<Option<&str>> = text(|c| c.equipment_height.as_deref());
-    let weights = containers
-        .iter()
-        .map(|c| c.weight_in_lbs.map(to_int).transpose())
-        .collect::<StoreResult<Vec<_>>>()?;
-    let arrived = time(|c| c.pod_arrived_at);
-    let discharged = time(|c| c.pod_discharged_at);
-    let full_out = time(|c| c.pod_full_out_at);
-    let destination_full_out = time(|c| c.final_destination_full_out_at);
-    let empty_terminated = time(|c| c.empty_terminated_at);
-    let known: Vec<bool> = containers.iter().map(|c| c.availability_known).collect();
-    let available: Vec<bool> = containers.iter().map(|c| c.available_for_pickup).collect();
-    let statuses: Vec<&str> = containers
-        .iter()
-        .map(|c| c.current_status.as_str())
-        .collect();
-    let created: Vec<DateTime<Utc>> = containers.iter().map(|c| c.created_at).collect();
-    let updated: Vec<DateTime<Utc>> = containers.iter().map(|c| c.updated_at).collect();
+async fn upsert_container(client: &impl GenericClient, c: &Container) -> StoreResult<()> {
+    let statement = client
+        .prepare_cached(&format!(
+            "INSERT INTO containers ({CONTAINER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
+             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+             ON CONFLICT (id) DO UPDATE SET seal_number = excluded.seal_number,
+                pod_arrived_at = excluded.pod_arrived_at,
+                pod_discharged_at = excluded.pod_discharged_at,
+                pod_full_out_at = excluded.pod_full_out_at,
+                final_destination_full_out_at = excluded.final_destination_full_out_at,
+                empty_terminated_at = excluded.empty_terminated_at,
+                availability_known = excluded.availability_known,
+                available_for_pickup = excluded.available_for_pickup,
+                current_status = excluded.current_status, updated_at = excluded.updated_at"
+        ))
+        .await
+        .map_err(backend)?;
+    let equipment_length = c.equipment_length.map(to_int).transpose()?;
+    let weight_in_lbs = c.weight_in_lbs.map(to_int).transpose()?;
     client
         .execute(
-            statement,
+            &statement,
             &[
-                &ids,
-                &accounts,
-                &shipments,
-                &numbers,
-                &seals,
-                &iso_codes,
-                &types,
-                &lengths,
-                &heights,
-                &weights,
-                &arrived,
-                &discharged,
-                &full_out,
-                &destination_full_out,
-                &empty_terminated,
-                &known,
-                &available,
-                &statuses,
-                &created,
-                &updated,
+                &c.id.0,
+                &c.account_id.0,
+                &c.shipment_id.0,
+                &c.number,
+                &c.seal_number,
+                &c.iso_equipment_code,
+                &c.equipment_type,
+                &equipment_length,
+                &c.equipment_height,
+                &weight_in_lbs,
+                &c.pod_arrived_at,
+                &c.pod_discharged_at,
+                &c.pod_full_out_at,
+                &c.final_destination_full_out_at,
+                &c.empty_terminated_at,
+                &c.availability_known,
+                &c.available_for_pickup,
+                &c.current_status.as_str(),
+                &c.created_at,
+                &c.updated_at,
+                &Json(&c.ref_numbers),
             ],
         )
         .await
-        .map_err(backend)
+        .map_err(backend)?;
+    Ok(())
 }
 
 const EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_id, event, timestamp, \
@@ -342,9 +302,17 @@ fn event_from_row(row: &Row) -> StoreResult<TransportEvent> {
 
 /// All of an update's events in one statement (arrays unnested into rows): a poll may bring
 /// dozens, and a round trip each would dominate.
-static UPSERT_EVENTS_SQL: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "INSERT INTO transport_events ({EVENT_COLUMNS})
+async fn upsert_events<'a>(
+    client: &impl GenericClient,
+    events: impl Iterator<Item = &'a TransportEvent>,
+) -> StoreResult<()> {
+    let events: Vec<&TransportEvent> = events.collect();
+    if events.is_empty() {
+        return Ok(());
+    }
+    let statement = client
+        .prepare_cached(&format!(
+            "INSERT INTO transport_events ({EVENT_COLUMNS})
              SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[],
                 $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
                 $12::timestamptz[])
@@ -352,18 +320,9 @@ static UPSERT_EVENTS_SQL: LazyLock<String> = LazyLock::new(|| {
                 timestamp = excluded.timestamp, voyage_number = excluded.voyage_number,
                 location_locode = excluded.location_locode, vessel_name = excluded.vessel_name,
                 vessel_imo = excluded.vessel_imo"
-    )
-});
-
-async fn upsert_events<'a>(
-    client: &impl GenericClient,
-    statement: &Statement,
-    events: impl Iterator<Item = &'a TransportEvent>,
-) -> StoreResult<u64> {
-    let events: Vec<&TransportEvent> = events.collect();
-    if events.is_empty() {
-        return Ok(0);
-    }
+        ))
+        .await
+        .map_err(backend)?;
     let column = |f: fn(&TransportEvent) -> Uuid| events.iter().map(|e| f(e)).collect::<Vec<_>>();
     let text = |f: fn(&TransportEvent) -> Option<&str>| {
         events.iter().map(|e| f(e)).collect::<Vec<Option<&str>>>()
@@ -382,7 +341,7 @@ async fn upsert_events<'a>(
     let created: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
     client
         .execute(
-            statement,
+            &statement,
             &[
                 &ids,
                 &accounts,
@@ -399,7 +358,8 @@ async fn upsert_events<'a>(
             ],
         )
         .await
-        .map_err(backend)
+        .map_err(backend)?;
+    Ok(())
 }
 
 const RAW_EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_number, source_id, \
@@ -430,9 +390,13 @@ fn raw_event_from_row(row: &Row) -> StoreResult<RawEvent> {
 }
 
 /// All of an update's raw events in one statement, as for transport events.
-static UPSERT_RAW_EVENTS_SQL: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "INSERT INTO raw_events ({RAW_EVENT_COLUMNS})
+async fn upsert_raw_events(client: &impl GenericClient, events: &[RawEvent]) -> StoreResult<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let statement = client
+        .prepare_cached(&format!(
+            "INSERT INTO raw_events ({RAW_EVENT_COLUMNS})
              SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
                 $6::text[], $7::text[], $8::timestamptz[], $9::bool[], $10::text[], $11::text[],
                 $12::text[], $13::text[], $14::text[], $15::timestamptz[])
@@ -443,17 +407,9 @@ static UPSERT_RAW_EVENTS_SQL: LazyLock<String> = LazyLock::new(|| {
                 location_locode = excluded.location_locode,
                 location_name = excluded.location_name, vessel_name = excluded.vessel_name,
                 vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number"
-    )
-});
-
-async fn upsert_raw_events(
-    client: &impl GenericClient,
-    statement: &Statement,
-    events: &[RawEvent],
-) -> StoreResult<u64> {
-    if events.is_empty() {
-        return Ok(0);
-    }
+        ))
+        .await
+        .map_err(backend)?;
     let text = |f: fn(&RawEvent) -> Option<&str>| events.iter().map(f).collect::<Vec<_>>();
     let ids: Vec<Uuid> = events.iter().map(|e| e.id.0).collect();
     let accounts: Vec<Uuid> = events.iter().map(|e| e.account_id.0).collect();
@@ -475,7 +431,7 @@ async fn upsert_raw_events(
     let created: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
     client
         .execute(
-            statement,
+            &statement,
             &[
                 &ids,
                 &accounts,
@@ -495,7 +451,8 @@ async fn upsert_raw_events(
             ],
         )
         .await
-        .map_err(backend)
+        .map_err(backend)?;
+    Ok(())
 }
 
 pub async fn raw_events_of_shipment(
@@ -541,110 +498,53 @@ pub async fn record_tracking_result(
     events: &[DomainEvent],
 ) -> StoreResult<()> {
     let tx = client.transaction().await.map_err(backend)?;
-    write_tracking_result(&tx, request, read_at, update, events).await?;
-    tx.commit().await.map_err(backend)
-}
-
-/// Writes the outcome of one poll inside `tx` (see `Store::record_tracking_result`); an
-/// error leaves `tx` to be rolled back.
-pub(crate) async fn write_tracking_result(
-    tx: &deadpool_postgres::Transaction<'_>,
-    request: &TrackingRequest,
-    read_at: DateTime<Utc>,
-    update: Option<&TrackingUpdate>,
-    events: &[DomainEvent],
-) -> StoreResult<()> {
-    // Every statement is prepared (from the connection's cache: a round trip only the
-    // first time) before any runs, so that the writes below go out together, in this
-    // order, and come back in one round trip (tokio-postgres pipelines the requests of
-    // futures polled together) instead of one round trip each.
-    let [
-        shipment_sql,
-        containers_sql,
-        events_sql,
-        raw_events_sql,
-        request_sql,
-        domain_sql,
-        webhooks_sql,
-    ] = futures_util::try_join!(
-        tx.prepare_cached(&UPSERT_SHIPMENT_SQL),
-        tx.prepare_cached(&UPSERT_CONTAINERS_SQL),
-        tx.prepare_cached(&UPSERT_EVENTS_SQL),
-        tx.prepare_cached(&UPSERT_RAW_EVENTS_SQL),
-        tx.prepare_cached(UPDATE_POLLED_REQUEST_SQL),
-        tx.prepare_cached(&INSERT_DOMAIN_EVENTS_SQL),
-        tx.prepare_cached(&crate::webhooks::ACTIVE_WEBHOOKS_SQL),
-    )
-    .map(<[Statement; 7]>::from)
-    .map_err(backend)?;
-    let write_update = async {
-        let Some(update) = update else {
-            return Ok(());
-        };
-        let containers: Vec<&Container> = update
+    if let Some(update) = update {
+        upsert_shipment(&tx, &update.shipment).await?;
+        if update.shipment_created {
+            crate::search::index(
+                &tx,
+                update.shipment.account_id,
+                &SearchEntry::shipment(&update.shipment),
+            )
+            .await?;
+        }
+        for container in &update.new_containers {
+            crate::search::index(
+                &tx,
+                container.account_id,
+                &SearchEntry::container(container),
+            )
+            .await?;
+        }
+        for container in update
             .new_containers
             .iter()
             .chain(&update.changed_containers)
-            .collect();
-        // futures_util's join polls in argument order, so the requests are sent in it: the
-        // shipment before the rows that refer to it.
-        futures_util::try_join!(
-            upsert_shipment(tx, &shipment_sql, &update.shipment),
-            upsert_containers(tx, &containers_sql, &containers),
-            upsert_events(
-                tx,
-                &events_sql,
-                update.new_events.iter().chain(&update.corrected_events),
-            ),
-            upsert_raw_events(tx, &raw_events_sql, &update.raw_events),
-        )?;
-        Ok::<_, StoreError>(())
-    };
-    let webhooks = async {
-        match events.first() {
-            Some(first) => {
-                crate::webhooks::active_webhooks(tx, &webhooks_sql, first.account_id).await
-            }
-            None => Ok(Vec::new()),
+        {
+            upsert_container(&tx, container).await?;
         }
-    };
-    let ((), updated, (), webhooks) = futures_util::try_join!(
-        write_update,
-        update_polled_request(tx, &request_sql, request, read_at),
-        execute_insert_domain_events(tx, &domain_sql, events),
-        webhooks,
-    )?;
-    if updated == 0 {
-        // Dropping the transaction rolls back what was written above.
-        return Err(StoreError::Conflict {
-            constraint: "tracking_request_changed",
-        });
-    }
-    if let Some(update) = update {
+        upsert_events(
+            &tx,
+            update.new_events.iter().chain(&update.corrected_events),
+        )
+        .await?;
+        upsert_raw_events(&tx, &update.raw_events).await?;
         for value in &update.initial_custom_field_values {
-            crate::custom_fields::write_value(tx, value, true).await?;
+            crate::custom_fields::write_value(&tx, value, true).await?;
         }
     }
-    let paused = update.is_some_and(|u| u.shipment.notifications_paused());
-    crate::webhooks::insert_notifications(tx, events, &webhooks, paused).await
-}
-
-/// A poll's outcome on its request, if the request is still as the poll read it.
-const UPDATE_POLLED_REQUEST_SQL: &str = "UPDATE tracking_requests SET status = $2,
-        failed_reason = $3, is_retrying = $4, retry_count = $5, shipment_id = $6,
-        updated_at = $7, polled_at = $9
-     WHERE id = $1 AND updated_at = $8 AND (shipment_id IS NULL OR shipment_id = $6)";
-
-async fn update_polled_request(
-    client: &impl GenericClient,
-    statement: &Statement,
-    request: &TrackingRequest,
-    read_at: DateTime<Utc>,
-) -> StoreResult<u64> {
+    let statement = tx
+        .prepare_cached(
+            "UPDATE tracking_requests SET status = $2, failed_reason = $3, is_retrying = $4,
+                retry_count = $5, shipment_id = $6, updated_at = $7, polled_at = $9
+             WHERE id = $1 AND updated_at = $8 AND (shipment_id IS NULL OR shipment_id = $6)",
+        )
+        .await
+        .map_err(backend)?;
     let retry_count = request.retry_count.map(to_int).transpose()?;
-    client
+    let updated = tx
         .execute(
-            statement,
+            &statement,
             &[
                 &request.id.0,
                 &request.status.as_str(),
@@ -658,7 +558,17 @@ async fn update_polled_request(
             ],
         )
         .await
-        .map_err(backend)
+        .map_err(backend)?;
+    if updated == 0 {
+        // Dropping the transaction rolls back what was written above.
+        return Err(StoreError::Conflict {
+            constraint: "tracking_request_changed",
+        });
+    }
+    insert_domain_events(&tx, events).await?;
+    let paused = update.is_some_and(|u| u.shipment.notifications_paused());
+    crate::webhooks::fan_out(&tx, events, paused).await?;
+    tx.commit().await.map_err(backend)
 }
 
 /// One statement for all of an update's events: arrays unnested into rows.
@@ -670,29 +580,14 @@ pub(crate) async fn insert_domain_events(
         return Ok(());
     }
     let statement = tx
-        .prepare_cached(&INSERT_DOMAIN_EVENTS_SQL)
+        .prepare_cached(
+            "INSERT INTO domain_events (id, account_id, event, reference_type, reference_id,
+                shipment_id, container_id, created_at, payload)
+             SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[],
+                $6::uuid[], $7::uuid[], $8::timestamptz[], $9::jsonb[])",
+        )
         .await
         .map_err(backend)?;
-    execute_insert_domain_events(tx, &statement, events).await
-}
-
-static INSERT_DOMAIN_EVENTS_SQL: LazyLock<String> = LazyLock::new(|| {
-    "INSERT INTO domain_events (id, account_id, event, reference_type, reference_id,
-        shipment_id, container_id, created_at, payload)
-     SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[],
-        $6::uuid[], $7::uuid[], $8::timestamptz[], $9::jsonb[])"
-        .to_owned()
-});
-
-/// Runs [`INSERT_DOMAIN_EVENTS_SQL`], prepared by the caller.
-async fn execute_insert_domain_events(
-    client: &impl GenericClient,
-    statement: &Statement,
-    events: &[DomainEvent],
-) -> StoreResult<()> {
-    if events.is_empty() {
-        return Ok(());
-    }
     let ids: Vec<Uuid> = events.iter().map(|e| e.id.0).collect();
     let accounts: Vec<Uuid> = events.iter().map(|e| e.account_id.0).collect();
     let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
@@ -709,23 +604,22 @@ async fn execute_insert_domain_events(
     let times: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
     let payloads: Vec<Option<&serde_json::Value>> =
         events.iter().map(|e| e.payload.as_ref()).collect();
-    client
-        .execute(
-            statement,
-            &[
-                &ids,
-                &accounts,
-                &names,
-                &types,
-                &references,
-                &shipments,
-                &containers,
-                &times,
-                &payloads,
-            ],
-        )
-        .await
-        .map_err(backend)?;
+    tx.execute(
+        &statement,
+        &[
+            &ids,
+            &accounts,
+            &names,
+            &types,
+            &references,
+            &shipments,
+            &containers,
+            &times,
+            &payloads,
+        ],
+    )
+    .await
+    .map_err(backend)?;
     Ok(())
 }
 
@@ -895,13 +789,32 @@ pub async fn list_shipments(
             .clauses
             .push(format!("s.customer_id = {placeholder}"));
     }
+    if let Some(tag) = &filter.tag {
+        let placeholder = condition.bind(tag.trim().to_lowercase());
+        condition.clauses.push(format!(
+            "EXISTS (SELECT 1 FROM jsonb_array_elements_text(s.tags) t \
+             WHERE lower(t) = {placeholder})"
+        ));
+    }
+    if let Some((from, to)) = filter.arriving_between {
+        let from = condition.bind(from);
+        let to = condition.bind(to);
+        condition.clauses.push(format!(
+            "s.pod_ata_at IS NULL AND s.pod_eta_at >= {from} AND s.pod_eta_at <= {to}"
+        ));
+    }
     crate::custom_fields::filter_clauses(account, &filter.custom_fields, "s.id", &mut condition);
+    let order = match filter.sort {
+        ShipmentSort::Newest => "s.created_at DESC, s.id DESC",
+        ShipmentSort::EtaAscending => "s.pod_eta_at ASC NULLS LAST, s.id ASC",
+        ShipmentSort::EtaDescending => "s.pod_eta_at DESC NULLS LAST, s.id DESC",
+    };
     paged(
         client,
         &prefixed(SHIPMENT_COLUMNS, "s"),
         "FROM shipments s",
         condition,
-        "s.created_at DESC, s.id DESC",
+        order,
         page,
         shipment_from_row,
     )
@@ -932,7 +845,47 @@ pub async fn update_shipment(client: &impl GenericClient, shipment: &Shipment) -
     if updated == 0 {
         return Err(StoreError::NotFound);
     }
-    Ok(())
+    crate::search::index(
+        client,
+        shipment.account_id,
+        &SearchEntry::shipment(shipment),
+    )
+    .await
+}
+
+/// Saves a container's user-editable fields: its ref numbers.
+pub async fn update_container(
+    client: &impl GenericClient,
+    container: &Container,
+) -> StoreResult<()> {
+    let statement = client
+        .prepare_cached(
+            "UPDATE containers SET ref_numbers = $3, updated_at = $4
+             WHERE id = $1 AND account_id = $2",
+        )
+        .await
+        .map_err(backend)?;
+    let updated = client
+        .execute(
+            &statement,
+            &[
+                &container.id.0,
+                &container.account_id.0,
+                &Json(&container.ref_numbers),
+                &container.updated_at,
+            ],
+        )
+        .await
+        .map_err(backend)?;
+    if updated == 0 {
+        return Err(StoreError::NotFound);
+    }
+    crate::search::index(
+        client,
+        container.account_id,
+        &SearchEntry::container(container),
+    )
+    .await
 }
 
 pub async fn shipments_to_poll(

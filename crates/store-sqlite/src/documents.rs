@@ -9,8 +9,9 @@ use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_f
 use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, NewJob, ShipmentId};
 use tidemark_store::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
-    DocumentSortField, DocumentStore, LinkTargets, PageRequest, Paged, Representation, StoreError,
-    StoreResult, StoredDocument, WordSearch, document_words, prefix_end,
+    DocumentSortField, DocumentStore, EmailSubmission, LinkTargets, PageRequest, Paged,
+    Representation, StoreError, StoreResult, StoredDocument, WordSearch, document_words,
+    prefix_end,
 };
 use uuid::Uuid;
 
@@ -20,7 +21,8 @@ use crate::convert::{backend, from_optional_ts, from_ts, on_unique, to_ts, uuid_
 const COLUMNS: &str = "d.id, d.account_id, d.uploaded_by, d.source, d.name, d.file_name, \
     d.content_type, d.size_bytes, d.sha256, d.storage_key, d.document_type, \
     d.document_type_manual, d.classification_notes, d.representation_id, \
-    d.representation_version, d.representation, d.representation_at, d.created_at, d.updated_at";
+    d.representation_version, d.representation, d.representation_at, d.created_at, d.updated_at, \
+    d.email_submission_id";
 
 fn opt_uuid(row: &Row<'_>, index: usize) -> rusqlite::Result<Option<Uuid>> {
     let text: Option<String> = row.get(index)?;
@@ -69,6 +71,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<StoredDocument> {
         representation,
         shipment_ids: Vec::new(),
         container_ids: Vec::new(),
+        email_submission_id: opt_uuid(row, 19)?,
         created_at: from_ts(row, 17)?,
         updated_at: from_ts(row, 18)?,
     })
@@ -329,8 +332,8 @@ fn insert(
     tx.prepare_cached(
         "INSERT INTO documents (id, account_id, uploaded_by, source, name, file_name,
             content_type, size_bytes, sha256, storage_key, document_type, document_type_manual,
-            classification_notes, created_at, updated_at, seq)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+            classification_notes, created_at, updated_at, seq, email_submission_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     )
     .and_then(|mut stmt| {
         stmt.execute(params![
@@ -350,6 +353,7 @@ fn insert(
             to_ts(d.created_at),
             to_ts(d.updated_at),
             seq,
+            d.email_submission_id.map(|id| id.to_string()),
         ])
     })
     .map_err(|e| on_unique(e, "documents_content"))?;
@@ -1065,6 +1069,35 @@ fn upload_from_row(row: &Row<'_>) -> rusqlite::Result<DirectUpload> {
     })
 }
 
+const EMAIL_COLUMNS: &str = "id, account_id, subject, body, from_addresses, to_addresses, \
+    cc_addresses, sent_at, message_id, in_reply_to, references_ids, content_type, status, \
+    status_reason, created_at, updated_at";
+
+fn email_from_row(row: &Row<'_>) -> rusqlite::Result<EmailSubmission> {
+    let list = |index: usize| -> rusqlite::Result<Vec<String>> {
+        let text: String = row.get(index)?;
+        Ok(serde_json::from_str(&text).unwrap_or_default())
+    };
+    Ok(EmailSubmission {
+        id: uuid_from(row, 0)?,
+        account_id: AccountId(uuid_from(row, 1)?),
+        subject: row.get(2)?,
+        body: row.get(3)?,
+        from: list(4)?,
+        to: list(5)?,
+        cc: list(6)?,
+        sent_at: from_optional_ts(row, 7)?,
+        message_id: row.get(8)?,
+        in_reply_to: row.get(9)?,
+        references: list(10)?,
+        content_type: row.get(11)?,
+        status: row.get(12)?,
+        status_reason: row.get(13)?,
+        created_at: from_ts(row, 14)?,
+        updated_at: from_ts(row, 15)?,
+    })
+}
+
 #[async_trait]
 impl DocumentStore for SqliteStore {
     async fn insert_document_with_job(
@@ -1136,6 +1169,52 @@ impl DocumentStore for SqliteStore {
         record_classification(&mut self.writer(), account, id, classification, events)
     }
 
+    async fn replace_document_file(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        expected_key: &str,
+        new_key: &str,
+        size_bytes: u64,
+        at: DateTime<Utc>,
+    ) -> StoreResult<Option<String>> {
+        let mut conn = self.writer();
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(backend)?;
+        let (current, original): (String, Option<String>) = tx
+            .query_row(
+                "SELECT storage_key, original_storage_key FROM documents
+                 WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL",
+                params![id.to_string(), account.0.to_string()],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()
+            .map_err(backend)?
+            .ok_or(StoreError::NotFound)?;
+        if current != expected_key {
+            return Err(StoreError::Conflict {
+                constraint: "documents_storage_key",
+            });
+        }
+        tx.execute(
+            "UPDATE documents SET storage_key = ?3, size_bytes = ?4,
+                original_storage_key = coalesce(original_storage_key, storage_key),
+                updated_at = ?5
+             WHERE id = ?1 AND account_id = ?2",
+            params![
+                id.to_string(),
+                account.0.to_string(),
+                new_key,
+                i64::try_from(size_bytes).unwrap_or(i64::MAX),
+                to_ts(at),
+            ],
+        )
+        .map_err(backend)?;
+        tx.commit().map_err(backend)?;
+        Ok(original.map(|_| current))
+    }
+
     async fn link_targets(
         &self,
         account: AccountId,
@@ -1143,6 +1222,147 @@ impl DocumentStore for SqliteStore {
         container_numbers: &[String],
     ) -> StoreResult<LinkTargets> {
         link_targets(&self.reader(), account, bl_numbers, container_numbers)
+    }
+
+    async fn insert_email_submission(&self, s: &EmailSubmission) -> StoreResult<()> {
+        let list =
+            |items: &[String]| serde_json::to_string(items).unwrap_or_else(|_| "[]".to_owned());
+        self.writer()
+            .execute(
+                &format!(
+                    "INSERT INTO email_submissions ({EMAIL_COLUMNS})
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+                ),
+                params![
+                    s.id.to_string(),
+                    s.account_id.0.to_string(),
+                    s.subject,
+                    s.body,
+                    list(&s.from),
+                    list(&s.to),
+                    list(&s.cc),
+                    s.sent_at.map(to_ts),
+                    s.message_id,
+                    s.in_reply_to,
+                    list(&s.references),
+                    s.content_type,
+                    s.status,
+                    s.status_reason,
+                    to_ts(s.created_at),
+                    to_ts(s.updated_at),
+                ],
+            )
+            .map_err(|e| on_unique(e, "email_submissions_pkey"))?;
+        Ok(())
+    }
+
+    async fn finish_email_submission(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        status: &str,
+        reason: Option<&str>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let changed = self
+            .writer()
+            .execute(
+                "UPDATE email_submissions SET status = ?3, status_reason = ?4, updated_at = ?5
+                 WHERE id = ?1 AND account_id = ?2",
+                params![
+                    id.to_string(),
+                    account.0.to_string(),
+                    status,
+                    reason,
+                    to_ts(at)
+                ],
+            )
+            .map_err(backend)?;
+        if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    async fn email_submission(&self, account: AccountId, id: Uuid) -> StoreResult<EmailSubmission> {
+        self.reader()
+            .prepare_cached(&format!(
+                "SELECT {EMAIL_COLUMNS} FROM email_submissions WHERE id = ?1 AND account_id = ?2"
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_row(
+                    params![id.to_string(), account.0.to_string()],
+                    email_from_row,
+                )
+                .optional()
+            })
+            .map_err(backend)?
+            .ok_or(StoreError::NotFound)
+    }
+
+    async fn list_email_submissions(
+        &self,
+        account: AccountId,
+        page: PageRequest,
+    ) -> StoreResult<Paged<EmailSubmission>> {
+        let conn = self.reader();
+        let total: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM email_submissions WHERE account_id = ?1",
+                [account.0.to_string()],
+                |row| row.get(0),
+            )
+            .map_err(backend)?;
+        let items = conn
+            .prepare_cached(&format!(
+                "SELECT {EMAIL_COLUMNS} FROM email_submissions WHERE account_id = ?1
+                 ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3"
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_map(
+                    params![
+                        account.0.to_string(),
+                        i64::from(page.limit),
+                        i64::try_from(page.offset).unwrap_or(i64::MAX)
+                    ],
+                    email_from_row,
+                )?
+                .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(backend)?;
+        Ok(Paged {
+            items,
+            total: u64::try_from(total).unwrap_or(0),
+        })
+    }
+
+    async fn documents_of_email_submissions(
+        &self,
+        account: AccountId,
+        submissions: &[Uuid],
+    ) -> StoreResult<Vec<StoredDocument>> {
+        if submissions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let conn = self.reader();
+        let marks = vec!["?"; submissions.len()].join(", ");
+        let values: Vec<Value> = std::iter::once(Value::Text(account.0.to_string()))
+            .chain(submissions.iter().map(|id| Value::Text(id.to_string())))
+            .collect();
+        let mut documents = conn
+            .prepare(&format!(
+                "SELECT {COLUMNS} FROM documents d
+                 WHERE d.account_id = ? AND d.deleted_at IS NULL
+                   AND d.email_submission_id IN ({marks})
+                 ORDER BY d.seq"
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_map(params_from_iter(values.iter()), from_row)?
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(backend)?;
+        load_links(&conn, &mut documents)?;
+        Ok(documents)
     }
 
     async fn create_direct_upload(&self, u: &DirectUpload) -> StoreResult<()> {

@@ -14,6 +14,7 @@ mod group_commit;
 mod jobs;
 mod migrations;
 mod parties;
+mod search;
 mod shipments;
 mod tracking_requests;
 mod vessels;
@@ -36,8 +37,8 @@ use tidemark_domain::{
 };
 use tidemark_store::{
     ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups, NotificationFilter,
-    PageRequest, Paged, ReadCache, RecordedDelivery, ShipmentFilter, ShipmentRead, Store,
-    StoreError, StoreResult, TrackingRequestFilter, TransportEventFilter,
+    PageRequest, Paged, ReadCache, RecordedDelivery, SearchEntry, SearchHit, ShipmentFilter,
+    ShipmentRead, Store, StoreError, StoreResult, TrackingRequestFilter, TransportEventFilter,
 };
 
 use crate::convert::{api_key_from_row, backend, from_ts, to_ts, uuid_from};
@@ -118,6 +119,20 @@ impl SqliteStore {
         // A panic while holding the lock cannot leave a transaction open: rusqlite rolls
         // back on drop, so the connection is still sound.
         self.writer.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `write` in one transaction of the writer connection, committed when it succeeds.
+    fn in_transaction<T>(
+        &self,
+        write: impl FnOnce(&Connection) -> StoreResult<T>,
+    ) -> StoreResult<T> {
+        let mut conn = self.writer();
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(backend)?;
+        let result = write(&tx)?;
+        tx.commit().map_err(backend)?;
+        Ok(result)
     }
 
     fn reader(&self) -> MutexGuard<'_, Connection> {
@@ -351,7 +366,14 @@ impl Store for SqliteStore {
     }
 
     async fn create_tracking_request(&self, request: &TrackingRequest) -> StoreResult<()> {
-        tracking_requests::create(&self.writer(), request)
+        self.in_transaction(|tx| {
+            tracking_requests::create(tx, request)?;
+            search::index(
+                tx,
+                request.account_id,
+                &SearchEntry::tracking_request(request),
+            )
+        })
     }
 
     async fn tracking_request(
@@ -378,7 +400,11 @@ impl Store for SqliteStore {
         ref_numbers: &[String],
         now: DateTime<Utc>,
     ) -> StoreResult<TrackingRequest> {
-        tracking_requests::update_ref_numbers(&self.writer(), account, id, ref_numbers, now)
+        self.in_transaction(|tx| {
+            let request = tracking_requests::update_ref_numbers(tx, account, id, ref_numbers, now)?;
+            search::index(tx, account, &SearchEntry::tracking_request(&request))?;
+            Ok(request)
+        })
     }
 
     async fn begin_idempotent_request(
@@ -492,9 +518,24 @@ impl Store for SqliteStore {
     }
 
     async fn update_shipment(&self, shipment: &Shipment) -> StoreResult<()> {
-        let updated = shipments::update_shipment(&self.writer(), shipment);
+        let updated = self.in_transaction(|tx| shipments::update_shipment(tx, shipment));
         self.shipments.evict(shipment.id.0);
         updated
+    }
+
+    async fn update_container(&self, container: &Container) -> StoreResult<()> {
+        let updated = self.in_transaction(|tx| shipments::update_container(tx, container));
+        self.shipments.evict(container.shipment_id.0);
+        updated
+    }
+
+    async fn search(
+        &self,
+        account: AccountId,
+        key: &str,
+        scan: u32,
+    ) -> StoreResult<Vec<SearchHit>> {
+        search::search(&self.reader(), account, key, scan)
     }
 
     async fn shipments_to_poll(

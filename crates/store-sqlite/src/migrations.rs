@@ -30,13 +30,19 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0021_carrier_states.sql"),
     include_str!("../migrations/0022_original_estimates.sql"),
     include_str!("../migrations/0023_pod_terminals.sql"),
+    include_str!("../migrations/0024_container_ref_numbers.sql"),
+    include_str!("../migrations/0025_search_terms.sql"),
+    include_str!("../migrations/0026_document_rotations.sql"),
+    include_str!("../migrations/0027_email_submissions.sql"),
 ];
 
-/// Migrations whose rows need code: the word index of existing documents is split by the
-/// same function as new ones (`tidemark_store::search_words`), which SQL cannot call.
+/// Migrations whose rows need code: the word index of existing documents and the search
+/// terms of existing entities are split by the same functions as new ones
+/// (`tidemark_store::search_words`, `SearchEntry`), which SQL cannot call.
 fn after(tx: &rusqlite::Transaction<'_>, number: usize) -> StoreResult<()> {
     match number {
         16 => crate::documents::index_existing_words(tx),
+        25 => crate::search::index_existing(tx),
         _ => Ok(()),
     }
 }
@@ -130,5 +136,54 @@ mod tests {
             serde_json::json!({"account_id": "acct", "document_id": "orphan"})
         );
         assert_eq!(jobs[1].2, "document:queued");
+    }
+
+    #[test]
+    fn migration_25_indexes_the_numbers_of_existing_entities() {
+        const ACCOUNT: &str = "00000000-0000-0000-0000-00000000000a";
+        const AT: &str = "2026-01-01T00:00:00.000000Z";
+        let mut conn = Connection::open_in_memory().unwrap();
+        run_to(&mut conn, 24).unwrap();
+        conn.execute_batch(&format!(
+            "INSERT INTO accounts (id, name, created_at) VALUES ('{ACCOUNT}', 'acme', '{AT}');
+             INSERT INTO tracking_requests (id, account_id, request_type, request_number, scac,
+                 ref_numbers, status, created_at, updated_at)
+             VALUES ('00000000-0000-0000-0000-000000000001', '{ACCOUNT}', 'bill_of_lading',
+                 'MAEU123', 'MAEU', '[\"PO 7\"]', 'created', '{AT}', '{AT}');
+             INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number,
+                 normalized_number, ref_numbers, shipping_line_scac, created_at, updated_at)
+             VALUES ('00000000-0000-0000-0000-000000000002', '{ACCOUNT}',
+                 '00000000-0000-0000-0000-000000000001', 'MAEU123', 'MAEU123', '[]', 'MAEU',
+                 '{AT}', '{AT}');
+             INSERT INTO containers (id, account_id, shipment_id, number, availability_known,
+                 available_for_pickup, current_status, created_at, updated_at, ref_numbers)
+             VALUES ('00000000-0000-0000-0000-000000000003', '{ACCOUNT}',
+                 '00000000-0000-0000-0000-000000000002', 'TDMU1000001', 0, 0, 'on_ship',
+                 '{AT}', '{AT}', '[\"LOT-5\"]');"
+        ))
+        .unwrap();
+
+        run(&mut conn).unwrap();
+
+        let terms: Vec<(String, i64, String)> = conn
+            .prepare("SELECT term, kind, entity_id FROM search_terms ORDER BY term, kind")
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let id = |n: u8| format!("00000000-0000-0000-0000-00000000000{n}");
+        assert_eq!(
+            terms,
+            [
+                ("5".to_owned(), 1, id(3)),
+                ("7".to_owned(), 2, id(1)),
+                ("lot5".to_owned(), 1, id(3)),
+                ("maeu123".to_owned(), 0, id(2)),
+                ("maeu123".to_owned(), 2, id(1)),
+                ("po7".to_owned(), 2, id(1)),
+                ("tdmu1000001".to_owned(), 1, id(3)),
+            ]
+        );
     }
 }

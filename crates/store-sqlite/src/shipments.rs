@@ -12,8 +12,8 @@ use tidemark_domain::{
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerFilter, PageRequest, Paged, ShipmentFilter, StoreError, StoreResult,
-    TransportEventFilter,
+    ContainerFilter, PageRequest, Paged, SearchEntry, ShipmentFilter, ShipmentSort, StoreError,
+    StoreResult, TransportEventFilter,
 };
 use uuid::Uuid;
 
@@ -197,7 +197,7 @@ const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, seal_numbe
     iso_equipment_code, equipment_type, equipment_length, equipment_height, weight_in_lbs, \
     pod_arrived_at, pod_discharged_at, pod_full_out_at, final_destination_full_out_at, \
     empty_terminated_at, availability_known, available_for_pickup, current_status, created_at, \
-    updated_at";
+    updated_at, ref_numbers";
 
 fn container_from_row(row: &Row<'_>) -> rusqlite::Result<Container> {
     read_container(&mut Columns::new(row))
@@ -229,13 +229,15 @@ fn read_container(c: &mut Columns<'_, '_>) -> rusqlite::Result<Container> {
         },
         created_at: c.ts()?,
         updated_at: c.ts()?,
+        ref_numbers: c.strings()?,
     })
 }
 
 fn upsert_container(tx: &Connection, c: &Container) -> StoreResult<()> {
+    let ref_numbers = json(&c.ref_numbers)?;
     tx.prepare_cached(&format!(
         "INSERT INTO containers ({CONTAINER_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
-             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
+             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)
              ON CONFLICT (id) DO UPDATE SET seal_number = excluded.seal_number,
                 pod_arrived_at = excluded.pod_arrived_at,
                 pod_discharged_at = excluded.pod_discharged_at,
@@ -268,6 +270,7 @@ fn upsert_container(tx: &Connection, c: &Container) -> StoreResult<()> {
             c.current_status.as_str(),
             to_ts(c.created_at),
             to_ts(c.updated_at),
+            ref_numbers,
         ])
     })
     .map_err(backend)?;
@@ -448,6 +451,16 @@ pub fn write_tracking_result(
 ) -> StoreResult<()> {
     if let Some(update) = update {
         upsert_shipment(tx, &update.shipment)?;
+        if update.shipment_created {
+            crate::search::index(
+                tx,
+                update.shipment.account_id,
+                &SearchEntry::shipment(&update.shipment),
+            )?;
+        }
+        for container in &update.new_containers {
+            crate::search::index(tx, container.account_id, &SearchEntry::container(container))?;
+        }
         for container in update
             .new_containers
             .iter()
@@ -729,6 +742,17 @@ pub fn list_shipments(
         clauses.push("s.customer_id = ?".to_owned());
         values.push(Value::Text(customer.0.to_string()));
     }
+    if let Some(tag) = &filter.tag {
+        clauses.push(
+            "EXISTS (SELECT 1 FROM json_each(s.tags) WHERE lower(json_each.value) = lower(?))"
+                .to_owned(),
+        );
+        values.push(Value::Text(tag.trim().to_owned()));
+    }
+    if let Some((from, to)) = filter.arriving_between {
+        clauses.push("s.pod_ata_at IS NULL AND s.pod_eta_at >= ? AND s.pod_eta_at <= ?".to_owned());
+        values.extend([Value::Text(to_ts(from)), Value::Text(to_ts(to))]);
+    }
     crate::custom_fields::filter_clauses(
         account,
         &filter.custom_fields,
@@ -736,11 +760,16 @@ pub fn list_shipments(
         &mut clauses,
         &mut values,
     );
+    let order = match filter.sort {
+        ShipmentSort::Newest => "s.created_at DESC, s.id DESC",
+        ShipmentSort::EtaAscending => "s.pod_eta_at IS NULL, s.pod_eta_at ASC, s.id ASC",
+        ShipmentSort::EtaDescending => "s.pod_eta_at IS NULL, s.pod_eta_at DESC, s.id DESC",
+    };
     paged(
         conn,
         &prefixed(SHIPMENT_COLUMNS, "s"),
         &format!("FROM shipments s WHERE {}", clauses.join(" AND ")),
-        "s.created_at DESC, s.id DESC",
+        order,
         values,
         page,
         shipment_from_row,
@@ -768,7 +797,34 @@ pub fn update_shipment(conn: &Connection, shipment: &Shipment) -> StoreResult<()
     if updated == 0 {
         return Err(StoreError::NotFound);
     }
-    Ok(())
+    crate::search::index(conn, shipment.account_id, &SearchEntry::shipment(shipment))
+}
+
+/// Saves a container's user-editable fields: its ref numbers.
+pub fn update_container(conn: &Connection, container: &Container) -> StoreResult<()> {
+    let ref_numbers = json(&container.ref_numbers)?;
+    let updated = conn
+        .prepare_cached(
+            "UPDATE containers SET ref_numbers = ?3, updated_at = ?4
+             WHERE id = ?1 AND account_id = ?2",
+        )
+        .and_then(|mut stmt| {
+            stmt.execute(params![
+                container.id.0.to_string(),
+                container.account_id.0.to_string(),
+                ref_numbers,
+                to_ts(container.updated_at),
+            ])
+        })
+        .map_err(backend)?;
+    if updated == 0 {
+        return Err(StoreError::NotFound);
+    }
+    crate::search::index(
+        conn,
+        container.account_id,
+        &SearchEntry::container(container),
+    )
 }
 
 pub fn shipments_to_poll(

@@ -37,8 +37,8 @@ use tidemark_domain::{
 use crate::ShipmentRead;
 use crate::{
     ContainerFilter, IdempotencyState, JobOutcome, NotificationFilter, PageRequest,
-    RecordedDelivery, ShipmentFilter, Store, StoreError, TrackingRequestFilter,
-    TransportEventFilter,
+    RecordedDelivery, SearchKind, ShipmentFilter, ShipmentSort, Store, StoreError,
+    TrackingRequestFilter, TransportEventFilter,
 };
 
 /// A fresh database for one test case.
@@ -101,6 +101,7 @@ macro_rules! store_contract_tests {
             results_recorded_at_once_each_get_their_own_outcome,
             another_accounts_shipment_and_container_are_not_found,
             shipments_are_filtered_and_searched,
+            shipments_are_filtered_by_tag_and_eta_window_and_sorted_by_eta,
             containers_are_filtered_by_status_port_scac_and_number,
             transport_events_of_a_container_are_filtered_by_event_and_time,
             stopped_shipments_are_not_polled,
@@ -110,6 +111,10 @@ macro_rules! store_contract_tests {
             shipments_polled_recently_are_not_due,
             a_result_computed_from_a_stale_request_is_refused,
             a_poll_never_overwrites_the_tags_users_set,
+            a_containers_ref_numbers_are_saved_and_a_poll_keeps_them,
+            another_accounts_container_cannot_be_updated,
+            search_finds_the_accounts_numbers_by_prefix_and_by_word,
+            search_follows_changed_ref_numbers,
             containers_of_several_shipments_are_read_at_once,
             the_longest_waiting_shipments_are_polled_first,
             shipments_are_read_by_ids_within_their_account,
@@ -1619,6 +1624,22 @@ pub async fn another_accounts_shipment_and_container_are_not_found(backend: &dyn
     assert_eq!(events.total, 0);
 }
 
+/// The ids of the account's shipments `filter` lists, in order.
+async fn listed(
+    store: &Arc<dyn Store>,
+    account: AccountId,
+    filter: ShipmentFilter,
+) -> Vec<tidemark_domain::ShipmentId> {
+    store
+        .list_shipments(account, &filter, ALL)
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|s| s.id)
+        .collect()
+}
+
 pub async fn shipments_are_filtered_and_searched(backend: &dyn TestBackend) {
     let store = backend.store();
     let ids = SequentialIds::default();
@@ -1629,19 +1650,7 @@ pub async fn shipments_are_filtered_and_searched(backend: &dyn TestBackend) {
     stopped.line_tracking_stopped_at = Some(t0() + Duration::days(1));
     stopped.line_tracking_stopped_reason = Some("user".to_owned());
     save(store.as_ref(), stopped).await;
-    let list = |filter: ShipmentFilter| {
-        let store = Arc::clone(&store);
-        async move {
-            store
-                .list_shipments(acme, &filter, ALL)
-                .await
-                .unwrap()
-                .items
-                .into_iter()
-                .map(|s| s.id)
-                .collect::<Vec<_>>()
-        }
-    };
+    let list = |filter: ShipmentFilter| listed(&store, acme, filter);
 
     assert_eq!(
         list(ShipmentFilter::default()).await,
@@ -1698,6 +1707,68 @@ pub async fn shipments_are_filtered_and_searched(backend: &dyn TestBackend) {
         })
         .await
         .is_empty()
+    );
+}
+
+pub async fn shipments_are_filtered_by_tag_and_eta_window_and_sorted_by_eta(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let mut shipments = Vec::new();
+    for (number, eta_days, arrived) in [
+        ("TESTBL0001", Some(10), false),
+        ("TESTBL0002", Some(3), false),
+        ("TESTBL0003", None, false),
+        ("TESTBL0004", Some(2), true),
+    ] {
+        let (_, update) = tracked(store.as_ref(), &ids, acme, number, Vec::new()).await;
+        let mut shipment = update.shipment.clone();
+        shipment.pod_eta_at = eta_days.map(|days| t0() + Duration::days(days));
+        shipment.pod_ata_at = arrived.then(|| t0() + Duration::days(1));
+        save(store.as_ref(), shipment.clone()).await;
+        shipments.push(shipment.id);
+    }
+    let mut tagged = store.shipment(acme, shipments[1]).await.unwrap();
+    tagged.tags = vec!["Reefer".to_owned()];
+    store.update_shipment(&tagged).await.unwrap();
+    let list = |filter: ShipmentFilter| listed(&store, acme, filter);
+
+    assert_eq!(
+        list(ShipmentFilter {
+            tag: Some("reefer".to_owned()),
+            ..ShipmentFilter::default()
+        })
+        .await,
+        vec![shipments[1]],
+        "the tag ignores case"
+    );
+    assert_eq!(
+        list(ShipmentFilter {
+            arriving_between: Some((t0(), t0() + Duration::days(5))),
+            ..ShipmentFilter::default()
+        })
+        .await,
+        vec![shipments[1]],
+        "an arrived shipment is not arriving"
+    );
+    assert_eq!(
+        list(ShipmentFilter {
+            sort: ShipmentSort::EtaAscending,
+            ..ShipmentFilter::default()
+        })
+        .await,
+        vec![shipments[3], shipments[1], shipments[0], shipments[2]],
+        "soonest first, without an ETA last"
+    );
+    assert_eq!(
+        list(ShipmentFilter {
+            sort: ShipmentSort::EtaDescending,
+            ..ShipmentFilter::default()
+        })
+        .await,
+        vec![shipments[0], shipments[1], shipments[3], shipments[2]]
     );
 }
 
@@ -1981,6 +2052,134 @@ pub async fn a_poll_never_overwrites_the_tags_users_set(backend: &dyn TestBacken
     let shipment = store.shipment(acme, first.shipment.id).await.unwrap();
     assert_eq!(shipment.tags, vec!["vip"]);
     assert_eq!(shipment.ref_numbers, vec!["PO-2"]);
+}
+
+pub async fn a_containers_ref_numbers_are_saved_and_a_poll_keeps_them(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, first) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
+    let mut edited = first.new_containers[0].clone();
+    edited.ref_numbers = vec!["PO-9".to_owned(), "LOT 4".to_owned()];
+    edited.updated_at = t0() + Duration::hours(7);
+    store.update_container(&edited).await.unwrap();
+
+    let mut polled = first.new_containers[0].clone();
+    polled.available_for_pickup = true;
+    let mut update = tracking_update::TrackingUpdate::shipment_only(first.shipment.clone());
+    update.changed_containers.push(polled);
+    let request = store
+        .tracking_request(acme, first.shipment.tracking_request_id)
+        .await
+        .unwrap();
+    store
+        .record_tracking_result(&request, request.updated_at, Some(&update), &[])
+        .await
+        .unwrap();
+
+    let container = store.container(acme, edited.id).await.unwrap();
+    assert_eq!(container.ref_numbers, vec!["PO-9", "LOT 4"]);
+    assert!(container.available_for_pickup);
+    let read = store
+        .shipment_with_containers(acme, first.shipment.id)
+        .await
+        .unwrap();
+    assert_eq!(read.containers[0].ref_numbers, vec!["PO-9", "LOT 4"]);
+}
+
+pub async fn another_accounts_container_cannot_be_updated(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let globex = account_in(store.as_ref(), &ids, "globex").await;
+    let (_, first) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", Vec::new()).await;
+    let mut stolen = first.new_containers[0].clone();
+    stolen.account_id = globex;
+    stolen.ref_numbers = vec!["MINE".to_owned()];
+
+    let result = store.update_container(&stolen).await;
+
+    assert!(matches!(result, Err(StoreError::NotFound)));
+    let container = store.container(acme, stolen.id).await.unwrap();
+    assert!(container.ref_numbers.is_empty());
+}
+
+/// What a search finds, as `(kind, id)` in rank order.
+async fn found(store: &dyn Store, account: AccountId, key: &str) -> Vec<(SearchKind, uuid::Uuid)> {
+    store
+        .search(account, key, crate::SEARCH_SCAN_LIMIT)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|hit| (hit.kind, hit.id))
+        .collect()
+}
+
+pub async fn search_finds_the_accounts_numbers_by_prefix_and_by_word(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let globex = account_in(store.as_ref(), &ids, "globex").await;
+    let (request, first) = tracked(store.as_ref(), &ids, acme, "MAEU240001", Vec::new()).await;
+    let later = tracking_request(&ids, acme, "MAEU24-0777 X", t0() + Duration::days(1));
+    store.create_tracking_request(&later).await.unwrap();
+    tracked(store.as_ref(), &ids, globex, "MAEU240002", Vec::new()).await;
+
+    let by_prefix = found(store.as_ref(), acme, "maeu24").await;
+    let by_word = found(store.as_ref(), acme, "0777").await;
+    let containers = found(store.as_ref(), acme, "tdmu1000001").await;
+
+    assert_eq!(
+        by_prefix,
+        [
+            (SearchKind::Shipment, first.shipment.id.0),
+            (SearchKind::TrackingRequest, later.id.0),
+            (SearchKind::TrackingRequest, request.id.0),
+        ],
+        "shipments first, then tracking requests newest first; none of globex's"
+    );
+    assert_eq!(by_word, [(SearchKind::TrackingRequest, later.id.0)]);
+    assert_eq!(
+        containers,
+        [(SearchKind::Container, first.new_containers[0].id.0)]
+    );
+    assert!(found(store.as_ref(), acme, "maeu25").await.is_empty());
+}
+
+pub async fn search_follows_changed_ref_numbers(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (request, first) = tracked(store.as_ref(), &ids, acme, "MAEU240001", Vec::new()).await;
+    let mut shipment = first.shipment.clone();
+    shipment.ref_numbers = vec!["ZZ 11".to_owned()];
+    store.update_shipment(&shipment).await.unwrap();
+    let mut container = first.new_containers[0].clone();
+    container.ref_numbers = vec!["LOT-55".to_owned()];
+    store.update_container(&container).await.unwrap();
+    store
+        .update_tracking_request_ref_numbers(acme, request.id, &["ACME-9".to_owned()], t0())
+        .await
+        .unwrap();
+
+    assert_eq!(
+        found(store.as_ref(), acme, "zz1").await,
+        [(SearchKind::Shipment, shipment.id.0)]
+    );
+    assert_eq!(
+        found(store.as_ref(), acme, "55").await,
+        [(SearchKind::Container, container.id.0)]
+    );
+    assert_eq!(
+        found(store.as_ref(), acme, "acme").await,
+        [(SearchKind::TrackingRequest, request.id.0)]
+    );
+    assert!(
+        !found(store.as_ref(), acme, "po1")
+            .await
+            .contains(&(SearchKind::TrackingRequest, request.id.0)),
+        "the replaced ref number no longer finds the request"
+    );
 }
 
 pub async fn containers_of_several_shipments_are_read_at_once(backend: &dyn TestBackend) {

@@ -38,6 +38,35 @@ pub struct StoredDocument {
     pub representation: Option<Representation>,
     pub shipment_ids: Vec<ShipmentId>,
     pub container_ids: Vec<ContainerId>,
+    /// The email it came attached to (`source` `email`).
+    pub email_submission_id: Option<Uuid>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// An email received with documents attached (Terminal49's `email_submission`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmailSubmission {
+    pub id: Uuid,
+    pub account_id: AccountId,
+    pub subject: String,
+    /// The text body, cut to a bound.
+    pub body: Option<String>,
+    pub from: Vec<String>,
+    pub to: Vec<String>,
+    pub cc: Vec<String>,
+    /// The `Date` header.
+    pub sent_at: Option<DateTime<Utc>>,
+    pub message_id: Option<String>,
+    pub in_reply_to: Option<String>,
+    pub references: Vec<String>,
+    /// The top-level MIME type (`multipart/mixed`).
+    pub content_type: Option<String>,
+    /// `received` while its attachments are stored, then `processed` (at least one became
+    /// a document) or `rejected`.
+    pub status: String,
+    /// Why it was rejected, or what happened to attachments that were not kept.
+    pub status_reason: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -195,6 +224,20 @@ pub trait DocumentStore: Send + Sync {
         classification: &DocumentClassification,
         events: &[DomainEvent],
     ) -> StoreResult<()>;
+    /// Points a document at new bytes (a rotation of it): `storage_key` becomes `new_key`,
+    /// of `size_bytes`, if it still is `expected_key`; the first key the document had is
+    /// kept as its original. Returns the replaced key when it was not the original (an
+    /// earlier rotation, whose bytes may then be deleted). A document whose key changed
+    /// meanwhile is `Conflict { constraint: "documents_storage_key" }`.
+    async fn replace_document_file(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        expected_key: &str,
+        new_key: &str,
+        size_bytes: u64,
+        at: DateTime<Utc>,
+    ) -> StoreResult<Option<String>>;
     /// The account's shipments whose normalized BL number is one of `bl_numbers`, and its
     /// containers whose number is one of `container_numbers`.
     async fn link_targets(
@@ -203,6 +246,30 @@ pub trait DocumentStore: Send + Sync {
         bl_numbers: &[String],
         container_numbers: &[String],
     ) -> StoreResult<LinkTargets>;
+    /// Records a received email.
+    async fn insert_email_submission(&self, submission: &EmailSubmission) -> StoreResult<()>;
+    /// Sets an email's final `status` and `status_reason`.
+    async fn finish_email_submission(
+        &self,
+        account: AccountId,
+        id: Uuid,
+        status: &str,
+        reason: Option<&str>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    async fn email_submission(&self, account: AccountId, id: Uuid) -> StoreResult<EmailSubmission>;
+    /// The account's emails, newest first.
+    async fn list_email_submissions(
+        &self,
+        account: AccountId,
+        page: PageRequest,
+    ) -> StoreResult<Paged<EmailSubmission>>;
+    /// The live documents (with their links) made from these emails, oldest first.
+    async fn documents_of_email_submissions(
+        &self,
+        account: AccountId,
+        submissions: &[Uuid],
+    ) -> StoreResult<Vec<StoredDocument>>;
     async fn create_direct_upload(&self, upload: &DirectUpload) -> StoreResult<()>;
     /// A direct upload by id alone: the signed id that names it is the authority.
     async fn direct_upload(&self, id: Uuid) -> StoreResult<DirectUpload>;

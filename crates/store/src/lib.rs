@@ -13,6 +13,7 @@ mod document_search;
 mod documents;
 mod error;
 mod read_cache;
+mod search;
 mod shipment_read;
 mod vessels;
 
@@ -35,10 +36,14 @@ pub use custom_fields::{
 pub use document_search::{MAX_WORD_CHARS, WordSearch, document_words, prefix_end, search_words};
 pub use documents::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
-    DocumentSortField, DocumentStore, LinkTargets, Representation, StoredDocument,
+    DocumentSortField, DocumentStore, EmailSubmission, LinkTargets, Representation, StoredDocument,
 };
 pub use error::{BoxError, StoreError};
 pub use read_cache::{RECENT_EVICTIONS, ReadCache, Ticket};
+pub use search::{
+    MAX_TERM_CHARS, SEARCH_SCAN_LIMIT, SearchEntry, SearchHit, SearchKind, rank_hits, search_key,
+    terms_of,
+};
 pub use shipment_read::ShipmentRead;
 pub use vessels::{
     AisPosition, Fix, PositionsRecorded, Vessel, VesselIdentity, VesselStore, thin_track,
@@ -141,6 +146,25 @@ pub struct ShipmentFilter {
     pub customer: Option<PartyId>,
     /// Shipments whose custom field values match every one of these.
     pub custom_fields: Vec<CustomFieldFilter>,
+    /// Shipments carrying this tag (ignoring case).
+    pub tag: Option<String>,
+    /// Shipments not arrived yet whose ETA at the port of discharge is in this window
+    /// (both ends included).
+    pub arriving_between: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// The order of the list.
+    pub sort: ShipmentSort,
+}
+
+/// The order of a shipment list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ShipmentSort {
+    /// Newest first (by creation).
+    #[default]
+    Newest,
+    /// Soonest ETA at the port of discharge first; shipments without one last.
+    EtaAscending,
+    /// Latest ETA at the port of discharge first; shipments without one last.
+    EtaDescending,
 }
 
 /// Which containers to list. Every set field must match.
@@ -399,6 +423,9 @@ pub trait Store:
     ) -> StoreResult<TransportEvent>;
     /// One of the account's containers.
     async fn container(&self, account: AccountId, id: ContainerId) -> StoreResult<Container>;
+    /// Saves a container's user-editable fields: its ref numbers (and `updated_at`).
+    /// Another account's container is `NotFound`.
+    async fn update_container(&self, container: &Container) -> StoreResult<()>;
     /// The account's containers matching `filter`, most recently updated first.
     async fn list_containers(
         &self,
@@ -423,6 +450,14 @@ pub trait Store:
         account: AccountId,
         container: ContainerId,
     ) -> StoreResult<Vec<RawEvent>>;
+
+    // Search (`GET /v2/search`).
+
+    /// The account's shipments, containers and tracking requests having a term that starts
+    /// with `key` (a [`search_key`]), from at most `scan` index rows, ranked by
+    /// [`rank_hits`]. Terms are written with the entities, in the same transactions.
+    async fn search(&self, account: AccountId, key: &str, scan: u32)
+    -> StoreResult<Vec<SearchHit>>;
 
     // Parties (customers).
 

@@ -142,9 +142,9 @@ pub fn validate_new_definition(new: &NewDefinition) -> Result<Definition, Vec<Fi
             "entity_type",
             "Entity type",
             new.entity_type.as_deref(),
-            EntityType::ALL,
+            EntityType::DEFINED,
             EntityType::as_str,
-            EntityType::parse,
+            EntityType::parse_defined,
         ),
         &mut problems,
     );

@@ -75,12 +75,33 @@ pub const MAX_PATTERN_LENGTH: usize = 256;
 pub const MAX_FORMAT_LENGTH: usize = 64;
 
 crate::string_enum! {
-    /// The kind of entity a definition's values belong to, spelled in PascalCase as Terminal49
-    /// does. Terminal49 also shows `TrackingRequest` and `Cargo` on read, but creation accepts
-    /// only these two.
+    /// The kind of entity a value belongs to, spelled in PascalCase as Terminal49 does.
+    /// Definitions are only of shipments or containers (Terminal49's create accepts only
+    /// these two); a tracking request holds values of shipment fields, for the shipment it
+    /// will create.
     pub enum EntityType {
         Shipment => "Shipment",
         Container => "Container",
+        TrackingRequest => "TrackingRequest",
+    }
+}
+
+impl EntityType {
+    /// The entity types a definition may be created for.
+    pub const DEFINED: &'static [Self] = &[Self::Shipment, Self::Container];
+
+    /// The entity type of the definitions whose values this entity holds: a tracking
+    /// request's values are its future shipment's.
+    pub fn fields_of(self) -> Self {
+        match self {
+            Self::TrackingRequest => Self::Shipment,
+            other => other,
+        }
+    }
+
+    /// [`Self::parse`], for the types a definition may be created for.
+    pub fn parse_defined(text: &str) -> Option<Self> {
+        Self::parse(text).filter(|kind| Self::DEFINED.contains(kind))
     }
 }
 

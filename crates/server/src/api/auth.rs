@@ -20,6 +20,7 @@ use crate::api::error::ApiError;
 use crate::app::AppState;
 use crate::use_cases::accounts::keys::{self, KeyRejected};
 use crate::use_cases::accounts::rate_limit::{RateLimitStatus, client_key};
+use crate::use_cases::tracking::REFRESH_PER_MINUTE;
 
 /// The rate-limit bucket of failed authentications.
 const AUTH_FAILURES: &str = "auth_failures";
@@ -58,9 +59,6 @@ fn presented_key(headers: &HeaderMap) -> Option<&str> {
 fn is_read(method: &Method) -> bool {
     matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
 }
-
-/// Refreshes per minute per key, as in Terminal49: each one costs a carrier call.
-const REFRESH_PER_MINUTE: u32 = 10;
 
 /// Which rate-limit bucket a request counts against. As in Terminal49, creating tracking
 /// requests has a bucket of its own, so a bulk import does not starve reads.

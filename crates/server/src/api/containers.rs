@@ -1,6 +1,7 @@
 //! `/v2/containers`: each container's status and milestones, and its transport events.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use tidemark_domain::{
     Container, ContainerId, ContainerStatus, PartyId, Shipment, TransportEventName,
 };
@@ -12,12 +13,12 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::api::auth::Principal;
-use crate::api::error::{ApiError, ErrorDocument};
+use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::Path;
 use crate::api::jsonapi::Included;
 use crate::api::jsonapi::{
-    DEFAULT_PAGE_SIZE, Document, ListDocument, QueryParams, ResourceIdentifier, included_object,
-    resource_object,
+    BodyType, DEFAULT_PAGE_SIZE, Document, JsonApiBody, ListDocument, QueryParams,
+    ResourceIdentifier, included_object, resource_object,
 };
 use crate::api::shipments::ShipmentResource;
 use crate::api::vessels::vessel_objects;
@@ -31,8 +32,8 @@ use crate::resources::terminals::terminal_object;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(list))
-        .routes(routes!(show))
+        .routes(routes!(list, update_identified_in_body))
+        .routes(routes!(show, update))
         .routes(routes!(transport_events))
         .routes(routes!(refresh))
 }
@@ -257,6 +258,146 @@ async fn show(
     Ok(Document::new(object, included))
 }
 
+/// Attributes of `PATCH /v2/containers/{id}`: only `ref_numbers`, as Terminal49 allows.
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+pub struct ContainerChanges(Map<String, Value>);
+
+impl BodyType for ContainerChanges {
+    const TYPE: &'static str = "container";
+}
+
+/// The documented shape of [`ContainerChanges`].
+#[derive(ToSchema)]
+#[expect(
+    dead_code,
+    reason = "describes the request body in the OpenAPI document only"
+)]
+pub struct ContainerPatch {
+    /// Replaces all of the container's ref numbers; null or `[]` clears them.
+    ref_numbers: Option<Vec<String>>,
+}
+
+/// Change a container's ref numbers.
+#[utoipa::path(
+    patch, path = "/v2/containers/{id}", tag = "Containers",
+    params(("id" = Uuid, Path)),
+    request_body(content = ContainerPatch),
+    responses(
+        (status = 200, body = Document<ContainerAttributes>, content_type = "application/vnd.api+json"),
+        (status = 400, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 401, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 403, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 404, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 409, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 415, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 422, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 429, body = ErrorDocument, content_type = "application/vnd.api+json"),
+    ),
+    security(("token" = []))
+)]
+async fn update(
+    state: AppState,
+    principal: Principal,
+    Path(id): Path<String>,
+    body: JsonApiBody<ContainerChanges>,
+) -> Result<Document<ContainerAttributes>, ApiError> {
+    if let Some(given) = &body.id
+        && given.as_str() != Some(id.as_str())
+    {
+        return Err(ApiError::Conflict {
+            code: "id_mismatch",
+            detail: "data.id must be the id in the URL.".to_owned(),
+        });
+    }
+    edit(&state, &principal, &id, &body).await
+}
+
+/// Change a container's ref numbers, the container named by `data.id` (the form of
+/// Terminal49's OpenAPI document, which has no id in the path).
+#[utoipa::path(
+    patch, path = "/v2/containers", tag = "Containers",
+    request_body(content = ContainerPatch, description = "`data.id` names the container"),
+    responses(
+        (status = 200, body = Document<ContainerAttributes>, content_type = "application/vnd.api+json"),
+        (status = 400, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 401, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 403, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 404, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 415, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 422, body = ErrorDocument, content_type = "application/vnd.api+json"),
+        (status = 429, body = ErrorDocument, content_type = "application/vnd.api+json"),
+    ),
+    security(("token" = []))
+)]
+async fn update_identified_in_body(
+    state: AppState,
+    principal: Principal,
+    body: JsonApiBody<ContainerChanges>,
+) -> Result<Document<ContainerAttributes>, ApiError> {
+    let Some(id) = body.id.as_ref().and_then(Value::as_str).map(str::to_owned) else {
+        return Err(ApiError::Invalid(vec![FieldError::pointer(
+            "/data/id",
+            "blank",
+            "data.id must be the id of the container to change.",
+        )]));
+    };
+    edit(&state, &principal, &id, &body).await
+}
+
+async fn edit(
+    state: &AppState,
+    principal: &Principal,
+    id: &str,
+    body: &JsonApiBody<ContainerChanges>,
+) -> Result<Document<ContainerAttributes>, ApiError> {
+    let id = parse_id(id)?;
+    let mut errors = Vec::new();
+    let mut ref_numbers = None;
+    for (name, value) in &body.attributes.0 {
+        match name.as_str() {
+            "ref_numbers" => {
+                ref_numbers = crate::api::shipments::string_list(name, value, &mut errors);
+            }
+            _ => errors.push(FieldError::pointer(
+                format!("/data/attributes/{name}"),
+                "not_editable",
+                format!("{name} cannot be changed; only ref_numbers can"),
+            )),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::Invalid(errors));
+    }
+    let container = match ref_numbers {
+        Some(ref_numbers) => {
+            crate::use_cases::tracking::shipments::edit_container(
+                state,
+                principal.account_id,
+                id,
+                ref_numbers,
+            )
+            .await?
+        }
+        None => state.store.container(principal.account_id, id).await?,
+    };
+    let shipment = state
+        .store
+        .shipment(principal.account_id, container.shipment_id)
+        .await?;
+    Ok(Document::new(
+        resource_object(
+            &ContainerResource {
+                container: &container,
+                shipment: Some(&shipment),
+                state,
+            },
+            &state.config.public_url,
+        ),
+        Vec::new(),
+    ))
+}
+
 /// A container's transport events, in time order.
 #[utoipa::path(
     get, path = "/v2/containers/{id}/transport_events", tag = "Containers",
@@ -358,25 +499,25 @@ async fn refresh(
         .store
         .container(principal.account_id, parse_id(&id)?)
         .await?;
-    let shipment = state
-        .store
-        .shipment(principal.account_id, container.shipment_id)
-        .await?;
-    if !shipment.is_tracking() {
-        return Err(ApiError::Invalid(vec![
-            crate::api::error::FieldError::pointer(
-                "",
-                "tracking_stopped",
-                "Tracking of this container's shipment is stopped; resume it first.",
-            ),
-        ]));
-    }
-    crate::use_cases::tracking::queue_refresh(
+    match crate::use_cases::tracking::refresh_shipment(
         &state,
         principal.account_id,
-        shipment.tracking_request_id,
+        container.shipment_id,
     )
-    .await?;
+    .await
+    {
+        Ok(_) => {}
+        Err(crate::use_cases::tracking::RefreshError::TrackingStopped) => {
+            return Err(ApiError::Invalid(vec![
+                crate::api::error::FieldError::pointer(
+                    "",
+                    "tracking_stopped",
+                    "Tracking of this container's shipment is stopped; resume it first.",
+                ),
+            ]));
+        }
+        Err(crate::use_cases::tracking::RefreshError::Store(error)) => return Err(error.into()),
+    }
     Ok(crate::api::jsonapi::json_body(&RefreshStarted {
         message: "Started refresh for Shipping line",
     }))

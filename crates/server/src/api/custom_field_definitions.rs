@@ -399,10 +399,7 @@ async fn delete(
     principal: Principal,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    state
-        .store
-        .delete_custom_field_definition(principal.account_id, parse_uuid(&id)?)
-        .await?;
+    custom_fields::delete_definition(&state, principal.account_id, parse_uuid(&id)?).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -552,13 +549,12 @@ async fn delete_option(
     principal: Principal,
     Path((id, option_id)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
-    state
-        .store
-        .delete_custom_field_option(
-            principal.account_id,
-            parse_uuid(&id)?,
-            parse_uuid(&option_id)?,
-        )
-        .await?;
+    custom_fields::delete_option(
+        &state,
+        principal.account_id,
+        parse_uuid(&id)?,
+        parse_uuid(&option_id)?,
+    )
+    .await?;
     Ok(StatusCode::NO_CONTENT)
 }

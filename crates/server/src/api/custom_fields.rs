@@ -1,5 +1,7 @@
 //! Custom field values (interface spec §2.9, §4.2; Terminal49 notes §13): nested under
-//! `/v2/shipments/{id}/custom_fields` and `/v2/containers/{id}/custom_fields`, keyed by
+//! `/v2/shipments/{id}/custom_fields`, `/v2/containers/{id}/custom_fields` and
+//! `/v2/tracking_requests/{id}/custom_fields` (shipment fields, copied onto the shipment the
+//! request creates), keyed by
 //! `api_slug`, and the top-level `/v2/custom_fields` family, which names its entity in
 //! `relationships.entity`.
 //!
@@ -44,6 +46,15 @@ pub fn router() -> OpenApiRouter<AppState> {
             set_on_shipment,
             delete_of_shipment
         ))
+        .routes(routes!(
+            list_of_tracking_request,
+            create_on_tracking_request
+        ))
+        .routes(routes!(
+            show_of_tracking_request,
+            set_on_tracking_request,
+            delete_of_tracking_request
+        ))
         .routes(routes!(list_of_container, create_on_container))
         .routes(routes!(
             show_of_container,
@@ -70,6 +81,7 @@ fn entity_type_name(entity_type: EntityType) -> &'static str {
     match entity_type {
         EntityType::Shipment => "shipment",
         EntityType::Container => "container",
+        EntityType::TrackingRequest => "tracking_request",
     }
 }
 
@@ -283,17 +295,19 @@ impl ValueBody {
                 invalid(
                     POINTER,
                     "blank",
-                    "The entity relationship must name a shipment or container",
+                    "The entity relationship must name a shipment, container or tracking request",
                 )
             })?;
         let entity_type = match data.get("type").and_then(Value::as_str) {
             Some("shipment") => EntityType::Shipment,
             Some("container") => EntityType::Container,
+            Some("tracking_request") => EntityType::TrackingRequest,
             _ => {
                 return Err(invalid(
                     &format!("{POINTER}/type"),
                     "invalid_type",
-                    "The entity relationship must be of type 'shipment' or 'container'",
+                    "The entity relationship must be of type 'shipment', 'container' or \
+                     'tracking_request'",
                 ));
             }
         };
@@ -375,7 +389,7 @@ async fn value_at(
         .store
         .custom_field_definition_by_slug(principal.account_id, api_slug)
         .await?;
-    if definition.definition.entity_type != entity_type {
+    if definition.definition.entity_type != entity_type.fields_of() {
         return Err(ApiError::NotFound);
     }
     Ok((entity, definition))
@@ -634,6 +648,16 @@ nested_handlers!(
     show_of_shipment,
     set_on_shipment,
     delete_of_shipment
+);
+nested_handlers!(
+    EntityType::TrackingRequest,
+    "tracking_requests",
+    "Tracking requests",
+    list_of_tracking_request,
+    create_on_tracking_request,
+    show_of_tracking_request,
+    set_on_tracking_request,
+    delete_of_tracking_request
 );
 nested_handlers!(
     EntityType::Container,

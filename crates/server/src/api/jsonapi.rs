@@ -333,6 +333,8 @@ impl QueryParams {
 /// checked, `data.attributes` deserialized into `T` with errors pointing at the field.
 #[derive(Debug)]
 pub struct JsonApiBody<T> {
+    /// `data.id` as sent, when it was.
+    pub id: Option<Value>,
     pub attributes: T,
     pub relationships: Option<Value>,
 }
@@ -471,6 +473,7 @@ pub fn parse_body<T: DeserializeOwned + BodyType>(
         )])
     })?;
     Ok(JsonApiBody {
+        id: data.get("id").cloned(),
         attributes,
         relationships: data.get("relationships").cloned(),
     })

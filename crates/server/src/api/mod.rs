@@ -11,16 +11,20 @@ pub mod custom_fields;
 pub mod dcsa_notifications;
 pub mod direct_uploads;
 pub mod docs;
+pub mod document_schemas;
 pub mod documents;
+pub mod email_submissions;
 pub mod error;
 pub mod extract;
 pub mod health;
 pub mod idempotency;
 pub mod jsonapi;
 pub mod map_geojson;
+pub mod metro_areas;
 pub mod parties;
 pub mod ports;
 pub mod raw_events;
+pub mod search;
 pub mod shipments;
 pub mod shipping_lines;
 pub mod terminals;
@@ -53,11 +57,13 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(docs::base_openapi())
         .merge(api_keys::router())
         .merge(ports::router())
+        .merge(metro_areas::router())
         .merge(shipping_lines::router())
         .merge(terminals::router())
         .merge(tracking_requests::router())
         .merge(shipments::router())
         .merge(containers::router())
+        .merge(search::router())
         .merge(raw_events::router())
         .merge(parties::router())
         .merge(webhooks::router())
@@ -65,6 +71,8 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(vessels::router())
         .merge(map_geojson::router())
         .merge(documents::router())
+        .merge(document_schemas::router())
+        .merge(email_submissions::router())
         .merge(direct_uploads::router())
         .merge(custom_fields::router())
         .merge(custom_field_definitions::router())

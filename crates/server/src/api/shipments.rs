@@ -1,10 +1,11 @@
 //! `/v2/shipments`: what each tracked bill of lading or booking covers.
 
 use axum::response::Response;
+use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tidemark_domain::{Container, ContainerStatus, PartyId, Shipment, ShipmentId};
-use tidemark_store::ShipmentFilter;
+use tidemark_store::{ShipmentFilter, ShipmentSort};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -46,9 +47,40 @@ fn parse_id(id: &str) -> Result<ShipmentId, ApiError> {
         .map_err(|_| ApiError::NotFound)
 }
 
-fn filter_from(query: &QueryParams) -> Result<ShipmentFilter, ApiError> {
+/// `filter[arriving_within_days]`: a whole number of days.
+fn arriving_within_days(query: &QueryParams) -> Result<Option<u32>, ApiError> {
+    const NAME: &str = "filter[arriving_within_days]";
+    query
+        .filter(NAME)
+        .map(|value| {
+            value.trim().parse::<u32>().map_err(|_| {
+                ApiError::parameter(
+                    NAME,
+                    "invalid_filter",
+                    format!("{NAME} must be a whole number of days; got {value:?}."),
+                )
+            })
+        })
+        .transpose()
+}
+
+fn filter_from(query: &QueryParams, now: DateTime<Utc>) -> Result<ShipmentFilter, ApiError> {
     let text = |name: &str| query.filter(name).map(str::to_owned);
+    let sort = match query.get("sort") {
+        None => ShipmentSort::Newest,
+        Some(value) => shipments::sort_named(value).ok_or_else(|| {
+            ApiError::parameter(
+                "sort",
+                "invalid_sort",
+                format!("sort must be one of -created_at, pod_eta_at, -pod_eta_at; got {value:?}."),
+            )
+        })?,
+    };
     Ok(ShipmentFilter {
+        tag: text("filter[tag]"),
+        arriving_between: arriving_within_days(query)?
+            .map(|days| shipments::arriving_within(now, days)),
+        sort,
         q: text("q"),
         number: text("number").or_else(|| text("filter[number]")),
         tracking_stopped: query.flag("filter[tracking_stopped]")?,
@@ -108,6 +140,9 @@ async fn document_with(
         ("filter[scac]" = Option<String>, Query),
         ("filter[container_status]" = Option<String>, Query, description = "Shipments with a container in this status"),
         ("filter[updated_since]" = Option<String>, Query, description = "ISO 8601"),
+        ("filter[tag]" = Option<String>, Query, description = "Shipments carrying this tag (ignoring case)"),
+        ("filter[arriving_within_days]" = Option<u32>, Query, description = "Shipments not arrived yet whose ETA at the port of discharge is within this many days from now"),
+        ("sort" = Option<String>, Query, description = "-created_at (default, newest first), pod_eta_at (soonest ETA first) or -pod_eta_at; shipments without an ETA last"),
         ("filter[custom_fields][api_slug]" = Option<String>, Query, description = "a custom field value; put the field's api_slug in place of api_slug (up to 5 such filters)"),
         ("include" = Option<String>, Query, description = "containers, port_of_lading, port_of_discharge, destination"),
         ("page[number]" = Option<u32>, Query), ("page[size]" = Option<u32>, Query),
@@ -126,7 +161,7 @@ async fn list(
 ) -> Result<ListDocument<ShipmentAttributes>, ApiError> {
     let page = query.page(DEFAULT_PAGE_SIZE)?;
     let includes = query.includes("shipment", INCLUDES)?;
-    let mut filter = filter_from(&query)?;
+    let mut filter = filter_from(&query, state.clock.now())?;
     filter.custom_fields = super::custom_fields::list_filters(
         &state,
         principal.account_id,
@@ -232,7 +267,12 @@ pub struct ShipmentPatch {
     tags: Option<Vec<String>>,
 }
 
-fn string_list(name: &str, value: &Value, errors: &mut Vec<FieldError>) -> Option<Vec<String>> {
+/// A replacing list attribute: an array of strings, or null for none.
+pub(crate) fn string_list(
+    name: &str,
+    value: &Value,
+    errors: &mut Vec<FieldError>,
+) -> Option<Vec<String>> {
     let list = match value {
         Value::Null => Some(Vec::new()),
         Value::Array(items) => items

@@ -1,16 +1,18 @@
-//! The shipments board (`/`), its self-refreshing rows, and the shipment page.
+//! The shipments board (`/`) and its self-refreshing rows.
 
-use axum::extract::{Path, Query};
+use axum::extract::Query;
 use chrono::{DateTime, Utc};
 use maud::{Markup, html};
 use serde::Deserialize;
-use tidemark_domain::{Container, ContainerStatus, Shipment, ShipmentId, TransportEvent};
-use tidemark_store::{PageRequest, ShipmentFilter};
-use uuid::Uuid;
+use tidemark_domain::custom_fields::EntityType;
+use tidemark_domain::{Container, ContainerStatus, Shipment, ShipmentId};
+use tidemark_store::{DefinitionFilter, PageRequest, ShipmentFilter};
 
 use super::pages::{PageError, layout};
 use super::session::Session;
 use crate::app::{App, AppState};
+use crate::use_cases::custom_fields;
+use crate::use_cases::tracking::shipments;
 
 /// Rows per page of the board.
 pub const PAGE_SIZE: u32 = 25;
@@ -18,9 +20,10 @@ pub const PAGE_SIZE: u32 = 25;
 /// How often the board asks for fresh rows.
 const REFRESH_SECONDS: u32 = 15;
 
-/// The board's search and filters, mapped one to one onto the API's shipment filters
+/// The board's search, filters and order, mapped one to one onto the API's shipment list
 /// (`q`, `filter[scac]`, `filter[port_of_lading]`, `filter[port_of_discharge]`,
-/// `filter[container_status]`, `filter[tracking_stopped]`).
+/// `filter[container_status]`, `filter[tracking_stopped]`, `filter[tag]`,
+/// `filter[arriving_within_days]`, `filter[custom_fields][<api_slug>]`, `sort`).
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct BoardQuery {
     #[serde(default)]
@@ -37,6 +40,19 @@ pub struct BoardQuery {
     #[serde(default)]
     tracking: String,
     #[serde(default)]
+    tag: String,
+    /// Days: shipments not arrived yet with an ETA within this many days.
+    #[serde(default)]
+    arriving: String,
+    /// A shipment custom field's api_slug, and the value it must have.
+    #[serde(default)]
+    field: String,
+    #[serde(default)]
+    value: String,
+    /// `pod_eta_at`, `-pod_eta_at` or empty (newest first).
+    #[serde(default)]
+    sort: String,
+    #[serde(default)]
     page: Option<u32>,
 }
 
@@ -46,8 +62,20 @@ fn non_empty(value: &str) -> Option<String> {
 }
 
 impl BoardQuery {
-    fn filter(&self) -> ShipmentFilter {
-        ShipmentFilter {
+    /// The store filter at `now`, or what is wrong with the query.
+    fn filter(&self, now: DateTime<Utc>) -> Result<ShipmentFilter, String> {
+        let arriving_between = match non_empty(&self.arriving) {
+            None => None,
+            Some(days) => Some(shipments::arriving_within(
+                now,
+                days.parse().map_err(|_| {
+                    format!("Arriving within must be a whole number of days; got {days:?}.")
+                })?,
+            )),
+        };
+        let sort = shipments::sort_named(&self.sort)
+            .ok_or_else(|| format!("Unknown order {:?}.", self.sort))?;
+        Ok(ShipmentFilter {
             q: non_empty(&self.q),
             scac: non_empty(&self.carrier).map(|s| s.to_uppercase()),
             port_of_lading: non_empty(&self.pol).map(|s| s.to_uppercase()),
@@ -58,8 +86,26 @@ impl BoardQuery {
                 "stopped" => Some(true),
                 _ => None,
             },
+            tag: non_empty(&self.tag),
+            arriving_between,
+            sort,
             ..ShipmentFilter::default()
+        })
+    }
+
+    /// This query ordered by ETA: soonest first, or latest first when it already was.
+    fn sorted_by_eta(&self) -> String {
+        let sort = if self.sort == "pod_eta_at" {
+            "-pod_eta_at"
+        } else {
+            "pod_eta_at"
+        };
+        Self {
+            sort: sort.to_owned(),
+            page: None,
+            ..self.clone()
         }
+        .on_page(1)
     }
 
     fn page(&self) -> u32 {
@@ -76,6 +122,11 @@ impl BoardQuery {
             ("pod", &self.pod),
             ("status", &self.status),
             ("tracking", &self.tracking),
+            ("tag", &self.tag),
+            ("arriving", &self.arriving),
+            ("field", &self.field),
+            ("value", &self.value),
+            ("sort", &self.sort),
         ] {
             if !value.trim().is_empty() {
                 query.append_pair(name, value.trim());
@@ -90,6 +141,10 @@ impl BoardQuery {
 pub struct BoardPage {
     pub rows: Vec<(Shipment, Vec<Container>)>,
     pub total: u64,
+    /// What was wrong with the filters, if anything (then no rows).
+    pub problem: Option<String>,
+    /// The account's shipment custom fields, for the custom field filter.
+    pub fields: Vec<(String, String)>,
 }
 
 /// Reads one page of the board (two queries whatever the page size).
@@ -98,11 +153,48 @@ pub async fn read(
     session: &Session,
     query: &BoardQuery,
 ) -> Result<BoardPage, PageError> {
+    let fields = app
+        .store
+        .list_custom_field_definitions(
+            session.account_id,
+            &DefinitionFilter {
+                entity_type: Some(EntityType::Shipment),
+                ..DefinitionFilter::default()
+            },
+            PageRequest {
+                offset: 0,
+                limit: custom_fields::MAX_ENTITY_FIELDS,
+            },
+        )
+        .await?
+        .items
+        .into_iter()
+        .map(|record| (record.definition.api_slug, record.definition.display_name))
+        .collect();
+    let refused = |problem: String, fields| BoardPage {
+        rows: Vec::new(),
+        total: 0,
+        problem: Some(problem),
+        fields,
+    };
+    let mut filter = match query.filter(app.clock.now()) {
+        Ok(filter) => filter,
+        Err(problem) => return Ok(refused(problem, fields)),
+    };
+    if let (Some(slug), Some(value)) = (non_empty(&query.field), non_empty(&query.value)) {
+        let parameter = [(format!("filter[custom_fields][{slug}]"), value)];
+        match custom_fields::filters_from(app, session.account_id, EntityType::Shipment, &parameter)
+            .await?
+        {
+            Ok(found) => filter.custom_fields = found,
+            Err(problem) => return Ok(refused(problem.detail, fields)),
+        }
+    }
     let found = app
         .store
         .list_shipments(
             session.account_id,
-            &query.filter(),
+            &filter,
             PageRequest {
                 offset: u64::from(query.page() - 1) * u64::from(PAGE_SIZE),
                 limit: PAGE_SIZE,
@@ -126,11 +218,13 @@ pub async fn read(
     Ok(BoardPage {
         rows,
         total: found.total,
+        problem: None,
+        fields,
     })
 }
 
 /// A time in the port's own time zone (UTC when the port or its zone is unknown).
-fn port_time(app: &App, locode: Option<&str>, at: DateTime<Utc>) -> String {
+pub(super) fn port_time(app: &App, locode: Option<&str>, at: DateTime<Utc>) -> String {
     let zone = locode
         .and_then(|locode| app.reference.port_by_locode(locode))
         .and_then(|port| port.time_zone.parse::<chrono_tz::Tz>().ok());
@@ -189,7 +283,7 @@ fn last_event(
     seen.into_iter().max_by_key(|(_, at)| *at)
 }
 
-fn status_of(shipment: &Shipment, containers: &[Container]) -> String {
+pub(super) fn status_of(shipment: &Shipment, containers: &[Container]) -> String {
     if !shipment.is_tracking() {
         return "tracking stopped".to_owned();
     }
@@ -259,31 +353,58 @@ fn pager(query: &BoardQuery, total: u64) -> Markup {
     }
 }
 
-fn filters(query: &BoardQuery) -> Markup {
+/// A `select` whose option `current` is selected.
+fn choices(id: &str, current: &str, options: &[(&str, &str)]) -> Markup {
+    html! {
+        select #(id) name=(id) {
+            @for (value, name) in options {
+                @if current == *value { option value=(value) selected { (name) } }
+                @else { option value=(value) { (name) } }
+            }
+        }
+    }
+}
+
+fn filters(query: &BoardQuery, fields: &[(String, String)]) -> Markup {
+    let statuses: Vec<(&str, String)> = [
+        "new",
+        "on_ship",
+        "available",
+        "not_available",
+        "picked_up",
+        "empty_returned",
+    ]
+    .into_iter()
+    .map(|status| (status, status.replace('_', " ")))
+    .collect();
+    let mut status_options: Vec<(&str, &str)> = vec![("", "any")];
+    status_options.extend(statuses.iter().map(|(value, name)| (*value, name.as_str())));
+    let mut field_options: Vec<(&str, &str)> = vec![("", "any")];
+    field_options.extend(
+        fields
+            .iter()
+            .map(|(slug, name)| (slug.as_str(), name.as_str())),
+    );
     html! {
         form.filters method="get" action="/" role="search" {
             div { label for="q" { "Search" } input #q type="search" name="q" value=(query.q) placeholder="BL, container or reference"; }
             div { label for="carrier" { "Carrier (SCAC)" } input #carrier name="carrier" value=(query.carrier) size="6"; }
             div { label for="pol" { "Port of lading" } input #pol name="pol" value=(query.pol) size="7" placeholder="UN/LOCODE"; }
             div { label for="pod" { "Port of discharge" } input #pod name="pod" value=(query.pod) size="7" placeholder="UN/LOCODE"; }
-            div {
-                label for="status" { "Container status" }
-                select #status name="status" {
-                    option value="" { "any" }
-                    @for status in ["new", "on_ship", "available", "not_available", "picked_up", "empty_returned"] {
-                        @if query.status == status { option value=(status) selected { (status.replace('_', " ")) } }
-                        @else { option value=(status) { (status.replace('_', " ")) } }
-                    }
-                }
-            }
+            div { label for="status" { "Container status" } (choices("status", &query.status, &status_options)) }
             div {
                 label for="tracking" { "Tracking" }
-                select #tracking name="tracking" {
-                    @for (value, name) in [("", "all"), ("tracking", "being tracked"), ("stopped", "stopped")] {
-                        @if query.tracking == value { option value=(value) selected { (name) } }
-                        @else { option value=(value) { (name) } }
-                    }
-                }
+                (choices("tracking", &query.tracking, &[("", "all"), ("tracking", "being tracked"), ("stopped", "stopped")]))
+            }
+            div { label for="arriving" { "Arriving within (days)" } input #arriving name="arriving" inputmode="numeric" value=(query.arriving) size="4"; }
+            div { label for="tag" { "Tag" } input #tag name="tag" value=(query.tag) size="10"; }
+            @if !fields.is_empty() {
+                div { label for="field" { "Custom field" } (choices("field", &query.field, &field_options)) }
+                div { label for="value" { "Field value" } input #value name="value" value=(query.value) size="12"; }
+            }
+            div {
+                label for="sort" { "Order" }
+                (choices("sort", &query.sort, &[("", "newest first"), ("pod_eta_at", "ETA, soonest first"), ("-pod_eta_at", "ETA, latest first")]))
             }
             button type="submit" { "Apply" }
         }
@@ -297,13 +418,17 @@ pub fn render(app: &App, session: &Session, query: &BoardQuery, page: &BoardPage
         "Shipments",
         "/",
         html! {
-            (filters(query))
+            (filters(query, &page.fields))
+            @if let Some(problem) = &page.problem { p.error role="alert" { (problem) } }
             table {
                 thead {
                     tr {
                         th scope="col" { "Bill of lading" } th scope="col" { "Carrier" }
                         th scope="col" { "Containers" } th scope="col" { "POL → POD" }
-                        th scope="col" { "Vessel" } th scope="col" { "ETA (port time)" }
+                        th scope="col" { "Vessel" }
+                        th scope="col" aria-sort=(match query.sort.as_str() { "pod_eta_at" => "ascending", "-pod_eta_at" => "descending", _ => "none" }) {
+                            a href={"/?" (query.sorted_by_eta())} { "ETA (port time)" }
+                        }
                         th scope="col" { "Last event" } th scope="col" { "Status" }
                     }
                 }
@@ -331,114 +456,4 @@ pub async fn rows(
 ) -> Result<Markup, PageError> {
     let page = read(&state, &session, &query).await?;
     Ok(rows_markup(&state, &query, &page))
-}
-
-fn when(app: &App, locode: Option<&str>, at: Option<DateTime<Utc>>) -> String {
-    at.map(|at| port_time(app, locode, at)).unwrap_or_default()
-}
-
-/// A milestone: its name, when it happened, when it is expected.
-type Milestone = (&'static str, Option<DateTime<Utc>>, Option<DateTime<Utc>>);
-
-/// One container's milestones.
-fn milestones(shipment: &Shipment, container: &Container) -> [Milestone; 6] {
-    [
-        ("Departed", shipment.pol_atd_at, shipment.pol_etd_at),
-        (
-            "Arrived",
-            shipment.pod_ata_at.or(container.pod_arrived_at),
-            shipment.pod_eta_at,
-        ),
-        ("Discharged", container.pod_discharged_at, None),
-        ("Picked up", container.pod_full_out_at, None),
-        (
-            "Delivered",
-            container.final_destination_full_out_at,
-            shipment.destination_eta_at,
-        ),
-        ("Empty returned", container.empty_terminated_at, None),
-    ]
-}
-
-pub async fn shipment(
-    state: AppState,
-    session: Session,
-    Path(id): Path<String>,
-) -> Result<Markup, PageError> {
-    let id = Uuid::parse_str(&id).map_err(|_| PageError::NotFound)?;
-    let shipment = state
-        .store
-        .shipment(session.account_id, ShipmentId(id))
-        .await?;
-    let containers = state.store.containers_of_shipment(shipment.id).await?;
-    let events: Vec<TransportEvent> = state
-        .store
-        .transport_events_of_shipment(shipment.id)
-        .await?;
-    let pol = shipment.port_of_lading_locode.as_deref();
-    let pod = shipment.port_of_discharge_locode.as_deref();
-    let title = format!("Shipment {}", shipment.bill_of_lading_number);
-    Ok(layout(
-        &session,
-        &title,
-        "",
-        html! {
-            p {
-                (shipment.shipping_line_scac) " · "
-                (pol.unwrap_or("?")) " → " (pod.unwrap_or("?"))
-                @if let Some(vessel) = &shipment.pod_vessel_name { " · " (vessel) }
-                " · " (status_of(&shipment, &containers))
-            }
-            @if !shipment.ref_numbers.is_empty() { p { "References: " (shipment.ref_numbers.join(", ")) } }
-            @if !shipment.tags.is_empty() { p { "Tags: " (shipment.tags.join(", ")) } }
-            (super::map::section(shipment.id))
-            h2 { "Containers" }
-            table {
-                thead { tr { th scope="col" { "Number" } th scope="col" { "Type" } th scope="col" { "Status" } th scope="col" { "Available" } } }
-                tbody {
-                    @for container in &containers {
-                        tr {
-                            td { (container.number) }
-                            td { (container.equipment_type.as_deref().unwrap_or("")) " " (container.equipment_length.map(|l| l.to_string()).unwrap_or_default()) }
-                            td { (container.current_status.as_str().replace('_', " ")) }
-                            td { @if container.available_for_pickup { "yes" } @else if container.availability_known { "no" } @else { "unknown" } }
-                        }
-                    }
-                }
-            }
-            h2 { "Timeline" }
-            @for container in &containers {
-                h3 { (container.number) }
-                table {
-                    thead { tr { th scope="col" { "Milestone" } th scope="col" { "Actual" } th scope="col" { "Estimated" } } }
-                    tbody {
-                        @for (name, actual, estimated) in milestones(&shipment, container) {
-                            tr {
-                                td { (name) }
-                                td { (when(&state, if name == "Departed" { pol } else { pod }, actual)) }
-                                td { (when(&state, if name == "Departed" { pol } else { pod }, estimated)) }
-                            }
-                        }
-                    }
-                }
-            }
-            h2 { "Transport events" }
-            @if events.is_empty() { p { "No events yet." } } @else {
-                table {
-                    thead { tr { th scope="col" { "When" } th scope="col" { "Container" } th scope="col" { "Event" } th scope="col" { "Where" } th scope="col" { "Vessel" } } }
-                    tbody {
-                        @for event in &events {
-                            tr {
-                                td { (when(&state, event.location_locode.as_deref(), Some(event.timestamp))) }
-                                td { (containers.iter().find(|c| c.id == event.container_id).map(|c| c.number.as_str()).unwrap_or("")) }
-                                td { (event.event.as_str().trim_start_matches("container.transport.").replace('_', " ")) }
-                                td { (event.location_locode.as_deref().unwrap_or("")) }
-                                td { (event.vessel_name.as_deref().unwrap_or("")) }
-                            }
-                        }
-                    }
-                }
-            }
-        },
-    ))
 }

@@ -15,11 +15,12 @@ use tidemark_store::{DocumentFilter, DocumentSort, PageRequest, StoredDocument};
 use uuid::Uuid;
 
 use super::assets;
-use super::pages::{PageError, check_form, csrf_field, layout};
+use super::pages::{FormPairs, PageError, check_form, csrf_field, layout, writable};
 use super::session::Session;
 use crate::app::{App, AppState};
 use crate::use_cases::documents::classify::DocumentType;
 use crate::use_cases::documents::filename::{Disposition, content_disposition};
+use crate::use_cases::documents::links;
 use crate::use_cases::documents::storage::StorageError;
 use crate::use_cases::documents::upload::{NewDocument, UploadError, upload};
 
@@ -238,6 +239,7 @@ pub async fn create(
         declared_content_type: content_type,
         shipment_ids: Vec::new(),
         container_ids: Vec::new(),
+        email_submission: None,
     };
     match upload(&state, new, bytes).await {
         Ok(document) => Ok(Redirect::to(&format!("/documents/{}", document.id)).into_response()),
@@ -288,10 +290,52 @@ pub async fn show(
     session: Session,
     Path(id): Path<String>,
 ) -> Result<Markup, PageError> {
-    let document = state
-        .store
-        .document(session.account_id, parse_id(&id)?)
-        .await?;
+    document_page(&state, session, parse_id(&id)?, None).await
+}
+
+/// `POST /documents/{id}/shipments`: links the document to the shipment with the bill of
+/// lading typed in.
+pub async fn link_shipment(
+    state: AppState,
+    session: Session,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, PageError> {
+    let form = FormPairs::parse(&body);
+    writable(&session, &headers, &form)?;
+    let id = parse_id(&id)?;
+    let number = form
+        .one("number")
+        .trim()
+        .chars()
+        .take(64)
+        .collect::<String>();
+    let Some(shipment) = links::shipment_by_number(&state, session.account_id, &number).await?
+    else {
+        let problem = format!("No shipment has the bill of lading {number:?}.");
+        let page = document_page(&state, session, id, Some(&problem)).await?;
+        return Ok((StatusCode::UNPROCESSABLE_ENTITY, page).into_response());
+    };
+    links::link_to_shipment(&state, session.account_id, id, shipment.id).await?;
+    Ok(Redirect::to(&format!("/documents/{id}")).into_response())
+}
+
+async fn document_page(
+    state: &App,
+    session: Session,
+    id: Uuid,
+    problem: Option<&str>,
+) -> Result<Markup, PageError> {
+    let document = state.store.document(session.account_id, id).await?;
+    let mut shipments = Vec::with_capacity(document.shipment_ids.len());
+    for id in &document.shipment_ids {
+        match state.store.shipment(session.account_id, *id).await {
+            Ok(shipment) => shipments.push(shipment),
+            Err(tidemark_store::StoreError::NotFound) => {}
+            Err(error) => return Err(error.into()),
+        }
+    }
     let file = format!("/documents/{}/file", document.id);
     Ok(layout(
         &session,
@@ -306,10 +350,21 @@ pub async fn show(
                 @if let Some(notes) = &document.classification_notes { dt { "Classification" } dd { (notes) } }
                 dt { "Uploaded" } dd { (document.created_at.format("%Y-%m-%d %H:%M UTC")) }
                 dt { "Shipments" } dd {
-                    @if document.shipment_ids.is_empty() { "none linked" }
-                    @for id in &document.shipment_ids { a href={"/shipments/" (id.0)} { "shipment" } " " }
+                    @if shipments.is_empty() { "none linked" }
+                    @for shipment in &shipments { a href={"/shipments/" (shipment.id.0)} { (shipment.bill_of_lading_number) } " " }
                 }
                 dt { "SHA-256" } dd { code { (document.sha256) } }
+            }
+            @if let Some(problem) = problem { p.error role="alert" { (problem) } }
+            @if session.can_write() {
+                form.filters method="post" action={"/documents/" (document.id) "/shipments"} {
+                    (csrf_field(&session))
+                    div {
+                        label for="shipment_number" { "Bill of lading" }
+                        input #shipment_number name="number" size="24" required;
+                    }
+                    button type="submit" { "Link to shipment" }
+                }
             }
             p { a.button href=(file) download { "Download" } }
             h2 { "Preview" }

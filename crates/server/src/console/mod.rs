@@ -9,10 +9,12 @@
 
 pub mod assets;
 pub mod board;
+pub mod custom_fields;
 pub mod documents;
 pub mod map;
 pub mod pages;
 pub mod session;
+pub mod shipment;
 pub mod track;
 pub mod webhooks;
 
@@ -29,11 +31,37 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/", get(board::page))
         .route("/board/rows", get(board::rows))
-        .route("/shipments/{id}", get(board::shipment))
+        .route("/shipments/{id}", get(shipment::show))
+        .route(
+            "/shipments/{id}/references",
+            post(shipment::save_references),
+        )
+        .route(
+            "/shipments/{id}/custom-fields",
+            post(shipment::save_custom_field),
+        )
+        .route(
+            "/shipments/{id}/stop-tracking",
+            post(shipment::stop_tracking),
+        )
+        .route(
+            "/shipments/{id}/resume-tracking",
+            post(shipment::resume_tracking),
+        )
+        .route("/shipments/{id}/refresh", post(shipment::refresh))
+        .route("/shipments/{id}/documents", post(shipment::link_document))
+        .route(
+            "/shipments/{id}/documents/{document}/unlink",
+            post(shipment::unlink_document),
+        )
         .route("/shipments/{id}/route-map", get(map::route))
         .route("/sign-in", get(pages::sign_in_form).post(pages::sign_in))
         .route("/sign-out", post(pages::sign_out))
         .route("/track", get(track::page).post(track::submit))
+        .route(
+            "/track/upload",
+            post(track::upload).layer(DefaultBodyLimit::max(track::MAX_UPLOAD_BYTES + 64 * 1024)),
+        )
         .route(
             "/documents",
             get(documents::index)
@@ -42,6 +70,7 @@ pub fn router(state: AppState) -> Router {
                 .layer(DefaultBodyLimit::max(max_upload + 64 * 1024)),
         )
         .route("/documents/{id}", get(documents::show))
+        .route("/documents/{id}/shipments", post(documents::link_shipment))
         .route("/documents/{id}/file", get(documents::file))
         .route("/webhooks", get(webhooks::index).post(webhooks::create))
         .route("/webhooks/{id}", get(webhooks::show))
@@ -56,8 +85,32 @@ pub fn router(state: AppState) -> Router {
             "/webhooks/{id}/notifications/{notification}/redeliver",
             post(webhooks::redeliver),
         )
-        .route("/custom-fields", get(pages::custom_fields))
-        .route("/api-keys", get(pages::api_keys))
+        .route(
+            "/custom-fields",
+            get(custom_fields::index).post(custom_fields::create),
+        )
+        .route(
+            "/custom-fields/{id}",
+            get(custom_fields::show).post(custom_fields::update),
+        )
+        .route("/custom-fields/{id}/delete", post(custom_fields::delete))
+        .route(
+            "/custom-fields/{id}/options",
+            post(custom_fields::create_option),
+        )
+        .route(
+            "/custom-fields/{id}/options/{option}",
+            post(custom_fields::update_option),
+        )
+        .route(
+            "/custom-fields/{id}/options/{option}/delete",
+            post(custom_fields::delete_option),
+        )
+        .route(
+            "/api-keys",
+            get(pages::api_keys).post(pages::create_api_key),
+        )
+        .route("/api-keys/{id}/revoke", post(pages::revoke_api_key))
         .route("/carriers", get(pages::carriers))
         .route("/assets/{name}", get(assets::serve))
         .layer(CompressionLayer::new())

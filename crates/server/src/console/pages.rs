@@ -10,7 +10,11 @@ use tidemark_store::StoreError;
 use super::assets;
 use super::session::{self, Session};
 use crate::app::AppState;
+use crate::use_cases::accounts;
 use crate::use_cases::accounts::keys::{self, KeyRejected};
+use crate::use_cases::tracking::limits;
+use tidemark_carriers::profile::Profiles;
+use tidemark_domain::{ApiKeyId, ApiKeyScope};
 
 /// The navigation: (name, path). Names are the accessible names tests look for.
 const NAV: &[(&str, &str)] = &[
@@ -143,6 +147,43 @@ pub fn same_origin(headers: &HeaderMap) -> bool {
     origin_host.is_some() && origin_host == host
 }
 
+/// The name/value pairs of a submitted form; names may repeat (`events`).
+pub struct FormPairs(Vec<(String, String)>);
+
+impl FormPairs {
+    pub fn parse(body: &[u8]) -> Self {
+        Self(
+            form_urlencoded::parse(body)
+                .map(|(name, value)| (name.into_owned(), value.into_owned()))
+                .collect(),
+        )
+    }
+
+    pub fn one(&self, name: &str) -> &str {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or("", |(_, v)| v.as_str())
+    }
+
+    pub fn all(&self, name: &str) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+}
+
+/// A signed-in writer's form, checked: the session may write and the token is its own.
+pub fn writable(session: &Session, headers: &HeaderMap, form: &FormPairs) -> Result<(), PageError> {
+    check_form(session, headers, form.one("csrf"))?;
+    if !session.can_write() {
+        return Err(PageError::ReadOnly);
+    }
+    Ok(())
+}
+
 fn sign_in_page(message: Option<&str>) -> Markup {
     document(
         "Sign in",
@@ -218,74 +259,169 @@ pub async fn sign_out(
         .into_response())
 }
 
-/// A page whose console view is not built yet: says so and points at the API.
-fn api_only(session: &Session, title: &str, path: &str, api: &str) -> Markup {
-    layout(
-        session,
-        title,
-        path,
-        html! {
-            p { "This page is not in the console yet. The same data is at "
-                code { (api) } " in the " a href="/docs" { "API" } "." }
-        },
-    )
-}
-
-pub async fn custom_fields(session: Session) -> Markup {
-    api_only(
-        &session,
-        "Custom fields",
-        "/custom-fields",
-        "/v2/custom_field_definitions",
-    )
-}
-
-pub async fn api_keys(state: AppState, session: Session) -> Result<Markup, PageError> {
+/// The API keys page: the account's keys, a form to create one (its secret shown once, in
+/// the answer to the form) and "Revoke" on each live key, through the same use cases as
+/// `/v2/api_keys`.
+async fn api_keys_page(
+    state: &AppState,
+    session: &Session,
+    issued: Option<&accounts::IssuedKey>,
+) -> Result<Markup, PageError> {
     let keys = state.store.list_api_keys(session.account_id).await?;
+    let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
     Ok(layout(
-        &session,
+        session,
         "API keys",
         "/api-keys",
         html! {
+            @if let Some(issued) = issued {
+                section.test-result aria-labelledby="new-key" {
+                    h2 #new-key { "New API key" }
+                    p role="status" { "Created a " (issued.key.scope.as_str().replace('_', "-")) " key. Copy it now: it is not shown again." }
+                    p { label for="new-key-secret" { "Key" } input #new-key-secret readonly value=(issued.secret.expose()) size="60"; }
+                }
+            }
             table {
-                thead { tr { th scope="col" { "Prefix" } th scope="col" { "Scope" } th scope="col" { "Created" } th scope="col" { "Revoked" } } }
+                thead { tr {
+                    th scope="col" { "Prefix" } th scope="col" { "Scope" } th scope="col" { "Created" } th scope="col" { "Revoked" }
+                    @if session.can_write() { th scope="col" { span.visually-hidden { "Actions" } } }
+                } }
                 tbody {
                     @for key in &keys {
                         tr {
                             td { code { (key.prefix) } @if key.id == session.key_id { " (this session)" } }
                             td { (key.scope.as_str()) }
-                            td { (key.created_at.format("%Y-%m-%d %H:%M UTC")) }
-                            td { (key.revoked_at.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_default()) }
-                        }
-                    }
-                }
-            }
-        },
-    ))
-}
-
-pub async fn carriers(state: AppState, session: Session) -> Markup {
-    let scacs = state.carriers.connected_scacs();
-    layout(
-        &session,
-        "Carriers",
-        "/carriers",
-        html! {
-            @if scacs.is_empty() {
-                p { "No carrier connectors are configured." }
-            } @else {
-                table {
-                    thead { tr { th scope="col" { "SCAC" } th scope="col" { "Line" } } }
-                    tbody {
-                        @for scac in &scacs {
-                            tr {
-                                td { (scac) }
-                                td { (state.reference.shipping_line(scac).map(|line| line.name.as_str()).unwrap_or("")) }
+                            td { (time(key.created_at)) }
+                            td { (key.revoked_at.map(time).unwrap_or_default()) }
+                            @if session.can_write() {
+                                td {
+                                    @if key.revoked_at.is_none() {
+                                        form method="post" action={"/api-keys/" (key.id.0) "/revoke"} {
+                                            (csrf_field(session))
+                                            button type="submit" { "Revoke" span.visually-hidden { " key " (key.prefix) } }
+                                        }
+                                    }
+                                }
                             }
                         }
                     }
                 }
             }
+            @if session.can_write() {
+                h2 { "New API key" }
+                form.filters method="post" action="/api-keys" {
+                    (csrf_field(session))
+                    label.check { input type="checkbox" name="read_only" value="true"; " Read-only" }
+                    button type="submit" { "Create API key" }
+                }
+                p.muted { "Revoking the key of this session signs it out." }
+            } @else {
+                p.muted { "This API key is read-only: it cannot create or revoke keys." }
+            }
         },
+    ))
+}
+
+/// `GET /api-keys`.
+pub async fn api_keys(state: AppState, session: Session) -> Result<Markup, PageError> {
+    api_keys_page(&state, &session, None).await
+}
+
+/// `POST /api-keys`: issues a key and shows its secret, once (never cached).
+pub async fn create_api_key(
+    state: AppState,
+    session: Session,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response, PageError> {
+    let form = FormPairs::parse(&body);
+    writable(&session, &headers, &form)?;
+    let scope = if form.one("read_only").is_empty() {
+        ApiKeyScope::ReadWrite
+    } else {
+        ApiKeyScope::ReadOnly
+    };
+    let issued = accounts::issue_key(&state, session.account_id, scope).await?;
+    let page = api_keys_page(&state, &session, Some(&issued)).await?;
+    Ok((
+        StatusCode::CREATED,
+        [(header::CACHE_CONTROL, "no-store")],
+        page,
     )
+        .into_response())
+}
+
+/// `POST /api-keys/{id}/revoke`.
+pub async fn revoke_api_key(
+    state: AppState,
+    session: Session,
+    headers: HeaderMap,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    body: axum::body::Bytes,
+) -> Result<Redirect, PageError> {
+    let form = FormPairs::parse(&body);
+    writable(&session, &headers, &form)?;
+    let id = uuid::Uuid::parse_str(&id).map_err(|_| PageError::NotFound)?;
+    accounts::revoke_key(&state, session.account_id, ApiKeyId(id)).await?;
+    Ok(Redirect::to("/api-keys"))
+}
+
+/// The Carriers page: each configured line with its health, from the same data as
+/// `tidemark carriers list` (shared by every process through the database). A brand's calls
+/// count against its family's line, whose health it shows.
+pub async fn carriers(state: AppState, session: Session) -> Result<Markup, PageError> {
+    let health = limits::health(&state).await?;
+    let now = state.clock.now();
+    let profiles = Profiles::embedded();
+    let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
+    let connected = state.carriers.connected_scacs();
+    Ok(layout(
+        &session,
+        "Carriers",
+        "/carriers",
+        html! {
+            @if connected.is_empty() {
+                p { "No carrier connectors are configured." }
+            } @else {
+                table {
+                    caption.muted { "Configured lines and their health" }
+                    thead { tr {
+                        th scope="col" { "SCAC" } th scope="col" { "Line" } th scope="col" { "State" }
+                        th scope="col" { "Last success" } th scope="col" { "Last error" }
+                        th scope="col" { "Credentials" } th scope="col" { "Circuit" } th scope="col" { "Calls (minute / today)" }
+                    } }
+                    tbody {
+                        @for scac in &connected {
+                            @let family = profiles.get(scac).map_or(*scac, |p| p.family());
+                            @let h = health.iter().find(|h| h.scac == family);
+                            @let refused = h.and_then(|h| h.credentials_refused_since);
+                            @let open = h.and_then(|h| h.circuit_open_until).filter(|until| *until > now);
+                            tr {
+                                td { (scac) @if family != *scac { br; span.muted { "via " (family) } } }
+                                td { (state.reference.shipping_line(scac).map(|line| line.name.as_str()).unwrap_or("")) }
+                                td {
+                                    @if refused.is_some() { span.error { "credentials refused" } }
+                                    @else if open.is_some() { span.error { "circuit open" } }
+                                    @else if h.and_then(|h| h.rate_limited_until).is_some() { "rate limited" }
+                                    @else if h.and_then(|h| h.last_success_at).is_some() { "working" }
+                                    @else { "not called yet" }
+                                }
+                                td { (h.and_then(|h| h.last_success_at).map(time).unwrap_or_else(|| "—".to_owned())) }
+                                td {
+                                    @match h.and_then(|h| h.last_error.as_deref().map(|e| (h.last_error_at, e))) {
+                                        Some((at, error)) => { (at.map(time).unwrap_or_default()) br; span.muted { (error) } }
+                                        None => { "—" }
+                                    }
+                                }
+                                td { @match refused { Some(since) => { span.error { "refused since " (time(since)) } } None => { "accepted" } } }
+                                td { @match open { Some(until) => { span.error { "open until " (time(until)) } } None => { "closed" } } }
+                                td { (h.map_or(0, |h| h.calls_last_minute)) " / " (h.map_or(0, |h| h.calls_today)) }
+                            }
+                        }
+                    }
+                }
+                p.muted { "The same as " code { "tidemark carriers list" } "; " code { "tidemark carriers check SCAC" } " makes one real call." }
+            }
+        },
+    ))
 }

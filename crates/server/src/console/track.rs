@@ -1,7 +1,14 @@
-//! The Track page: one number, or many pasted as lines/CSV, each submitted through the
-//! same use case as `POST /v2/tracking_requests`; and the account's tracking requests.
+//! The Track page: one number with its type and carrier left to inference (the use case of
+//! `POST /v2/tracking_requests/infer_number`; until it is confident, the candidates to choose
+//! from), or many pasted as lines/CSV or uploaded as a CSV or XLSX file, each submitted
+//! through the same use case as `POST /v2/tracking_requests` with its own result; and the
+//! account's tracking requests.
+
+use std::io::{Cursor, Read, Seek};
 
 use axum::Form;
+use axum::body::Bytes;
+use axum::extract::Multipart;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
@@ -11,10 +18,15 @@ use tidemark_store::{PageRequest, TrackingRequestFilter};
 use super::pages::{PageError, check_form, csrf_field, layout};
 use super::session::Session;
 use crate::app::{App, AppState};
+use crate::use_cases::tracking::inference::LineGuess;
 use crate::use_cases::tracking::requests::{self, Submission, SubmitError};
+use tidemark_domain::carriers::NumberType;
 
-/// The carrier a number is tracked with until carrier inference lands.
-const DEFAULT_CARRIER: &str = "TEST";
+/// Largest file of numbers taken.
+pub const MAX_UPLOAD_BYTES: usize = 2 << 20;
+
+/// Largest unpacked XLSX taken (a small zip may unpack to gigabytes).
+const MAX_XLSX_UNPACKED_BYTES: u64 = 32 << 20;
 
 /// At most this many numbers in one paste.
 const MAX_ROWS: usize = 500;
@@ -41,9 +53,22 @@ pub struct TrackForm {
 }
 
 /// What became of one submitted number.
+pub enum Outcome {
+    Accepted {
+        scac: String,
+    },
+    Refused(String),
+    /// The carrier could not be inferred with confidence: the lines it may be.
+    ChooseCarrier {
+        request_type: String,
+        candidates: Vec<LineGuess>,
+    },
+}
+
+/// One submitted number and what became of it.
 pub struct RowResult {
     pub number: String,
-    pub outcome: Result<(), String>,
+    pub outcome: Outcome,
 }
 
 /// The lines of a paste: `number[,scac[,request_type]]`, blank lines and a header skipped.
@@ -73,6 +98,16 @@ fn pasted_rows<'a>(
         .collect()
 }
 
+/// The request type of a number whose type was left to inference.
+fn inferred_type(number: &str) -> String {
+    match tidemark_domain::carriers::infer(number).map(|found| found.number_type) {
+        Ok(NumberType::Container) => "container",
+        Ok(NumberType::Booking) => "booking_number",
+        _ => "bill_of_lading",
+    }
+    .to_owned()
+}
+
 async fn submit_one(
     app: &App,
     session: &Session,
@@ -80,26 +115,47 @@ async fn submit_one(
     scac: String,
     request_type: String,
 ) -> Result<RowResult, PageError> {
+    let request_type = if request_type.is_empty() {
+        inferred_type(&number)
+    } else {
+        request_type
+    };
     let submission = Submission {
-        request_type: Some(request_type),
+        request_type: Some(request_type.clone()),
         request_number: Some(number.clone()),
-        scac: Some(scac),
+        scac: Some(scac).filter(|s| !s.is_empty()),
         ..Submission::default()
     };
     let outcome = match requests::submit(app, session.account_id, session.key_id, submission).await
     {
-        Ok(_) => Ok(()),
-        Err(SubmitError::Invalid(problems)) => Err(problems
-            .into_iter()
-            .map(|problem| problem.detail)
-            .collect::<Vec<_>>()
-            .join("; ")),
+        Ok(request) => Outcome::Accepted {
+            scac: request.scac.clone(),
+        },
+        Err(SubmitError::Invalid(problems)) => {
+            // Only the carrier is missing: the lines it may be, to choose from.
+            let only_carrier = problems.iter().all(|p| p.code == "not_inferred");
+            match problems.iter().find_map(|p| p.inference.as_ref()) {
+                Some(found) if only_carrier && !found.candidates.is_empty() => {
+                    Outcome::ChooseCarrier {
+                        request_type,
+                        candidates: found.candidates.clone(),
+                    }
+                }
+                _ => Outcome::Refused(
+                    problems
+                        .into_iter()
+                        .map(|problem| problem.detail)
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                ),
+            }
+        }
         Err(SubmitError::Store(error)) => return Err(error.into()),
     };
     Ok(RowResult { number, outcome })
 }
 
-fn form(session: &Session, scac: &str) -> Markup {
+fn form(session: &Session) -> Markup {
     html! {
         @if session.can_write() {
             form method="post" action="/track" {
@@ -109,10 +165,11 @@ fn form(session: &Session, scac: &str) -> Markup {
                     div {
                         label for="request_type" { "Type" }
                         select #request_type name="request_type" {
+                            option value="" { "Infer from the number" }
                             @for (value, name) in REQUEST_TYPES { option value=(value) { (name) } }
                         }
                     }
-                    div { label for="scac" { "Carrier (SCAC)" } input #scac name="scac" value=(scac) size="6"; }
+                    div { label for="scac" { "Carrier (SCAC)" } input #scac name="scac" size="8" placeholder="inferred"; }
                 }
                 div {
                     label for="numbers" { "Many numbers (one per line: number, carrier, type)" }
@@ -120,8 +177,46 @@ fn form(session: &Session, scac: &str) -> Markup {
                 }
                 p { button type="submit" { "Track" } }
             }
+            form.filters method="post" action="/track/upload" enctype="multipart/form-data" {
+                (csrf_field(session))
+                div {
+                    label for="numbers_file" { "File of numbers (CSV or XLSX)" }
+                    input #numbers_file type="file" name="file" required
+                        accept=".csv,.txt,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+                }
+                button type="submit" { "Upload numbers" }
+                span.muted { "One number a row; optional carrier and type in the next columns." }
+            }
+            p.muted { "A blank type or carrier is inferred from the number; when the carrier is not certain, you choose it." }
         } @else {
             p { "This API key is read-only: it cannot start tracking." }
+        }
+    }
+}
+
+/// A result's cell: accepted, refused with the reason, or the carriers to choose from.
+fn outcome_markup(session: &Session, row: &RowResult) -> Markup {
+    html! {
+        @match &row.outcome {
+            Outcome::Accepted { scac } => { "accepted (" (scac) ")" }
+            Outcome::Refused(reason) => { span.error { "refused: " (reason) } }
+            Outcome::ChooseCarrier { request_type, candidates } => {
+                span { "choose the carrier:" }
+                @for candidate in candidates {
+                    form.inline method="post" action="/track" {
+                        (csrf_field(session))
+                        input type="hidden" name="number" value=(row.number);
+                        input type="hidden" name="request_type" value=(request_type);
+                        input type="hidden" name="scac" value=(candidate.scac);
+                        " "
+                        button.small type="submit" {
+                            "Track with " (candidate.scac)
+                            span.visually-hidden { " " (candidate.name) }
+                        }
+                        span.muted { " " (candidate.name) " (" (format!("{:.0}", candidate.confidence * 100.0)) "%)" }
+                    }
+                }
+            }
         }
     }
 }
@@ -177,19 +272,14 @@ async fn render(app: &App, session: &Session, results: &[RowResult]) -> Result<M
                             @for row in results {
                                 tr {
                                     td { (row.number) }
-                                    td {
-                                        @match &row.outcome {
-                                            Ok(()) => "accepted",
-                                            Err(reason) => span.error { "refused: " (reason) },
-                                        }
-                                    }
+                                    td { (outcome_markup(session, row)) }
                                 }
                             }
                         }
                     }
                 }
             }
-            (form(session, DEFAULT_CARRIER))
+            (form(session))
             (table)
         },
     ))
@@ -197,6 +287,29 @@ async fn render(app: &App, session: &Session, results: &[RowResult]) -> Result<M
 
 pub async fn page(state: AppState, session: Session) -> Result<Markup, PageError> {
     render(&state, &session, &[]).await
+}
+
+/// The page with each row's result: 200 when any was accepted (or none was given), 422
+/// when every one was refused.
+async fn answer(
+    app: &App,
+    session: &Session,
+    rows: Vec<(String, String, String)>,
+) -> Result<Response, PageError> {
+    let mut results = Vec::with_capacity(rows.len());
+    for (number, scac, request_type) in rows {
+        results.push(submit_one(app, session, number, scac, request_type).await?);
+    }
+    let status = if results.is_empty()
+        || results
+            .iter()
+            .any(|row| !matches!(row.outcome, Outcome::Refused(_)))
+    {
+        StatusCode::OK
+    } else {
+        StatusCode::UNPROCESSABLE_ENTITY
+    };
+    Ok((status, render(app, session, &results).await?).into_response())
 }
 
 pub async fn submit(
@@ -209,16 +322,8 @@ pub async fn submit(
     if !session.can_write() {
         return Err(PageError::ReadOnly);
     }
-    let scac = if form.scac.trim().is_empty() {
-        DEFAULT_CARRIER
-    } else {
-        form.scac.trim()
-    };
-    let request_type = if form.request_type.trim().is_empty() {
-        "bill_of_lading"
-    } else {
-        form.request_type.trim()
-    };
+    let scac = form.scac.trim();
+    let request_type = form.request_type.trim();
     let mut rows = pasted_rows(&form.numbers, scac, request_type);
     if !form.number.trim().is_empty() {
         rows.insert(
@@ -230,16 +335,125 @@ pub async fn submit(
             ),
         );
     }
-    let mut results = Vec::with_capacity(rows.len());
-    for (number, scac, request_type) in rows {
-        results.push(submit_one(&state, &session, number, scac, request_type).await?);
+    answer(&state, &session, rows).await
+}
+
+/// The cells of the first sheet of an XLSX file, each row's as text.
+fn xlsx_lines(bytes: &[u8]) -> Result<String, String> {
+    let unreadable = || "the XLSX file could not be read.".to_owned();
+    let unpacked = unpacked_size(Cursor::new(bytes)).map_err(|_| unreadable())?;
+    if unpacked > MAX_XLSX_UNPACKED_BYTES {
+        return Err(format!(
+            "the XLSX file unpacks to more than {} MB.",
+            MAX_XLSX_UNPACKED_BYTES >> 20
+        ));
     }
-    let status = if results.iter().any(|row| row.outcome.is_ok()) || results.is_empty() {
-        StatusCode::OK
+    let mut workbook: calamine::Xlsx<_> =
+        calamine::open_workbook_from_rs(Cursor::new(bytes)).map_err(|_| unreadable())?;
+    let range = calamine::Reader::worksheet_range_at(&mut workbook, 0)
+        .ok_or_else(|| "the XLSX file has no sheet.".to_owned())?
+        .map_err(|_| unreadable())?;
+    Ok(range
+        .rows()
+        .take(MAX_ROWS + 1)
+        .map(|cells| {
+            cells
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
+/// What a zip archive's files add up to unpacked, from its directory (nothing inflated).
+fn unpacked_size(reader: impl Read + Seek) -> Result<u64, zip::result::ZipError> {
+    let mut archive = zip::ZipArchive::new(reader)?;
+    let mut total = 0u64;
+    for index in 0..archive.len() {
+        total = total.saturating_add(archive.by_index_raw(index)?.size());
+    }
+    Ok(total)
+}
+
+/// The rows of an uploaded file: XLSX (a zip) or CSV/plain text, one number a row.
+fn file_rows(bytes: &[u8]) -> Result<Vec<(String, String, String)>, String> {
+    let text = if bytes.starts_with(b"PK\x03\x04") {
+        xlsx_lines(bytes)?
+    } else if bytes.contains(&0) {
+        return Err("the file is neither CSV nor XLSX.".to_owned());
     } else {
-        StatusCode::UNPROCESSABLE_ENTITY
+        String::from_utf8_lossy(bytes).into_owned()
     };
-    Ok((status, render(&state, &session, &results).await?).into_response())
+    let rows = pasted_rows(&text, "", "");
+    if rows.is_empty() {
+        return Err("the file has no numbers.".to_owned());
+    }
+    Ok(rows)
+}
+
+/// Reads the upload form: its token and the file's bytes; `Err` with what to tell the user.
+async fn read_upload(mut multipart: Multipart) -> Result<(String, Bytes), String> {
+    let unreadable = |e: axum::extract::multipart::MultipartError| {
+        format!("the form could not be read ({}).", e.body_text())
+    };
+    let (mut csrf, mut file) = (String::new(), None);
+    for _ in 0..8 {
+        let Some(field) = multipart.next_field().await.map_err(unreadable)? else {
+            break;
+        };
+        match field.name() {
+            Some("csrf") => csrf = field.text().await.map_err(unreadable)?,
+            Some("file") => file = Some(field.bytes().await.map_err(unreadable)?),
+            _ => {}
+        }
+    }
+    let file = file
+        .filter(|bytes| !bytes.is_empty())
+        .ok_or_else(|| "choose a file of numbers.".to_owned())?;
+    Ok((csrf, file))
+}
+
+/// `POST /track/upload`: a CSV or XLSX file of numbers, each row tracked as a pasted one.
+pub async fn upload(
+    state: AppState,
+    session: Session,
+    headers: HeaderMap,
+    multipart: Multipart,
+) -> Result<Response, PageError> {
+    let problem = |problem: String| (problem, StatusCode::UNPROCESSABLE_ENTITY);
+    let (csrf, bytes) = match read_upload(multipart).await {
+        Ok(read) => read,
+        Err(message) => return refused(&state, &session, problem(message)).await,
+    };
+    check_form(&session, &headers, &csrf)?;
+    if !session.can_write() {
+        return Err(PageError::ReadOnly);
+    }
+    match file_rows(&bytes) {
+        Ok(rows) => answer(&state, &session, rows).await,
+        Err(message) => refused(&state, &session, problem(message)).await,
+    }
+}
+
+async fn refused(
+    app: &App,
+    session: &Session,
+    (message, status): (String, StatusCode),
+) -> Result<Response, PageError> {
+    let table = requests_table(app, session).await?;
+    let page = layout(
+        session,
+        "Track",
+        "/track",
+        html! {
+            p.error role="alert" { "The file was not tracked: " (message) }
+            (form(session))
+            (table)
+        },
+    );
+    Ok((status, page).into_response())
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use tidemark_domain::{
 use tidemark_store::{NotificationFilter, PageRequest};
 use uuid::Uuid;
 
-use super::pages::{PageError, check_form, csrf_field, layout};
+use super::pages::{FormPairs, PageError, csrf_field, layout, writable};
 use super::session::Session;
 use crate::app::{App, AppState};
 use crate::use_cases::webhooks::deliver::{self, Attempt};
@@ -27,43 +27,6 @@ use crate::use_cases::webhooks::{catalogue, example};
 
 /// Notifications the delivery log shows, newest first.
 const LOG_SIZE: u32 = 50;
-
-/// The name/value pairs of a submitted form; names may repeat (`events`).
-struct FormPairs(Vec<(String, String)>);
-
-impl FormPairs {
-    fn parse(body: &[u8]) -> Self {
-        Self(
-            form_urlencoded::parse(body)
-                .map(|(name, value)| (name.into_owned(), value.into_owned()))
-                .collect(),
-        )
-    }
-
-    fn one(&self, name: &str) -> &str {
-        self.0
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or("", |(_, v)| v.as_str())
-    }
-
-    fn all(&self, name: &str) -> Vec<String> {
-        self.0
-            .iter()
-            .filter(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
-            .collect()
-    }
-}
-
-/// A signed-in writer's form, checked: the session may write and the token is its own.
-fn writable(session: &Session, headers: &HeaderMap, form: &FormPairs) -> Result<(), PageError> {
-    check_form(session, headers, form.one("csrf"))?;
-    if !session.can_write() {
-        return Err(PageError::ReadOnly);
-    }
-    Ok(())
-}
 
 fn utc(at: DateTime<Utc>) -> String {
     at.format("%Y-%m-%d %H:%M:%S UTC").to_string()

@@ -15,6 +15,8 @@ use tidemark_store::StoreError;
 use tokio_util::sync::CancellationToken;
 
 use crate::app::App;
+use crate::use_cases::documents::classify::DocumentType;
+use crate::use_cases::documents::process::Action;
 pub use crate::use_cases::queue::{JobKind, enqueue};
 pub use runner::Runner;
 
@@ -130,14 +132,36 @@ impl JobHandler for Dispatcher {
             Some(JobKind::ProcessDocument) => {
                 let payload: DocumentPayload = serde_json::from_value(job.payload.clone())
                     .map_err(|e| JobError::fail(anyhow::anyhow!("bad document payload: {e}")))?;
-                let outcome = crate::use_cases::documents::process::process(
+                let action = Action::from_payload(payload.action.as_deref(), payload.document_type)
+                    .ok_or_else(|| {
+                        JobError::fail(anyhow::anyhow!(
+                            "unknown document action {:?}",
+                            payload.action
+                        ))
+                    })?;
+                let outcome = crate::use_cases::documents::process::run(
                     &self.app,
                     payload.account_id,
                     payload.document_id,
+                    action,
                 )
                 .await
                 .map_err(JobError::retry)?;
                 tracing::info!(?outcome, document.id = %payload.document_id, "processed a document");
+                Ok(())
+            }
+            Some(JobKind::RotateDocument) => {
+                let payload: RotatePayload = serde_json::from_value(job.payload.clone())
+                    .map_err(|e| JobError::fail(anyhow::anyhow!("bad rotation payload: {e}")))?;
+                let outcome = crate::use_cases::documents::rotate::run(
+                    &self.app,
+                    payload.account_id,
+                    payload.document_id,
+                    payload.degrees,
+                )
+                .await
+                .map_err(JobError::retry)?;
+                tracing::info!(?outcome, document.id = %payload.document_id, "rotated a document");
                 Ok(())
             }
             None => Err(JobError::fail(anyhow::anyhow!(
@@ -152,6 +176,19 @@ impl JobHandler for Dispatcher {
 struct DocumentPayload {
     account_id: tidemark_domain::AccountId,
     document_id: uuid::Uuid,
+    /// A re-run (`reclassify`, `reextract`, `relink`); none after an upload.
+    #[serde(default)]
+    action: Option<String>,
+    /// The type a user gave to `reclassify`.
+    #[serde(default)]
+    document_type: Option<DocumentType>,
+}
+
+#[derive(serde::Deserialize)]
+struct RotatePayload {
+    account_id: tidemark_domain::AccountId,
+    document_id: uuid::Uuid,
+    degrees: u16,
 }
 
 #[derive(serde::Deserialize)]

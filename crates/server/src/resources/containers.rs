@@ -48,7 +48,7 @@ pub struct ContainerAttributes {
     pub final_destination_timezone: Option<String>,
     pub empty_terminated_timezone: Option<String>,
     pub current_status: &'static str,
-    /// The container's own reference numbers; carriers' DCSA feeds carry none.
+    /// The container's own reference numbers, set by users (carriers' feeds carry none).
     pub ref_numbers: Vec<String>,
     /// When the shipment was last polled at its carrier.
     #[serde(with = "timestamp::option")]
@@ -153,7 +153,7 @@ impl Resource for ContainerResource<'_> {
             empty_terminated_timezone: c.empty_terminated_at.and(destination_zone),
             pod_timezone: pod_zone,
             current_status: c.current_status.as_str(),
-            ref_numbers: Vec::new(),
+            ref_numbers: c.ref_numbers.clone(),
             shipment_last_tracking_request_at: self
                 .shipment
                 .and_then(|s| s.line_tracking_last_attempted_at),

@@ -18,7 +18,7 @@ pub struct DocumentAttributes {
     pub document_type: Option<String>,
     pub document_type_manual: Option<String>,
     pub classification_notes: Option<String>,
-    /// `upload` (multipart) or `api` (direct upload).
+    /// `upload` (multipart), `api` (direct upload) or `email` (an attachment).
     pub source: String,
     pub file_name: String,
     pub file_content_type: String,
@@ -57,7 +57,8 @@ pub fn resource(doc: &StoredDocument, base: &str) -> Value {
             "account": {"data": {"id": doc.account_id, "type": "account"}},
             // Tidemark's users are its API keys: the key that uploaded the document.
             "user": {"data": doc.uploaded_by.map(|k| json!({"id": k, "type": "user"}))},
-            "email_submission": {"data": null},
+            "email_submission": {"data": doc.email_submission_id
+                .map(|id| json!({"id": id, "type": "email_submission"}))},
             "last_document_representation": {"data": doc.representation.as_ref()
                 .map(|r| json!({"id": r.id, "type": "document_representation"}))},
             "shipments": {"data": doc.shipment_ids.iter()
@@ -85,6 +86,11 @@ pub fn included_document(doc: &StoredDocument, base: &str) -> crate::resources::
             .one(
                 "user",
                 doc.uploaded_by.map(|k| ResourceIdentifier::new("user", k)),
+            )
+            .one(
+                "email_submission",
+                doc.email_submission_id
+                    .map(|id| ResourceIdentifier::new("email_submission", id)),
             )
             .one(
                 "last_document_representation",

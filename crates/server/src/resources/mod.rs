@@ -7,6 +7,7 @@
 pub mod containers;
 pub mod documents;
 pub mod jsonapi;
+pub mod metro_areas;
 pub mod ports;
 pub mod shipments;
 pub mod terminals;

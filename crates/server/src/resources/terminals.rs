@@ -106,10 +106,21 @@ impl Resource for TerminalResource<'_> {
     }
 
     fn relationships(&self) -> Relationships {
-        Relationships::default().one(
-            "port",
-            self.port_id.map(|id| ResourceIdentifier::new("port", id)),
-        )
+        Relationships::default()
+            .one(
+                "port",
+                self.port_id.map(|id| ResourceIdentifier::new("port", id)),
+            )
+            // The metro area of a terminal is its port's city (Terminal49 relates both).
+            .one(
+                "metro_area",
+                self.port_id.map(|_| {
+                    ResourceIdentifier::new(
+                        "metro_area",
+                        tidemark_geo::reference::metro_area_id(&self.terminal.port_locode),
+                    )
+                }),
+            )
     }
 }
 

@@ -1,4 +1,5 @@
-//! Use cases of custom fields: definitions, options and values on shipments and containers,
+//! Use cases of custom fields: definitions, options and values on shipments, containers and
+//! tracking requests (whose values are copied onto the shipment they create),
 //! the `filter[custom_fields][...]` of shipment and container lists, and the
 //! `initial_custom_fields` a tracking request stages until its shipment exists.
 //!
@@ -15,7 +16,8 @@ use tidemark_domain::custom_fields::{
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{AccountId, ContainerId, ShipmentId, TrackingRequest, TrackingRequestId};
 use tidemark_store::{
-    CustomFieldFilter, DefinitionRecord, EntityRef, NewValue, OptionRecord, StoreError, ValueRecord,
+    CustomFieldFilter, DefinitionFilter, DefinitionRecord, EntityRef, NewValue, OptionRecord,
+    PageRequest, StoreError, ValueFilter, ValueRecord,
 };
 use uuid::Uuid;
 
@@ -172,7 +174,7 @@ pub async fn update_option(
 
 // Values.
 
-/// The account's shipment or container, or `NotFound`.
+/// The account's shipment, container or tracking request, or `NotFound`.
 pub async fn entity(
     app: &App,
     account: AccountId,
@@ -190,11 +192,17 @@ pub async fn entity(
             .container(account, ContainerId(id))
             .await
             .map(|_| ()),
+        EntityType::TrackingRequest => app
+            .store
+            .tracking_request(account, TrackingRequestId(id))
+            .await
+            .map(|_| ()),
     }?;
     Ok(EntityRef { entity_type, id })
 }
 
-/// The definition named by `api_slug`, which must apply to `entity`'s type.
+/// The definition named by `api_slug`, which must apply to `entity`'s type (a tracking
+/// request's are shipment fields).
 pub async fn definition_for(
     app: &App,
     account: AccountId,
@@ -218,13 +226,14 @@ pub async fn definition_for(
         Err(StoreError::NotFound) => return Err(unknown()),
         Err(error) => return Err(error.into()),
     };
-    if record.definition.entity_type != entity.entity_type {
+    if record.definition.entity_type != entity.entity_type.fields_of() {
         return Err(invalid(FieldProblem::at(
             pointer,
             ProblemCode::Invalid,
             format!(
                 "Custom field '{api_slug}' applies to {} entities, not {}",
-                record.definition.entity_type, entity.entity_type
+                record.definition.entity_type,
+                entity.entity_type.fields_of()
             ),
         )));
     }
@@ -361,6 +370,89 @@ pub async fn show_all(app: &App, records: Vec<ValueRecord>) -> Result<Vec<ShownV
         shown_values.push(show(app, record).await?);
     }
     Ok(shown_values)
+}
+
+/// One field an entity can have: its definition, options (for lists) and the entity's
+/// value, if it has one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntityField {
+    pub definition: DefinitionRecord,
+    pub options: Vec<OptionRecord>,
+    pub value: Option<ShownValue>,
+}
+
+/// Most fields shown for one entity.
+pub const MAX_ENTITY_FIELDS: u32 = 100;
+
+/// Every field defined for `entity`'s type, oldest first, with the entity's values.
+pub async fn fields_of(
+    app: &App,
+    account: AccountId,
+    entity: EntityRef,
+) -> Result<Vec<EntityField>, StoreError> {
+    let page = PageRequest {
+        offset: 0,
+        limit: MAX_ENTITY_FIELDS,
+    };
+    let definitions = app
+        .store
+        .list_custom_field_definitions(
+            account,
+            &DefinitionFilter {
+                entity_type: Some(entity.entity_type),
+                ..DefinitionFilter::default()
+            },
+            page,
+        )
+        .await?
+        .items;
+    let mut values = app
+        .store
+        .list_custom_field_values(
+            account,
+            &ValueFilter {
+                entity_id: Some(entity.id),
+                definition_id: None,
+            },
+            page,
+        )
+        .await?
+        .items;
+    let mut fields = Vec::with_capacity(definitions.len());
+    for definition in definitions {
+        let options = app
+            .store
+            .custom_field_options(account, definition.id)
+            .await?;
+        let plain: Vec<FieldOption> = options.iter().map(|o| o.option.clone()).collect();
+        let value = values
+            .iter()
+            .position(|v| v.definition_id == definition.id)
+            .map(|at| shown(&definition.definition, &plain, values.swap_remove(at)));
+        fields.push(EntityField {
+            definition,
+            options,
+            value,
+        });
+    }
+    Ok(fields)
+}
+
+/// Deletes a definition with its options and every value of it.
+pub async fn delete_definition(app: &App, account: AccountId, id: Uuid) -> Result<(), StoreError> {
+    app.store.delete_custom_field_definition(account, id).await
+}
+
+/// Deletes an option; values that use it keep it, shown as the raw value.
+pub async fn delete_option(
+    app: &App,
+    account: AccountId,
+    definition_id: Uuid,
+    id: Uuid,
+) -> Result<(), StoreError> {
+    app.store
+        .delete_custom_field_option(account, definition_id, id)
+        .await
 }
 
 // Filters.
@@ -582,10 +674,75 @@ async fn stage_entry(
     }))
 }
 
-/// The values a tracking request staged (`initial_custom_fields`) for the shipment and
-/// containers an update creates, to be written with the update. Definitions deleted or
-/// changed to another entity type since staging are skipped.
+/// The values a tracking request holds for the shipment and containers an update creates,
+/// to be written with the update: first the values set on the request itself
+/// (`/v2/tracking_requests/{id}/custom_fields`), then those staged in its
+/// `initial_custom_fields`; where both name a field, the first written is kept.
 pub async fn staged_values(
+    app: &App,
+    request: &TrackingRequest,
+    update: &TrackingUpdate,
+) -> Result<Vec<NewValue>, StoreError> {
+    let mut values = if update.shipment_created {
+        request_values(app, request, update.shipment.id).await?
+    } else {
+        Vec::new()
+    };
+    values.extend(initial_values(app, request, update).await?);
+    Ok(values)
+}
+
+/// The tracking request's own values (of shipment fields), copied onto its new shipment.
+async fn request_values(
+    app: &App,
+    request: &TrackingRequest,
+    shipment: ShipmentId,
+) -> Result<Vec<NewValue>, StoreError> {
+    // A request holds at most one value per shipment field; a page this large holds all.
+    const ALL: PageRequest = PageRequest {
+        offset: 0,
+        limit: 10_000,
+    };
+    let held = app
+        .store
+        .list_custom_field_values(
+            request.account_id,
+            &ValueFilter {
+                entity_id: Some(request.id.0),
+                ..ValueFilter::default()
+            },
+            ALL,
+        )
+        .await?;
+    let now = app.clock.now();
+    let mut values = Vec::with_capacity(held.items.len());
+    for record in held.items {
+        let definition = app
+            .store
+            .custom_field_definition(request.account_id, record.definition_id)
+            .await?;
+        let Ok(Some(value)) = StoredValue::from_json(&definition.definition, &record.value) else {
+            continue;
+        };
+        values.push(NewValue {
+            id: app.ids.next_id(),
+            account_id: request.account_id,
+            definition_id: record.definition_id,
+            entity: EntityRef {
+                entity_type: EntityType::Shipment,
+                id: shipment.0,
+            },
+            value,
+            at: now,
+        });
+    }
+    Ok(values)
+}
+
+/// The values a tracking request staged (`initial_custom_fields`) for the shipment and
+/// containers an update creates. Definitions deleted or changed to another entity type
+/// since staging are skipped.
+async fn initial_values(
     app: &App,
     request: &TrackingRequest,
     update: &TrackingUpdate,

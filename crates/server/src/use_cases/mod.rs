@@ -4,8 +4,10 @@
 pub mod accounts;
 pub mod custom_fields;
 pub mod documents;
+pub mod email;
 pub mod parties;
 pub mod queue;
+pub mod search;
 pub mod tracking;
 pub mod vessels;
 pub mod webhooks;

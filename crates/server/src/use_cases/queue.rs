@@ -17,8 +17,10 @@ pub enum JobKind {
     Track,
     /// Delivers one webhook's due notifications.
     DeliverWebhook,
-    /// Extracts, classifies and links one uploaded document.
+    /// Extracts, classifies and links one uploaded document, or re-runs one of the steps.
     ProcessDocument,
+    /// Rotates the pages of a PDF document (a new file; the uploaded one stays).
+    RotateDocument,
 }
 
 impl JobKind {
@@ -28,6 +30,7 @@ impl JobKind {
             Self::Track => "track",
             Self::DeliverWebhook => "deliver_webhook",
             Self::ProcessDocument => "process_document",
+            Self::RotateDocument => "rotate_document",
         }
     }
 
@@ -37,6 +40,7 @@ impl JobKind {
             "track" => Some(Self::Track),
             "deliver_webhook" => Some(Self::DeliverWebhook),
             "process_document" => Some(Self::ProcessDocument),
+            "rotate_document" => Some(Self::RotateDocument),
             _ => None,
         }
     }

@@ -10,11 +10,16 @@ use tidemark_domain::Clock;
 use crate::helpers::{TestApp, TestResponse};
 use crate::on_both_backends;
 
-fn text(response: &TestResponse) -> String {
+pub(crate) fn text(response: &TestResponse) -> String {
     String::from_utf8_lossy(&response.body).into_owned()
 }
 
-async fn form(app: &TestApp, path: &str, cookie: Option<&str>, body: &str) -> TestResponse {
+pub(crate) async fn form(
+    app: &TestApp,
+    path: &str,
+    cookie: Option<&str>,
+    body: &str,
+) -> TestResponse {
     let mut request = Request::builder()
         .method(Method::POST)
         .uri(path)
@@ -26,7 +31,7 @@ async fn form(app: &TestApp, path: &str, cookie: Option<&str>, body: &str) -> Te
         .await
 }
 
-async fn page(app: &TestApp, path: &str, cookie: &str) -> TestResponse {
+pub(crate) async fn page(app: &TestApp, path: &str, cookie: &str) -> TestResponse {
     app.send(
         Request::builder()
             .uri(path)
@@ -37,12 +42,12 @@ async fn page(app: &TestApp, path: &str, cookie: &str) -> TestResponse {
     .await
 }
 
-fn encoded(value: &str) -> String {
+pub(crate) fn encoded(value: &str) -> String {
     form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }
 
 /// Signs in with `key`; the `name=value` of the session cookie.
-async fn sign_in(app: &TestApp, key: &str) -> String {
+pub(crate) async fn sign_in(app: &TestApp, key: &str) -> String {
     let response = form(app, "/sign-in", None, &format!("api_key={}", encoded(key))).await;
     assert_eq!(
         response.status,
@@ -55,7 +60,7 @@ async fn sign_in(app: &TestApp, key: &str) -> String {
 }
 
 /// The form token on a signed-in page.
-fn csrf_of(html: &str) -> String {
+pub(crate) fn csrf_of(html: &str) -> String {
     let start = html.find("name=\"csrf\" value=\"").unwrap() + "name=\"csrf\" value=\"".len();
     html[start..][..html[start..].find('"').unwrap()].to_owned()
 }
@@ -293,7 +298,7 @@ async fn assets_are_named_by_content_and_cached(app: TestApp) {
 }
 
 /// Tracks `TEST-TR-SUCCEEDED` through the console; the shipment page's path.
-async fn tracked_shipment_page(app: &TestApp, cookie: &str) -> String {
+pub(crate) async fn tracked_shipment_page(app: &TestApp, cookie: &str) -> String {
     let csrf = csrf_of(&text(&page(app, "/track", cookie).await));
     let tracked = form(
         app,
@@ -633,7 +638,7 @@ mod webhook_pages {
 
 /// The Documents pages: upload (multipart, as the form and a dropped file send it), list,
 /// preview and download.
-mod document_pages {
+pub(crate) mod document_pages {
     use super::*;
     use crate::documents::pdf;
 
@@ -646,7 +651,12 @@ mod document_pages {
 
     const BOUNDARY: &str = "tidemark-console-test";
 
-    fn multipart(csrf: &str, file_name: &str, content_type: &str, bytes: &[u8]) -> Vec<u8> {
+    pub(crate) fn multipart(
+        csrf: &str,
+        file_name: &str,
+        content_type: &str,
+        bytes: &[u8],
+    ) -> Vec<u8> {
         let mut body = format!(
             "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n\
              --{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file_name}\"\r\n\
@@ -659,10 +669,20 @@ mod document_pages {
     }
 
     async fn upload(app: &TestApp, cookie: &str, body: Vec<u8>) -> TestResponse {
+        send_multipart(app, "/documents", cookie, body).await
+    }
+
+    /// Posts a multipart form body made by [`multipart`] to `path`.
+    pub(crate) async fn send_multipart(
+        app: &TestApp,
+        path: &str,
+        cookie: &str,
+        body: Vec<u8>,
+    ) -> TestResponse {
         app.send(
             Request::builder()
                 .method(Method::POST)
-                .uri("/documents")
+                .uri(path)
                 .header(header::COOKIE, cookie)
                 .header(
                     header::CONTENT_TYPE,

@@ -29,11 +29,11 @@ on_both_backends!(
     malformed_value_requests_are_client_errors,
 );
 
-fn body(value: &Value) -> Option<(&'static str, Vec<u8>)> {
+pub(crate) fn body(value: &Value) -> Option<(&'static str, Vec<u8>)> {
     Some(("application/json", value.to_string().into_bytes()))
 }
 
-async fn patch(app: &TestApp, path: &str, value: &Value) -> TestResponse {
+pub(crate) async fn patch(app: &TestApp, path: &str, value: &Value) -> TestResponse {
     app.request(Method::PATCH, path, Some(&app.key), body(value))
         .await
 }
@@ -52,7 +52,7 @@ async fn define(app: &TestApp, attributes: Value) -> TestResponse {
 }
 
 /// Defines a field and returns its id.
-async fn defined(app: &TestApp, attributes: Value) -> String {
+pub(crate) async fn defined(app: &TestApp, attributes: Value) -> String {
     let response = define(app, attributes).await;
     assert_eq!(response.status, StatusCode::CREATED, "{}", response.json());
     response.json()["data"]["id"].as_str().unwrap().to_owned()
@@ -69,7 +69,7 @@ async fn add_option(app: &TestApp, definition: &str, value: &str, label: &str) -
 }
 
 /// Tracks a sandbox number to its shipment; returns the shipment's id and its containers'.
-async fn tracked_shipment(app: &TestApp, number: &str) -> (String, Vec<String>) {
+pub(crate) async fn tracked_shipment(app: &TestApp, number: &str) -> (String, Vec<String>) {
     let created = app
         .post_json(
             "/v2/tracking_requests",

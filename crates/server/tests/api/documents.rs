@@ -239,7 +239,7 @@ fn checksum(bytes: &[u8]) -> String {
 }
 
 /// A tracked `TEST` shipment: its id and its containers' ids and numbers.
-async fn tracked(app: &TestApp, number: &str) -> (String, Vec<(String, String)>) {
+pub(crate) async fn tracked(app: &TestApp, number: &str) -> (String, Vec<(String, String)>) {
     let response = app
         .post_json(
             "/v2/tracking_requests",

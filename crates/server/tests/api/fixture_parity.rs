@@ -44,6 +44,10 @@ on_both_backends!(
     cli_webhook_ips_read_like_terminal49s,
     sdk_terminal_reads_like_terminal49s,
     cli_terminal_reads_like_terminal49s,
+    cli_search_by_bill_of_lading_reads_like_terminal49s,
+    cli_search_by_tracking_number_reads_like_terminal49s,
+    cli_search_by_container_number_reads_like_terminal49s,
+    cli_search_listing_a_container_reads_like_terminal49s,
 );
 
 /// `(resource type, attribute)` where Tidemark answers another JSON type on purpose.
@@ -187,10 +191,14 @@ fn text(value: &Value) -> String {
 
 /// A fixture, unwrapped from the CLI's `{ok, command, data}` envelope.
 fn fixture(name: &str) -> Value {
-    let path = format!(
-        "{}/../../../shared/reference/terminal49/response-examples/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    // `shared/` sits beside the checkout: next to the main one, or one level further up
+    // from a worktree under `wt/`.
+    let relative = format!("shared/reference/terminal49/response-examples/{name}");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|dir| dir.join(&relative))
+        .find(|path| path.exists())
+        .map_or(relative.clone(), |path| path.display().to_string());
     let raw = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{path}: {error}"));
     let document: Value = serde_json::from_str(&raw).unwrap();
     match document.get("command") {
@@ -576,4 +584,46 @@ async fn cli_terminal_reads_like_terminal49s(app: TestApp) {
     let ids = tracked(&app).await;
     let path = format!("/v2/terminals/{}", ids.terminal);
     reads_like(&app, "cli-live-fixtures/terminals.get.json", &path).await;
+}
+
+async fn cli_search_by_bill_of_lading_reads_like_terminal49s(app: TestApp) {
+    let ids = tracked(&app).await;
+    let shipment = ok(&app, &format!("/v2/shipments/{}", ids.shipment)).await;
+    let bill_of_lading = text(&shipment["data"]["attributes"]["bill_of_lading_number"]);
+    let path = format!("/v2/search?query={bill_of_lading}");
+    reads_like(&app, "cli-live-fixtures/search.shipment-bol.json", &path).await;
+}
+
+async fn cli_search_by_tracking_number_reads_like_terminal49s(app: TestApp) {
+    tracked(&app).await;
+    let path = "/v2/search?query=TEST-TR-SUCCEEDED";
+    reads_like(&app, "cli-live-fixtures/search.tracking-number.json", path).await;
+}
+
+/// The container's number, which a search finds as a `cargo` result.
+async fn container_number(app: &TestApp, ids: &Tracked) -> String {
+    let container = ok(app, &format!("/v2/containers/{}", ids.container)).await;
+    text(&container["data"]["attributes"]["number"])
+}
+
+async fn cli_search_by_container_number_reads_like_terminal49s(app: TestApp) {
+    let ids = tracked(&app).await;
+    let path = format!("/v2/search?query={}", container_number(&app, &ids).await);
+    reads_like(
+        &app,
+        "cli-live-fixtures/search.container-number.json",
+        &path,
+    )
+    .await;
+}
+
+async fn cli_search_listing_a_container_reads_like_terminal49s(app: TestApp) {
+    let ids = tracked(&app).await;
+    let path = format!("/v2/search?query={}", container_number(&app, &ids).await);
+    reads_like(
+        &app,
+        "cli-live-fixtures/search.container-list-number.json",
+        &path,
+    )
+    .await;
 }

@@ -39,6 +39,7 @@ on_both_backends!(
     tracking_stops_by_itself_once_every_container_is_returned,
     every_change_is_recorded_as_a_domain_event_for_notifications,
     a_signed_carrier_push_polls_the_requests_it_concerns_at_once,
+    a_push_to_a_brand_callback_is_checked_with_its_family_secret_and_reaches_the_family,
     a_carrier_push_with_a_wrong_signature_or_body_is_refused,
     a_stopped_shipment_blocks_a_duplicate_and_resumes_cleanly,
     a_shipment_its_carrier_stopped_answering_for_stops_being_tracked,
@@ -893,6 +894,39 @@ async fn a_signed_carrier_push_polls_the_requests_it_concerns_at_once(app: TestA
     let response = push(
         &app,
         "maeu",
+        &signed("s3cret-subscription-key", &body),
+        &body,
+    )
+    .await;
+    app.run_pending_jobs().await;
+
+    assert_eq!(response.status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        request_of(&app, &id).await["attributes"]["status"],
+        json!("created")
+    );
+}
+
+async fn a_push_to_a_brand_callback_is_checked_with_its_family_secret_and_reaches_the_family(
+    app: TestApp,
+) {
+    let app = push_app(app.backend).await;
+    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+    app.run_pending_jobs().await;
+    let body = json!([{
+        "eventType": "TRANSPORT", "eventClassifierCode": "ACT",
+        "eventDateTime": "2026-03-01T10:00:00Z", "transportEventTypeCode": "DEPA",
+        "documentReferences": [{"documentReferenceType": "TRD", "documentReferenceValue": "MAEU123456789"}],
+        "transportCall": {"UNLocationCode": "CNSHA", "modeOfTransport": "VESSEL"}
+    }])
+    .to_string()
+    .into_bytes();
+
+    // Sealand (SEAU) is a Maersk brand: Maersk's API sends its pushes, signed with the one
+    // secret the operator set for MAEU.
+    let response = push(
+        &app,
+        "SEAU",
         &signed("s3cret-subscription-key", &body),
         &body,
     )

@@ -72,6 +72,7 @@ fn document(
         representation: None,
         shipment_ids: Vec::new(),
         container_ids: Vec::new(),
+        email_submission_id: None,
         created_at: t0() + Duration::minutes(minute),
         updated_at: t0() + Duration::minutes(minute),
     }

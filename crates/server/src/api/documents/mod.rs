@@ -8,10 +8,12 @@
 //! - [`list`]: `GET /v2/documents` and its query (filters, sort), and the document types;
 //! - [`upload`]: `POST /v2/documents`, from a form or a direct upload;
 //! - [`document`]: one document: show, edit, delete;
+//! - [`actions`]: re-running classification, extraction and linking, and rotating;
 //! - [`download`]: the bytes, and the signed links that need no API key;
 //! - [`input`]: request bodies and the shipments and containers they name;
 //! - [`resource`]: documents as JSON:API resources, with what they include.
 
+mod actions;
 mod document;
 mod download;
 mod input;
@@ -51,6 +53,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(document::show, document::update, document::destroy))
         .routes(routes!(download::download))
         .routes(routes!(download::download_url))
+        .routes(routes!(actions::reclassify))
+        .routes(routes!(actions::reextract))
+        .routes(routes!(actions::relink))
+        .routes(routes!(actions::rotate))
         .layer(DefaultBodyLimit::disable())
 }
 

@@ -105,6 +105,26 @@ pub async fn included(
             )));
         }
     }
+    if includes.contains("email_submission") {
+        let ids: BTreeSet<uuid::Uuid> = docs.iter().filter_map(|d| d.email_submission_id).collect();
+        for id in ids {
+            match state.store.email_submission(account, id).await {
+                Ok(submission) => {
+                    let attached = state
+                        .store
+                        .documents_of_email_submissions(account, &[id])
+                        .await?;
+                    out.push(crate::api::email_submissions::resource(
+                        &submission,
+                        &attached,
+                        base,
+                    ));
+                }
+                Err(StoreError::NotFound) => {}
+                Err(error) => return Err(error.into()),
+            }
+        }
+    }
     if includes.contains("last_document_representation") || includes.contains("current_extraction")
     {
         for doc in docs {

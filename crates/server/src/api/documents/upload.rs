@@ -191,6 +191,7 @@ async fn create_from_form(
         declared_content_type: content_type,
         shipment_ids,
         container_ids,
+        email_submission: None,
     };
     Ok(match upload::upload(state, new, bytes).await {
         Ok(doc) => created(state, &doc),
@@ -240,6 +241,7 @@ async fn create_from_upload(
         declared_content_type: Some(upload.declared_content_type.clone()),
         shipment_ids: shipments_named(state, principal, &shipments).await?,
         container_ids: containers_named(state, principal, &containers).await?,
+        email_submission: None,
     };
     Ok(
         match upload::from_direct_upload(state, new, &upload).await {

@@ -27,6 +27,7 @@ use tokio::sync::Semaphore;
 
 use crate::limits::ExtractionLimits;
 use crate::use_cases::documents::classify::{DocumentType, classify};
+use crate::use_cases::documents::rotate::rotate_pdf;
 use crate::use_cases::documents::text::{ExtractError, Limits, extract_text_with, supported};
 
 /// The hidden subcommand that runs the child.
@@ -56,6 +57,9 @@ pub struct ChildArgs {
 struct Header {
     content_type: String,
     file_name: String,
+    /// Rotate the PDF's pages by this many degrees instead of reading it.
+    #[serde(default)]
+    rotate: Option<u16>,
 }
 
 /// A successful reading.
@@ -75,6 +79,11 @@ pub struct Extracted {
 #[serde(rename_all = "snake_case")]
 enum Answer {
     Ok(Extracted),
+    /// A rotated PDF (Base64) and its number of pages.
+    Rotated {
+        pdf: String,
+        pages: usize,
+    },
     Error(ExtractError),
 }
 
@@ -110,12 +119,20 @@ impl Extractor {
     ) -> Result<Extracted, ExtractError> {
         // Images and Office files have no extraction: no process for them.
         supported(content_type)?;
-        let _slot = self
-            .slots
-            .acquire()
-            .await
-            .map_err(|_| ExtractError::Process("the extractor is closed".to_owned()))?;
-        let result = self.run_child(content_type, file_name, bytes).await;
+        let _slot = self.slot().await?;
+        let header = Header {
+            content_type: content_type.to_owned(),
+            file_name: file_name.to_owned(),
+            rotate: None,
+        };
+        let result = match self.run_child(&header, bytes, max_output_bytes()).await {
+            Ok(Answer::Ok(extracted)) => Ok(extracted),
+            Ok(Answer::Error(error)) => Err(error),
+            Ok(Answer::Rotated { .. }) => {
+                Err(ExtractError::Process("an unasked answer".to_owned()))
+            }
+            Err(error) => Err(error),
+        };
         match &result {
             Ok(extracted) => {
                 tracing::debug!(
@@ -141,12 +158,50 @@ impl Extractor {
         result
     }
 
+    /// Turns every page of a PDF `degrees` further clockwise in a child process (under
+    /// the same limits as a reading: a hostile PDF costs the child, not the worker), and
+    /// returns the new PDF with its number of pages.
+    pub async fn rotate(
+        &self,
+        bytes: &[u8],
+        degrees: u16,
+    ) -> Result<(Vec<u8>, usize), ExtractError> {
+        use base64::Engine;
+        let _slot = self.slot().await?;
+        let header = Header {
+            content_type: "application/pdf".to_owned(),
+            file_name: String::new(),
+            rotate: Some(degrees),
+        };
+        // Base64 of a rewritten PDF, which may be larger than the upload.
+        let cap = self
+            .max_input_bytes
+            .saturating_mul(3)
+            .saturating_add(64 * 1024);
+        match self.run_child(&header, bytes, cap).await? {
+            Answer::Rotated { pdf, pages } => base64::engine::general_purpose::STANDARD
+                .decode(pdf)
+                .map(|pdf| (pdf, pages))
+                .map_err(|error| ExtractError::Process(format!("unreadable answer: {error}"))),
+            Answer::Error(error) => Err(error),
+            Answer::Ok(_) => Err(ExtractError::Process("an unasked answer".to_owned())),
+        }
+    }
+
+    /// One of the `concurrency` places for a child, once free.
+    async fn slot(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ExtractError> {
+        self.slots
+            .acquire()
+            .await
+            .map_err(|_| ExtractError::Process("the extractor is closed".to_owned()))
+    }
+
     async fn run_child(
         &self,
-        content_type: &str,
-        file_name: &str,
+        header: &Header,
         bytes: &[u8],
-    ) -> Result<Extracted, ExtractError> {
+        cap: usize,
+    ) -> Result<Answer, ExtractError> {
         let limits = &self.limits;
         let program = match &limits.program {
             Some(program) => program.clone(),
@@ -174,13 +229,9 @@ impl Extractor {
         else {
             return Err(ExtractError::Process("no pipes".to_owned()));
         };
-        let mut header = serde_json::to_vec(&Header {
-            content_type: content_type.to_owned(),
-            file_name: file_name.to_owned(),
-        })
-        .map_err(|error| ExtractError::Process(error.to_string()))?;
+        let mut header =
+            serde_json::to_vec(header).map_err(|error| ExtractError::Process(error.to_string()))?;
         header.push(b'\n');
-        let cap = max_output_bytes();
         let feed = async move {
             // A child that stops reading (it failed, or was killed) closes the pipe: its
             // exit status says why, so a write error here is not the story.
@@ -231,11 +282,8 @@ impl Extractor {
             }
         };
         if status.success() {
-            return match serde_json::from_slice::<Answer>(&answer) {
-                Ok(Answer::Ok(extracted)) => Ok(extracted),
-                Ok(Answer::Error(error)) => Err(error),
-                Err(error) => Err(ExtractError::Process(format!("unreadable answer: {error}"))),
-            };
+            return serde_json::from_slice::<Answer>(&answer)
+                .map_err(|error| ExtractError::Process(format!("unreadable answer: {error}")));
         }
         Err(self.why_it_died(status, &errors))
     }
@@ -306,7 +354,10 @@ pub fn child_main(args: &ChildArgs) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let answer = match read_request(args) {
-        Ok((header, bytes)) => extract_and_classify(args, &header, &bytes),
+        Ok((header, bytes)) => match header.rotate {
+            Some(degrees) => rotate_guarded(args, &bytes, degrees),
+            None => extract_and_classify(args, &header, &bytes),
+        },
         Err(error) => Answer::Error(ExtractError::Process(error)),
     };
     let mut stdout = std::io::stdout().lock();
@@ -369,6 +420,41 @@ fn extract_and_classify(args: &ChildArgs, header: &Header, bytes: &[u8]) -> Answ
         Err(error) => Answer::Error(error),
     }
 }
+
+/// Rotates on its own thread (for its stack: parsers recurse), catching panics.
+fn rotate_guarded(args: &ChildArgs, bytes: &[u8], degrees: u16) -> Answer {
+    use base64::Engine;
+    if bytes.len() > args.max_input_bytes {
+        return Answer::Error(ExtractError::TooLarge {
+            size: bytes.len(),
+            limit: args.max_input_bytes,
+        });
+    }
+    let rotated = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("pdf-rotate".into())
+            .stack_size(ROTATION_STACK_BYTES)
+            .spawn_scoped(scope, || {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    rotate_pdf(bytes, degrees).map_err(ExtractError::Malformed)
+                }))
+                .unwrap_or(Err(ExtractError::Crashed))
+            })
+            .map_err(|error| ExtractError::Process(format!("no rotation thread: {error}")))?
+            .join()
+            .unwrap_or(Err(ExtractError::Crashed))
+    });
+    match rotated {
+        Ok((pdf, pages)) => Answer::Rotated {
+            pdf: base64::engine::general_purpose::STANDARD.encode(pdf),
+            pages,
+        },
+        Err(error) => Answer::Error(error),
+    }
+}
+
+/// Stack for the rotation thread, as for reading.
+const ROTATION_STACK_BYTES: usize = 64 * 1024 * 1024;
 
 /// This process's peak resident memory (bytes) and CPU time (milliseconds).
 fn own_usage() -> (u64, u64) {

@@ -12,16 +12,20 @@
 //!   candidates found in the text, for linking to shipments and containers.
 //!
 //! - [`storage`]: the bytes, in object storage; [`signing`]: signed links and upload ids.
+//! - [`links`]: a shipment's documents, and linking a document to a shipment.
 //! - [`upload`] and [`process`]: the use cases of storing an upload and of classifying and
 //!   linking it in the background.
 //!
 //! The pure parts do no IO; the server runs [`text`] only through [`isolate`].
 
 pub mod classify;
+pub mod fields;
 pub mod filename;
 pub mod isolate;
+pub mod links;
 pub mod process;
 pub mod references;
+pub mod rotate;
 pub mod signing;
 pub mod sniff;
 pub mod storage;

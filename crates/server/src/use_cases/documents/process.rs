@@ -2,6 +2,9 @@
 //! `document_type` with notes saying why, links it to the account's shipments and
 //! containers whose numbers appear in it, and announces `document.extracted` or
 //! `document.extraction_failed`, all recorded in one transaction.
+//!
+//! The same job re-runs one step on request ([`Action`]): `reclassify` (optionally to a
+//! type the user gives), `reextract` (the fields) and `relink` (the links).
 
 use chrono::{DateTime, Utc};
 use tidemark_domain::{AccountId, ContainerId, DomainEvent, DomainEventId, NewJob, ShipmentId};
@@ -10,6 +13,7 @@ use uuid::Uuid;
 
 use crate::app::App;
 use crate::use_cases::documents::classify::DocumentType;
+use crate::use_cases::documents::fields;
 use crate::use_cases::documents::references::{BL_PREFIXES, find_references, matching_bl_numbers};
 use crate::use_cases::documents::storage::StorageError;
 use crate::use_cases::queue::{self, JobKind};
@@ -21,6 +25,42 @@ const EXCERPT_CHARS: usize = 2_000;
 /// At most this many candidate numbers are looked up.
 const MAX_CANDIDATES: usize = 50;
 
+/// What the job does to a document.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Action {
+    /// Everything, as after an upload: type, fields and links.
+    #[default]
+    Process,
+    /// The type again, from the text or as the user says; the fields follow the type.
+    Reclassify { document_type: Option<DocumentType> },
+    /// The fields again; type and links stay.
+    Reextract,
+    /// The links again (added to those the document has); type and fields stay.
+    Relink,
+}
+
+impl Action {
+    /// The action a job's payload names (`action`, `document_type`); none is `Process`.
+    pub fn from_payload(action: Option<&str>, document_type: Option<DocumentType>) -> Option<Self> {
+        match action {
+            None | Some("process") => Some(Self::Process),
+            Some("reclassify") => Some(Self::Reclassify { document_type }),
+            Some("reextract") => Some(Self::Reextract),
+            Some("relink") => Some(Self::Relink),
+            Some(_) => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Process => "process",
+            Self::Reclassify { .. } => "reclassify",
+            Self::Reextract => "reextract",
+            Self::Relink => "relink",
+        }
+    }
+}
+
 /// The job that classifies a document, queued in the transaction that stores it.
 pub fn job(app: &App, account: AccountId, document: Uuid, run_at: DateTime<Utc>) -> NewJob {
     queue::new_job(
@@ -30,6 +70,40 @@ pub fn job(app: &App, account: AccountId, document: Uuid, run_at: DateTime<Utc>)
         Some(format!("document:{document}")),
         run_at,
     )
+}
+
+/// Queues `action` on a live document of the account (`NotFound` otherwise). The same
+/// action still pending absorbs it.
+pub async fn request(
+    app: &App,
+    account: AccountId,
+    document: Uuid,
+    action: Action,
+) -> Result<(), StoreError> {
+    app.store.document(account, document).await?;
+    let given = match action {
+        Action::Reclassify { document_type } => document_type,
+        _ => None,
+    };
+    let payload = serde_json::json!({
+        "account_id": account, "document_id": document,
+        "action": action.name(), "document_type": given,
+    });
+    let dedup = match action {
+        Action::Reclassify {
+            document_type: Some(given),
+        } => format!("document-reclassify:{document}:{given}"),
+        other => format!("document-{}:{document}", other.name()),
+    };
+    queue::enqueue(
+        app,
+        JobKind::ProcessDocument,
+        payload,
+        Some(dedup),
+        app.clock.now(),
+    )
+    .await?;
+    Ok(())
 }
 
 /// What the job did.
@@ -55,6 +129,16 @@ pub enum ProcessError {
 
 /// Classifies and links one document.
 pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<Outcome, ProcessError> {
+    run(app, account, id, Action::Process).await
+}
+
+/// Runs `action` on one document.
+pub async fn run(
+    app: &App,
+    account: AccountId,
+    id: Uuid,
+    action: Action,
+) -> Result<Outcome, ProcessError> {
     let document = match app.store.document(account, id).await {
         Ok(document) => document,
         Err(StoreError::NotFound) => return Ok(Outcome::Gone),
@@ -73,26 +157,48 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<Outcome,
         Ok(result) => {
             let text = result.text;
             let (shipments, containers, payload) = links_in(app, &document, &text).await?;
+            let kept = kept_classification(&document);
+            let (document_type, notes, confidence) = match (action, kept) {
+                (
+                    Action::Reclassify {
+                        document_type: Some(given),
+                    },
+                    _,
+                ) => (
+                    given,
+                    format!("Set to {} ({given}) by the user.", given.label()),
+                    1.0,
+                ),
+                (Action::Reextract | Action::Relink, Some(kept)) => kept,
+                _ => (result.document_type, result.notes, result.confidence),
+            };
             let outcome = Outcome::Extracted {
-                document_type: result.document_type.as_str().to_owned(),
+                document_type: document_type.as_str().to_owned(),
                 shipments: shipments.len(),
                 containers: containers.len(),
             };
             let mut payload = payload;
-            payload["document_type"] = serde_json::json!(result.document_type.as_str());
-            payload["confidence"] = serde_json::json!(result.confidence);
+            payload["document_type"] = serde_json::json!(document_type.as_str());
+            payload["confidence"] = serde_json::json!(confidence);
+            payload["document_schema"] = serde_json::json!(fields::schema_id(document_type));
+            payload["fields"] = serde_json::Value::Object(fields::extract(document_type, &text));
+            let representation = match (action, &document.representation) {
+                (Action::Relink, Some(kept)) => kept.clone(),
+                _ => Representation {
+                    id: app.ids.next_id(),
+                    schema_version: SCHEMA_VERSION.to_owned(),
+                    payload,
+                    created_at: now,
+                },
+            };
+            let links = matches!(action, Action::Process | Action::Relink);
             (
                 DocumentClassification {
-                    document_type: result.document_type.as_str().to_owned(),
-                    classification_notes: result.notes,
-                    representation: Some(Representation {
-                        id: app.ids.next_id(),
-                        schema_version: SCHEMA_VERSION.to_owned(),
-                        payload,
-                        created_at: now,
-                    }),
-                    shipment_ids: shipments,
-                    container_ids: containers,
+                    document_type: document_type.as_str().to_owned(),
+                    classification_notes: notes,
+                    representation: Some(representation),
+                    shipment_ids: if links { shipments } else { Vec::new() },
+                    container_ids: if links { containers } else { Vec::new() },
                     at: now,
                 },
                 "document.extracted",
@@ -120,7 +226,11 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<Outcome,
         event: event.to_owned(),
         reference_type: "document".to_owned(),
         reference_id: document.id,
-        shipment_id: classification.shipment_ids.first().copied(),
+        shipment_id: classification
+            .shipment_ids
+            .first()
+            .or(document.shipment_ids.first())
+            .copied(),
         container_id: None,
         payload: None,
         created_at: now,
@@ -140,11 +250,41 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<Outcome,
     Ok(outcome)
 }
 
+/// The type, notes and confidence the document has, when it was classified.
+fn kept_classification(document: &StoredDocument) -> Option<(DocumentType, String, f32)> {
+    let document_type = document.document_type.as_deref()?.parse().ok()?;
+    let confidence = document
+        .representation
+        .as_ref()
+        .and_then(|r| r.payload["confidence"].as_f64())
+        .unwrap_or(0.0);
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a confidence between 0 and 1"
+    )]
+    let confidence = confidence as f32;
+    Some((
+        document_type,
+        document.classification_notes.clone().unwrap_or_default(),
+        confidence,
+    ))
+}
+
 /// The account's shipments and containers whose numbers `text` mentions, and the numbers
 /// found (the representation's payload).
 async fn links_in(
     app: &App,
     document: &StoredDocument,
+    text: &str,
+) -> Result<(Vec<ShipmentId>, Vec<ContainerId>, serde_json::Value), StoreError> {
+    link_numbers(app, document.account_id, text).await
+}
+
+/// The account's shipments and containers whose bill of lading or container numbers
+/// `text` mentions, and the numbers found (a representation's payload).
+pub async fn link_numbers(
+    app: &App,
+    account: AccountId,
     text: &str,
 ) -> Result<(Vec<ShipmentId>, Vec<ContainerId>, serde_json::Value), StoreError> {
     let references = find_references(text);
@@ -171,7 +311,7 @@ async fn links_in(
         .collect();
     let targets = app
         .store
-        .link_targets(document.account_id, &lookups, &container_numbers)
+        .link_targets(account, &lookups, &container_numbers)
         .await?;
     let known: Vec<&str> = targets.shipments.iter().map(|(_, n)| n.as_str()).collect();
     let matched = matching_bl_numbers(&candidates, &known);

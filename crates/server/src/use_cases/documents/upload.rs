@@ -19,6 +19,8 @@ use crate::use_cases::documents::storage::StorageError;
 pub const SOURCE_UPLOAD: &str = "upload";
 /// `source` of a document made from a direct upload.
 pub const SOURCE_API: &str = "api";
+/// `source` of a document that came attached to an email.
+pub const SOURCE_EMAIL: &str = "email";
 
 /// What a client sent, besides the bytes.
 #[derive(Clone, Debug)]
@@ -33,6 +35,8 @@ pub struct NewDocument {
     pub declared_content_type: Option<String>,
     pub shipment_ids: Vec<ShipmentId>,
     pub container_ids: Vec<ContainerId>,
+    /// The email it came attached to.
+    pub email_submission: Option<Uuid>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -101,11 +105,16 @@ pub async fn upload(
     let key = storage_key(new.account.0, id, sniffed.extension);
     let size = bytes.len();
     app.documents.put(&key, bytes).await?;
+    let source = if new.email_submission.is_some() {
+        SOURCE_EMAIL
+    } else {
+        SOURCE_UPLOAD
+    };
     let document = document_of(
         app,
         &new,
         id,
-        SOURCE_UPLOAD,
+        source,
         sniffed.content_type,
         size,
         sha256,
@@ -213,6 +222,7 @@ fn document_of(
         representation: None,
         shipment_ids: dedup(&new.shipment_ids),
         container_ids: dedup(&new.container_ids),
+        email_submission_id: new.email_submission,
         created_at: now,
         updated_at: now,
     }

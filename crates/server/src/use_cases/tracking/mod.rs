@@ -54,6 +54,34 @@ pub async fn queue_refresh(
     .map(|_| ())
 }
 
+/// Refreshes per minute per API key, as in Terminal49: each one costs a carrier call. The
+/// API and the console count against the same bucket.
+pub const REFRESH_PER_MINUTE: u32 = 10;
+
+/// Why a shipment could not be refreshed.
+#[derive(Debug, thiserror::Error)]
+pub enum RefreshError {
+    #[error("Tracking of this shipment is stopped; resume it first.")]
+    TrackingStopped,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Polls a tracked shipment's carrier now instead of at the next scheduled poll (`PATCH
+/// /containers/{id}/refresh`, the console's "Refresh"); a stopped shipment is refused.
+pub async fn refresh_shipment(
+    app: &App,
+    account: AccountId,
+    id: tidemark_domain::ShipmentId,
+) -> Result<tidemark_domain::Shipment, RefreshError> {
+    let shipment = app.store.shipment(account, id).await?;
+    if !shipment.is_tracking() {
+        return Err(RefreshError::TrackingStopped);
+    }
+    queue_refresh(app, account, shipment.tracking_request_id).await?;
+    Ok(shipment)
+}
+
 /// Queues a poll for every request still waiting for its carrier and every tracked shipment
 /// that is due, as many per carrier as its budget can take before the next tick: new
 /// requests first, then the shipments most overdue for their own priority's interval (near

@@ -79,6 +79,21 @@ fn parse_push(body: &[u8]) -> Result<CarrierSnapshot, CarrierError> {
     Ok(v2)
 }
 
+/// The SCACs one callback speaks for: the SCAC itself first, then the line whose API serves
+/// it and every brand that line serves (one subscription of CMA CGM's API carries ANL's and
+/// APL's events too, whichever of them the callback URL names).
+fn push_lines(scac: &str) -> Vec<String> {
+    let profiles = tidemark_carriers::profile::Profiles::embedded();
+    let family = profiles.get(scac).map_or(scac, |p| p.family());
+    let mut lines = vec![scac.to_owned()];
+    for line in std::iter::once(family).chain(profiles.served_by(family)) {
+        if !lines.iter().any(|l| l == line) {
+            lines.push(line.to_owned());
+        }
+    }
+    lines
+}
+
 /// Verifies and accepts one push; returns how many tracking requests it queued a poll for.
 pub async fn receive(
     app: &App,
@@ -87,13 +102,16 @@ pub async fn receive(
     body: &[u8],
 ) -> Result<usize, PushError> {
     let scac = scac.trim().to_uppercase();
-    let Some(secret) = app
-        .config
-        .carriers
-        .iter()
-        .find(|c| c.scac == scac)
-        .and_then(|c| c.notification_secret.as_deref())
-    else {
+    let lines = push_lines(&scac);
+    // A push to a brand's callback is signed with its family's secret: the line's API sends
+    // it, and the operator configured the family only.
+    let Some(secret) = lines.iter().find_map(|line| {
+        app.config
+            .carriers
+            .iter()
+            .find(|c| &c.scac == line)
+            .and_then(|c| c.notification_secret.as_deref())
+    }) else {
         return Err(PushError::UnknownCarrier);
     };
     if !signature.is_some_and(|s| signature_matches(secret, s, body)) {
@@ -104,10 +122,14 @@ pub async fn receive(
     if numbers.is_empty() {
         return Ok(0);
     }
-    let requests = app
-        .store
-        .active_tracking_requests_for(&scac, &numbers)
-        .await?;
+    let mut requests = Vec::new();
+    for line in &lines {
+        requests.extend(
+            app.store
+                .active_tracking_requests_for(line, &numbers)
+                .await?,
+        );
+    }
     for request in &requests {
         super::queue_refresh(app, request.account_id, request.id).await?;
     }
@@ -122,6 +144,15 @@ mod tests {
         let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("any key length");
         mac.update(body);
         format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+    }
+
+    #[test]
+    fn a_brand_callback_speaks_for_its_family_and_the_family_for_its_brands() {
+        let for_brand = push_lines("ANNU");
+        assert_eq!(for_brand.first().map(String::as_str), Some("ANNU"));
+        assert!(for_brand.iter().any(|s| s == "CMDU"));
+        assert!(push_lines("CMDU").iter().any(|s| s == "ANNU"));
+        assert_eq!(push_lines("XXXX"), ["XXXX"]);
     }
 
     #[test]

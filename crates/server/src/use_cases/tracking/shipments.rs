@@ -1,8 +1,12 @@
-//! Use cases on tracked shipments: editing, stopping and resuming tracking.
+//! Use cases on tracked shipments: editing them and their containers, stopping and resuming
+//! tracking.
 
+use chrono::{DateTime, Duration, Utc};
 use tidemark_domain::tracking_update::TrackingUpdate;
-use tidemark_domain::{AccountId, ApiKeyId, Shipment, ShipmentId, TrackingRequestStatus};
-use tidemark_store::StoreError;
+use tidemark_domain::{
+    AccountId, ApiKeyId, Container, ContainerId, Shipment, ShipmentId, TrackingRequestStatus,
+};
+use tidemark_store::{ShipmentSort, StoreError};
 
 use crate::app::App;
 
@@ -99,4 +103,41 @@ pub async fn edit(
     shipment.updated_at = app.clock.now();
     app.store.update_shipment(&shipment).await?;
     Ok(shipment)
+}
+
+/// Replaces a container's ref numbers (trimmed, blanks and repeats dropped).
+pub async fn edit_container(
+    app: &App,
+    account: AccountId,
+    id: ContainerId,
+    ref_numbers: Vec<String>,
+) -> Result<Container, StoreError> {
+    let mut container = app.store.container(account, id).await?;
+    container.ref_numbers = super::requests::clean_list(&ref_numbers);
+    container.updated_at = app.clock.now();
+    app.store.update_container(&container).await?;
+    Ok(container)
+}
+
+/// Most days "arriving within" looks ahead.
+pub const MAX_ARRIVING_WITHIN_DAYS: u32 = 366;
+
+/// The ETA window of "arriving within `days` days" from `now` (`filter[arriving_within_days]`
+/// of the API, "Arriving within (days)" on the board); more than a year is a year.
+pub fn arriving_within(now: DateTime<Utc>, days: u32) -> (DateTime<Utc>, DateTime<Utc>) {
+    (
+        now,
+        now + Duration::days(i64::from(days.min(MAX_ARRIVING_WITHIN_DAYS))),
+    )
+}
+
+/// The shipment list orders by name: `-created_at` (newest first, the default), `pod_eta_at`
+/// (soonest ETA first) and `-pod_eta_at`.
+pub fn sort_named(name: &str) -> Option<ShipmentSort> {
+    match name.trim() {
+        "" | "-created_at" => Some(ShipmentSort::Newest),
+        "pod_eta_at" => Some(ShipmentSort::EtaAscending),
+        "-pod_eta_at" => Some(ShipmentSort::EtaDescending),
+        _ => None,
+    }
 }

@@ -1,0 +1,11 @@
+//! Documents that arrive by email, the way forwarders receive them.
+//!
+//! - [`ingest`]: one message (raw MIME) becomes an `email_submission` whose attachments
+//!   become documents, linked by the numbers found in the subject, the body and (through
+//!   the documents' own reading) the attachments; bad mail is refused or recorded with a
+//!   reason.
+//! - [`smtp`]: an optional built-in SMTP receiver (`email.smtp_listen`) that hands each
+//!   message to [`ingest`].
+
+pub mod ingest;
+pub mod smtp;
