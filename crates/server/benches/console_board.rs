@@ -6,7 +6,7 @@
 //!
 //! `cargo bench -p tidemark-server --bench console_board` (SQLite; PostgreSQL too when
 //! `TIDEMARK_TEST_POSTGRES_URL` is set). `BOARD_SHIPMENTS` sets the number of shipments
-//! (default 100,000). Each is a sandbox voyage's first fortnight of events, written as a
+//! (default 100,000); `BOARD_SKIP_SQLITE=1` measures PostgreSQL alone. Each is a sandbox voyage's first fortnight of events, written as a
 //! poll writes it; they are made before the clock starts.
 
 use std::collections::BTreeSet;
@@ -306,9 +306,11 @@ async fn main() {
         .and_then(|value| value.parse().ok())
         .unwrap_or(100_000);
     let dir = tempfile::tempdir().expect("temp dir");
-    let sqlite =
-        tidemark_store_sqlite::SqliteStore::open(dir.path().join("bench.db")).expect("SQLite");
-    run("sqlite", Arc::new(sqlite), shipments).await;
+    if std::env::var_os("BOARD_SKIP_SQLITE").is_none() {
+        let sqlite =
+            tidemark_store_sqlite::SqliteStore::open(dir.path().join("bench.db")).expect("SQLite");
+        run("sqlite", Arc::new(sqlite), shipments).await;
+    }
     if let Some(schema) = tidemark_store_postgres::testing::temp_schema().await {
         run("postgres", schema.store(), shipments).await;
     } else {
