@@ -508,23 +508,21 @@ pub async fn save_custom_field(
     let entity =
         custom_fields::entity(&state, session.account_id, EntityType::Shipment, id.0).await?;
     let slug = form.one("field");
-    let result = match custom_fields::definition_for(
-        &state,
-        session.account_id,
-        entity,
-        slug,
-        "/data/attributes/api_slug",
-    )
-    .await
-    {
-        Ok(definition) => {
-            let raw = raw_value(definition.definition.data_type, form.all("value"));
-            custom_fields::set_value(&state, session.account_id, entity, &definition, &raw)
-                .await
-                .map(|_| ())
-        }
-        Err(error) => Err(error),
-    };
+    let result = async {
+        let definition = custom_fields::definition_for(
+            &state,
+            session.account_id,
+            entity,
+            slug,
+            "/data/attributes/api_slug",
+        )
+        .await?;
+        let raw = raw_value(definition.definition.data_type, form.all("value"));
+        custom_fields::set_value(&state, session.account_id, entity, &definition, &raw)
+            .await
+            .map(|_| ())
+    }
+    .await;
     match result {
         Ok(()) => Ok(done(id, "field")),
         Err(error) => {
