@@ -6,11 +6,14 @@
 //!
 //! `cargo bench -p tidemark-server --bench console_board` (SQLite; PostgreSQL too when
 //! `TIDEMARK_TEST_POSTGRES_URL` is set). `BOARD_SHIPMENTS` sets the number of shipments
-//! (default 100,000); `BOARD_SKIP_SQLITE=1` measures PostgreSQL alone. Each is a sandbox voyage's first fortnight of events, written as a
-//! poll writes it; they are made before the clock starts.
+//! (default 100,000); `BOARD_SKIP_SQLITE=1` measures PostgreSQL alone; `BOARD_SEED_ONLY=1`
+//! stops after writing them; `BOARD_SQLITE_FILE=path` writes SQLite's file there and keeps it. Each is a sandbox voyage's first fortnight of events, written as
+//! a poll writes it; they are made before the clock starts. While they are written, the rate
+//! of each tenth of them is printed, so a write path that slows as the account grows shows.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration as StdDuration, Instant};
 
 use axum::body::Body;
@@ -88,17 +91,59 @@ fn submitted(account: AccountId, number: &str, at: chrono::DateTime<Utc>) -> Tra
     }
 }
 
+/// Counts the shipments written and prints the rate of each tenth of them.
+struct Progress {
+    name: String,
+    step: usize,
+    written: AtomicUsize,
+    /// When the last tenth was done.
+    mark: Mutex<Instant>,
+}
+
+impl Progress {
+    fn new(name: &str, count: usize) -> Self {
+        Self {
+            name: name.to_owned(),
+            step: (count / 10).max(1),
+            written: AtomicUsize::new(0),
+            mark: Mutex::new(Instant::now()),
+        }
+    }
+
+    fn one_more(&self) {
+        let written = self.written.fetch_add(1, Ordering::Relaxed) + 1;
+        if !written.is_multiple_of(self.step) {
+            return;
+        }
+        let now = Instant::now();
+        let mut mark = self.mark.lock().unwrap_or_else(PoisonError::into_inner);
+        let seconds = now.duration_since(*mark).as_secs_f64();
+        *mark = now;
+        #[expect(clippy::cast_precision_loss, reason = "a rate for humans")]
+        let rate = self.step as f64 / seconds;
+        println!(
+            "{:>10}: seeding, {written} written, the last {} at {rate:.0}/s",
+            self.name, self.step
+        );
+    }
+}
+
 /// Writes `count` tracked shipments for the account, as polls write them.
 async fn seed(
     store: &Arc<dyn Store>,
     account: AccountId,
     count: usize,
     epoch: chrono::DateTime<Utc>,
+    progress: Arc<Progress>,
 ) {
     let sandbox = Arc::new(Sandbox::new(builtin_ports()));
     let mut writers = tokio::task::JoinSet::new();
     for writer in 0..WRITERS {
-        let (store, sandbox) = (Arc::clone(store), Arc::clone(&sandbox));
+        let (store, sandbox, progress) = (
+            Arc::clone(store),
+            Arc::clone(&sandbox),
+            Arc::clone(&progress),
+        );
         writers.spawn(async move {
             for i in (writer..count).step_by(WRITERS) {
                 let number = format!("TEST-BOARD-{i:06}");
@@ -133,6 +178,7 @@ async fn seed(
                     .record_tracking_result(&request, epoch, Some(&update), &announced)
                     .await
                     .expect("record");
+                progress.one_more();
             }
         });
     }
@@ -207,11 +253,15 @@ async fn run(name: &str, store: Arc<dyn Store>, shipments: usize) {
         .expose()
         .to_owned();
     let seeding = Instant::now();
-    seed(&store, account.id, shipments, epoch).await;
+    let progress = Arc::new(Progress::new(name, shipments));
+    seed(&store, account.id, shipments, epoch, progress).await;
     println!(
         "{name:>10}: {shipments} shipments written in {:.0} s",
         seeding.elapsed().as_secs_f64()
     );
+    if std::env::var_os("BOARD_SEED_ONLY").is_some() {
+        return;
+    }
 
     let router = app.router();
     let signed_in = router
@@ -307,8 +357,10 @@ async fn main() {
         .unwrap_or(100_000);
     let dir = tempfile::tempdir().expect("temp dir");
     if std::env::var_os("BOARD_SKIP_SQLITE").is_none() {
-        let sqlite =
-            tidemark_store_sqlite::SqliteStore::open(dir.path().join("bench.db")).expect("SQLite");
+        // BOARD_SQLITE_FILE keeps the database for a look afterwards (sqlite3, EXPLAIN).
+        let file = std::env::var_os("BOARD_SQLITE_FILE")
+            .map_or_else(|| dir.path().join("bench.db"), std::path::PathBuf::from);
+        let sqlite = tidemark_store_sqlite::SqliteStore::open(file).expect("SQLite");
         run("sqlite", Arc::new(sqlite), shipments).await;
     }
     if let Some(schema) = tidemark_store_postgres::testing::temp_schema().await {
