@@ -8,15 +8,21 @@ use uuid::Uuid;
 
 use crate::convert::{backend, parse_ts, to_ts};
 
+/// An entity's terms. `INDEXED BY` because SQLite 3.50's planner, without statistics,
+/// deletes from this `WITHOUT ROWID` table through its primary key's `account_id` prefix,
+/// reading every term of the account (35 ms at 200,000 terms) instead of the few of the
+/// entity: writes slowed down as an account grew. A plan that cannot use the index is an
+/// error at prepare time rather than a silent scan.
+const DELETE_TERMS: &str = "DELETE FROM search_terms INDEXED BY search_terms_entity \
+     WHERE account_id = ?1 AND kind = ?2 AND entity_id = ?3";
+
 /// Replaces the entity's terms with `entry`'s. The caller holds the transaction.
 pub fn index(tx: &Connection, account: AccountId, entry: &SearchEntry) -> StoreResult<()> {
     let account = account.0.to_string();
     let id = entry.id.to_string();
-    tx.prepare_cached(
-        "DELETE FROM search_terms WHERE account_id = ?1 AND kind = ?2 AND entity_id = ?3",
-    )
-    .and_then(|mut stmt| stmt.execute(params![account, entry.kind.code(), id]))
-    .map_err(backend)?;
+    tx.prepare_cached(DELETE_TERMS)
+        .and_then(|mut stmt| stmt.execute(params![account, entry.kind.code(), id]))
+        .map_err(backend)?;
     let mut insert = tx
         .prepare_cached(
             "INSERT INTO search_terms (account_id, term, kind, entity_id, at)
@@ -127,4 +133,30 @@ pub fn index_existing(tx: &Connection) -> StoreResult<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::{Connection, params};
+
+    use super::DELETE_TERMS;
+
+    #[test]
+    fn replacing_an_entitys_terms_reads_only_that_entitys_rows() {
+        let mut conn = Connection::open_in_memory().expect("in memory");
+        crate::migrations::run(&mut conn).expect("migrations");
+        let plan: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {DELETE_TERMS}"))
+            .and_then(|mut stmt| {
+                stmt.query_map(params!["account", 0, "entity"], |row| row.get(3))
+                    .and_then(Iterator::collect)
+            })
+            .expect("a plan");
+        assert_eq!(
+            plan,
+            [
+                "SEARCH search_terms USING INDEX search_terms_entity (account_id=? AND kind=? AND entity_id=?)"
+            ]
+        );
+    }
 }
