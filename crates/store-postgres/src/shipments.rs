@@ -14,15 +14,15 @@ use tidemark_domain::{
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerFilter, PageRequest, Paged, SearchEntry, ShipmentFilter, ShipmentSort, StoreError,
-    StoreResult, TransportEventFilter,
+    ContainerFilter, PageRequest, Paged, SearchEntry, SearchKind, ShipmentFilter, ShipmentSort,
+    StoreError, StoreResult, TransportEventFilter,
 };
 use tokio_postgres::Row;
 use tokio_postgres::types::{FromSql, Json};
 use uuid::Uuid;
 
 use crate::convert::{backend, query_all, query_one, to_int};
-use crate::tracking_requests::{Condition, like_pattern};
+use crate::tracking_requests::Condition;
 
 /// Reads a row's columns in order, so column lists and readers cannot drift apart by index.
 struct Columns<'r> {
@@ -741,13 +741,28 @@ pub async fn list_shipments(
         .clauses
         .push(format!("s.account_id = {placeholder}"));
     if let Some(q) = &filter.q {
-        let placeholder = condition.bind(like_pattern(q));
+        // The search index (GET /v2/search's): a range of the account's terms, so the cost
+        // follows the matches, not the account's size. A query with no letter or digit
+        // matches nothing.
+        let Some(key) = tidemark_store::search_key(q) else {
+            return Ok(Paged {
+                items: Vec::new(),
+                total: 0,
+            });
+        };
+        let end = tidemark_store::prefix_end(&key);
+        let (account, key, end) = (
+            condition.bind(account.0),
+            condition.bind(key),
+            condition.bind(end),
+        );
         condition.clauses.push(format!(
-            "(s.bill_of_lading_number ILIKE {placeholder} ESCAPE '\\' \
-             OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(s.ref_numbers) r \
-             WHERE r ILIKE {placeholder} ESCAPE '\\') \
-             OR EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = s.id \
-             AND c.number ILIKE {placeholder} ESCAPE '\\'))"
+            "s.id IN (SELECT t.entity_id FROM search_terms t \
+             WHERE t.account_id = {account} AND t.kind = {shipment} AND t.term >= {key} AND t.term < {end} \
+             UNION SELECT c.shipment_id FROM search_terms t JOIN containers c ON c.id = t.entity_id \
+             WHERE t.account_id = {account} AND t.kind = {container} AND t.term >= {key} AND t.term < {end})",
+            shipment = SearchKind::Shipment.code(),
+            container = SearchKind::Container.code(),
         ));
     }
     for (column, value) in [

@@ -12,13 +12,12 @@ use tidemark_domain::{
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerFilter, PageRequest, Paged, SearchEntry, ShipmentFilter, ShipmentSort, StoreError,
-    StoreResult, TransportEventFilter,
+    ContainerFilter, PageRequest, Paged, SearchEntry, SearchKind, ShipmentFilter, ShipmentSort,
+    StoreError, StoreResult, TransportEventFilter,
 };
 use uuid::Uuid;
 
 use crate::convert::{backend, parse_ts, to_ts};
-use crate::tracking_requests::like_pattern;
 
 /// Reads a row's columns in order, so column lists and readers cannot drift apart by index.
 struct Columns<'r, 's> {
@@ -699,18 +698,31 @@ pub fn list_shipments(
     let mut clauses = vec!["s.account_id = ?".to_owned()];
     let mut values = vec![Value::Text(account.0.to_string())];
     if let Some(q) = &filter.q {
-        clauses.push(
-            "(s.bill_of_lading_number LIKE ? ESCAPE '\\' \
-             OR EXISTS (SELECT 1 FROM json_each(s.ref_numbers) WHERE json_each.value LIKE ? ESCAPE '\\') \
-             OR EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = s.id AND c.number LIKE ? ESCAPE '\\'))"
-                .to_owned(),
-        );
-        let pattern = like_pattern(q);
-        values.extend([
-            Value::Text(pattern.clone()),
-            Value::Text(pattern.clone()),
-            Value::Text(pattern),
-        ]);
+        // The search index (GET /v2/search's): a range of the account's terms, so the cost
+        // follows the matches, not the account's size. A query with no letter or digit
+        // matches nothing.
+        let Some(key) = tidemark_store::search_key(q) else {
+            return Ok(Paged {
+                items: Vec::new(),
+                total: 0,
+            });
+        };
+        let end = tidemark_store::prefix_end(&key);
+        clauses.push(format!(
+            "s.id IN (SELECT t.entity_id FROM search_terms t \
+             WHERE t.account_id = ? AND t.kind = {shipment} AND t.term >= ? AND t.term < ? \
+             UNION SELECT c.shipment_id FROM search_terms t JOIN containers c ON c.id = t.entity_id \
+             WHERE t.account_id = ? AND t.kind = {container} AND t.term >= ? AND t.term < ?)",
+            shipment = SearchKind::Shipment.code(),
+            container = SearchKind::Container.code(),
+        ));
+        for _ in 0..2 {
+            values.extend([
+                Value::Text(account.0.to_string()),
+                Value::Text(key.clone()),
+                Value::Text(end.clone()),
+            ]);
+        }
     }
     let mut equal = |column: &str, value: &Option<String>| {
         if let Some(value) = value {

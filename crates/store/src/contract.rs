@@ -101,6 +101,7 @@ macro_rules! store_contract_tests {
             results_recorded_at_once_each_get_their_own_outcome,
             another_accounts_shipment_and_container_are_not_found,
             shipments_are_filtered_and_searched,
+            a_shipment_search_matches_the_start_of_any_word_of_its_numbers,
             shipments_are_filtered_by_tag_and_eta_window_and_sorted_by_eta,
             containers_are_filtered_by_status_port_scac_and_number,
             transport_events_of_a_container_are_filtered_by_event_and_time,
@@ -1638,6 +1639,55 @@ async fn listed(
         .into_iter()
         .map(|s| s.id)
         .collect()
+}
+
+pub async fn a_shipment_search_matches_the_start_of_any_word_of_its_numbers(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, first) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+    let (_, second) = tracked(store.as_ref(), &ids, acme, "OTHERBL0002", Vec::new()).await;
+    let mut referenced = second.shipment.clone();
+    referenced.ref_numbers = vec!["PO-4242".to_owned()];
+    store.update_shipment(&referenced).await.unwrap();
+    let search = |q: &str| {
+        listed(
+            &store,
+            acme,
+            ShipmentFilter {
+                q: Some(q.to_owned()),
+                ..ShipmentFilter::default()
+            },
+        )
+    };
+
+    assert_eq!(
+        search("testbl").await,
+        vec![first.shipment.id],
+        "a BL's start"
+    );
+    assert_eq!(
+        search("4242").await,
+        vec![second.shipment.id],
+        "a ref number's word"
+    );
+    assert_eq!(
+        search("po 4242").await,
+        vec![second.shipment.id],
+        "spacing ignored"
+    );
+    assert_eq!(
+        search("BL0001").await,
+        Vec::new(),
+        "not the middle of a word"
+    );
+    assert_eq!(
+        search("-%-").await,
+        Vec::new(),
+        "no letter or digit matches nothing"
+    );
 }
 
 pub async fn shipments_are_filtered_and_searched(backend: &dyn TestBackend) {
