@@ -55,13 +55,6 @@ on_both_backends!(
 /// strings. Tidemark follows the documented contract.
 const DELIBERATE: &[(&str, &str)] = &[("port", "latitude"), ("port", "longitude")];
 
-/// `(fixture, resource type)` Tidemark cannot answer yet: carrier events are not linked to
-/// terminals (only shipments and containers are, through the port of discharge).
-const NOT_YET: &[(&str, &str)] = &[
-    ("sdk-fixtures/containers.events.json", "terminal"),
-    ("cli-live-fixtures/containers.raw-events.json", "terminal"),
-];
-
 /// What the cases ask for: the ids of one tracked sandbox voyage and its neighbours.
 struct Tracked {
     shipment: String,
@@ -211,7 +204,7 @@ fn fixture(name: &str) -> Value {
 async fn reads_like(app: &TestApp, name: &str, path: &str) {
     let ours = ok(app, path).await;
     let theirs = fixture(name);
-    let differences = differences(name, &theirs, &ours);
+    let differences = differences(&theirs, &ours);
     assert!(
         differences.is_empty(),
         "GET {path} differs from {name}:\n  {}\nours: {ours:#}",
@@ -220,7 +213,7 @@ async fn reads_like(app: &TestApp, name: &str, path: &str) {
 }
 
 /// What a client reading `theirs` would miss or misread in `ours`.
-fn differences(name: &str, theirs: &Value, ours: &Value) -> Vec<String> {
+fn differences(theirs: &Value, ours: &Value) -> Vec<String> {
     let mut found = Vec::new();
     for member in object_keys(theirs) {
         if ours.get(&member).is_none() {
@@ -236,9 +229,7 @@ fn differences(name: &str, theirs: &Value, ours: &Value) -> Vec<String> {
     let our_shapes = shapes(ours);
     for (kind, their_shape) in shapes(theirs) {
         let Some(our_shape) = our_shapes.get(&kind) else {
-            if !NOT_YET.contains(&(name, kind.as_str())) {
-                found.push(format!("no `{kind}` resource"));
-            }
+            found.push(format!("no `{kind}` resource"));
             continue;
         };
         for member in their_shape.members.difference(&our_shape.members) {
