@@ -871,20 +871,17 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_same_report_again_changes_nothing() {
+    /// The updates of two polls (at hours 30 and 31), the second knowing what the first
+    /// wrote.
+    fn two_polls(
+        first: Vec<Milestone>,
+        second: Vec<Milestone>,
+    ) -> (TrackingUpdate, TrackingUpdate) {
         let ids = SequentialIds::default();
         let request = request(&ids);
-        let first = plan(
-            &request,
-            Known::default(),
-            &report(voyage_so_far()),
-            &ids,
-            t(30),
-        );
+        let first = plan(&request, Known::default(), &report(first), &ids, t(30));
         let (mut containers, mut events) = (Vec::new(), Vec::new());
         applied(&first, &mut containers, &mut events);
-
         let second = plan(
             &request,
             Known {
@@ -893,10 +890,16 @@ mod tests {
                 events: &events,
                 ..Known::default()
             },
-            &report(voyage_so_far()),
+            &report(second),
             &ids,
             t(31),
         );
+        (first, second)
+    }
+
+    #[test]
+    fn the_same_report_again_changes_nothing() {
+        let (first, second) = two_polls(voyage_so_far(), voyage_so_far());
 
         assert!(!second.changes_anything(), "{second:#?}");
         assert_eq!(second.shipment, first.shipment);
@@ -904,32 +907,10 @@ mod tests {
 
     #[test]
     fn a_corrected_event_replaces_the_recorded_one() {
-        let ids = SequentialIds::default();
-        let request = request(&ids);
-        let first = plan(
-            &request,
-            Known::default(),
-            &report(voyage_so_far()),
-            &ids,
-            t(30),
-        );
-        let (mut containers, mut events) = (Vec::new(), Vec::new());
-        applied(&first, &mut containers, &mut events);
         let mut corrected = voyage_so_far();
         corrected[2].at = t(21);
 
-        let second = plan(
-            &request,
-            Known {
-                shipment: Some(&first.shipment),
-                containers: &containers,
-                events: &events,
-                ..Known::default()
-            },
-            &report(corrected),
-            &ids,
-            t(31),
-        );
+        let (_, second) = two_polls(voyage_so_far(), corrected);
 
         assert!(second.new_events.is_empty());
         assert_eq!(
@@ -943,30 +924,13 @@ mod tests {
 
     #[test]
     fn an_event_keeps_its_terminal_and_learns_one_named_later() {
-        let ids = SequentialIds::default();
-        let request = request(&ids);
         let terminal = uuid::Uuid::from_u128(7);
         let mut named = voyage_so_far();
         named[0].terminal_id = Some(terminal);
-        let first = plan(&request, Known::default(), &report(named), &ids, t(30));
-        let (mut containers, mut events) = (Vec::new(), Vec::new());
-        applied(&first, &mut containers, &mut events);
-        let mut named_later = voyage_so_far();
-        named_later[0].terminal_id = Some(terminal);
+        let mut named_later = named.clone();
         named_later[2].terminal_id = Some(terminal);
 
-        let second = plan(
-            &request,
-            Known {
-                shipment: Some(&first.shipment),
-                containers: &containers,
-                events: &events,
-                ..Known::default()
-            },
-            &report(named_later),
-            &ids,
-            t(31),
-        );
+        let (first, second) = two_polls(named, named_later);
 
         let loaded = first
             .new_events
@@ -975,7 +939,11 @@ mod tests {
             .expect("the load is recorded");
         assert_eq!(loaded.terminal_id, Some(terminal));
         assert!(second.new_events.is_empty());
-        assert_eq!(second.corrected_events.len(), 2, "one per container");
+        assert_eq!(
+            second.corrected_events.len(),
+            2,
+            "one departure per container"
+        );
         assert!(
             second
                 .corrected_events

@@ -137,6 +137,11 @@ fn vig() -> String {
     tidemark_geo::reference::terminal_id("USORF", "Virginia International Gateway").to_string()
 }
 
+/// The `terminal` relationship of an event at the Virginia International Gateway.
+fn at_vig() -> Value {
+    json!({"data": {"type": "terminal", "id": vig()}})
+}
+
 /// A test app whose `MAEU` answers [`voyage`], with `NUMBER` tracked and polled once, and
 /// webhooks allowed to a local receiver.
 async fn app_with_voyage(backend: Backend) -> Option<TestApp> {
@@ -152,58 +157,25 @@ mod cases {
     use super::*;
 
     async fn track(app: &TestApp) {
-        let response = app
-            .post_json(
-                "/v2/tracking_requests",
-                &json!({"data": {"type": "tracking_request", "attributes": {
-                    "request_type": "bill_of_lading", "request_number": NUMBER, "scac": SCAC
-                }}}),
-            )
-            .await;
-        assert_eq!(
-            response.status,
-            StatusCode::CREATED,
-            "{}",
-            String::from_utf8_lossy(&response.body)
-        );
+        app.track("bill_of_lading", NUMBER, SCAC).await;
         app.run_pending_jobs().await;
     }
 
-    async fn ok(app: &TestApp, path: &str) -> Value {
-        let response = app.get(path).await;
-        assert_eq!(
-            response.status,
-            StatusCode::OK,
-            "GET {path}: {}",
-            String::from_utf8_lossy(&response.body)
-        );
-        response.json()
-    }
-
     async fn container_id(app: &TestApp) -> String {
-        let containers = ok(app, &format!("/v2/containers?filter[number]={CONTAINER}")).await;
+        let containers = app
+            .get_ok(&format!("/v2/containers?filter[number]={CONTAINER}"))
+            .await;
         containers["data"][0]["id"].as_str().unwrap().to_owned()
     }
 
-    /// The tracked container's transport events (`query` added), after tracking.
-    async fn transport_events(app: &TestApp, query: &str) -> Value {
+    /// The tracked container's `feed` (`transport_events` or `raw_events`, `query` added),
+    /// after tracking.
+    async fn feed(app: &TestApp, feed: &str, query: &str) -> Value {
         track(app).await;
         let container = container_id(app).await;
-        ok(
-            app,
-            &format!("/v2/containers/{container}/transport_events?page[size]=100{query}"),
-        )
-        .await
-    }
-
-    /// The tracked container's raw events (`query` added), after tracking.
-    async fn raw_events(app: &TestApp, query: &str) -> Value {
-        track(app).await;
-        let container = container_id(app).await;
-        ok(
-            app,
-            &format!("/v2/containers/{container}/raw_events?page[size]=100{query}"),
-        )
+        app.get_ok(&format!(
+            "/v2/containers/{container}/{feed}?page[size]=100{query}"
+        ))
         .await
     }
 
@@ -229,26 +201,23 @@ mod cases {
     }
 
     pub async fn a_transport_event_at_a_known_terminal_relates_and_includes_it(app: TestApp) {
-        let events = transport_events(&app, "&include=terminal").await;
+        let events = feed(&app, "transport_events", "&include=terminal").await;
 
         let arrived = named(&events, "event", "container.transport.vessel_arrived");
-        assert_eq!(
-            arrived["relationships"]["terminal"],
-            json!({"data": {"type": "terminal", "id": vig()}})
-        );
+        assert_eq!(arrived["relationships"]["terminal"], at_vig());
         let terminals = included_terminals(&events);
         let vig_objects: Vec<&&Value> = terminals
             .iter()
             .filter(|t| t["id"] == json!(vig()))
             .collect();
         assert_eq!(vig_objects.len(), 1, "each terminal once: {terminals:#?}");
-        let shown = ok(&app, &format!("/v2/terminals/{}", vig())).await;
+        let shown = app.get_ok(&format!("/v2/terminals/{}", vig())).await;
         assert_eq!(*vig_objects[0], &shown["data"]);
         assert_eq!(shown["data"]["attributes"]["smdg_code"], json!("VIG"));
     }
 
     pub async fn an_event_at_a_terminal_named_by_name_relates_it(app: TestApp) {
-        let events = transport_events(&app, "").await;
+        let events = feed(&app, "transport_events", "").await;
 
         let departed = named(&events, "event", "container.transport.vessel_departed");
         let mingdong =
@@ -264,13 +233,10 @@ mod cases {
     }
 
     pub async fn a_raw_event_names_its_terminal(app: TestApp) {
-        let raw = raw_events(&app, "").await;
+        let raw = feed(&app, "raw_events", "").await;
 
         let discharged = named(&raw, "original_event", "EQUIPMENT DISC ACT LADEN");
-        assert_eq!(
-            discharged["relationships"]["terminal"],
-            json!({"data": {"type": "terminal", "id": vig()}})
-        );
+        assert_eq!(discharged["relationships"]["terminal"], at_vig());
         assert!(
             included_terminals(&raw)
                 .iter()
@@ -280,13 +246,13 @@ mod cases {
     }
 
     pub async fn an_event_at_an_unknown_facility_has_a_null_terminal(app: TestApp) {
-        let events = transport_events(&app, "&include=terminal").await;
+        let events = feed(&app, "transport_events", "&include=terminal").await;
         let container = container_id(&app).await;
-        let raw = ok(
-            &app,
-            &format!("/v2/containers/{container}/raw_events?include=terminal"),
-        )
-        .await;
+        let raw = app
+            .get_ok(&format!(
+                "/v2/containers/{container}/raw_events?include=terminal"
+            ))
+            .await;
 
         let loaded = named(&events, "event", "container.transport.vessel_loaded");
         let raw_loaded = named(&raw, "original_event", "EQUIPMENT LOAD ACT LADEN");
@@ -313,10 +279,10 @@ mod cases {
     ) {
         track(&app).await;
 
-        let shipments = ok(&app, &format!("/v2/shipments?q={NUMBER}")).await;
+        let shipments = app.get_ok(&format!("/v2/shipments?q={NUMBER}")).await;
         assert_eq!(
             shipments["data"][0]["relationships"]["pod_terminal"],
-            json!({"data": {"type": "terminal", "id": vig()}})
+            at_vig()
         );
     }
 
@@ -343,10 +309,7 @@ mod cases {
             .iter()
             .find(|o| o["type"] == json!("transport_event"))
             .expect("the event is included");
-        assert_eq!(
-            event["relationships"]["terminal"],
-            json!({"data": {"type": "terminal", "id": vig()}})
-        );
+        assert_eq!(event["relationships"]["terminal"], at_vig());
         let types: Vec<&str> = included
             .iter()
             .map(|o| o["type"].as_str().unwrap())
