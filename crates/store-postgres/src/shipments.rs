@@ -276,7 +276,7 @@ async fn upsert_container(client: &impl GenericClient, c: &Container) -> StoreRe
 }
 
 const EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_id, event, timestamp, \
-    voyage_number, location_locode, vessel_name, vessel_imo, source_id, created_at";
+    voyage_number, location_locode, vessel_name, vessel_imo, terminal_id, source_id, created_at";
 
 fn event_from_row(row: &Row) -> StoreResult<TransportEvent> {
     let mut c = Columns::new(row);
@@ -295,6 +295,7 @@ fn event_from_row(row: &Row) -> StoreResult<TransportEvent> {
         location_locode: c.get()?,
         vessel_name: c.get()?,
         vessel_imo: c.get()?,
+        terminal_id: c.get()?,
         source_id: c.get()?,
         created_at: c.get()?,
     })
@@ -314,12 +315,12 @@ async fn upsert_events<'a>(
         .prepare_cached(&format!(
             "INSERT INTO transport_events ({EVENT_COLUMNS})
              SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[],
-                $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
-                $12::timestamptz[])
+                $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[], $11::uuid[],
+                $12::text[], $13::timestamptz[])
              ON CONFLICT (id) DO UPDATE SET event = excluded.event,
                 timestamp = excluded.timestamp, voyage_number = excluded.voyage_number,
                 location_locode = excluded.location_locode, vessel_name = excluded.vessel_name,
-                vessel_imo = excluded.vessel_imo"
+                vessel_imo = excluded.vessel_imo, terminal_id = excluded.terminal_id"
         ))
         .await
         .map_err(backend)?;
@@ -337,6 +338,7 @@ async fn upsert_events<'a>(
     let locations = text(|e| e.location_locode.as_deref());
     let vessel_names = text(|e| e.vessel_name.as_deref());
     let vessel_imos = text(|e| e.vessel_imo.as_deref());
+    let terminals: Vec<Option<Uuid>> = events.iter().map(|e| e.terminal_id).collect();
     let sources: Vec<&str> = events.iter().map(|e| e.source_id.as_str()).collect();
     let created: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
     client
@@ -353,6 +355,7 @@ async fn upsert_events<'a>(
                 &locations,
                 &vessel_names,
                 &vessel_imos,
+                &terminals,
                 &sources,
                 &created,
             ],
@@ -364,7 +367,7 @@ async fn upsert_events<'a>(
 
 const RAW_EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_number, source_id, \
     original_event, event, timestamp, estimated, location_locode, location_name, vessel_name, \
-    vessel_imo, voyage_number, created_at";
+    vessel_imo, voyage_number, terminal_id, created_at";
 
 fn raw_event_from_row(row: &Row) -> StoreResult<RawEvent> {
     let mut c = Columns::new(row);
@@ -384,6 +387,7 @@ fn raw_event_from_row(row: &Row) -> StoreResult<RawEvent> {
             vessel_name: c.get()?,
             vessel_imo: c.get()?,
             voyage_number: c.get()?,
+            terminal_id: c.get()?,
         },
         created_at: c.get()?,
     })
@@ -399,14 +403,15 @@ async fn upsert_raw_events(client: &impl GenericClient, events: &[RawEvent]) -> 
             "INSERT INTO raw_events ({RAW_EVENT_COLUMNS})
              SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
                 $6::text[], $7::text[], $8::timestamptz[], $9::bool[], $10::text[], $11::text[],
-                $12::text[], $13::text[], $14::text[], $15::timestamptz[])
+                $12::text[], $13::text[], $14::text[], $15::uuid[], $16::timestamptz[])
              ON CONFLICT (shipment_id, source_id) DO UPDATE SET
                 container_number = excluded.container_number,
                 original_event = excluded.original_event, event = excluded.event,
                 timestamp = excluded.timestamp, estimated = excluded.estimated,
                 location_locode = excluded.location_locode,
                 location_name = excluded.location_name, vessel_name = excluded.vessel_name,
-                vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number"
+                vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number,
+                terminal_id = excluded.terminal_id"
         ))
         .await
         .map_err(backend)?;
@@ -428,6 +433,7 @@ async fn upsert_raw_events(client: &impl GenericClient, events: &[RawEvent]) -> 
     let vessel_names = text(|e| e.reported.vessel_name.as_deref());
     let vessel_imos = text(|e| e.reported.vessel_imo.as_deref());
     let voyages = text(|e| e.reported.voyage_number.as_deref());
+    let terminals: Vec<Option<Uuid>> = events.iter().map(|e| e.reported.terminal_id).collect();
     let created: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
     client
         .execute(
@@ -447,6 +453,7 @@ async fn upsert_raw_events(client: &impl GenericClient, events: &[RawEvent]) -> 
                 &vessel_names,
                 &vessel_imos,
                 &voyages,
+                &terminals,
                 &created,
             ],
         )

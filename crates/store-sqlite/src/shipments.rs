@@ -277,7 +277,7 @@ fn upsert_container(tx: &Connection, c: &Container) -> StoreResult<()> {
 }
 
 const EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_id, event, timestamp, \
-    voyage_number, location_locode, vessel_name, vessel_imo, source_id, created_at";
+    voyage_number, location_locode, vessel_name, vessel_imo, terminal_id, source_id, created_at";
 
 fn event_from_row(row: &Row<'_>) -> rusqlite::Result<TransportEvent> {
     let mut c = Columns::new(row);
@@ -296,6 +296,7 @@ fn event_from_row(row: &Row<'_>) -> rusqlite::Result<TransportEvent> {
         location_locode: c.get()?,
         vessel_name: c.get()?,
         vessel_imo: c.get()?,
+        terminal_id: c.opt_uuid()?,
         source_id: c.get()?,
         created_at: c.ts()?,
     })
@@ -304,11 +305,11 @@ fn event_from_row(row: &Row<'_>) -> rusqlite::Result<TransportEvent> {
 fn upsert_event(tx: &Connection, e: &TransportEvent) -> StoreResult<()> {
     tx.prepare_cached(&format!(
         "INSERT INTO transport_events ({EVENT_COLUMNS})
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
              ON CONFLICT (id) DO UPDATE SET event = excluded.event,
                 timestamp = excluded.timestamp, voyage_number = excluded.voyage_number,
                 location_locode = excluded.location_locode, vessel_name = excluded.vessel_name,
-                vessel_imo = excluded.vessel_imo"
+                vessel_imo = excluded.vessel_imo, terminal_id = excluded.terminal_id"
     ))
     .and_then(|mut stmt| {
         stmt.execute(params![
@@ -322,6 +323,7 @@ fn upsert_event(tx: &Connection, e: &TransportEvent) -> StoreResult<()> {
             e.location_locode,
             e.vessel_name,
             e.vessel_imo,
+            e.terminal_id.map(|id| id.to_string()),
             e.source_id,
             to_ts(e.created_at),
         ])
@@ -332,7 +334,7 @@ fn upsert_event(tx: &Connection, e: &TransportEvent) -> StoreResult<()> {
 
 const RAW_EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_number, source_id, \
     original_event, event, timestamp, estimated, location_locode, location_name, vessel_name, \
-    vessel_imo, voyage_number, created_at";
+    vessel_imo, voyage_number, terminal_id, created_at";
 
 fn raw_event_from_row(row: &Row<'_>) -> rusqlite::Result<RawEvent> {
     let mut c = Columns::new(row);
@@ -352,6 +354,7 @@ fn raw_event_from_row(row: &Row<'_>) -> rusqlite::Result<RawEvent> {
             vessel_name: c.get()?,
             vessel_imo: c.get()?,
             voyage_number: c.get()?,
+            terminal_id: c.opt_uuid()?,
         },
         created_at: c.ts()?,
     })
@@ -361,14 +364,15 @@ fn upsert_raw_event(tx: &Connection, e: &RawEvent) -> StoreResult<()> {
     let r = &e.reported;
     tx.prepare_cached(&format!(
         "INSERT INTO raw_events ({RAW_EVENT_COLUMNS})
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
              ON CONFLICT (shipment_id, source_id) DO UPDATE SET
                 container_number = excluded.container_number,
                 original_event = excluded.original_event, event = excluded.event,
                 timestamp = excluded.timestamp, estimated = excluded.estimated,
                 location_locode = excluded.location_locode,
                 location_name = excluded.location_name, vessel_name = excluded.vessel_name,
-                vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number"
+                vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number,
+                terminal_id = excluded.terminal_id"
     ))
     .and_then(|mut stmt| {
         stmt.execute(params![
@@ -386,6 +390,7 @@ fn upsert_raw_event(tx: &Connection, e: &RawEvent) -> StoreResult<()> {
             r.vessel_name,
             r.vessel_imo,
             r.voyage_number,
+            r.terminal_id.map(|id| id.to_string()),
             to_ts(e.created_at),
         ])
     })

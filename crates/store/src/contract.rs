@@ -1189,8 +1189,12 @@ fn milestone(
         vessel_name: Some("TIDEMARK SPIRIT".to_owned()),
         vessel_imo: Some("9321483".to_owned()),
         voyage_number: Some("001E".to_owned()),
+        terminal_id: None,
     }
 }
+
+/// A terminal id, as the reference terminals have (no row of the store holds them).
+const TERMINAL: uuid::Uuid = uuid::Uuid::from_u128(0x7e41_0000_0000_5000_8000_0000_0000_0001);
 
 fn carrier_report(milestones: Vec<Milestone>) -> CarrierReport {
     CarrierReport {
@@ -1228,6 +1232,7 @@ fn raw_event_of(milestone: &Milestone) -> ReportedRawEvent {
             vessel_name: milestone.vessel_name.clone(),
             vessel_imo: milestone.vessel_imo.clone(),
             voyage_number: milestone.voyage_number.clone(),
+            terminal_id: milestone.terminal_id,
         },
     }
 }
@@ -1235,13 +1240,16 @@ fn raw_event_of(milestone: &Milestone) -> ReportedRawEvent {
 fn departed_voyage() -> Vec<Milestone> {
     use TransportEventName as E;
     vec![
-        milestone(
-            "load-1",
-            E::VesselLoaded,
-            Some("TDMU1000001"),
-            t0() + Duration::hours(1),
-            "CNSHA",
-        ),
+        Milestone {
+            terminal_id: Some(TERMINAL),
+            ..milestone(
+                "load-1",
+                E::VesselLoaded,
+                Some("TDMU1000001"),
+                t0() + Duration::hours(1),
+                "CNSHA",
+            )
+        },
         milestone(
             "load-2",
             E::VesselLoaded,
@@ -2337,6 +2345,7 @@ pub async fn a_corrected_raw_event_replaces_the_recorded_one(backend: &dyn TestB
         .unwrap();
     let mut milestones = departed_voyage();
     milestones[2].at = t0() + Duration::hours(7);
+    milestones[2].terminal_id = Some(TERMINAL);
 
     let second = tracking_update::plan(
         &request,
@@ -2362,7 +2371,21 @@ pub async fn a_corrected_raw_event_replaces_the_recorded_one(backend: &dyn TestB
     assert_eq!(raw.len(), known_raw.len());
     let departed = raw.iter().find(|e| e.source_id == "depart").unwrap();
     assert_eq!(departed.reported.timestamp, t0() + Duration::hours(7));
+    assert_eq!(departed.reported.terminal_id, Some(TERMINAL));
     assert_eq!(departed.created_at, t0() + Duration::hours(6));
+    let departures: Vec<_> = store
+        .transport_events_of_shipment(first.shipment.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.source_id == "depart")
+        .map(|e| e.terminal_id)
+        .collect();
+    assert_eq!(
+        departures,
+        [Some(TERMINAL), Some(TERMINAL)],
+        "one per container"
+    );
 }
 
 fn party(ids: &SequentialIds, account: AccountId, name: &str, at: DateTime<Utc>) -> Party {

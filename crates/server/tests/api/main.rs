@@ -21,6 +21,7 @@ mod document_actions;
 mod document_extraction;
 mod documents;
 mod email_submissions;
+mod event_terminals;
 mod fixture_parity;
 mod hostile;
 mod jobs;
