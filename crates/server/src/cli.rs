@@ -172,6 +172,16 @@ async fn serve(config: Config, role: Role) -> anyhow::Result<()> {
             shutdown.clone(),
         ));
     }
+    if matches!(role, Role::All | Role::Worker)
+        && let Some(imap) = app.config.email.imap.clone()
+    {
+        tracing::info!(mailbox = %imap.mailbox_url(), account = %app.config.email.account, "receiving documents from an IMAP mailbox");
+        tokio::spawn(crate::use_cases::email::imap::run(
+            Arc::clone(&app),
+            imap,
+            shutdown.clone(),
+        ));
+    }
     if matches!(role, Role::All | Role::Api) {
         crate::connections::raise_open_file_limit(app.config.limits.connections.max_connections);
         let listener = tokio::net::TcpListener::bind(app.config.listen)
