@@ -129,6 +129,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 let auth = carrier.auth.kind();
                 println!("{}\t{}\t{auth}", carrier.scac, carrier.base_url);
             }
+            if let Some(imap) = &config.email.imap {
+                eprintln!(
+                    "email submissions from the IMAP mailbox {}",
+                    imap.mailbox_url()
+                );
+            }
             eprintln!("configuration is valid");
             Ok(())
         }

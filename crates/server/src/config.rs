@@ -310,7 +310,7 @@ impl Config {
             figment = figment.merge(upper_case_scacs(Toml::file(file))?);
         }
         figment = figment.merge(environment());
-        for (key, value) in carrier_environment() {
+        for (key, value) in text_environment() {
             figment = figment.merge(Serialized::default(&key, value));
         }
         Self::from_figment(&figment)
@@ -351,7 +351,7 @@ impl Config {
 fn environment() -> Env {
     Env::prefixed("TIDEMARK_")
         .ignore(&["config", "test_postgres_url"])
-        .filter(|key| !is_carrier_key(key))
+        .filter(|key| !is_text_key(key))
         .lowercase(false)
         .map(environment_key)
 }
@@ -360,11 +360,20 @@ fn is_carrier_key(key: &UncasedStr) -> bool {
     key.as_str().to_lowercase().starts_with("carriers__")
 }
 
-/// `TIDEMARK_CARRIERS__*` as `(key path, text)`: a carrier's values are plain text (a
-/// secret such as `[abc]` or `0123` stays as written), read by the carrier's checks.
-fn carrier_environment() -> Vec<(String, String)> {
+/// Variables whose values are plain text whatever they look like: a carrier's, and the
+/// IMAP mailbox's user and password.
+fn is_text_key(key: &UncasedStr) -> bool {
+    is_carrier_key(key)
+        || ["email__imap_username", "email__imap_password"]
+            .iter()
+            .any(|text| key.as_str().eq_ignore_ascii_case(text))
+}
+
+/// `TIDEMARK_CARRIERS__*` and the IMAP credentials as `(key path, text)`: plain text (a
+/// secret such as `[abc]` or `0123` stays as written), read by their checks.
+fn text_environment() -> Vec<(String, String)> {
     Env::prefixed("TIDEMARK_")
-        .filter(is_carrier_key)
+        .filter(is_text_key)
         .lowercase(false)
         .map(environment_key)
         .iter()

@@ -105,7 +105,12 @@ impl Client {
 }
 
 /// A MIME message from `from` with a text body and these attachments.
-fn message(from: &str, subject: &str, body: &str, attachments: &[(&str, &str, &[u8])]) -> String {
+pub(crate) fn message(
+    from: &str,
+    subject: &str,
+    body: &str,
+    attachments: &[(&str, &str, &[u8])],
+) -> String {
     let boundary = "=_tidemark_test_boundary";
     let mut text = format!(
         "From: Forwarder Ops <{from}>\r\nTo: docs@tidemark.test\r\nCc: team@forwarder.example\r\n\
@@ -142,7 +147,7 @@ fn message(from: &str, subject: &str, body: &str, attachments: &[(&str, &str, &[
     text
 }
 
-async fn submissions(app: &TestApp) -> Value {
+pub(crate) async fn submissions(app: &TestApp) -> Value {
     let response = app.get("/v2/email_submissions").await;
     assert_eq!(response.status, StatusCode::OK);
     response.json()

@@ -18,8 +18,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_imap::types::Fetch;
-use futures::TryStreamExt;
+use async_imap::error::Error as ImapError;
+use async_imap::imap_proto::{
+    AttributeValue, MailboxDatum, MessageSection, Response, SectionPath, Status,
+};
 use tidemark_store::{MailboxCursor, StoreError};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
@@ -55,6 +57,17 @@ impl PollReport {
     /// Messages taken from the mailbox.
     pub fn taken(&self) -> usize {
         self.processed + self.rejected + self.refused + self.already_recorded
+    }
+
+    fn count(&mut self, outcome: &Ingested) {
+        let (count, name) = match outcome {
+            Ingested::Processed { .. } => (&mut self.processed, "processed"),
+            Ingested::Rejected { .. } => (&mut self.rejected, "rejected"),
+            Ingested::Refused(_) => (&mut self.refused, "refused"),
+            Ingested::AlreadyRecorded => (&mut self.already_recorded, "already_recorded"),
+        };
+        *count += 1;
+        metrics::counter!("tidemark_imap_messages_total", "outcome" => name).increment(1);
     }
 }
 
@@ -290,64 +303,66 @@ impl Poller {
         let after = cursor
             .filter(|cursor| cursor.uid_validity == uid_validity)
             .map(|cursor| cursor.last_uid);
+        // Messages flagged \Deleted are on their way out, whoever flagged them.
         let query = match after {
             Some(u32::MAX) => return Ok(PollReport::default()),
-            Some(last) => format!("UID {}:*", last + 1),
-            None => "UNSEEN".to_owned(),
+            Some(last) => format!("UID {}:* UNDELETED", last + 1),
+            None => "UNSEEN UNDELETED".to_owned(),
         };
         // `n:*` names the highest UID even when it is below n (RFC 3501 §6.4.8).
-        let mut uids: Vec<u32> = step("UID SEARCH", session.uid_search(&query))
+        let mut uids: Vec<u32> = search(session, &query)
             .await?
             .into_iter()
             .filter(|uid| after.is_none_or(|last| *uid > last))
             .collect();
         uids.sort_unstable();
+        // Without a cursor, every unseen message is taken in this poll, and the cursor is
+        // set only after them all, past the messages that were there (read ones included):
+        // set earlier, the next poll would take the read ones above it.
+        let limit = if after.is_some() {
+            MAX_MESSAGES_PER_POLL
+        } else {
+            usize::MAX
+        };
         let mut report = PollReport {
-            more: uids.len() > MAX_MESSAGES_PER_POLL,
+            more: uids.len() > limit,
             ..PollReport::default()
         };
-        for uid in uids.into_iter().take(MAX_MESSAGES_PER_POLL) {
-            match self.take(session, uid_validity, uid).await? {
-                None => tracing::debug!(uid, "an IMAP message vanished before it was read"),
-                Some(outcome) => {
-                    let counted = match outcome {
-                        Ingested::Processed { .. } => {
-                            report.processed += 1;
-                            "processed"
-                        }
-                        Ingested::Rejected { .. } => {
-                            report.rejected += 1;
-                            "rejected"
-                        }
-                        Ingested::Refused(_) => {
-                            report.refused += 1;
-                            "refused"
-                        }
-                        Ingested::AlreadyRecorded => {
-                            report.already_recorded += 1;
-                            "already_recorded"
-                        }
-                    };
-                    metrics::counter!("tidemark_imap_messages_total", "outcome" => counted)
-                        .increment(1);
-                    self.settle(session, uid, moving).await?;
-                }
+        let mut last_taken = None;
+        for uid in uids.into_iter().take(limit) {
+            if let Some(outcome) = self.take(session, uid_validity, uid).await? {
+                report.count(&outcome);
+                self.settle(session, uid, moving).await?;
             }
-            self.app
-                .store
-                .save_mailbox_cursor(
-                    &self.mailbox_url,
-                    MailboxCursor {
-                        uid_validity,
-                        last_uid: uid,
-                    },
-                    self.app.clock.now(),
-                )
-                .await?;
+            last_taken = Some(uid);
+            if after.is_some() {
+                self.save_cursor(uid_validity, uid).await?;
+            }
             // Untagged EXISTS/EXPUNGE answers queue up here; nothing needs them.
             while session.unsolicited_responses.try_recv().is_ok() {}
         }
+        if after.is_none() {
+            // Messages arriving meanwhile have UIDs from UIDNEXT on: taken next time.
+            let there = mailbox.uid_next.map(|next| next.saturating_sub(1));
+            if let Some(last) = there.max(last_taken).filter(|last| *last > 0) {
+                self.save_cursor(uid_validity, last).await?;
+            }
+        }
         Ok(report)
+    }
+
+    async fn save_cursor(&self, uid_validity: u32, last_uid: u32) -> Result<(), StoreError> {
+        self.app
+            .store
+            .save_mailbox_cursor(
+                &self.mailbox_url,
+                MailboxCursor {
+                    uid_validity,
+                    last_uid,
+                },
+                self.app.clock.now(),
+            )
+            .await
     }
 
     /// Reads message `uid` (its size first, so one larger than `max_message_bytes` is not
@@ -368,13 +383,14 @@ impl Poller {
             let Some(fetched) = fetch(session, uid, "BODY.PEEK[HEADER]").await? else {
                 return Ok(None);
             };
-            let header = fetched.header().unwrap_or_default();
-            self.too_large(&source_key, header, declared).await?
+            let header = fetched.header.unwrap_or_default();
+            self.too_large(&source_key, &header, declared).await?
         } else {
             let Some(fetched) = fetch(session, uid, "BODY.PEEK[]").await? else {
                 return Ok(None);
             };
-            let raw = fetched.body().unwrap_or_default();
+            let raw = fetched.whole.unwrap_or_default();
+            let raw = raw.as_slice();
             if raw.len() > max {
                 let header = raw
                     .windows(4)
@@ -428,43 +444,30 @@ impl Poller {
         uid: u32,
         moving: Option<Move>,
     ) -> Result<(), PollError> {
-        let uid_set = uid.to_string();
         if self.settings.mark_seen {
-            step("UID STORE", async {
-                session
-                    .uid_store(&uid_set, "+FLAGS.SILENT (\\Seen)")
-                    .await?
-                    .try_collect::<Vec<_>>()
-                    .await
-            })
+            command(
+                session,
+                "UID STORE",
+                &format!("UID STORE {uid} +FLAGS.SILENT (\\Seen)"),
+            )
             .await?;
         }
-        let Some(folder) = &self.settings.move_to else {
+        let (Some(folder), Some(moving)) = (&self.settings.move_to, moving) else {
             return Ok(());
         };
+        let folder = quoted(folder);
         match moving {
-            Some(Move::Move) => step("UID MOVE", session.uid_mv(&uid_set, folder)).await,
-            Some(Move::CopyAndExpunge) => {
-                step("UID COPY", session.uid_copy(&uid_set, folder)).await?;
-                step("UID STORE", async {
-                    session
-                        .uid_store(&uid_set, "+FLAGS.SILENT (\\Deleted)")
-                        .await?
-                        .try_collect::<Vec<_>>()
-                        .await
-                })
+            Move::Move => command(session, "UID MOVE", &format!("UID MOVE {uid} {folder}")).await,
+            Move::CopyAndExpunge => {
+                command(session, "UID COPY", &format!("UID COPY {uid} {folder}")).await?;
+                command(
+                    session,
+                    "UID STORE",
+                    &format!("UID STORE {uid} +FLAGS.SILENT (\\Deleted)"),
+                )
                 .await?;
-                step("UID EXPUNGE", async {
-                    session
-                        .uid_expunge(&uid_set)
-                        .await?
-                        .try_collect::<Vec<_>>()
-                        .await
-                })
-                .await?;
-                Ok(())
+                command(session, "UID EXPUNGE", &format!("UID EXPUNGE {uid}")).await
             }
-            None => Ok(()),
         }
     }
 }
@@ -480,17 +483,119 @@ async fn step<T>(
         .map_err(|source| PollError::Imap { step: name, source })
 }
 
-/// `UID FETCH uid query`: the answer for that UID, if the message is still there.
-async fn fetch(session: &mut Session, uid: u32, query: &str) -> Result<Option<Fetch>, PollError> {
-    let fetched: Vec<Fetch> = step("UID FETCH", async {
-        session
-            .uid_fetch(uid.to_string(), query)
-            .await?
-            .try_collect()
-            .await
+/// Sends `line` and hands each untagged answer to `each` until the server completes it,
+/// failing unless it completes it with `OK`. (async-imap's own `FETCH` and `SEARCH` answers
+/// end quietly on a `NO` or a closed connection, which would read as "nothing there".)
+async fn exchange(
+    session: &mut Session,
+    name: &'static str,
+    line: &str,
+    mut each: impl FnMut(&Response<'_>) + Send,
+) -> Result<(), PollError> {
+    step(name, async {
+        let tag = session.run_command(line).await?;
+        loop {
+            let Some(answer) = session.read_response().await? else {
+                return Err(ImapError::ConnectionLost);
+            };
+            match answer.parsed() {
+                Response::Done {
+                    tag: done,
+                    status,
+                    outcome,
+                } if *done == tag => {
+                    let said = || format!("{:?} {:?}", outcome.code, outcome.information);
+                    return match status {
+                        Status::Ok => Ok(()),
+                        Status::No => Err(ImapError::No(said())),
+                        _ => Err(ImapError::Bad(said())),
+                    };
+                }
+                untagged => each(untagged),
+            }
+        }
     })
+    .await
+}
+
+/// A command answered with `OK` or an error, its untagged answers dropped.
+async fn command(session: &mut Session, name: &'static str, line: &str) -> Result<(), PollError> {
+    exchange(session, name, line, |_| {}).await
+}
+
+/// `UID SEARCH query`: the UIDs found.
+async fn search(session: &mut Session, query: &str) -> Result<Vec<u32>, PollError> {
+    let mut uids = Vec::new();
+    exchange(
+        session,
+        "UID SEARCH",
+        &format!("UID SEARCH {query}"),
+        |answer| {
+            if let Response::MailboxData(MailboxDatum::Search(found)) = answer {
+                uids.extend_from_slice(found);
+            }
+        },
+    )
     .await?;
-    Ok(fetched.into_iter().find(|f| f.uid == Some(uid)))
+    Ok(uids)
+}
+
+/// A message's parts, as one `UID FETCH` gave them.
+#[derive(Default)]
+struct Fetched {
+    size: Option<u32>,
+    whole: Option<Vec<u8>>,
+    header: Option<Vec<u8>>,
+}
+
+/// `UID FETCH uid items`: the parts of that message, or `None` when it is gone.
+async fn fetch(session: &mut Session, uid: u32, items: &str) -> Result<Option<Fetched>, PollError> {
+    let mut found = None;
+    exchange(
+        session,
+        "UID FETCH",
+        &format!("UID FETCH {uid} {items}"),
+        |answer| {
+            let Response::Fetch(_, attributes) = answer else {
+                return;
+            };
+            if !attributes
+                .iter()
+                .any(|a| matches!(a, AttributeValue::Uid(this) if *this == uid))
+            {
+                return;
+            }
+            let mut fetched = Fetched::default();
+            for attribute in attributes {
+                match attribute {
+                    AttributeValue::Rfc822Size(size) => fetched.size = Some(*size),
+                    AttributeValue::BodySection {
+                        section: None,
+                        data: Some(data),
+                        ..
+                    }
+                    | AttributeValue::Rfc822(Some(data)) => fetched.whole = Some(data.to_vec()),
+                    AttributeValue::BodySection {
+                        section: Some(SectionPath::Full(MessageSection::Header)),
+                        data: Some(data),
+                        ..
+                    }
+                    | AttributeValue::Rfc822Header(Some(data)) => {
+                        fetched.header = Some(data.to_vec());
+                    }
+                    _ => {}
+                }
+            }
+            found = Some(fetched);
+        },
+    )
+    .await?;
+    Ok(found)
+}
+
+/// A mailbox name as an IMAP quoted string (RFC 3501 §4.3); the settings refuse line breaks.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// Implicit TLS (RFC 8314) with the platform's roots, as every HTTPS client of ours.

@@ -1,6 +1,6 @@
 //! A mock IMAP server on a loopback port, speaking a strict subset of IMAP4rev1 (RFC 3501)
 //! with `UIDPLUS` (RFC 4315) and `MOVE` (RFC 6851): `CAPABILITY`, `NOOP`, `LOGIN` (refusing
-//! a wrong password), `SELECT`/`EXAMINE`, `UID SEARCH` (`ALL`, `UNSEEN`, `SEEN`, `UID set`),
+//! a wrong password), `SELECT`/`EXAMINE`, `UID SEARCH` (`ALL`, `UNSEEN`, `SEEN`, `UNDELETED`, `DELETED`, `UID set`),
 //! `UID FETCH` (`UID`, `FLAGS`, `RFC822.SIZE`, `BODY[]`, `BODY.PEEK[]`,
 //! `BODY.PEEK[HEADER]`, `RFC822`, `RFC822.HEADER`), `UID STORE`, `UID COPY`, `UID MOVE`,
 //! `UID EXPUNGE`, `EXPUNGE`, `CLOSE` and `LOGOUT`. Anything else, or a command in the wrong
@@ -108,11 +108,10 @@ impl MockImap {
     }
 
     pub fn deliver_with_flags(&self, mailbox: &str, raw: &[u8], flags: &[&str]) -> u32 {
-        self.state()
-            .mailboxes
-            .get_mut(mailbox)
-            .unwrap()
-            .add(raw.to_vec(), flags.iter().map(|f| (*f).to_owned()).collect())
+        self.state().mailboxes.get_mut(mailbox).unwrap().add(
+            raw.to_vec(),
+            flags.iter().map(|f| (*f).to_owned()).collect(),
+        )
     }
 
     /// The UIDs in `mailbox`, with their flags.
@@ -122,6 +121,20 @@ impl MockImap {
             .iter()
             .map(|m| (m.uid, m.flags.iter().cloned().collect()))
             .collect()
+    }
+
+    /// Sets the flags of message `uid`, as a person's mail program would.
+    pub fn set_flags(&self, mailbox: &str, uid: u32, flags: &[&str]) {
+        let mut state = self.state();
+        let message = state
+            .mailboxes
+            .get_mut(mailbox)
+            .unwrap()
+            .messages
+            .iter_mut()
+            .find(|m| m.uid == uid)
+            .unwrap();
+        message.flags = flags.iter().map(|f| (*f).to_owned()).collect();
     }
 
     pub fn set_password(&self, password: &str) {
@@ -247,7 +260,11 @@ fn uid_set(set: &str, uids: &[u32]) -> Option<BTreeSet<u32>> {
                 (n, n)
             }
         };
-        chosen.extend(uids.iter().copied().filter(|uid| (low..=high).contains(uid)));
+        chosen.extend(
+            uids.iter()
+                .copied()
+                .filter(|uid| (low..=high).contains(uid)),
+        );
     }
     Some(chosen)
 }
@@ -316,7 +333,10 @@ fn answer(state: &mut State, phase: &mut Phase, line: &str) -> (Vec<u8>, bool) {
     };
     let command = command.to_ascii_uppercase();
     let recorded = if command == "LOGIN" {
-        format!("LOGIN {} ****", arguments.first().cloned().unwrap_or_default())
+        format!(
+            "LOGIN {} ****",
+            arguments.first().cloned().unwrap_or_default()
+        )
     } else {
         rest.join(" ")
     };
@@ -342,54 +362,50 @@ fn answer(state: &mut State, phase: &mut Phase, line: &str) -> (Vec<u8>, bool) {
             [_, _] => "NO [AUTHENTICATIONFAILED] invalid credentials".to_owned(),
             _ => "BAD LOGIN takes a user and a password".to_owned(),
         },
-        ("SELECT" | "EXAMINE", Phase::Authenticated | Phase::Selected { .. }) => {
-            match arguments {
-                [name] => match state.mailboxes.get(name) {
-                    Some(mailbox) => {
-                        let read_only = command == "EXAMINE";
-                        let unseen = mailbox
-                            .messages
-                            .iter()
-                            .position(|m| !m.flags.contains("\\Seen"));
-                        out.extend(
-                            format!(
-                                "* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)\r\n\
+        ("SELECT" | "EXAMINE", Phase::Authenticated | Phase::Selected { .. }) => match arguments {
+            [name] => match state.mailboxes.get(name) {
+                Some(mailbox) => {
+                    let read_only = command == "EXAMINE";
+                    let unseen = mailbox
+                        .messages
+                        .iter()
+                        .position(|m| !m.flags.contains("\\Seen"));
+                    out.extend(
+                        format!(
+                            "* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)\r\n\
                                  * OK [PERMANENTFLAGS (\\Deleted \\Seen \\*)] flags\r\n\
                                  * {} EXISTS\r\n* 0 RECENT\r\n",
-                                mailbox.messages.len()
-                            )
-                            .bytes(),
-                        );
-                        if let Some(index) = unseen {
-                            out.extend(
-                                format!("* OK [UNSEEN {}] first unseen\r\n", index + 1).bytes(),
-                            );
-                        }
-                        out.extend(
-                            format!(
-                                "* OK [UIDVALIDITY {}] UIDs valid\r\n\
-                                 * OK [UIDNEXT {}] predicted next UID\r\n",
-                                mailbox.uid_validity, mailbox.next_uid
-                            )
-                            .bytes(),
-                        );
-                        *phase = Phase::Selected {
-                            mailbox: name.clone(),
-                            read_only,
-                        };
-                        format!(
-                            "OK [{}] {command} completed",
-                            if read_only { "READ-ONLY" } else { "READ-WRITE" }
+                            mailbox.messages.len()
                         )
+                        .bytes(),
+                    );
+                    if let Some(index) = unseen {
+                        out.extend(format!("* OK [UNSEEN {}] first unseen\r\n", index + 1).bytes());
                     }
-                    None => {
-                        *phase = Phase::Authenticated;
-                        "NO [NONEXISTENT] no such mailbox".to_owned()
-                    }
-                },
-                _ => format!("BAD {command} takes a mailbox"),
-            }
-        }
+                    out.extend(
+                        format!(
+                            "* OK [UIDVALIDITY {}] UIDs valid\r\n\
+                                 * OK [UIDNEXT {}] predicted next UID\r\n",
+                            mailbox.uid_validity, mailbox.next_uid
+                        )
+                        .bytes(),
+                    );
+                    *phase = Phase::Selected {
+                        mailbox: name.clone(),
+                        read_only,
+                    };
+                    format!(
+                        "OK [{}] {command} completed",
+                        if read_only { "READ-ONLY" } else { "READ-WRITE" }
+                    )
+                }
+                None => {
+                    *phase = Phase::Authenticated;
+                    "NO [NONEXISTENT] no such mailbox".to_owned()
+                }
+            },
+            _ => format!("BAD {command} takes a mailbox"),
+        },
         ("UID", Phase::Selected { mailbox, read_only }) => {
             let (mailbox, read_only) = (mailbox.clone(), *read_only);
             uid_command(state, &mailbox, read_only, arguments, &mut out)
@@ -412,8 +428,9 @@ fn answer(state: &mut State, phase: &mut Phase, line: &str) -> (Vec<u8>, bool) {
             *phase = Phase::Authenticated;
             "OK CLOSE completed".to_owned()
         }
-        ("CAPABILITY" | "NOOP" | "LOGOUT" | "LOGIN" | "SELECT" | "EXAMINE" | "UID"
-        | "EXPUNGE" | "CLOSE", _) => format!("BAD {command} not allowed now"),
+        ("LOGIN" | "SELECT" | "EXAMINE" | "UID" | "EXPUNGE" | "CLOSE", _) => {
+            format!("BAD {command} not allowed now")
+        }
         _ => format!("BAD unknown command {command}"),
     };
     out.extend(format!("{tag} {done}\r\n").bytes());
@@ -461,12 +478,17 @@ fn uid_command(
             while let Some(word) = words.next() {
                 let keep: BTreeSet<u32> = match word.to_ascii_uppercase().as_str() {
                     "ALL" => uids.iter().copied().collect(),
-                    "UNSEEN" | "SEEN" => {
-                        let seen = word.eq_ignore_ascii_case("SEEN");
+                    key @ ("UNSEEN" | "SEEN" | "UNDELETED" | "DELETED") => {
+                        let (flag, set) = match key {
+                            "SEEN" => ("\\Seen", true),
+                            "UNSEEN" => ("\\Seen", false),
+                            "DELETED" => ("\\Deleted", true),
+                            _ => ("\\Deleted", false),
+                        };
                         state.mailboxes[mailbox]
                             .messages
                             .iter()
-                            .filter(|m| m.flags.contains("\\Seen") == seen)
+                            .filter(|m| m.flags.contains(flag) == set)
                             .map(|m| m.uid)
                             .collect()
                     }
@@ -479,7 +501,11 @@ fn uid_command(
                 found = found.intersection(&keep).copied().collect();
             }
             let listed: Vec<String> = found.iter().map(ToString::to_string).collect();
-            out.extend(format!("* SEARCH {}\r\n", listed.join(" ")).trim_end().bytes());
+            out.extend(
+                format!("* SEARCH {}\r\n", listed.join(" "))
+                    .trim_end()
+                    .bytes(),
+            );
             out.extend(b"\r\n");
             "OK UID SEARCH completed".to_owned()
         }
