@@ -4,16 +4,18 @@
 //! `imap_move_to`); it never deletes a message other than by moving it.
 //!
 //! Which messages are new: the store keeps, per mailbox, its `UIDVALIDITY` and the highest
-//! UID taken under it ([`MailboxCursor`]); a poll asks for the UIDs above it (`UID SEARCH
-//! UID n:*`). The first poll, and the first after the server renumbered the mailbox (a new
-//! `UIDVALIDITY`), asks for the unseen messages instead. The cursor moves past a message only
-//! after it was filed and flagged or moved, and each submission records its message
-//! (`source_key`: the mailbox URL with `UIDVALIDITY` and UID, RFC 5092), unique in the store:
-//! a message taken again after a crash or a lost connection between the two is found
-//! recorded and only flagged, never filed twice.
+//! UID seen under it ([`MailboxCursor`]); a poll asks for the UIDs above it (`UID SEARCH UID
+//! n:* UNDELETED`), read or not. Without a cursor (the first poll, or the first after the
+//! server renumbered the mailbox) it takes every unseen message, then sets the cursor past
+//! the messages that were there. The cursor moves past a message only after it was filed
+//! and flagged or moved, and each submission records its message (`source_key`: the
+//! mailbox URL with `UIDVALIDITY` and UID, RFC 5092), unique in the store: a message taken
+//! again after a crash or a lost connection between the two is found recorded and only
+//! flagged, never filed twice.
 //!
-//! A poll that fails (refused login, unreachable server, a timeout, the database) is logged
-//! and counted, and the next one comes after a growing delay; the server keeps running.
+//! A poll that fails (refused login, unreachable server, a timeout, an answer other than
+//! `OK`, the database) is logged and counted, and the next one comes after a growing delay;
+//! the server keeps running.
 
 use std::sync::Arc;
 use std::time::Duration;
