@@ -239,10 +239,7 @@ impl Poller {
         )
         .await
         .map_err(|_| PollError::TimedOut { step: "connect" })?
-        .map_err(|source| PollError::Connect {
-            address: address.clone(),
-            source,
-        })?;
+        .map_err(|source| PollError::Connect { address, source })?;
         let stream: Box<dyn Transport> = if settings.tls {
             Box::new(tls(&settings.host, tcp).await?)
         } else {

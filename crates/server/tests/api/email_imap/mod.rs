@@ -19,12 +19,7 @@ use crate::helpers::TestApp;
 use crate::on_both_backends;
 
 on_both_backends!(
-    settings = &[
-        ("storage_url", "memory://"),
-        ("email.account", "acme"),
-        ("email.allowed_senders", "ops@forwarder.example, @carrier.example"),
-        ("email.max_message_bytes", "200000"),
-    ];
+    settings = crate::email_submissions::EMAIL_SETTINGS;
     a_message_in_the_mailbox_becomes_an_email_submission_with_its_documents,
     a_polled_message_is_marked_seen_and_not_ingested_twice,
     a_restart_between_ingest_and_flagging_creates_no_duplicate,
@@ -56,6 +51,24 @@ fn with_documents(from: &str, subject: &str, documents: &[(&str, &str, &[u8])]) 
 
 fn invoice(number: u32) -> Vec<u8> {
     pdf(&["COMMERCIAL INVOICE", &format!("Invoice No: {number}")])
+}
+
+/// Delivers into `INBOX`, with these flags, a message from `from` with invoice `number`
+/// attached; its UID.
+fn deliver_invoice(
+    server: &MockImap,
+    from: &str,
+    subject: &str,
+    number: u32,
+    flags: &[&str],
+) -> u32 {
+    let attached = invoice(number);
+    let raw = with_documents(
+        from,
+        subject,
+        &[("invoice.pdf", "application/pdf", &attached)],
+    );
+    server.deliver_with_flags("INBOX", &raw, flags)
 }
 
 fn statuses(list: &Value) -> Vec<(String, String, String)> {
@@ -170,14 +183,7 @@ async fn a_message_in_the_mailbox_becomes_an_email_submission_with_its_documents
 
 async fn a_polled_message_is_marked_seen_and_not_ingested_twice(app: TestApp) {
     let server = MockImap::start().await;
-    let first = server.deliver(
-        "INBOX",
-        &with_documents(
-            "ops@forwarder.example",
-            "First invoice",
-            &[("invoice-1.pdf", "application/pdf", &invoice(1))],
-        ),
-    );
+    let first = deliver_invoice(&server, "ops@forwarder.example", "First invoice", 1, &[]);
     let mut poller = poller(&app, &server, &[]);
     assert_eq!(poller.poll().await.unwrap().processed, 1);
 
@@ -185,14 +191,7 @@ async fn a_polled_message_is_marked_seen_and_not_ingested_twice(app: TestApp) {
     // Someone marks it unread again in their mail program: still not filed twice.
     server.set_flags("INBOX", first, &[]);
     let after_unread = poller.poll().await.unwrap();
-    let second = server.deliver(
-        "INBOX",
-        &with_documents(
-            "notices@carrier.example",
-            "Second invoice",
-            &[("invoice-2.pdf", "application/pdf", &invoice(2))],
-        ),
-    );
+    let second = deliver_invoice(&server, "notices@carrier.example", "Second invoice", 2, &[]);
     let third = poller.poll().await.unwrap();
 
     assert_eq!(again.taken(), 0);
@@ -269,14 +268,7 @@ async fn a_restart_between_ingest_and_flagging_creates_no_duplicate(app: TestApp
 
 async fn a_wrong_imap_password_is_logged_and_retried_not_fatal(app: TestApp) {
     let server = MockImap::start().await;
-    server.deliver(
-        "INBOX",
-        &with_documents(
-            "ops@forwarder.example",
-            "Waiting invoice",
-            &[("invoice.pdf", "application/pdf", &invoice(3))],
-        ),
-    );
+    deliver_invoice(&server, "ops@forwarder.example", "Waiting invoice", 3, &[]);
     let mut poller = poller(
         &app,
         &server,
@@ -477,14 +469,7 @@ async fn processed_messages_are_moved_when_asked_and_no_other_message_is_deleted
             ("email.imap_mark_seen", "false"),
         ],
     );
-    server.deliver(
-        "INBOX",
-        &with_documents(
-            "ops@forwarder.example",
-            "Moved by MOVE",
-            &[("invoice-5.pdf", "application/pdf", &invoice(5))],
-        ),
-    );
+    deliver_invoice(&server, "ops@forwarder.example", "Moved by MOVE", 5, &[]);
 
     assert_eq!(poller.poll().await.unwrap().processed, 1);
     assert!(server.messages("INBOX").is_empty());
@@ -496,14 +481,7 @@ async fn processed_messages_are_moved_when_asked_and_no_other_message_is_deleted
     server.set_capabilities(&["IMAP4rev1", "UIDPLUS"]);
     let theirs =
         server.deliver_with_flags("INBOX", b"Subject: theirs\r\n\r\nx\r\n", &["\\Deleted"]);
-    server.deliver(
-        "INBOX",
-        &with_documents(
-            "ops@forwarder.example",
-            "Moved by COPY",
-            &[("invoice-6.pdf", "application/pdf", &invoice(6))],
-        ),
-    );
+    deliver_invoice(&server, "ops@forwarder.example", "Moved by COPY", 6, &[]);
     let copied = poller.poll().await.unwrap();
 
     assert_eq!(copied.taken(), 1, "{copied:?}");
@@ -516,14 +494,7 @@ async fn processed_messages_are_moved_when_asked_and_no_other_message_is_deleted
 
     // Neither: nothing is filed that could not be moved afterwards.
     server.set_capabilities(&["IMAP4rev1"]);
-    server.deliver(
-        "INBOX",
-        &with_documents(
-            "ops@forwarder.example",
-            "Stays",
-            &[("invoice-7.pdf", "application/pdf", &invoice(7))],
-        ),
-    );
+    deliver_invoice(&server, "ops@forwarder.example", "Stays", 7, &[]);
     let cannot = poller.poll().await;
 
     assert!(matches!(cannot, Err(PollError::CannotMove)), "{cannot:?}");
@@ -539,34 +510,23 @@ async fn a_message_someone_read_before_the_poll_is_taken_all_the_same(app: TestA
     let server = MockImap::start().await;
     let mut poller = poller(&app, &server, &[]);
     // Mail already read before the poller was set up is left alone.
-    let old = server.deliver_with_flags(
-        "INBOX",
-        &with_documents(
-            "ops@forwarder.example",
-            "Dealt with by hand",
-            &[("old.pdf", "application/pdf", &invoice(8))],
-        ),
+    let old = deliver_invoice(
+        &server,
+        "ops@forwarder.example",
+        "Dealt with by hand",
+        8,
         &["\\Seen"],
     );
     assert_eq!(poller.poll().await.unwrap().taken(), 0);
-    server.deliver(
-        "INBOX",
-        &with_documents(
-            "ops@forwarder.example",
-            "New and unread",
-            &[("new.pdf", "application/pdf", &invoice(9))],
-        ),
-    );
+    deliver_invoice(&server, "ops@forwarder.example", "New and unread", 9, &[]);
     assert_eq!(poller.poll().await.unwrap().processed, 1);
 
     // From then on a new message is taken even if a person opened it first.
-    let read_first = server.deliver_with_flags(
-        "INBOX",
-        &with_documents(
-            "ops@forwarder.example",
-            "Opened before the poll",
-            &[("opened.pdf", "application/pdf", &invoice(10))],
-        ),
+    let read_first = deliver_invoice(
+        &server,
+        "ops@forwarder.example",
+        "Opened before the poll",
+        10,
         &["\\Seen"],
     );
     let report = poller.poll().await.unwrap();
@@ -591,27 +551,19 @@ async fn a_renumbered_mailbox_is_not_filed_again(app: TestApp) {
     let server = MockImap::start().await;
     let mut poller = poller(&app, &server, &[]);
     for number in [11, 12] {
-        server.deliver(
-            "INBOX",
-            &with_documents(
-                "ops@forwarder.example",
-                &format!("Invoice {number}"),
-                &[("invoice.pdf", "application/pdf", &invoice(number))],
-            ),
+        deliver_invoice(
+            &server,
+            "ops@forwarder.example",
+            &format!("Invoice {number}"),
+            number,
+            &[],
         );
     }
     assert_eq!(poller.poll().await.unwrap().processed, 2);
 
     // The server rebuilt its index: a new UIDVALIDITY, new UIDs, flags kept.
     server.renumber("INBOX");
-    server.deliver(
-        "INBOX",
-        &with_documents(
-            "ops@forwarder.example",
-            "Invoice 13",
-            &[("invoice-13.pdf", "application/pdf", &invoice(13))],
-        ),
-    );
+    deliver_invoice(&server, "ops@forwarder.example", "Invoice 13", 13, &[]);
     let report = poller.poll().await.unwrap();
 
     assert_eq!(report.processed, 1);
