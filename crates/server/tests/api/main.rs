@@ -20,6 +20,7 @@ mod dcsa3;
 mod document_actions;
 mod document_extraction;
 mod documents;
+mod email_imap;
 mod email_submissions;
 mod event_terminals;
 mod fixture_parity;
