@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use tidemark_carriers::dcsa::{
     JourneyStage, LegContext, LocationRole, parse_events, t49_event_name,
 };
-use tidemark_carriers::sandbox::{DcsaEvent, Sandbox, Voyage, builtin_ports};
+use tidemark_carriers::sandbox::{DcsaEvent, Sandbox, SandboxTerminal, Voyage, builtin_ports};
 use tidemark_carriers::{Classifier, DcsaCode, EmptyIndicator, ReferenceKind};
 use tidemark_domain::ContainerNumber;
 use uuid::Uuid;
@@ -429,4 +429,69 @@ fn test_tr_succeeded_shows_a_transshipment_a_vessel_at_sea_and_a_slipping_estima
         assert!(voyage.vessel_position(epoch + Duration::hours(6)).is_some());
         assert!(last.delay > Duration::zero());
     }
+}
+
+/// A voyage of a sandbox whose every port has one terminal, `terminal`.
+fn voyage_calling_at(terminal: &SandboxTerminal) -> Voyage {
+    let ports = builtin_ports()
+        .into_iter()
+        .map(|mut port| {
+            port.terminals = vec![terminal.clone()];
+            port
+        })
+        .collect();
+    Sandbox::new(ports)
+        .voyage("TEST-TR-SUCCEEDED", epoch())
+        .expect("a voyage")
+}
+
+#[test]
+fn a_terminal_with_an_smdg_code_is_named_by_its_code() {
+    let terminal = SandboxTerminal {
+        name: "Coded Terminal".to_owned(),
+        smdg_code: Some("CODED".to_owned()),
+    };
+    let events = voyage_calling_at(&terminal).events_until(the_end());
+
+    let at_terminals: Vec<&DcsaEvent> = events
+        .iter()
+        .filter(|e| e.transport_call.facility_type_code == "POTE")
+        .collect();
+    assert!(!at_terminals.is_empty());
+    for event in &at_terminals {
+        let call = &event.transport_call;
+        assert_eq!(call.facility_code.as_deref(), Some("CODED"));
+        assert_eq!(call.facility_code_list_provider, Some("SMDG"));
+        assert_eq!(call.other_facility, None);
+    }
+    let parsed = parse_events(&body(&events)).expect("our events parse");
+    assert!(parsed.events.iter().all(|e| {
+        let call = e.transport_call.as_ref().expect("every event has a call");
+        let at_terminal = call.facility_type_code.as_deref() == Some("POTE");
+        call.facility_smdg_code.as_deref() == at_terminal.then_some("CODED")
+    }));
+}
+
+#[test]
+fn a_terminal_without_a_code_is_named_by_name_and_a_depot_not_at_all() {
+    let terminal = SandboxTerminal {
+        name: "Named Terminal".to_owned(),
+        smdg_code: None,
+    };
+    let events = voyage_calling_at(&terminal).events_until(the_end());
+
+    for event in &events {
+        let call = &event.transport_call;
+        let at_terminal = call.facility_type_code == "POTE";
+        assert_eq!(call.facility_code, None);
+        assert_eq!(
+            call.other_facility.as_deref(),
+            at_terminal.then_some("Named Terminal")
+        );
+    }
+    assert!(
+        events
+            .iter()
+            .any(|e| e.transport_call.facility_type_code == "DEPO")
+    );
 }

@@ -210,6 +210,7 @@ mod tests {
                 vessel_name: None,
                 vessel_imo: None,
                 voyage_number: None,
+                terminal_id: None,
             }],
         };
         let update = plan(&created, Known::default(), &report, &ids, at());

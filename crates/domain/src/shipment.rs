@@ -112,6 +112,9 @@ pub struct TransportEvent {
     pub location_locode: Option<String>,
     pub vessel_name: Option<String>,
     pub vessel_imo: Option<String>,
+    /// The terminal where it happened (an id of the reference terminals), when the carrier
+    /// named one Tidemark knows.
+    pub terminal_id: Option<uuid::Uuid>,
     /// The carrier's id of the event this came from: a re-sent event is recognised by it.
     pub source_id: String,
     pub created_at: DateTime<Utc>,
@@ -146,6 +149,9 @@ pub struct ReportedEvent {
     pub vessel_name: Option<String>,
     pub vessel_imo: Option<String>,
     pub voyage_number: Option<String>,
+    /// The terminal where it happened (an id of the reference terminals), when the carrier
+    /// named one Tidemark knows.
+    pub terminal_id: Option<uuid::Uuid>,
 }
 
 /// Decodes the size and type of an ISO 6346 size-type code (`45G1` → 40 ft, high cube,

@@ -42,6 +42,8 @@ pub struct Milestone {
     pub vessel_name: Option<String>,
     pub vessel_imo: Option<String>,
     pub voyage_number: Option<String>,
+    /// The reference terminal where it happened, when the carrier named one Tidemark knows.
+    pub terminal_id: Option<uuid::Uuid>,
 }
 
 /// One event as the carrier reported it, whether or not it names a milestone.
@@ -405,6 +407,7 @@ fn record(
         location_locode: milestone.location_locode.clone(),
         vessel_name: milestone.vessel_name.clone(),
         vessel_imo: milestone.vessel_imo.clone(),
+        terminal_id: milestone.terminal_id,
         source_id,
         created_at: now,
     };
@@ -444,7 +447,8 @@ fn record(
         Some(existing) => {
             let corrected = existing.timestamp != milestone.at
                 || existing.location_locode != milestone.location_locode
-                || existing.event != milestone.event;
+                || existing.event != milestone.event
+                || existing.terminal_id != milestone.terminal_id;
             if corrected {
                 existing.timestamp = milestone.at;
                 existing
@@ -454,6 +458,7 @@ fn record(
                 existing.vessel_name.clone_from(&milestone.vessel_name);
                 existing.vessel_imo.clone_from(&milestone.vessel_imo);
                 existing.voyage_number.clone_from(&milestone.voyage_number);
+                existing.terminal_id = milestone.terminal_id;
                 if let Some(slot) = new_events.iter_mut().find(|e| e.id == existing.id) {
                     *slot = existing.clone();
                 } else {
@@ -691,6 +696,7 @@ mod tests {
             vessel_name: Some("TIDEMARK SPIRIT".to_owned()),
             vessel_imo: Some("9321483".to_owned()),
             voyage_number: Some("001E".to_owned()),
+            terminal_id: None,
         }
     }
 
@@ -729,6 +735,7 @@ mod tests {
                 vessel_name: None,
                 vessel_imo: None,
                 voyage_number: None,
+                terminal_id: None,
             },
         }
     }
@@ -864,20 +871,17 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_same_report_again_changes_nothing() {
+    /// The updates of two polls (at hours 30 and 31), the second knowing what the first
+    /// wrote.
+    fn two_polls(
+        first: Vec<Milestone>,
+        second: Vec<Milestone>,
+    ) -> (TrackingUpdate, TrackingUpdate) {
         let ids = SequentialIds::default();
         let request = request(&ids);
-        let first = plan(
-            &request,
-            Known::default(),
-            &report(voyage_so_far()),
-            &ids,
-            t(30),
-        );
+        let first = plan(&request, Known::default(), &report(first), &ids, t(30));
         let (mut containers, mut events) = (Vec::new(), Vec::new());
         applied(&first, &mut containers, &mut events);
-
         let second = plan(
             &request,
             Known {
@@ -886,10 +890,16 @@ mod tests {
                 events: &events,
                 ..Known::default()
             },
-            &report(voyage_so_far()),
+            &report(second),
             &ids,
             t(31),
         );
+        (first, second)
+    }
+
+    #[test]
+    fn the_same_report_again_changes_nothing() {
+        let (first, second) = two_polls(voyage_so_far(), voyage_so_far());
 
         assert!(!second.changes_anything(), "{second:#?}");
         assert_eq!(second.shipment, first.shipment);
@@ -897,32 +907,10 @@ mod tests {
 
     #[test]
     fn a_corrected_event_replaces_the_recorded_one() {
-        let ids = SequentialIds::default();
-        let request = request(&ids);
-        let first = plan(
-            &request,
-            Known::default(),
-            &report(voyage_so_far()),
-            &ids,
-            t(30),
-        );
-        let (mut containers, mut events) = (Vec::new(), Vec::new());
-        applied(&first, &mut containers, &mut events);
         let mut corrected = voyage_so_far();
         corrected[2].at = t(21);
 
-        let second = plan(
-            &request,
-            Known {
-                shipment: Some(&first.shipment),
-                containers: &containers,
-                events: &events,
-                ..Known::default()
-            },
-            &report(corrected),
-            &ids,
-            t(31),
-        );
+        let (_, second) = two_polls(voyage_so_far(), corrected);
 
         assert!(second.new_events.is_empty());
         assert_eq!(
@@ -932,6 +920,36 @@ mod tests {
         );
         assert!(second.corrected_events.iter().all(|e| e.timestamp == t(21)));
         assert_eq!(second.shipment.pol_atd_at, Some(t(21)));
+    }
+
+    #[test]
+    fn an_event_keeps_its_terminal_and_learns_one_named_later() {
+        let terminal = uuid::Uuid::from_u128(7);
+        let mut named = voyage_so_far();
+        named[0].terminal_id = Some(terminal);
+        let mut named_later = named.clone();
+        named_later[2].terminal_id = Some(terminal);
+
+        let (first, second) = two_polls(named, named_later);
+
+        let loaded = first
+            .new_events
+            .iter()
+            .find(|e| e.source_id == "load-1")
+            .expect("the load is recorded");
+        assert_eq!(loaded.terminal_id, Some(terminal));
+        assert!(second.new_events.is_empty());
+        assert_eq!(
+            second.corrected_events.len(),
+            2,
+            "one departure per container"
+        );
+        assert!(
+            second
+                .corrected_events
+                .iter()
+                .all(|e| e.terminal_id == Some(terminal))
+        );
     }
 
     #[test]

@@ -354,6 +354,33 @@ impl ReferenceData {
             .map(|indices| indices.iter().map(|&i| &self.terminals[i]).collect())
             .unwrap_or_default()
     }
+
+    /// The terminal a carrier names at the port with this UN/LOCODE: by its SMDG code, else
+    /// by name or nickname (ignoring case). `None` when Tidemark does not know it, so an
+    /// unknown facility is never guessed.
+    pub fn terminal_named(
+        &self,
+        port_locode: &str,
+        smdg_code: Option<&str>,
+        name: Option<&str>,
+    ) -> Option<&Terminal> {
+        let terminals = self.terminals_at_port(port_locode);
+        let same = |known: Option<&str>, named: &str| {
+            known.is_some_and(|known| known.eq_ignore_ascii_case(named.trim()))
+        };
+        let by_code = smdg_code.and_then(|code| {
+            terminals
+                .iter()
+                .find(|t| same(t.smdg_code.as_deref(), code))
+        });
+        let by_name = || {
+            let name = name?;
+            terminals
+                .iter()
+                .find(|t| same(Some(&t.name), name) || same(t.nickname.as_deref(), name))
+        };
+        by_code.or_else(by_name).copied()
+    }
 }
 
 /// Why the ports table could not be read; `line` is 1-based.
@@ -1004,6 +1031,33 @@ mod tests {
         assert!(terminals.iter().any(|t| t.name == "Wando Welch Terminal"));
         assert!(terminals.iter().all(|t| t.port_locode == "USCHS"));
         assert!(terminals.is_sorted_by_key(|t| &t.name));
+    }
+
+    #[test]
+    fn a_terminal_is_named_by_its_smdg_code_at_its_port_ignoring_case() {
+        let terminal = data().terminal_named("USORF", Some("vig"), None);
+
+        assert_eq!(
+            terminal.map(|t| t.name.as_str()),
+            Some("Virginia International Gateway")
+        );
+    }
+
+    #[test]
+    fn a_terminal_is_named_by_its_name_or_nickname_when_it_has_no_code() {
+        let by_name = data().terminal_named("USCHS", None, Some("WANDO WELCH TERMINAL"));
+        let by_nickname = data().terminal_named("USCHS", Some("UNKNOWN"), Some("WWT"));
+
+        assert_eq!(by_name.map(|t| t.smdg_code.as_deref()), Some(Some("WWMT")));
+        assert_eq!(by_nickname, by_name);
+    }
+
+    #[test]
+    fn a_code_or_name_tidemark_does_not_know_at_that_port_names_no_terminal() {
+        assert_eq!(data().terminal_named("USORF", Some("ADT"), None), None);
+        // Wando Welch's code, but at another port.
+        assert_eq!(data().terminal_named("USORF", Some("WWMT"), None), None);
+        assert_eq!(data().terminal_named("USORF", None, None), None);
     }
 
     #[test]

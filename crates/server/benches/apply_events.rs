@@ -121,7 +121,10 @@ async fn apply(
     let update = plan(
         &request,
         Known::default(),
-        &from_snapshot(&snapshot),
+        &from_snapshot(
+            &snapshot,
+            tidemark_geo::reference::ReferenceData::embedded(),
+        ),
         &ids,
         epoch,
     );

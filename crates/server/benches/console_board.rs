@@ -161,7 +161,10 @@ async fn seed(
                 let update = plan(
                     &request,
                     Known::default(),
-                    &from_snapshot(&snapshot),
+                    &from_snapshot(
+                        &snapshot,
+                        tidemark_geo::reference::ReferenceData::embedded(),
+                    ),
                     &UuidV7Ids,
                     epoch,
                 );

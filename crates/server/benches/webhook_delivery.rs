@@ -93,7 +93,10 @@ async fn record_voyage(app: &App, account: AccountId, sandbox: &Sandbox, n: usiz
     let update = plan(
         &request,
         Known::default(),
-        &from_snapshot(&snapshot),
+        &from_snapshot(
+            &snapshot,
+            tidemark_geo::reference::ReferenceData::embedded(),
+        ),
         app.ids.as_ref(),
         now,
     );

@@ -129,6 +129,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 let auth = carrier.auth.kind();
                 println!("{}\t{}\t{auth}", carrier.scac, carrier.base_url);
             }
+            if let Some(imap) = &config.email.imap {
+                eprintln!(
+                    "email submissions from the IMAP mailbox {}",
+                    imap.mailbox_url()
+                );
+            }
             eprintln!("configuration is valid");
             Ok(())
         }
@@ -169,6 +175,16 @@ async fn serve(config: Config, role: Role) -> anyhow::Result<()> {
         tokio::spawn(crate::use_cases::email::smtp::serve(
             Arc::clone(&app),
             listener,
+            shutdown.clone(),
+        ));
+    }
+    if matches!(role, Role::All | Role::Worker)
+        && let Some(imap) = app.config.email.imap.clone()
+    {
+        tracing::info!(mailbox = %imap.mailbox_url(), account = %app.config.email.account, "receiving documents from an IMAP mailbox");
+        tokio::spawn(crate::use_cases::email::imap::run(
+            Arc::clone(&app),
+            imap,
             shutdown.clone(),
         ));
     }

@@ -15,8 +15,10 @@ use url::Url;
 const DEFAULTS: &str = include_str!("defaults.toml");
 
 mod carriers;
+mod email;
 
 pub use carriers::{CarrierAuth, CarrierConfig};
+pub use email::{EmailConfig, ImapConfig};
 
 /// The settings as read, before validation; a setting not listed here stops start-up.
 #[derive(Debug, Deserialize)]
@@ -59,96 +61,13 @@ struct RawConfig {
     signing_secret: String,
     signed_url_seconds: u64,
     #[serde(default)]
-    email: RawEmail,
+    email: email::RawEmail,
     #[serde(flatten)]
     limits: crate::limits::RawLimits,
     /// Whatever no field above took: refused by name in [`Config::from_figment`]. (serde's
     /// `deny_unknown_fields` does nothing once a struct has a flattened field.)
     #[serde(flatten)]
     unknown: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
-}
-
-/// `[email]`: documents received by email.
-#[derive(Debug, Deserialize)]
-#[serde(default)]
-struct RawEmail {
-    smtp_listen: String,
-    account: String,
-    allowed_senders: TextOrList,
-    max_message_bytes: usize,
-    /// Refused by name, as the top level's.
-    #[serde(flatten)]
-    unknown: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
-}
-
-impl Default for RawEmail {
-    fn default() -> Self {
-        Self {
-            smtp_listen: String::new(),
-            account: "default".to_owned(),
-            allowed_senders: TextOrList::List(Vec::new()),
-            max_message_bytes: 25 * 1024 * 1024,
-            unknown: std::collections::BTreeMap::new(),
-        }
-    }
-}
-
-/// Documents received by email (`[email]`, `TIDEMARK_EMAIL__*`).
-#[derive(Clone, Debug)]
-pub struct EmailConfig {
-    /// Where the built-in SMTP receiver listens; `None`: no receiver.
-    pub smtp_listen: Option<SocketAddr>,
-    /// The account received mail is filed under (by name).
-    pub account: String,
-    /// Senders allowed (addresses, or domains as `@example.com` or `example.com`), lower
-    /// case; empty allows any sender.
-    pub allowed_senders: Vec<String>,
-    /// The largest message accepted (`552` beyond).
-    pub max_message_bytes: usize,
-}
-
-impl RawEmail {
-    fn validate(self) -> Result<EmailConfig, ConfigError> {
-        if let Some(key) = self.unknown.keys().next() {
-            return Err(invalid(
-                &format!("email__{key}"),
-                format!("unknown setting `email.{key}`"),
-            ));
-        }
-        let smtp_listen = match self.smtp_listen.trim() {
-            "" => None,
-            text => Some(text.parse().map_err(|_| {
-                invalid(
-                    "email__smtp_listen",
-                    format!("{text:?} is not a host:port address"),
-                )
-            })?),
-        };
-        if self.account.trim().is_empty() {
-            return Err(invalid("email__account", "must name an account"));
-        }
-        if self.max_message_bytes == 0 {
-            return Err(invalid("email__max_message_bytes", "must be at least 1"));
-        }
-        let mut allowed_senders = Vec::new();
-        for entry in self.allowed_senders.items() {
-            let entry = entry.to_ascii_lowercase();
-            let domain = entry.rsplit('@').next().unwrap_or_default();
-            if domain.is_empty() || !domain.contains('.') || entry.contains(char::is_whitespace) {
-                return Err(invalid(
-                    "email__allowed_senders",
-                    format!("{entry:?}: expected an address or a domain such as @example.com"),
-                ));
-            }
-            allowed_senders.push(entry);
-        }
-        Ok(EmailConfig {
-            smtp_listen,
-            account: self.account.trim().to_owned(),
-            allowed_senders,
-            max_message_bytes: self.max_message_bytes,
-        })
-    }
 }
 
 /// A list setting, written as a TOML array or as one comma-separated string (the form an
@@ -391,7 +310,7 @@ impl Config {
             figment = figment.merge(upper_case_scacs(Toml::file(file))?);
         }
         figment = figment.merge(environment());
-        for (key, value) in carrier_environment() {
+        for (key, value) in text_environment() {
             figment = figment.merge(Serialized::default(&key, value));
         }
         Self::from_figment(&figment)
@@ -432,7 +351,7 @@ impl Config {
 fn environment() -> Env {
     Env::prefixed("TIDEMARK_")
         .ignore(&["config", "test_postgres_url"])
-        .filter(|key| !is_carrier_key(key))
+        .filter(|key| !is_text_key(key))
         .lowercase(false)
         .map(environment_key)
 }
@@ -441,11 +360,20 @@ fn is_carrier_key(key: &UncasedStr) -> bool {
     key.as_str().to_lowercase().starts_with("carriers__")
 }
 
-/// `TIDEMARK_CARRIERS__*` as `(key path, text)`: a carrier's values are plain text (a
-/// secret such as `[abc]` or `0123` stays as written), read by the carrier's checks.
-fn carrier_environment() -> Vec<(String, String)> {
+/// Variables whose values are plain text whatever they look like: a carrier's, and the
+/// IMAP mailbox's user and password.
+fn is_text_key(key: &UncasedStr) -> bool {
+    is_carrier_key(key)
+        || ["email__imap_username", "email__imap_password"]
+            .iter()
+            .any(|text| key.as_str().eq_ignore_ascii_case(text))
+}
+
+/// `TIDEMARK_CARRIERS__*` and the IMAP credentials as `(key path, text)`: plain text (a
+/// secret such as `[abc]` or `0123` stays as written), read by their checks.
+fn text_environment() -> Vec<(String, String)> {
     Env::prefixed("TIDEMARK_")
-        .filter(is_carrier_key)
+        .filter(is_text_key)
         .lowercase(false)
         .map(environment_key)
         .iter()
@@ -1082,36 +1010,6 @@ mod tests {
 
         assert_eq!(error.setting, "TIDEMARK_WEBHOOK_EGRESS_IPS");
         assert!(error.reason.contains("example.com"), "{}", error.reason);
-    }
-
-    #[test]
-    fn an_unknown_email_setting_is_refused_with_its_name() {
-        let error = Config::from_pairs(&[("email.smtp_port", "25")]).unwrap_err();
-
-        assert_eq!(error.setting, "TIDEMARK_EMAIL__SMTP_PORT");
-    }
-
-    #[test]
-    fn email_settings_are_read_and_checked() {
-        let config = Config::from_pairs(&[
-            ("email.smtp_listen", "127.0.0.1:2525"),
-            (
-                "email.allowed_senders",
-                "Ops@Forwarder.example, @carrier.example",
-            ),
-        ])
-        .unwrap();
-        assert_eq!(config.email.smtp_listen, "127.0.0.1:2525".parse().ok());
-        assert_eq!(
-            config.email.allowed_senders,
-            ["ops@forwarder.example", "@carrier.example"]
-        );
-        assert_eq!(config.email.account, "default");
-        assert!(Config::from_pairs(&[]).unwrap().email.smtp_listen.is_none());
-        let error = Config::from_pairs(&[("email.smtp_listen", "port 25")]).unwrap_err();
-        assert_eq!(error.setting, "TIDEMARK_EMAIL__SMTP_LISTEN");
-        let error = Config::from_pairs(&[("email.allowed_senders", "nobody")]).unwrap_err();
-        assert_eq!(error.setting, "TIDEMARK_EMAIL__ALLOWED_SENDERS");
     }
 
     #[test]

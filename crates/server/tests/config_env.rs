@@ -113,3 +113,50 @@ fn a_missing_credential_variable_stops_start_up_with_its_name() {
         "{output:?}"
     );
 }
+
+#[test]
+fn an_unknown_imap_setting_stops_start_up_naming_it() {
+    let output = check_config(&[
+        ("TIDEMARK_EMAIL__IMAP_URL", "imaps://imap.forwarder.example"),
+        ("TIDEMARK_EMAIL__IMAP_USERNAME", "docs"),
+        ("TIDEMARK_EMAIL__IMAP_PASSWORD", "secret"),
+        ("TIDEMARK_EMAIL__IMAP_FOLDER", "Archive"),
+    ]);
+
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("TIDEMARK_EMAIL__IMAP_FOLDER"),
+        "{output:?}"
+    );
+}
+
+#[test]
+fn imap_credentials_are_read_as_written_and_plain_imap_is_refused_off_loopback() {
+    let credentials = [
+        ("TIDEMARK_EMAIL__IMAP_USERNAME", "0123"),
+        ("TIDEMARK_EMAIL__IMAP_PASSWORD", "[abc]"),
+    ];
+    let tls = check_config(&[
+        ("TIDEMARK_EMAIL__IMAP_URL", "imaps://imap.forwarder.example"),
+        credentials[0],
+        credentials[1],
+    ]);
+    let plain = check_config(&[
+        ("TIDEMARK_EMAIL__IMAP_URL", "imap://imap.forwarder.example"),
+        credentials[0],
+        credentials[1],
+    ]);
+
+    assert!(tls.status.success(), "{tls:?}");
+    let told = String::from_utf8_lossy(&tls.stderr);
+    assert!(
+        told.contains("imap://0123@imap.forwarder.example:993/INBOX"),
+        "{told}"
+    );
+    assert!(!told.contains("[abc]"));
+    assert!(!plain.status.success());
+    assert!(
+        String::from_utf8_lossy(&plain.stderr).contains("TIDEMARK_EMAIL__IMAP_URL"),
+        "{plain:?}"
+    );
+}

@@ -8,8 +8,8 @@ use deadpool_postgres::GenericClient;
 use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, NewJob, ShipmentId};
 use tidemark_store::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
-    DocumentSortField, DocumentStore, EmailSubmission, LinkTargets, PageRequest, Paged,
-    Representation, StoreError, StoreResult, StoredDocument, WordSearch, document_words,
+    DocumentSortField, DocumentStore, EmailSubmission, LinkTargets, MailboxCursor, PageRequest,
+    Paged, Representation, StoreError, StoreResult, StoredDocument, WordSearch, document_words,
     prefix_end,
 };
 use tokio_postgres::Row;
@@ -908,7 +908,7 @@ fn upload_from_row(row: &Row) -> StoreResult<DirectUpload> {
 
 const EMAIL_COLUMNS: &str = "id, account_id, subject, body, from_addresses, to_addresses, \
     cc_addresses, sent_at, message_id, in_reply_to, references_ids, content_type, status, \
-    status_reason, created_at, updated_at";
+    status_reason, created_at, updated_at, source_key";
 
 fn email_from_row(row: &Row) -> StoreResult<EmailSubmission> {
     let list = |index: usize| -> StoreResult<Vec<String>> {
@@ -932,6 +932,7 @@ fn email_from_row(row: &Row) -> StoreResult<EmailSubmission> {
         status_reason: row.try_get(13).map_err(backend)?,
         created_at: row.try_get(14).map_err(backend)?,
         updated_at: row.try_get(15).map_err(backend)?,
+        source_key: row.try_get(16).map_err(backend)?,
     })
 }
 
@@ -1218,16 +1219,18 @@ impl DocumentStore for PgStore {
         })
     }
 
-    async fn insert_email_submission(&self, s: &EmailSubmission) -> StoreResult<()> {
+    async fn insert_email_submission(&self, s: &EmailSubmission) -> StoreResult<bool> {
         let client = self.client().await?;
         let statement = client
             .prepare_cached(&format!(
                 "INSERT INTO email_submissions ({EMAIL_COLUMNS})
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+                         $17)
+                 ON CONFLICT (source_key) WHERE source_key IS NOT NULL DO NOTHING"
             ))
             .await
             .map_err(backend)?;
-        client
+        let inserted = client
             .execute(
                 &statement,
                 &[
@@ -1247,10 +1250,63 @@ impl DocumentStore for PgStore {
                     &s.status_reason,
                     &s.created_at,
                     &s.updated_at,
+                    &s.source_key,
                 ],
             )
             .await
             .map_err(|e| on_unique(e, "email_submissions_pkey"))?;
+        Ok(inserted == 1)
+    }
+
+    async fn mailbox_cursor(&self, mailbox: &str) -> StoreResult<Option<MailboxCursor>> {
+        let client = self.client().await?;
+        let row = client
+            .query_opt(
+                "SELECT uid_validity, last_uid FROM mailbox_cursors WHERE mailbox = $1",
+                &[&mailbox],
+            )
+            .await
+            .map_err(backend)?;
+        row.map(|row| {
+            let number = |index: usize| -> StoreResult<u32> {
+                let value: i64 = row.try_get(index).map_err(backend)?;
+                u32::try_from(value).map_err(backend)
+            };
+            Ok(MailboxCursor {
+                uid_validity: number(0)?,
+                last_uid: number(1)?,
+            })
+        })
+        .transpose()
+    }
+
+    async fn save_mailbox_cursor(
+        &self,
+        mailbox: &str,
+        cursor: MailboxCursor,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        self.client()
+            .await?
+            .execute(
+                "INSERT INTO mailbox_cursors (mailbox, uid_validity, last_uid, updated_at)
+                 VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (mailbox) DO UPDATE SET
+                     last_uid = CASE
+                         WHEN mailbox_cursors.uid_validity = excluded.uid_validity
+                         THEN greatest(mailbox_cursors.last_uid, excluded.last_uid)
+                         ELSE excluded.last_uid END,
+                     uid_validity = excluded.uid_validity,
+                     updated_at = excluded.updated_at",
+                &[
+                    &mailbox,
+                    &i64::from(cursor.uid_validity),
+                    &i64::from(cursor.last_uid),
+                    &at,
+                ],
+            )
+            .await
+            .map_err(backend)?;
         Ok(())
     }
 

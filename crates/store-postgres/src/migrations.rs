@@ -67,6 +67,8 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         include_str!("../migrations/0026_document_rotations.sql"),
     ),
     (27, include_str!("../migrations/0027_email_submissions.sql")),
+    (28, include_str!("../migrations/0028_event_terminals.sql")),
+    (29, include_str!("../migrations/0029_mailbox_polling.sql")),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

@@ -14,15 +14,15 @@ use tidemark_domain::{
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerFilter, PageRequest, Paged, SearchEntry, ShipmentFilter, ShipmentSort, StoreError,
-    StoreResult, TransportEventFilter,
+    ContainerFilter, PageRequest, Paged, SearchEntry, SearchKind, ShipmentFilter, ShipmentSort,
+    StoreError, StoreResult, TransportEventFilter,
 };
 use tokio_postgres::Row;
 use tokio_postgres::types::{FromSql, Json};
 use uuid::Uuid;
 
 use crate::convert::{backend, query_all, query_one, to_int};
-use crate::tracking_requests::{Condition, like_pattern};
+use crate::tracking_requests::Condition;
 
 /// Reads a row's columns in order, so column lists and readers cannot drift apart by index.
 struct Columns<'r> {
@@ -276,7 +276,7 @@ async fn upsert_container(client: &impl GenericClient, c: &Container) -> StoreRe
 }
 
 const EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_id, event, timestamp, \
-    voyage_number, location_locode, vessel_name, vessel_imo, source_id, created_at";
+    voyage_number, location_locode, vessel_name, vessel_imo, terminal_id, source_id, created_at";
 
 fn event_from_row(row: &Row) -> StoreResult<TransportEvent> {
     let mut c = Columns::new(row);
@@ -295,6 +295,7 @@ fn event_from_row(row: &Row) -> StoreResult<TransportEvent> {
         location_locode: c.get()?,
         vessel_name: c.get()?,
         vessel_imo: c.get()?,
+        terminal_id: c.get()?,
         source_id: c.get()?,
         created_at: c.get()?,
     })
@@ -314,12 +315,12 @@ async fn upsert_events<'a>(
         .prepare_cached(&format!(
             "INSERT INTO transport_events ({EVENT_COLUMNS})
              SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[],
-                $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
-                $12::timestamptz[])
+                $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[], $11::uuid[],
+                $12::text[], $13::timestamptz[])
              ON CONFLICT (id) DO UPDATE SET event = excluded.event,
                 timestamp = excluded.timestamp, voyage_number = excluded.voyage_number,
                 location_locode = excluded.location_locode, vessel_name = excluded.vessel_name,
-                vessel_imo = excluded.vessel_imo"
+                vessel_imo = excluded.vessel_imo, terminal_id = excluded.terminal_id"
         ))
         .await
         .map_err(backend)?;
@@ -337,6 +338,7 @@ async fn upsert_events<'a>(
     let locations = text(|e| e.location_locode.as_deref());
     let vessel_names = text(|e| e.vessel_name.as_deref());
     let vessel_imos = text(|e| e.vessel_imo.as_deref());
+    let terminals: Vec<Option<Uuid>> = events.iter().map(|e| e.terminal_id).collect();
     let sources: Vec<&str> = events.iter().map(|e| e.source_id.as_str()).collect();
     let created: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
     client
@@ -353,6 +355,7 @@ async fn upsert_events<'a>(
                 &locations,
                 &vessel_names,
                 &vessel_imos,
+                &terminals,
                 &sources,
                 &created,
             ],
@@ -364,7 +367,7 @@ async fn upsert_events<'a>(
 
 const RAW_EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_number, source_id, \
     original_event, event, timestamp, estimated, location_locode, location_name, vessel_name, \
-    vessel_imo, voyage_number, created_at";
+    vessel_imo, voyage_number, terminal_id, created_at";
 
 fn raw_event_from_row(row: &Row) -> StoreResult<RawEvent> {
     let mut c = Columns::new(row);
@@ -384,6 +387,7 @@ fn raw_event_from_row(row: &Row) -> StoreResult<RawEvent> {
             vessel_name: c.get()?,
             vessel_imo: c.get()?,
             voyage_number: c.get()?,
+            terminal_id: c.get()?,
         },
         created_at: c.get()?,
     })
@@ -399,14 +403,15 @@ async fn upsert_raw_events(client: &impl GenericClient, events: &[RawEvent]) -> 
             "INSERT INTO raw_events ({RAW_EVENT_COLUMNS})
              SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
                 $6::text[], $7::text[], $8::timestamptz[], $9::bool[], $10::text[], $11::text[],
-                $12::text[], $13::text[], $14::text[], $15::timestamptz[])
+                $12::text[], $13::text[], $14::text[], $15::uuid[], $16::timestamptz[])
              ON CONFLICT (shipment_id, source_id) DO UPDATE SET
                 container_number = excluded.container_number,
                 original_event = excluded.original_event, event = excluded.event,
                 timestamp = excluded.timestamp, estimated = excluded.estimated,
                 location_locode = excluded.location_locode,
                 location_name = excluded.location_name, vessel_name = excluded.vessel_name,
-                vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number"
+                vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number,
+                terminal_id = excluded.terminal_id"
         ))
         .await
         .map_err(backend)?;
@@ -428,6 +433,7 @@ async fn upsert_raw_events(client: &impl GenericClient, events: &[RawEvent]) -> 
     let vessel_names = text(|e| e.reported.vessel_name.as_deref());
     let vessel_imos = text(|e| e.reported.vessel_imo.as_deref());
     let voyages = text(|e| e.reported.voyage_number.as_deref());
+    let terminals: Vec<Option<Uuid>> = events.iter().map(|e| e.reported.terminal_id).collect();
     let created: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
     client
         .execute(
@@ -447,6 +453,7 @@ async fn upsert_raw_events(client: &impl GenericClient, events: &[RawEvent]) -> 
                 &vessel_names,
                 &vessel_imos,
                 &voyages,
+                &terminals,
                 &created,
             ],
         )
@@ -766,13 +773,28 @@ pub async fn list_shipments(
         .clauses
         .push(format!("s.account_id = {placeholder}"));
     if let Some(q) = &filter.q {
-        let placeholder = condition.bind(like_pattern(q));
+        // The search index (GET /v2/search's): a range of the account's terms, so the cost
+        // follows the matches, not the account's size. A query with no letter or digit
+        // matches nothing.
+        let Some(key) = tidemark_store::search_key(q) else {
+            return Ok(Paged {
+                items: Vec::new(),
+                total: 0,
+            });
+        };
+        let end = tidemark_store::prefix_end(&key);
+        let (account, key, end) = (
+            condition.bind(account.0),
+            condition.bind(key),
+            condition.bind(end),
+        );
         condition.clauses.push(format!(
-            "(s.bill_of_lading_number ILIKE {placeholder} ESCAPE '\\' \
-             OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(s.ref_numbers) r \
-             WHERE r ILIKE {placeholder} ESCAPE '\\') \
-             OR EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = s.id \
-             AND c.number ILIKE {placeholder} ESCAPE '\\'))"
+            "s.id IN (SELECT t.entity_id FROM search_terms t \
+             WHERE t.account_id = {account} AND t.kind = {shipment} AND t.term >= {key} AND t.term < {end} \
+             UNION SELECT c.shipment_id FROM search_terms t JOIN containers c ON c.id = t.entity_id \
+             WHERE t.account_id = {account} AND t.kind = {container} AND t.term >= {key} AND t.term < {end})",
+            shipment = SearchKind::Shipment.code(),
+            container = SearchKind::Container.code(),
         ));
     }
     for (column, value) in [

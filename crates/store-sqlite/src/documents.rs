@@ -9,8 +9,8 @@ use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_f
 use tidemark_domain::{AccountId, ApiKeyId, ContainerId, DomainEvent, NewJob, ShipmentId};
 use tidemark_store::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
-    DocumentSortField, DocumentStore, EmailSubmission, LinkTargets, PageRequest, Paged,
-    Representation, StoreError, StoreResult, StoredDocument, WordSearch, document_words,
+    DocumentSortField, DocumentStore, EmailSubmission, LinkTargets, MailboxCursor, PageRequest,
+    Paged, Representation, StoreError, StoreResult, StoredDocument, WordSearch, document_words,
     prefix_end,
 };
 use uuid::Uuid;
@@ -1071,7 +1071,7 @@ fn upload_from_row(row: &Row<'_>) -> rusqlite::Result<DirectUpload> {
 
 const EMAIL_COLUMNS: &str = "id, account_id, subject, body, from_addresses, to_addresses, \
     cc_addresses, sent_at, message_id, in_reply_to, references_ids, content_type, status, \
-    status_reason, created_at, updated_at";
+    status_reason, created_at, updated_at, source_key";
 
 fn email_from_row(row: &Row<'_>) -> rusqlite::Result<EmailSubmission> {
     let list = |index: usize| -> rusqlite::Result<Vec<String>> {
@@ -1095,6 +1095,7 @@ fn email_from_row(row: &Row<'_>) -> rusqlite::Result<EmailSubmission> {
         status_reason: row.get(13)?,
         created_at: from_ts(row, 14)?,
         updated_at: from_ts(row, 15)?,
+        source_key: row.get(16)?,
     })
 }
 
@@ -1224,14 +1225,17 @@ impl DocumentStore for SqliteStore {
         link_targets(&self.reader(), account, bl_numbers, container_numbers)
     }
 
-    async fn insert_email_submission(&self, s: &EmailSubmission) -> StoreResult<()> {
+    async fn insert_email_submission(&self, s: &EmailSubmission) -> StoreResult<bool> {
         let list =
             |items: &[String]| serde_json::to_string(items).unwrap_or_else(|_| "[]".to_owned());
-        self.writer()
+        let inserted = self
+            .writer()
             .execute(
                 &format!(
                     "INSERT INTO email_submissions ({EMAIL_COLUMNS})
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                             ?16, ?17)
+                     ON CONFLICT (source_key) WHERE source_key IS NOT NULL DO NOTHING"
                 ),
                 params![
                     s.id.to_string(),
@@ -1250,9 +1254,47 @@ impl DocumentStore for SqliteStore {
                     s.status_reason,
                     to_ts(s.created_at),
                     to_ts(s.updated_at),
+                    s.source_key,
                 ],
             )
             .map_err(|e| on_unique(e, "email_submissions_pkey"))?;
+        Ok(inserted == 1)
+    }
+
+    async fn mailbox_cursor(&self, mailbox: &str) -> StoreResult<Option<MailboxCursor>> {
+        self.reader()
+            .prepare_cached("SELECT uid_validity, last_uid FROM mailbox_cursors WHERE mailbox = ?1")
+            .and_then(|mut stmt| {
+                stmt.query_row([mailbox], |row| {
+                    Ok(MailboxCursor {
+                        uid_validity: row.get(0)?,
+                        last_uid: row.get(1)?,
+                    })
+                })
+                .optional()
+            })
+            .map_err(backend)
+    }
+
+    async fn save_mailbox_cursor(
+        &self,
+        mailbox: &str,
+        cursor: MailboxCursor,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        self.writer()
+            .execute(
+                "INSERT INTO mailbox_cursors (mailbox, uid_validity, last_uid, updated_at)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (mailbox) DO UPDATE SET
+                     last_uid = CASE WHEN uid_validity = excluded.uid_validity
+                                     THEN max(last_uid, excluded.last_uid)
+                                     ELSE excluded.last_uid END,
+                     uid_validity = excluded.uid_validity,
+                     updated_at = excluded.updated_at",
+                params![mailbox, cursor.uid_validity, cursor.last_uid, to_ts(at)],
+            )
+            .map_err(backend)?;
         Ok(())
     }
 

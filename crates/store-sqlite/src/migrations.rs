@@ -34,6 +34,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0025_search_terms.sql"),
     include_str!("../migrations/0026_document_rotations.sql"),
     include_str!("../migrations/0027_email_submissions.sql"),
+    include_str!("../migrations/0028_event_terminals.sql"),
+    include_str!("../migrations/0029_mailbox_polling.sql"),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

@@ -12,13 +12,12 @@ use tidemark_domain::{
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerFilter, PageRequest, Paged, SearchEntry, ShipmentFilter, ShipmentSort, StoreError,
-    StoreResult, TransportEventFilter,
+    ContainerFilter, PageRequest, Paged, SearchEntry, SearchKind, ShipmentFilter, ShipmentSort,
+    StoreError, StoreResult, TransportEventFilter,
 };
 use uuid::Uuid;
 
 use crate::convert::{backend, parse_ts, to_ts};
-use crate::tracking_requests::like_pattern;
 
 /// Reads a row's columns in order, so column lists and readers cannot drift apart by index.
 struct Columns<'r, 's> {
@@ -278,7 +277,7 @@ fn upsert_container(tx: &Connection, c: &Container) -> StoreResult<()> {
 }
 
 const EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_id, event, timestamp, \
-    voyage_number, location_locode, vessel_name, vessel_imo, source_id, created_at";
+    voyage_number, location_locode, vessel_name, vessel_imo, terminal_id, source_id, created_at";
 
 fn event_from_row(row: &Row<'_>) -> rusqlite::Result<TransportEvent> {
     let mut c = Columns::new(row);
@@ -297,6 +296,7 @@ fn event_from_row(row: &Row<'_>) -> rusqlite::Result<TransportEvent> {
         location_locode: c.get()?,
         vessel_name: c.get()?,
         vessel_imo: c.get()?,
+        terminal_id: c.opt_uuid()?,
         source_id: c.get()?,
         created_at: c.ts()?,
     })
@@ -305,11 +305,11 @@ fn event_from_row(row: &Row<'_>) -> rusqlite::Result<TransportEvent> {
 fn upsert_event(tx: &Connection, e: &TransportEvent) -> StoreResult<()> {
     tx.prepare_cached(&format!(
         "INSERT INTO transport_events ({EVENT_COLUMNS})
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
              ON CONFLICT (id) DO UPDATE SET event = excluded.event,
                 timestamp = excluded.timestamp, voyage_number = excluded.voyage_number,
                 location_locode = excluded.location_locode, vessel_name = excluded.vessel_name,
-                vessel_imo = excluded.vessel_imo"
+                vessel_imo = excluded.vessel_imo, terminal_id = excluded.terminal_id"
     ))
     .and_then(|mut stmt| {
         stmt.execute(params![
@@ -323,6 +323,7 @@ fn upsert_event(tx: &Connection, e: &TransportEvent) -> StoreResult<()> {
             e.location_locode,
             e.vessel_name,
             e.vessel_imo,
+            e.terminal_id.map(|id| id.to_string()),
             e.source_id,
             to_ts(e.created_at),
         ])
@@ -333,7 +334,7 @@ fn upsert_event(tx: &Connection, e: &TransportEvent) -> StoreResult<()> {
 
 const RAW_EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_number, source_id, \
     original_event, event, timestamp, estimated, location_locode, location_name, vessel_name, \
-    vessel_imo, voyage_number, created_at";
+    vessel_imo, voyage_number, terminal_id, created_at";
 
 fn raw_event_from_row(row: &Row<'_>) -> rusqlite::Result<RawEvent> {
     let mut c = Columns::new(row);
@@ -353,6 +354,7 @@ fn raw_event_from_row(row: &Row<'_>) -> rusqlite::Result<RawEvent> {
             vessel_name: c.get()?,
             vessel_imo: c.get()?,
             voyage_number: c.get()?,
+            terminal_id: c.opt_uuid()?,
         },
         created_at: c.ts()?,
     })
@@ -362,14 +364,15 @@ fn upsert_raw_event(tx: &Connection, e: &RawEvent) -> StoreResult<()> {
     let r = &e.reported;
     tx.prepare_cached(&format!(
         "INSERT INTO raw_events ({RAW_EVENT_COLUMNS})
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
              ON CONFLICT (shipment_id, source_id) DO UPDATE SET
                 container_number = excluded.container_number,
                 original_event = excluded.original_event, event = excluded.event,
                 timestamp = excluded.timestamp, estimated = excluded.estimated,
                 location_locode = excluded.location_locode,
                 location_name = excluded.location_name, vessel_name = excluded.vessel_name,
-                vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number"
+                vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number,
+                terminal_id = excluded.terminal_id"
     ))
     .and_then(|mut stmt| {
         stmt.execute(params![
@@ -387,6 +390,7 @@ fn upsert_raw_event(tx: &Connection, e: &RawEvent) -> StoreResult<()> {
             r.vessel_name,
             r.vessel_imo,
             r.voyage_number,
+            r.terminal_id.map(|id| id.to_string()),
             to_ts(e.created_at),
         ])
     })
@@ -699,18 +703,31 @@ pub fn list_shipments(
     let mut clauses = vec!["s.account_id = ?".to_owned()];
     let mut values = vec![Value::Text(account.0.to_string())];
     if let Some(q) = &filter.q {
-        clauses.push(
-            "(s.bill_of_lading_number LIKE ? ESCAPE '\\' \
-             OR EXISTS (SELECT 1 FROM json_each(s.ref_numbers) WHERE json_each.value LIKE ? ESCAPE '\\') \
-             OR EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = s.id AND c.number LIKE ? ESCAPE '\\'))"
-                .to_owned(),
-        );
-        let pattern = like_pattern(q);
-        values.extend([
-            Value::Text(pattern.clone()),
-            Value::Text(pattern.clone()),
-            Value::Text(pattern),
-        ]);
+        // The search index (GET /v2/search's): a range of the account's terms, so the cost
+        // follows the matches, not the account's size. A query with no letter or digit
+        // matches nothing.
+        let Some(key) = tidemark_store::search_key(q) else {
+            return Ok(Paged {
+                items: Vec::new(),
+                total: 0,
+            });
+        };
+        let end = tidemark_store::prefix_end(&key);
+        clauses.push(format!(
+            "s.id IN (SELECT t.entity_id FROM search_terms t \
+             WHERE t.account_id = ? AND t.kind = {shipment} AND t.term >= ? AND t.term < ? \
+             UNION SELECT c.shipment_id FROM search_terms t JOIN containers c ON c.id = t.entity_id \
+             WHERE t.account_id = ? AND t.kind = {container} AND t.term >= ? AND t.term < ?)",
+            shipment = SearchKind::Shipment.code(),
+            container = SearchKind::Container.code(),
+        ));
+        for _ in 0..2 {
+            values.extend([
+                Value::Text(account.0.to_string()),
+                Value::Text(key.clone()),
+                Value::Text(end.clone()),
+            ]);
+        }
     }
     let mut equal = |column: &str, value: &Option<String>| {
         if let Some(value) = value {

@@ -101,6 +101,7 @@ macro_rules! store_contract_tests {
             results_recorded_at_once_each_get_their_own_outcome,
             another_accounts_shipment_and_container_are_not_found,
             shipments_are_filtered_and_searched,
+            a_shipment_search_matches_the_start_of_any_word_of_its_numbers,
             shipments_are_filtered_by_tag_and_eta_window_and_sorted_by_eta,
             containers_are_filtered_by_status_port_scac_and_number,
             transport_events_of_a_container_are_filtered_by_event_and_time,
@@ -1188,8 +1189,12 @@ fn milestone(
         vessel_name: Some("TIDEMARK SPIRIT".to_owned()),
         vessel_imo: Some("9321483".to_owned()),
         voyage_number: Some("001E".to_owned()),
+        terminal_id: None,
     }
 }
+
+/// A terminal id, as the reference terminals have (no row of the store holds them).
+const TERMINAL: uuid::Uuid = uuid::Uuid::from_u128(0x7e41_0000_0000_5000_8000_0000_0000_0001);
 
 fn carrier_report(milestones: Vec<Milestone>) -> CarrierReport {
     CarrierReport {
@@ -1227,6 +1232,7 @@ fn raw_event_of(milestone: &Milestone) -> ReportedRawEvent {
             vessel_name: milestone.vessel_name.clone(),
             vessel_imo: milestone.vessel_imo.clone(),
             voyage_number: milestone.voyage_number.clone(),
+            terminal_id: milestone.terminal_id,
         },
     }
 }
@@ -1234,13 +1240,16 @@ fn raw_event_of(milestone: &Milestone) -> ReportedRawEvent {
 fn departed_voyage() -> Vec<Milestone> {
     use TransportEventName as E;
     vec![
-        milestone(
-            "load-1",
-            E::VesselLoaded,
-            Some("TDMU1000001"),
-            t0() + Duration::hours(1),
-            "CNSHA",
-        ),
+        Milestone {
+            terminal_id: Some(TERMINAL),
+            ..milestone(
+                "load-1",
+                E::VesselLoaded,
+                Some("TDMU1000001"),
+                t0() + Duration::hours(1),
+                "CNSHA",
+            )
+        },
         milestone(
             "load-2",
             E::VesselLoaded,
@@ -1638,6 +1647,55 @@ async fn listed(
         .into_iter()
         .map(|s| s.id)
         .collect()
+}
+
+pub async fn a_shipment_search_matches_the_start_of_any_word_of_its_numbers(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (_, first) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+    let (_, second) = tracked(store.as_ref(), &ids, acme, "OTHERBL0002", Vec::new()).await;
+    let mut referenced = second.shipment.clone();
+    referenced.ref_numbers = vec!["PO-4242".to_owned()];
+    store.update_shipment(&referenced).await.unwrap();
+    let search = |q: &str| {
+        listed(
+            &store,
+            acme,
+            ShipmentFilter {
+                q: Some(q.to_owned()),
+                ..ShipmentFilter::default()
+            },
+        )
+    };
+
+    assert_eq!(
+        search("testbl").await,
+        vec![first.shipment.id],
+        "a BL's start"
+    );
+    assert_eq!(
+        search("4242").await,
+        vec![second.shipment.id],
+        "a ref number's word"
+    );
+    assert_eq!(
+        search("po 4242").await,
+        vec![second.shipment.id],
+        "spacing ignored"
+    );
+    assert_eq!(
+        search("BL0001").await,
+        Vec::new(),
+        "not the middle of a word"
+    );
+    assert_eq!(
+        search("-%-").await,
+        Vec::new(),
+        "no letter or digit matches nothing"
+    );
 }
 
 pub async fn shipments_are_filtered_and_searched(backend: &dyn TestBackend) {
@@ -2287,6 +2345,7 @@ pub async fn a_corrected_raw_event_replaces_the_recorded_one(backend: &dyn TestB
         .unwrap();
     let mut milestones = departed_voyage();
     milestones[2].at = t0() + Duration::hours(7);
+    milestones[2].terminal_id = Some(TERMINAL);
 
     let second = tracking_update::plan(
         &request,
@@ -2312,7 +2371,21 @@ pub async fn a_corrected_raw_event_replaces_the_recorded_one(backend: &dyn TestB
     assert_eq!(raw.len(), known_raw.len());
     let departed = raw.iter().find(|e| e.source_id == "depart").unwrap();
     assert_eq!(departed.reported.timestamp, t0() + Duration::hours(7));
+    assert_eq!(departed.reported.terminal_id, Some(TERMINAL));
     assert_eq!(departed.created_at, t0() + Duration::hours(6));
+    let departures: Vec<_> = store
+        .transport_events_of_shipment(first.shipment.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.source_id == "depart")
+        .map(|e| e.terminal_id)
+        .collect();
+    assert_eq!(
+        departures,
+        [Some(TERMINAL), Some(TERMINAL)],
+        "one per container"
+    );
 }
 
 fn party(ids: &SequentialIds, account: AccountId, name: &str, at: DateTime<Utc>) -> Party {

@@ -67,8 +67,21 @@ pub struct EmailSubmission {
     pub status: String,
     /// Why it was rejected, or what happened to attachments that were not kept.
     pub status_reason: Option<String>,
+    /// Where the message was taken from when it could be taken twice (a message in a polled
+    /// IMAP mailbox: an IMAP URL with the mailbox's UIDVALIDITY and the message's UID);
+    /// unique, so a message taken again after a crash is not recorded twice. `None` for
+    /// mail delivered over SMTP.
+    pub source_key: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// How far a polled mailbox has been read: the mailbox's `UIDVALIDITY` (RFC 3501 §2.3.1.1:
+/// UIDs are only comparable under one) and the highest UID taken under it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MailboxCursor {
+    pub uid_validity: u32,
+    pub last_uid: u32,
 }
 
 /// What extraction made of a document (Terminal49's `document_representation`).
@@ -246,8 +259,9 @@ pub trait DocumentStore: Send + Sync {
         bl_numbers: &[String],
         container_numbers: &[String],
     ) -> StoreResult<LinkTargets>;
-    /// Records a received email.
-    async fn insert_email_submission(&self, submission: &EmailSubmission) -> StoreResult<()>;
+    /// Records a received email; `false` (nothing written) when one with the same
+    /// `source_key` is recorded already.
+    async fn insert_email_submission(&self, submission: &EmailSubmission) -> StoreResult<bool>;
     /// Sets an email's final `status` and `status_reason`.
     async fn finish_email_submission(
         &self,
@@ -264,6 +278,17 @@ pub trait DocumentStore: Send + Sync {
         account: AccountId,
         page: PageRequest,
     ) -> StoreResult<Paged<EmailSubmission>>;
+    /// How far the mailbox named `mailbox` has been read, if it was read before.
+    async fn mailbox_cursor(&self, mailbox: &str) -> StoreResult<Option<MailboxCursor>>;
+    /// Records that `mailbox` was read up to `cursor`. Under the same `uid_validity` the
+    /// cursor only moves forward (a slower process cannot move it back); a new
+    /// `uid_validity` replaces it.
+    async fn save_mailbox_cursor(
+        &self,
+        mailbox: &str,
+        cursor: MailboxCursor,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
     /// The live documents (with their links) made from these emails, oldest first.
     async fn documents_of_email_submissions(
         &self,

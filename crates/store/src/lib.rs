@@ -36,7 +36,8 @@ pub use custom_fields::{
 pub use document_search::{MAX_WORD_CHARS, WordSearch, document_words, prefix_end, search_words};
 pub use documents::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
-    DocumentSortField, DocumentStore, EmailSubmission, LinkTargets, Representation, StoredDocument,
+    DocumentSortField, DocumentStore, EmailSubmission, LinkTargets, MailboxCursor, Representation,
+    StoredDocument,
 };
 pub use error::{BoxError, StoreError};
 pub use read_cache::{RECENT_EVICTIONS, ReadCache, Ticket};

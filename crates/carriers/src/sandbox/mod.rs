@@ -53,9 +53,19 @@ pub struct SandboxPort {
     pub latitude: f64,
     /// Longitude in decimal degrees (WGS 84).
     pub longitude: f64,
-    /// The names of the port's container terminals, when known: voyages call at one of
-    /// them and name it in their events.
-    pub terminals: Vec<String>,
+    /// The port's container terminals, when known: voyages call at one of them and name it
+    /// in their events.
+    pub terminals: Vec<SandboxTerminal>,
+}
+
+/// A container terminal of a [`SandboxPort`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SandboxTerminal {
+    pub name: String,
+    /// Its SMDG terminal code, when known: events then name the terminal by code (DCSA
+    /// `facilityCode` from the SMDG list), as carriers do, and by name (`otherFacility`)
+    /// only when it has none.
+    pub smdg_code: Option<String>,
 }
 
 /// The voyage generator. Cheap to share: it holds only the usable ports.

@@ -435,13 +435,17 @@ fn v3_event(event: &DcsaEvent) -> serde_json::Value {
         "eventUpdatedDateTime".into(),
         json!(seconds(&event.event_created_date_time)),
     );
-    out.insert(
-        "eventLocation".into(),
-        json!({
-            "UNLocationCode": call.un_location_code,
-            "facilityTypeCode": call.facility_type_code,
-        }),
-    );
+    let mut location = json!({
+        "UNLocationCode": call.un_location_code,
+        "facilityTypeCode": call.facility_type_code,
+    });
+    if let (Some(code), Some(provider)) = (&call.facility_code, call.facility_code_list_provider) {
+        location["facility"] = json!({
+            "facilityCode": code,
+            "facilityCodeListProvider": provider,
+        });
+    }
+    out.insert("eventLocation".into(), location);
     out.insert("eventClassification".into(), Value::Object(classification));
     // In the sandbox's order (booking, then bill of lading), as in the spec's example.
     let mut documents: Vec<Value> = event

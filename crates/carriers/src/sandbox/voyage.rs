@@ -11,7 +11,7 @@ use tidemark_domain::ContainerNumber;
 use uuid::Uuid;
 
 use super::geometry::{SeaPath, sea_path};
-use super::{Draws, SandboxPort};
+use super::{Draws, SandboxPort, SandboxTerminal};
 use crate::event::{
     Classifier, DcsaCode, DocumentType, EmptyIndicator, EventKind, ModeOfTransport,
 };
@@ -128,9 +128,16 @@ pub struct DcsaTransportCall {
     pub import_voyage_number: Option<String>,
     #[serde(rename = "UNLocationCode")]
     pub un_location_code: String,
+    /// The terminal's SMDG code, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub facility_code: Option<String>,
+    /// `SMDG` beside a `facility_code`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub facility_code_list_provider: Option<&'static str>,
     /// `POTE` for the terminal, `DEPO` for the empty depot.
     pub facility_type_code: &'static str,
-    /// The terminal's name (DCSA's field for a facility without a standard code).
+    /// The terminal's name, for a terminal without an SMDG code (DCSA's field for a
+    /// facility without a standard code).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other_facility: Option<String>,
     pub mode_of_transport: ModeOfTransport,
@@ -683,6 +690,26 @@ impl Voyage {
     }
 
     fn transport_call(&self, milestone: &Milestone) -> DcsaTransportCall {
+        let mut call = self.call_without_facility(milestone);
+        let terminal = match milestone.place {
+            Place::Vessel { port, .. } => self.terminal_at(port),
+            Place::Gate { port, facility } => (facility == "POTE")
+                .then(|| self.terminal_at(port))
+                .flatten(),
+        };
+        if let Some(terminal) = terminal {
+            match &terminal.smdg_code {
+                Some(code) => {
+                    call.facility_code = Some(code.clone());
+                    call.facility_code_list_provider = Some("SMDG");
+                }
+                None => call.other_facility = Some(terminal.name.clone()),
+            }
+        }
+        call
+    }
+
+    fn call_without_facility(&self, milestone: &Milestone) -> DcsaTransportCall {
         match milestone.place {
             Place::Vessel { port, leg } => {
                 let sea_leg = &self.legs[leg];
@@ -693,8 +720,10 @@ impl Voyage {
                     export_voyage_number: Some(sea_leg.voyage_number.clone()),
                     import_voyage_number: Some(sea_leg.voyage_number.clone()),
                     un_location_code: self.ports[port].locode.clone(),
+                    facility_code: None,
+                    facility_code_list_provider: None,
                     facility_type_code: "POTE",
-                    other_facility: self.terminal_at(port),
+                    other_facility: None,
                     mode_of_transport: ModeOfTransport::Vessel,
                     vessel: Some(DcsaVessel {
                         vessel_imo_number: sea_leg.vessel.imo.clone(),
@@ -709,10 +738,10 @@ impl Voyage {
                 export_voyage_number: None,
                 import_voyage_number: None,
                 un_location_code: self.ports[port].locode.clone(),
+                facility_code: None,
+                facility_code_list_provider: None,
                 facility_type_code: facility,
-                other_facility: (facility == "POTE")
-                    .then(|| self.terminal_at(port))
-                    .flatten(),
+                other_facility: None,
                 mode_of_transport: ModeOfTransport::Truck,
                 vessel: None,
             },
@@ -721,10 +750,10 @@ impl Voyage {
 
     /// The terminal this voyage uses at `port`, the same for every call there; `None` where
     /// the port's terminals are not known.
-    fn terminal_at(&self, port: usize) -> Option<String> {
+    fn terminal_at(&self, port: usize) -> Option<&SandboxTerminal> {
         let terminals = &self.ports[port].terminals;
         let draw = usize::from(self.uuid(&format!("terminal {port}")).as_bytes()[0]);
-        terminals.get(draw % terminals.len().max(1)).cloned()
+        terminals.get(draw % terminals.len().max(1))
     }
 
     /// A UUIDv5 for a name within this voyage, the same in every process.

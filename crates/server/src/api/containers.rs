@@ -28,7 +28,7 @@ pub use crate::resources::containers::{
     VesselIds, source_events_of, vessels_of,
 };
 use crate::resources::ports::port_objects;
-use crate::resources::terminals::terminal_object;
+use crate::resources::terminals::{terminal_object, terminal_objects};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -45,8 +45,7 @@ const INCLUDES: &[&str] = &[
     "pickup_facility",
 ];
 
-/// Relationships a container's transport events may include. Terminals are not linked to
-/// events yet, so `terminal` includes nothing.
+/// Relationships a container's transport events may include (none by default).
 const EVENT_INCLUDES: &[&str] = &["location", "vessel", "terminal"];
 
 fn parse_id(id: &str) -> Result<ContainerId, ApiError> {
@@ -446,6 +445,10 @@ async fn transport_events(
     if includes.contains("vessel") {
         let imos = found.items.iter().filter_map(|e| e.vessel_imo.as_deref());
         included.extend(vessel_objects(&state, imos).await?);
+    }
+    if includes.contains("terminal") {
+        let terminals = found.items.iter().filter_map(|e| e.terminal_id);
+        included.extend(terminal_objects(state.reference, terminals, base));
     }
     Ok(ListDocument::page(
         found

@@ -21,12 +21,14 @@ use crate::api::vessels::vessel_objects;
 use crate::app::AppState;
 use crate::resources::containers::{VesselIds, vessel_ids};
 use crate::resources::ports::port_objects;
+use crate::resources::terminals::terminal_objects;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list))
 }
 
-/// Relationships raw events may include; `terminal` includes nothing yet.
+/// Relationships raw events may include; Terminal49 includes all three unless told
+/// otherwise (its live raw events carry their terminals in `included`).
 const INCLUDES: &[&str] = &["location", "vessel", "terminal"];
 
 /// The line whose events these are (every raw event of a container is its shipment's).
@@ -178,8 +180,13 @@ impl Resource for RawEventResource<'_> {
                 "container",
                 Some(ResourceIdentifier::new("container", self.container)),
             )
-            // Terminals are not linked to carrier events yet.
-            .one("terminal", None)
+            .one(
+                "terminal",
+                self.event
+                    .reported
+                    .terminal_id
+                    .map(|id| ResourceIdentifier::new("terminal", id)),
+            )
     }
 }
 
@@ -205,9 +212,8 @@ async fn list(
     query: QueryParams,
 ) -> Result<ListDocument<RawEventAttributes>, ApiError> {
     let page = query.page(DEFAULT_PAGE_SIZE)?;
-    // Terminal49 includes the events' ports and vessels unless told otherwise.
     let includes = match query.get("include") {
-        None => Includes::of(&["location", "vessel"]),
+        None => Includes::of(INCLUDES),
         Some(_) => query.includes("raw_event", INCLUDES)?,
     };
     let container = Uuid::parse_str(&id)
@@ -232,6 +238,10 @@ async fn list(
     }
     if includes.contains("vessel") {
         included.extend(vessel_objects(&state, imos).await?);
+    }
+    if includes.contains("terminal") {
+        let terminals = events.iter().filter_map(|e| e.reported.terminal_id);
+        included.extend(terminal_objects(state.reference, terminals, base));
     }
     let offset = usize::try_from(page.offset()).unwrap_or(usize::MAX);
     let data = events

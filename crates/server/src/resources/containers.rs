@@ -334,7 +334,11 @@ impl Resource for TransportEventResource<'_> {
                     .and_then(|imo| self.vessels.get(imo))
                     .map(|id| ResourceIdentifier::new("vessel", id)),
             )
-            .one("terminal", None)
+            .one(
+                "terminal",
+                e.terminal_id
+                    .map(|id| ResourceIdentifier::new("terminal", id)),
+            )
             .one(
                 "source_event",
                 self.sources

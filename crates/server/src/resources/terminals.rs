@@ -135,3 +135,17 @@ pub fn terminal_object(reference: &ReferenceData, id: Uuid, base: &str) -> Optio
         base,
     ))
 }
+
+/// The terminals with these ids as included resources, each once, in the order first named;
+/// ids that are not reference terminals are left out.
+pub fn terminal_objects(
+    reference: &ReferenceData,
+    ids: impl IntoIterator<Item = Uuid>,
+    base: &str,
+) -> Vec<Included> {
+    let mut seen = std::collections::HashSet::new();
+    ids.into_iter()
+        .filter(|id| seen.insert(*id))
+        .filter_map(|id| terminal_object(reference, id, base))
+        .collect()
+}

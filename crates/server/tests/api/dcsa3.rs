@@ -68,24 +68,6 @@ async fn app_with_3_0_carrier(backend: Backend, base_url: &str) -> TestApp {
         .unwrap()
 }
 
-async fn track(app: &TestApp, number: &str) -> String {
-    let response = app
-        .post_json(
-            "/v2/tracking_requests",
-            &json!({"data": {"type": "tracking_request", "attributes": {
-                "request_type": "bill_of_lading", "request_number": number, "scac": "KMTU"
-            }}}),
-        )
-        .await;
-    assert_eq!(
-        response.status,
-        StatusCode::CREATED,
-        "{}",
-        String::from_utf8_lossy(&response.body)
-    );
-    response.json()["data"]["id"].as_str().unwrap().to_owned()
-}
-
 async fn request_of(app: &TestApp, id: &str) -> Value {
     app.get(&format!("/v2/tracking_requests/{id}")).await.json()["data"].clone()
 }
@@ -130,7 +112,7 @@ fn notification(number: &str) -> Vec<u8> {
 async fn a_carrier_speaking_3_0_tracks_a_number_through_the_sandboxs_v3_events(app: TestApp) {
     let (base_url, paths) = sandbox_v3().await;
     let app = app_with_3_0_carrier(app.backend, &base_url).await;
-    let id = track(&app, "TEST-DCSA3-0001").await;
+    let id = app.track("bill_of_lading", "TEST-DCSA3-0001", "KMTU").await;
 
     app.run_pending_jobs().await;
 
@@ -173,7 +155,7 @@ async fn a_carrier_speaking_3_0_tracks_a_number_through_the_sandboxs_v3_events(a
 async fn a_signed_3_0_push_is_accepted_and_polls_the_requests_it_concerns(app: TestApp) {
     let (base_url, _) = sandbox_v3().await;
     let app = app_with_3_0_carrier(app.backend, &base_url).await;
-    track(&app, "TEST-DCSA3-PUSH").await;
+    app.track("bill_of_lading", "TEST-DCSA3-PUSH", "KMTU").await;
     app.run_pending_jobs().await;
     assert_eq!(
         app.run_pending_jobs().await,

@@ -14,13 +14,20 @@ use crate::documents::{pdf, tracked};
 use crate::helpers::TestApp;
 use crate::on_both_backends;
 
+/// Mail is filed under `acme`, from two senders, up to 200,000 bytes (the IMAP poller's
+/// tests share these).
+pub(crate) const EMAIL_SETTINGS: &[(&str, &str)] = &[
+    ("storage_url", "memory://"),
+    ("email.account", "acme"),
+    (
+        "email.allowed_senders",
+        "ops@forwarder.example, @carrier.example",
+    ),
+    ("email.max_message_bytes", "200000"),
+];
+
 on_both_backends!(
-    settings = &[
-        ("storage_url", "memory://"),
-        ("email.account", "acme"),
-        ("email.allowed_senders", "ops@forwarder.example, @carrier.example"),
-        ("email.max_message_bytes", "200000"),
-    ];
+    settings = crate::email_submissions::EMAIL_SETTINGS;
     a_message_sent_over_smtp_becomes_a_submission_with_its_documents,
     bad_mail_is_refused_or_recorded_with_a_reason_and_the_receiver_keeps_serving,
     email_submissions_are_listed_newest_first_and_found_by_id_only_in_their_account,
@@ -105,7 +112,12 @@ impl Client {
 }
 
 /// A MIME message from `from` with a text body and these attachments.
-fn message(from: &str, subject: &str, body: &str, attachments: &[(&str, &str, &[u8])]) -> String {
+pub(crate) fn message(
+    from: &str,
+    subject: &str,
+    body: &str,
+    attachments: &[(&str, &str, &[u8])],
+) -> String {
     let boundary = "=_tidemark_test_boundary";
     let mut text = format!(
         "From: Forwarder Ops <{from}>\r\nTo: docs@tidemark.test\r\nCc: team@forwarder.example\r\n\
@@ -142,7 +154,7 @@ fn message(from: &str, subject: &str, body: &str, attachments: &[(&str, &str, &[
     text
 }
 
-async fn submissions(app: &TestApp) -> Value {
+pub(crate) async fn submissions(app: &TestApp) -> Value {
     let response = app.get("/v2/email_submissions").await;
     assert_eq!(response.status, StatusCode::OK);
     response.json()

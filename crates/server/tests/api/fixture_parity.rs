@@ -55,13 +55,6 @@ on_both_backends!(
 /// strings. Tidemark follows the documented contract.
 const DELIBERATE: &[(&str, &str)] = &[("port", "latitude"), ("port", "longitude")];
 
-/// `(fixture, resource type)` Tidemark cannot answer yet: carrier events are not linked to
-/// terminals (only shipments and containers are, through the port of discharge).
-const NOT_YET: &[(&str, &str)] = &[
-    ("sdk-fixtures/containers.events.json", "terminal"),
-    ("cli-live-fixtures/containers.raw-events.json", "terminal"),
-];
-
 /// What the cases ask for: the ids of one tracked sandbox voyage and its neighbours.
 struct Tracked {
     shipment: String,
@@ -126,9 +119,11 @@ async fn tracked(app: &TestApp) -> Tracked {
     app.clock.advance(chrono::Duration::days(20));
     app.tick().await;
 
-    let request = ok(app, &format!("/v2/tracking_requests/{tracking_request}")).await;
+    let request = app
+        .get_ok(&format!("/v2/tracking_requests/{tracking_request}"))
+        .await;
     let shipment = text(&request["data"]["relationships"]["tracked_object"]["data"]["id"]);
-    let shipment_document = ok(app, &format!("/v2/shipments/{shipment}")).await;
+    let shipment_document = app.get_ok(&format!("/v2/shipments/{shipment}")).await;
     let relationships = &shipment_document["data"]["relationships"];
     let container = text(&relationships["containers"]["data"][0]["id"]);
     let port = text(&relationships["port_of_lading"]["data"]["id"]);
@@ -170,17 +165,6 @@ async fn created(app: &TestApp, path: &str, body: Value) -> String {
     text(&response.json()["data"]["id"])
 }
 
-async fn ok(app: &TestApp, path: &str) -> Value {
-    let response = app.get(path).await;
-    assert_eq!(
-        response.status,
-        StatusCode::OK,
-        "GET {path}: {}",
-        String::from_utf8_lossy(&response.body)
-    );
-    response.json()
-}
-
 fn text(value: &Value) -> String {
     match value {
         Value::String(text) => text.clone(),
@@ -209,9 +193,9 @@ fn fixture(name: &str) -> Value {
 
 /// Asks Tidemark `path` and compares its answer with the fixture `name`.
 async fn reads_like(app: &TestApp, name: &str, path: &str) {
-    let ours = ok(app, path).await;
+    let ours = app.get_ok(path).await;
     let theirs = fixture(name);
-    let differences = differences(name, &theirs, &ours);
+    let differences = differences(&theirs, &ours);
     assert!(
         differences.is_empty(),
         "GET {path} differs from {name}:\n  {}\nours: {ours:#}",
@@ -220,7 +204,7 @@ async fn reads_like(app: &TestApp, name: &str, path: &str) {
 }
 
 /// What a client reading `theirs` would miss or misread in `ours`.
-fn differences(name: &str, theirs: &Value, ours: &Value) -> Vec<String> {
+fn differences(theirs: &Value, ours: &Value) -> Vec<String> {
     let mut found = Vec::new();
     for member in object_keys(theirs) {
         if ours.get(&member).is_none() {
@@ -236,9 +220,7 @@ fn differences(name: &str, theirs: &Value, ours: &Value) -> Vec<String> {
     let our_shapes = shapes(ours);
     for (kind, their_shape) in shapes(theirs) {
         let Some(our_shape) = our_shapes.get(&kind) else {
-            if !NOT_YET.contains(&(name, kind.as_str())) {
-                found.push(format!("no `{kind}` resource"));
-            }
+            found.push(format!("no `{kind}` resource"));
             continue;
         };
         for member in their_shape.members.difference(&our_shape.members) {
@@ -588,7 +570,7 @@ async fn cli_terminal_reads_like_terminal49s(app: TestApp) {
 
 async fn cli_search_by_bill_of_lading_reads_like_terminal49s(app: TestApp) {
     let ids = tracked(&app).await;
-    let shipment = ok(&app, &format!("/v2/shipments/{}", ids.shipment)).await;
+    let shipment = app.get_ok(&format!("/v2/shipments/{}", ids.shipment)).await;
     let bill_of_lading = text(&shipment["data"]["attributes"]["bill_of_lading_number"]);
     let path = format!("/v2/search?query={bill_of_lading}");
     reads_like(&app, "cli-live-fixtures/search.shipment-bol.json", &path).await;
@@ -602,7 +584,9 @@ async fn cli_search_by_tracking_number_reads_like_terminal49s(app: TestApp) {
 
 /// The container's number, which a search finds as a `cargo` result.
 async fn container_number(app: &TestApp, ids: &Tracked) -> String {
-    let container = ok(app, &format!("/v2/containers/{}", ids.container)).await;
+    let container = app
+        .get_ok(&format!("/v2/containers/{}", ids.container))
+        .await;
     text(&container["data"]["attributes"]["number"])
 }
 

@@ -245,6 +245,37 @@ impl TestApp {
         self.request(Method::GET, path, Some(&self.key), None).await
     }
 
+    /// GET a document that must be found: the answer's JSON, after asserting a 200.
+    pub async fn get_ok(&self, path: &str) -> Value {
+        let response = self.get(path).await;
+        assert_eq!(
+            response.status,
+            StatusCode::OK,
+            "GET {path}: {}",
+            String::from_utf8_lossy(&response.body)
+        );
+        response.json()
+    }
+
+    /// Submits a tracking request and returns its id, after asserting it was created.
+    pub async fn track(&self, request_type: &str, number: &str, scac: &str) -> String {
+        let response = self
+            .post_json(
+                "/v2/tracking_requests",
+                &serde_json::json!({"data": {"type": "tracking_request", "attributes": {
+                    "request_type": request_type, "request_number": number, "scac": scac
+                }}}),
+            )
+            .await;
+        assert_eq!(
+            response.status,
+            StatusCode::CREATED,
+            "{}",
+            String::from_utf8_lossy(&response.body)
+        );
+        response.json()["data"]["id"].as_str().unwrap().to_owned()
+    }
+
     /// POST a JSON value with the read-write key.
     pub async fn post_json(&self, path: &str, body: &Value) -> TestResponse {
         self.request(

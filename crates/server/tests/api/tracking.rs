@@ -85,24 +85,6 @@ async fn scripted_app(
         .unwrap()
 }
 
-async fn track(app: &TestApp, request_type: &str, number: &str, scac: &str) -> String {
-    let response = app
-        .post_json(
-            "/v2/tracking_requests",
-            &json!({"data": {"type": "tracking_request", "attributes": {
-                "request_type": request_type, "request_number": number, "scac": scac
-            }}}),
-        )
-        .await;
-    assert_eq!(
-        response.status,
-        StatusCode::CREATED,
-        "{}",
-        String::from_utf8_lossy(&response.body)
-    );
-    response.json()["data"]["id"].as_str().unwrap().to_owned()
-}
-
 async fn request_of(app: &TestApp, id: &str) -> Value {
     app.get(&format!("/v2/tracking_requests/{id}")).await.json()["data"].clone()
 }
@@ -132,7 +114,9 @@ async fn events_of(app: &TestApp, container_id: &str) -> Vec<Value> {
 }
 
 async fn a_transport_event_names_its_vessel(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-TR-SUCCEEDED", "TEST").await;
+    let id = app
+        .track("bill_of_lading", "TEST-TR-SUCCEEDED", "TEST")
+        .await;
     app.run_pending_jobs().await;
     let shipment = shipment_of(&app, &id).await;
     let container = shipment["data"]["relationships"]["containers"]["data"][0]["id"]
@@ -156,7 +140,9 @@ async fn a_transport_event_names_its_vessel(app: TestApp) {
 }
 
 async fn a_test_number_becomes_a_tracked_shipment_with_containers_and_events(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-TR-SUCCEEDED", "TEST").await;
+    let id = app
+        .track("bill_of_lading", "TEST-TR-SUCCEEDED", "TEST")
+        .await;
 
     app.run_pending_jobs().await;
 
@@ -208,7 +194,7 @@ async fn a_test_number_becomes_a_tracked_shipment_with_containers_and_events(app
 }
 
 async fn the_sandbox_failure_number_fails_as_not_found(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-TR-FAILED", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-TR-FAILED", "TEST").await;
 
     app.run_pending_jobs().await;
 
@@ -243,7 +229,7 @@ async fn actual_events(app: &TestApp, request_id: &str) -> usize {
 }
 
 async fn the_voyage_unfolds_as_the_clock_moves(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-UNFOLDS-1", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-UNFOLDS-1", "TEST").await;
     app.run_pending_jobs().await;
     let before = actual_events(&app, &id).await;
 
@@ -260,7 +246,7 @@ async fn the_voyage_unfolds_as_the_clock_moves(app: TestApp) {
 }
 
 async fn polling_again_creates_no_duplicate_events(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-NODUPES", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-NODUPES", "TEST").await;
     app.run_pending_jobs().await;
     let first = actual_events(&app, &id).await;
 
@@ -296,7 +282,7 @@ async fn polling_again_creates_no_duplicate_events(app: TestApp) {
 
 async fn an_unknown_bill_of_lading_awaits_its_manifest_then_expires(app: TestApp) {
     let app = scripted_app(app.backend, Vec::new()).await;
-    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
 
     app.run_pending_jobs().await;
     let waiting = request_of(&app, &id).await;
@@ -320,7 +306,7 @@ async fn an_unknown_bill_of_lading_awaits_its_manifest_then_expires(app: TestApp
 
 async fn editing_a_request_awaiting_its_manifest_does_not_postpone_its_daily_check(app: TestApp) {
     let app = scripted_app(app.backend, Vec::new()).await;
-    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
     app.run_pending_jobs().await;
     app.clock.advance(Duration::hours(20));
     let edited = app
@@ -354,7 +340,7 @@ async fn editing_a_request_awaiting_its_manifest_does_not_postpone_its_daily_che
 
 async fn an_unknown_container_number_fails_at_once(app: TestApp) {
     let app = scripted_app(app.backend, Vec::new()).await;
-    let id = track(&app, "container", "CSQU3054383", "MAEU").await;
+    let id = app.track("container", "CSQU3054383", "MAEU").await;
 
     app.run_pending_jobs().await;
 
@@ -368,7 +354,7 @@ async fn transient_carrier_errors_are_retried_then_exhausted(app: TestApp) {
         .map(|_| Err(CarrierError::Unavailable("503".to_owned())))
         .collect();
     let app = scripted_app(app.backend, answers).await;
-    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
 
     app.run_pending_jobs().await;
     let first = request_of(&app, &id).await;
@@ -411,7 +397,7 @@ async fn a_carrier_that_recovers_clears_the_retry_state(app: TestApp) {
         ],
     )
     .await;
-    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
     app.run_pending_jobs().await;
     let retrying = request_of(&app, &id).await;
 
@@ -429,7 +415,7 @@ async fn a_carrier_that_recovers_clears_the_retry_state(app: TestApp) {
 }
 
 async fn stopping_tracking_stops_polling_and_resuming_restarts_it(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-STOPME", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-STOPME", "TEST").await;
     app.run_pending_jobs().await;
     let shipment_id = shipment_of(&app, &id).await["data"]["id"]
         .as_str()
@@ -492,7 +478,7 @@ async fn stopping_tracking_stops_polling_and_resuming_restarts_it(app: TestApp) 
 }
 
 async fn tracking_survives_a_restart_in_the_middle(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-RESTART", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-RESTART", "TEST").await;
     // The process dies before any worker ran: the request and its queued poll are stored.
 
     let restarted = app.restarted();
@@ -510,8 +496,8 @@ async fn tracking_survives_a_restart_in_the_middle(app: TestApp) {
 }
 
 async fn shipments_and_containers_are_listed_and_filtered(app: TestApp) {
-    let first = track(&app, "bill_of_lading", "TEST-LIST-1", "TEST").await;
-    track(&app, "bill_of_lading", "TEST-LIST-2", "TEST").await;
+    let first = app.track("bill_of_lading", "TEST-LIST-1", "TEST").await;
+    app.track("bill_of_lading", "TEST-LIST-2", "TEST").await;
     app.run_pending_jobs().await;
     let shipment = shipment_of(&app, &first).await;
     let pol = shipment["data"]["attributes"]["port_of_lading_locode"]
@@ -563,7 +549,7 @@ async fn shipments_and_containers_are_listed_and_filtered(app: TestApp) {
 }
 
 async fn another_accounts_shipment_and_container_are_not_found(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-MINE", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-MINE", "TEST").await;
     app.run_pending_jobs().await;
     let shipment = shipment_of(&app, &id).await;
     let shipment_id = shipment["data"]["id"].as_str().unwrap();
@@ -592,7 +578,7 @@ async fn another_accounts_shipment_and_container_are_not_found(app: TestApp) {
 }
 
 async fn a_shipment_accepts_only_ref_numbers_and_tags(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-EDIT", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-EDIT", "TEST").await;
     app.run_pending_jobs().await;
     let shipment_id = shipment_of(&app, &id).await["data"]["id"]
         .as_str()
@@ -628,7 +614,7 @@ async fn a_shipment_accepts_only_ref_numbers_and_tags(app: TestApp) {
 /// A shipment's document is kept between reads while nothing changes (the store's shipment
 /// cache): a user's edit and a carrier's later news each show in the very next read.
 async fn a_shipment_read_again_shows_an_edit_and_a_later_poll(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-READ-AGAIN", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-READ-AGAIN", "TEST").await;
     app.run_pending_jobs().await;
     let first = shipment_of(&app, &id).await;
     let again = shipment_of(&app, &id).await;
@@ -661,7 +647,7 @@ async fn a_shipment_read_again_shows_an_edit_and_a_later_poll(app: TestApp) {
 }
 
 async fn a_tracking_request_includes_its_shipment_by_default(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-INCLUDE", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-INCLUDE", "TEST").await;
     app.run_pending_jobs().await;
 
     let response = app.get(&format!("/v2/tracking_requests/{id}")).await.json();
@@ -676,7 +662,7 @@ async fn a_tracking_request_includes_its_shipment_by_default(app: TestApp) {
 }
 
 async fn a_tracking_request_includes_containers_and_ports_through_its_shipment(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-INCLUDE-2", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-INCLUDE-2", "TEST").await;
     app.run_pending_jobs().await;
 
     let response = app
@@ -709,7 +695,7 @@ async fn a_tracking_request_includes_containers_and_ports_through_its_shipment(a
 }
 
 async fn a_refresh_polls_now_and_has_its_own_limit_of_ten_a_minute(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-REFRESH", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-REFRESH", "TEST").await;
     app.run_pending_jobs().await;
     let shipment = shipment_of(&app, &id).await;
     let container_id = shipment["data"]["relationships"]["containers"]["data"][0]["id"]
@@ -753,7 +739,7 @@ async fn a_refresh_polls_now_and_has_its_own_limit_of_ten_a_minute(app: TestApp)
 }
 
 async fn tracking_stops_by_itself_once_every_container_is_returned(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-TO-THE-END", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-TO-THE-END", "TEST").await;
     app.run_pending_jobs().await;
 
     for _ in 0..12 {
@@ -779,8 +765,10 @@ async fn tracking_stops_by_itself_once_every_container_is_returned(app: TestApp)
 }
 
 async fn every_change_is_recorded_as_a_domain_event_for_notifications(app: TestApp) {
-    let failed = track(&app, "bill_of_lading", "TEST-TR-FAILED", "TEST").await;
-    let succeeded = track(&app, "bill_of_lading", "TEST-TR-SUCCEEDED", "TEST").await;
+    let failed = app.track("bill_of_lading", "TEST-TR-FAILED", "TEST").await;
+    let succeeded = app
+        .track("bill_of_lading", "TEST-TR-SUCCEEDED", "TEST")
+        .await;
     app.run_pending_jobs().await;
     let account = app
         .app
@@ -874,7 +862,7 @@ async fn push_app(backend: Backend) -> TestApp {
 
 async fn a_signed_carrier_push_polls_the_requests_it_concerns_at_once(app: TestApp) {
     let app = push_app(app.backend).await;
-    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
     app.run_pending_jobs().await;
     assert_eq!(
         request_of(&app, &id).await["attributes"]["status"],
@@ -911,7 +899,7 @@ async fn a_push_to_a_brand_callback_is_checked_with_its_family_secret_and_reache
     app: TestApp,
 ) {
     let app = push_app(app.backend).await;
-    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
     app.run_pending_jobs().await;
     let body = json!([{
         "eventType": "TRANSPORT", "eventClassifierCode": "ACT",
@@ -967,7 +955,9 @@ async fn a_carrier_push_with_a_wrong_signature_or_body_is_refused(app: TestApp) 
 }
 
 async fn a_stopped_shipment_blocks_a_duplicate_and_resumes_cleanly(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-TR-SUCCEEDED", "TEST").await;
+    let id = app
+        .track("bill_of_lading", "TEST-TR-SUCCEEDED", "TEST")
+        .await;
     app.run_pending_jobs().await;
     let shipment_id = shipment_of(&app, &id).await["data"]["id"]
         .as_str()
@@ -1011,7 +1001,7 @@ async fn a_shipment_its_carrier_stopped_answering_for_stops_being_tracked(app: T
     let mut answers = vec![Ok(sandbox_snapshot())];
     answers.extend((0..100).map(|_| Err(CarrierError::NotFound)));
     let app = scripted_app(app.backend, answers).await;
-    let id = track(&app, "bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
     app.run_pending_jobs().await;
     assert_eq!(
         request_of(&app, &id).await["attributes"]["status"],
@@ -1032,9 +1022,9 @@ async fn a_shipment_its_carrier_stopped_answering_for_stops_being_tracked(app: T
 async fn a_list_of_tracking_requests_includes_their_shipments_and_what_is_asked_through_them(
     app: TestApp,
 ) {
-    track(&app, "bill_of_lading", "TEST-LIST-A", "TEST").await;
-    track(&app, "bill_of_lading", "TEST-LIST-B", "TEST").await;
-    track(&app, "bill_of_lading", "TEST-TR-FAILED", "TEST").await;
+    app.track("bill_of_lading", "TEST-LIST-A", "TEST").await;
+    app.track("bill_of_lading", "TEST-LIST-B", "TEST").await;
+    app.track("bill_of_lading", "TEST-TR-FAILED", "TEST").await;
     app.run_pending_jobs().await;
 
     let plain = app.get("/v2/tracking_requests").await.json();
@@ -1071,7 +1061,7 @@ async fn first_container_id(app: &TestApp, request_id: &str) -> String {
 }
 
 async fn a_containers_raw_events_are_every_carrier_event_in_time_order(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-RAW-FEED", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-RAW-FEED", "TEST").await;
     app.run_pending_jobs().await;
     let container = first_container_id(&app, &id).await;
 
@@ -1130,7 +1120,7 @@ async fn a_containers_raw_events_are_every_carrier_event_in_time_order(app: Test
 }
 
 async fn the_raw_events_of_an_unknown_container_are_not_found(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-RAW-OTHER", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-RAW-OTHER", "TEST").await;
     app.run_pending_jobs().await;
     let container = first_container_id(&app, &id).await;
     let other = app.other_account_key().await;
@@ -1152,7 +1142,9 @@ async fn the_raw_events_of_an_unknown_container_are_not_found(app: TestApp) {
 }
 
 async fn the_key_that_stopped_tracking_is_the_user_who_stopped_it(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-WHO-STOPPED", "TEST").await;
+    let id = app
+        .track("bill_of_lading", "TEST-WHO-STOPPED", "TEST")
+        .await;
     app.run_pending_jobs().await;
     let shipment_id = shipment_of(&app, &id).await["data"]["id"]
         .as_str()
@@ -1196,7 +1188,7 @@ async fn the_key_that_stopped_tracking_is_the_user_who_stopped_it(app: TestApp) 
 }
 
 async fn a_new_arrival_estimate_is_announced_once_per_shipment_as_an_estimated_event(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-ETA-NEWS", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-ETA-NEWS", "TEST").await;
     app.run_pending_jobs().await;
     let account = app
         .app
@@ -1243,7 +1235,7 @@ async fn a_new_arrival_estimate_is_announced_once_per_shipment_as_an_estimated_e
 }
 
 async fn a_tracking_request_shows_the_key_that_submitted_it_as_its_user(app: TestApp) {
-    let id = track(&app, "bill_of_lading", "TEST-WHO-ASKED", "TEST").await;
+    let id = app.track("bill_of_lading", "TEST-WHO-ASKED", "TEST").await;
     let keys = app.get("/v2/api_keys").await.json();
 
     let request = request_of(&app, &id).await;

@@ -10,8 +10,8 @@ use uuid::Uuid;
 use super::{TestBackend, account_in, departed_voyage, t0, tracked};
 use crate::{
     DOCUMENT_BUCKET_SIZE, DirectUpload, DocumentClassification, DocumentFilter, DocumentSort,
-    DocumentSortField, DocumentStore, PageRequest, Representation, StoreError, StoredDocument,
-    search_words,
+    DocumentSortField, DocumentStore, EmailSubmission, MailboxCursor, PageRequest, Representation,
+    StoreError, StoredDocument, search_words,
 };
 
 /// Expands this part's cases; called by [`store_contract_tests!`](crate::store_contract_tests).
@@ -39,6 +39,8 @@ macro_rules! document_contract_tests {
             a_documents_job_is_queued_with_it_and_only_if_it_is_stored,
             expired_direct_uploads_are_discarded_unless_they_made_a_document,
             a_discarded_direct_upload_makes_no_document_and_its_row_can_be_deleted,
+            a_mailbox_message_is_recorded_as_one_email_submission_only,
+            a_mailbox_cursor_moves_forward_and_starts_over_under_a_new_uid_validity,
         );
     };
 }
@@ -1270,4 +1272,126 @@ pub async fn documents_from_before_the_word_index_are_found(
         ..DocumentFilter::default()
     };
     assert_eq!(list(invoices).await.0, 2);
+}
+
+fn email(ids: &SequentialIds, account: AccountId, source_key: Option<&str>) -> EmailSubmission {
+    EmailSubmission {
+        id: ids.next_id(),
+        account_id: account,
+        subject: "Arrival notice".to_owned(),
+        body: None,
+        from: vec!["ops@forwarder.example".to_owned()],
+        to: Vec::new(),
+        cc: Vec::new(),
+        sent_at: None,
+        message_id: Some("m-1@forwarder.example".to_owned()),
+        in_reply_to: None,
+        references: Vec::new(),
+        content_type: Some("multipart/mixed".to_owned()),
+        status: "received".to_owned(),
+        status_reason: None,
+        source_key: source_key.map(str::to_owned),
+        created_at: t0(),
+        updated_at: t0(),
+    }
+}
+
+pub async fn a_mailbox_message_is_recorded_as_one_email_submission_only(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let key = "imap://docs@mail.example/INBOX;UIDVALIDITY=7/;UID=42";
+    let first = email(&ids, acme, Some(key));
+    let again = email(&ids, acme, Some(key));
+    let other_message = email(
+        &ids,
+        acme,
+        Some("imap://docs@mail.example/INBOX;UIDVALIDITY=7/;UID=43"),
+    );
+
+    assert!(store.insert_email_submission(&first).await.unwrap());
+    assert!(!store.insert_email_submission(&again).await.unwrap());
+    assert!(store.insert_email_submission(&other_message).await.unwrap());
+    // Mail delivered over SMTP has no source: any number of them, same Message-ID or not.
+    assert!(
+        store
+            .insert_email_submission(&email(&ids, acme, None))
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .insert_email_submission(&email(&ids, acme, None))
+            .await
+            .unwrap()
+    );
+
+    let listed = store
+        .list_email_submissions(acme, FIRST_PAGE)
+        .await
+        .unwrap();
+    assert_eq!(listed.total, 4);
+    assert_eq!(
+        store
+            .email_submission(acme, first.id)
+            .await
+            .unwrap()
+            .source_key
+            .as_deref(),
+        Some(key)
+    );
+    assert!(matches!(
+        store.email_submission(acme, again.id).await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+pub async fn a_mailbox_cursor_moves_forward_and_starts_over_under_a_new_uid_validity(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let mailbox = "imap://docs@mail.example:993/INBOX";
+    let cursor = |uid_validity, last_uid| MailboxCursor {
+        uid_validity,
+        last_uid,
+    };
+    assert_eq!(store.mailbox_cursor(mailbox).await.unwrap(), None);
+
+    store
+        .save_mailbox_cursor(mailbox, cursor(7, 10), t0())
+        .await
+        .unwrap();
+    store
+        .save_mailbox_cursor(mailbox, cursor(7, 4), t0())
+        .await
+        .unwrap();
+    assert_eq!(
+        store.mailbox_cursor(mailbox).await.unwrap(),
+        Some(cursor(7, 10))
+    );
+    store
+        .save_mailbox_cursor(mailbox, cursor(u32::MAX, u32::MAX - 1), t0())
+        .await
+        .unwrap();
+    assert_eq!(
+        store.mailbox_cursor(mailbox).await.unwrap(),
+        Some(cursor(u32::MAX, u32::MAX - 1))
+    );
+    store
+        .save_mailbox_cursor(mailbox, cursor(8, 2), t0())
+        .await
+        .unwrap();
+
+    let reopened = backend.reopen().await;
+    assert_eq!(
+        reopened.mailbox_cursor(mailbox).await.unwrap(),
+        Some(cursor(8, 2))
+    );
+    assert_eq!(
+        reopened
+            .mailbox_cursor("imap://other@mail.example:993/INBOX")
+            .await
+            .unwrap(),
+        None
+    );
 }

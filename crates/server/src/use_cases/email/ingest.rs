@@ -4,7 +4,7 @@
 
 use axum::body::Bytes;
 use chrono::{DateTime, Utc};
-use mail_parser::{Address, MessageParser, MimeHeaders};
+use mail_parser::{Address, HeaderValue, Message, MessageParser, MimeHeaders};
 use tidemark_domain::AccountId;
 use tidemark_store::{EmailSubmission, StoreError};
 use uuid::Uuid;
@@ -36,6 +36,9 @@ pub enum Ingested {
     Rejected { submission: Uuid, reason: String },
     /// Not recorded: the sender is not allowed.
     Refused(String),
+    /// Not recorded again: a submission from the same source (the same message of a polled
+    /// mailbox) was recorded before.
+    AlreadyRecorded,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +48,17 @@ pub enum IngestError {
     NoAccount(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// Where a message came from.
+#[derive(Clone, Copy, Debug)]
+pub struct Arrival<'a> {
+    /// The envelope sender: SMTP's `MAIL FROM`, or the `Return-Path` a mail server wrote
+    /// into a polled message; empty when unknown.
+    pub sender: &'a str,
+    /// Names the message when it could be taken twice (see
+    /// [`EmailSubmission::source_key`]); `None` for mail delivered over SMTP.
+    pub source_key: Option<&'a str>,
 }
 
 /// Whether `address` may send documents: any when the allow-list is empty; else an entry
@@ -74,19 +88,11 @@ fn addresses(address: Option<&Address<'_>>) -> Vec<String> {
 }
 
 /// Files one raw message under the account `email.account`.
-pub async fn ingest(app: &App, envelope_sender: &str, raw: &[u8]) -> Result<Ingested, IngestError> {
-    let settings = &app.config.email;
-    let account = app
-        .store
-        .account_by_name(&settings.account)
-        .await?
-        .ok_or_else(|| IngestError::NoAccount(settings.account.clone()))?;
+pub async fn ingest(app: &App, arrival: Arrival<'_>, raw: &[u8]) -> Result<Ingested, IngestError> {
+    let account = filing_account(app).await?;
     let now = app.clock.now();
-    let parsed = MessageParser::default()
-        .parse(raw)
-        .filter(|message| !message.headers().is_empty());
-    let Some(message) = parsed else {
-        let submission = blank(app, account.id, now, envelope_sender);
+    let Some(message) = parse(raw) else {
+        let submission = blank(app, account, now, arrival);
         return reject(
             app,
             submission,
@@ -94,67 +100,10 @@ pub async fn ingest(app: &App, envelope_sender: &str, raw: &[u8]) -> Result<Inge
         )
         .await;
     };
-    let from = addresses(message.from());
-    let envelope = envelope_sender.to_owned();
-    if let Some(outsider) = from
-        .iter()
-        .chain(std::iter::once(&envelope))
-        .find(|a| !a.is_empty() && !sender_allowed(&settings.allowed_senders, a))
-    {
-        return Ok(Ingested::Refused(format!(
-            "{outsider} is not allowed to send documents"
-        )));
+    if let Some(refusal) = refusal(app, &message, arrival) {
+        return Ok(refusal);
     }
-    let body = message.body_text(0).map(|text| {
-        text.replace("\r\n", "\n")
-            .chars()
-            .take(MAX_BODY_CHARS)
-            .collect::<String>()
-    });
-    let submission = EmailSubmission {
-        id: app.ids.next_id(),
-        account_id: account.id,
-        subject: message
-            .subject()
-            .unwrap_or_default()
-            .chars()
-            .take(1_000)
-            .collect(),
-        body: body.clone(),
-        from: if from.is_empty() {
-            vec![envelope_sender.to_owned()]
-        } else {
-            from
-        },
-        to: addresses(message.to()),
-        cc: addresses(message.cc()),
-        sent_at: message
-            .date()
-            .and_then(|d| DateTime::<Utc>::from_timestamp(d.to_timestamp(), 0)),
-        message_id: message
-            .message_id()
-            .map(|id| id.chars().take(998).collect()),
-        in_reply_to: message.in_reply_to().as_text().map(str::to_owned),
-        references: message
-            .references()
-            .as_text_list()
-            .map(|list| {
-                list.iter()
-                    .take(MAX_ADDRESSES)
-                    .map(ToString::to_string)
-                    .collect()
-            })
-            .or_else(|| message.references().as_text().map(|r| vec![r.to_owned()]))
-            .unwrap_or_default(),
-        content_type: message.content_type().map(|t| match t.subtype() {
-            Some(sub) => format!("{}/{sub}", t.ctype()),
-            None => t.ctype().to_owned(),
-        }),
-        status: RECEIVED.to_owned(),
-        status_reason: None,
-        created_at: now,
-        updated_at: now,
-    };
+    let submission = describe(app, account, now, arrival, &message);
     let attachments: Vec<(String, Option<String>, Vec<u8>)> = message
         .attachments()
         .filter(|part| !part.is_multipart() && !part.contents().is_empty())
@@ -175,9 +124,15 @@ pub async fn ingest(app: &App, envelope_sender: &str, raw: &[u8]) -> Result<Inge
     }
     // Numbers in the subject and body link every document of the message; each
     // document's own numbers are linked when it is read.
-    let mentioned = format!("{}\n{}", submission.subject, body.unwrap_or_default());
-    let (shipment_ids, container_ids, _) = link_numbers(app, account.id, &mentioned).await?;
-    app.store.insert_email_submission(&submission).await?;
+    let mentioned = format!(
+        "{}\n{}",
+        submission.subject,
+        submission.body.as_deref().unwrap_or_default()
+    );
+    let (shipment_ids, container_ids, _) = link_numbers(app, account, &mentioned).await?;
+    if !app.store.insert_email_submission(&submission).await? {
+        return Ok(Ingested::AlreadyRecorded);
+    }
     let mut kept = 0;
     let mut notes = Vec::new();
     for (index, (file_name, declared, bytes)) in attachments.into_iter().enumerate() {
@@ -188,7 +143,7 @@ pub async fn ingest(app: &App, envelope_sender: &str, raw: &[u8]) -> Result<Inge
             continue;
         }
         let new = NewDocument {
-            account: account.id,
+            account,
             uploaded_by: None,
             name: None,
             file_name: file_name.clone(),
@@ -221,7 +176,7 @@ pub async fn ingest(app: &App, envelope_sender: &str, raw: &[u8]) -> Result<Inge
     };
     app.store
         .finish_email_submission(
-            account.id,
+            account,
             submission.id,
             status,
             reason.as_deref(),
@@ -243,17 +198,148 @@ pub async fn ingest(app: &App, envelope_sender: &str, raw: &[u8]) -> Result<Inge
     })
 }
 
+/// Files a message of `size` bytes, more than `email.max_message_bytes`, of which only
+/// `header` was read: recorded as rejected with its headers and the reason (a polled
+/// message has no sender to answer, as SMTP's `552` does), or refused as [`ingest`] would.
+pub async fn ingest_too_large(
+    app: &App,
+    arrival: Arrival<'_>,
+    header: &[u8],
+    size: u64,
+) -> Result<Ingested, IngestError> {
+    let account = filing_account(app).await?;
+    let now = app.clock.now();
+    let reason = format!(
+        "the message has {size} bytes, more than email.max_message_bytes ({})",
+        app.config.email.max_message_bytes
+    );
+    let Some(message) = parse(header) else {
+        return reject(app, blank(app, account, now, arrival), &reason).await;
+    };
+    if let Some(refusal) = refusal(app, &message, arrival) {
+        return Ok(refusal);
+    }
+    let submission = describe(app, account, now, arrival, &message);
+    reject(app, submission, &reason).await
+}
+
+/// The envelope sender a mail server wrote into a delivered message (`Return-Path`, RFC 5321
+/// §4.4): what SMTP's `MAIL FROM` was, for a message taken from a mailbox; empty when the
+/// message has none (or a null one, `<>`).
+pub fn return_path(raw: &[u8]) -> String {
+    let Some(message) = MessageParser::default().parse_headers(raw) else {
+        return String::new();
+    };
+    match message.return_path() {
+        HeaderValue::Text(text) => text.trim().to_owned(),
+        HeaderValue::TextList(list) => list
+            .first()
+            .map(|t| t.trim().to_owned())
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+async fn filing_account(app: &App) -> Result<AccountId, IngestError> {
+    let name = &app.config.email.account;
+    app.store
+        .account_by_name(name)
+        .await?
+        .map(|account| account.id)
+        .ok_or_else(|| IngestError::NoAccount(name.clone()))
+}
+
+/// The message, unless not even a header could be read.
+fn parse(raw: &[u8]) -> Option<Message<'_>> {
+    MessageParser::default()
+        .parse(raw)
+        .filter(|message| !message.headers().is_empty())
+}
+
+/// `Refused` when the `From` addresses or the envelope sender are not allowed.
+fn refusal(app: &App, message: &Message<'_>, arrival: Arrival<'_>) -> Option<Ingested> {
+    let allowed = &app.config.email.allowed_senders;
+    addresses(message.from())
+        .iter()
+        .map(String::as_str)
+        .chain(std::iter::once(arrival.sender))
+        .find(|a| !a.is_empty() && !sender_allowed(allowed, a))
+        .map(|outsider| Ingested::Refused(format!("{outsider} is not allowed to send documents")))
+}
+
+/// A submission (`received`) of a parsed message.
+fn describe(
+    app: &App,
+    account: AccountId,
+    now: DateTime<Utc>,
+    arrival: Arrival<'_>,
+    message: &Message<'_>,
+) -> EmailSubmission {
+    let base = blank(app, account, now, arrival);
+    let from = addresses(message.from());
+    let body = message.body_text(0).map(|text| {
+        text.replace("\r\n", "\n")
+            .chars()
+            .take(MAX_BODY_CHARS)
+            .collect::<String>()
+    });
+    EmailSubmission {
+        subject: message
+            .subject()
+            .unwrap_or_default()
+            .chars()
+            .take(1_000)
+            .collect(),
+        body,
+        from: if from.is_empty() {
+            base.from.clone()
+        } else {
+            from
+        },
+        to: addresses(message.to()),
+        cc: addresses(message.cc()),
+        sent_at: message
+            .date()
+            .and_then(|d| DateTime::<Utc>::from_timestamp(d.to_timestamp(), 0)),
+        message_id: message
+            .message_id()
+            .map(|id| id.chars().take(998).collect()),
+        in_reply_to: message.in_reply_to().as_text().map(str::to_owned),
+        references: message
+            .references()
+            .as_text_list()
+            .map(|list| {
+                list.iter()
+                    .take(MAX_ADDRESSES)
+                    .map(ToString::to_string)
+                    .collect()
+            })
+            .or_else(|| message.references().as_text().map(|r| vec![r.to_owned()]))
+            .unwrap_or_default(),
+        content_type: message.content_type().map(|t| match t.subtype() {
+            Some(sub) => format!("{}/{sub}", t.ctype()),
+            None => t.ctype().to_owned(),
+        }),
+        ..base
+    }
+}
+
 /// A submission for a message nothing could be read of.
-fn blank(app: &App, account: AccountId, now: DateTime<Utc>, sender: &str) -> EmailSubmission {
+fn blank(
+    app: &App,
+    account: AccountId,
+    now: DateTime<Utc>,
+    arrival: Arrival<'_>,
+) -> EmailSubmission {
     EmailSubmission {
         id: app.ids.next_id(),
         account_id: account,
         subject: String::new(),
         body: None,
-        from: if sender.is_empty() {
+        from: if arrival.sender.is_empty() {
             Vec::new()
         } else {
-            vec![sender.to_owned()]
+            vec![arrival.sender.to_owned()]
         },
         to: Vec::new(),
         cc: Vec::new(),
@@ -264,6 +350,7 @@ fn blank(app: &App, account: AccountId, now: DateTime<Utc>, sender: &str) -> Ema
         content_type: None,
         status: RECEIVED.to_owned(),
         status_reason: None,
+        source_key: arrival.source_key.map(str::to_owned),
         created_at: now,
         updated_at: now,
     }
@@ -277,7 +364,9 @@ async fn reject(
 ) -> Result<Ingested, IngestError> {
     REJECTED.clone_into(&mut submission.status);
     submission.status_reason = Some(reason.to_owned());
-    app.store.insert_email_submission(&submission).await?;
+    if !app.store.insert_email_submission(&submission).await? {
+        return Ok(Ingested::AlreadyRecorded);
+    }
     Ok(Ingested::Rejected {
         submission: submission.id,
         reason: reason.to_owned(),
@@ -287,6 +376,19 @@ async fn reject(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_envelope_sender_of_a_delivered_message_is_its_return_path() {
+        let delivered = b"Return-Path: <Bounces@Carrier.example>\r\nFrom: a@b.example\r\n\r\nx";
+
+        assert_eq!(return_path(delivered), "Bounces@Carrier.example");
+        assert_eq!(
+            return_path(b"Return-Path: <>\r\nFrom: a@b.example\r\n\r\n"),
+            ""
+        );
+        assert_eq!(return_path(b"From: a@b.example\r\n\r\nx"), "");
+        assert_eq!(return_path(b"\x01\x02"), "");
+    }
 
     #[test]
     fn an_allow_list_names_addresses_or_domains() {

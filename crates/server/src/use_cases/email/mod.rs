@@ -6,6 +6,9 @@
 //!   reason.
 //! - [`smtp`]: an optional built-in SMTP receiver (`email.smtp_listen`) that hands each
 //!   message to [`ingest`].
+//! - [`imap`]: an optional poller of an IMAP mailbox (`email.imap_url`) that hands each new
+//!   message to [`ingest`], then flags or moves it.
 
+pub mod imap;
 pub mod ingest;
 pub mod smtp;

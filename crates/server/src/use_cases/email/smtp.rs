@@ -16,7 +16,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::ingest::{self, IngestError, Ingested, sender_allowed};
+use super::ingest::{self, Arrival, IngestError, Ingested, sender_allowed};
 use crate::app::App;
 
 /// Longest command line (RFC 5321 §4.5.3.1.4: 512 octets; some clients send more).
@@ -240,7 +240,11 @@ async fn session(app: &App, stream: TcpStream) -> std::io::Result<()> {
                         .await?;
                     continue;
                 };
-                let answer = match ingest::ingest(app, &from, &message).await {
+                let arrival = Arrival {
+                    sender: &from,
+                    source_key: None,
+                };
+                let answer = match ingest::ingest(app, arrival, &message).await {
                     Ok(Ingested::Processed {
                         submission,
                         documents,
@@ -253,6 +257,8 @@ async fn session(app: &App, stream: TcpStream) -> std::io::Result<()> {
                         format!("554 5.6.0 {reason} (recorded as email submission {submission})")
                     }
                     Ok(Ingested::Refused(reason)) => format!("550 5.7.1 {reason}"),
+                    // Only a polled message has a source that could have been recorded.
+                    Ok(Ingested::AlreadyRecorded) => "250 2.0.0 already recorded".to_owned(),
                     Err(error @ IngestError::NoAccount(_)) => {
                         tracing::error!(%error, "an emailed document has no account to go to");
                         "451 4.3.0 not configured to receive documents".to_owned()

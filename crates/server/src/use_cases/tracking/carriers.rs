@@ -7,7 +7,7 @@ use anyhow::Context;
 use tidemark_carriers::Carrier;
 use tidemark_carriers::dcsa::{DcsaAuth, DcsaClient};
 use tidemark_carriers::profile::RateBudget;
-use tidemark_carriers::sandbox::{self, Sandbox, SandboxPort};
+use tidemark_carriers::sandbox::{self, Sandbox, SandboxPort, SandboxTerminal};
 use tidemark_domain::Clock;
 use tidemark_geo::reference::ReferenceData;
 use tokio_util::sync::CancellationToken;
@@ -82,7 +82,10 @@ pub fn sandbox(reference: &ReferenceData) -> Arc<Sandbox> {
             terminals: reference
                 .terminals_at_port(&port.locode)
                 .into_iter()
-                .map(|terminal| terminal.name.clone())
+                .map(|terminal| SandboxTerminal {
+                    name: terminal.name.clone(),
+                    smdg_code: terminal.smdg_code.clone(),
+                })
                 .collect(),
         })
         .collect();

@@ -147,7 +147,7 @@ pub async fn poll(
             request.scac
         ))),
     };
-    let report = fetched.map(|snapshot| report::from_snapshot(&snapshot));
+    let report = fetched.map(|snapshot| report::from_snapshot(&snapshot, app.reference));
     raced(
         async {
             match (report, shipment) {
@@ -343,8 +343,8 @@ fn fail(request: &mut TrackingRequest, reason: FailedReason) -> PollOutcome {
     PollOutcome::Failed(reason)
 }
 
-/// The reference terminal the carrier names at the shipment's port of discharge: by SMDG
-/// code, else by name or nickname (ignoring case). `None` when Tidemark does not know it.
+/// The reference terminal the carrier names at the shipment's port of discharge (see
+/// [`report::terminal_of`]). `None` when Tidemark does not know it.
 fn pod_terminal(
     app: &App,
     shipment: &Shipment,
@@ -352,24 +352,7 @@ fn pod_terminal(
 ) -> Option<uuid::Uuid> {
     let facility = report.pod_terminal.as_ref()?;
     let pod = shipment.port_of_discharge_locode.as_deref()?;
-    let terminals = app.reference.terminals_at_port(pod);
-    let by_code = facility.smdg_code.as_deref().and_then(|code| {
-        terminals.iter().find(|t| {
-            t.smdg_code
-                .as_deref()
-                .is_some_and(|c| c.eq_ignore_ascii_case(code))
-        })
-    });
-    let by_name = || {
-        let name = facility.name.as_deref()?;
-        terminals.iter().find(|t| {
-            t.name.eq_ignore_ascii_case(name)
-                || t.nickname
-                    .as_deref()
-                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
-        })
-    };
-    by_code.or_else(by_name).map(|terminal| terminal.id)
+    report::terminal_of(app.reference, pod, facility)
 }
 
 async fn record_found(

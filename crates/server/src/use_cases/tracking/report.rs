@@ -1,6 +1,7 @@
 //! From what a DCSA carrier sent to a [`CarrierReport`]: the shipment's route (port of
 //! lading, transshipments, port of discharge) is read off the events themselves, then each
-//! event is named for its place in that route.
+//! event is named for its place in that route, and linked to the reference terminal its
+//! transport call names, when Tidemark knows it.
 
 use std::collections::BTreeSet;
 
@@ -13,6 +14,8 @@ use tidemark_domain::ReportedEvent;
 use tidemark_domain::tracking_update::{
     CarrierReport, Milestone, ReportedContainer, ReportedFacility, ReportedRawEvent,
 };
+use tidemark_geo::reference::ReferenceData;
+use uuid::Uuid;
 
 /// The shipment's route as the events show it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -165,8 +168,55 @@ fn voyage_number(event: &CarrierEvent, route: &Route) -> Option<String> {
     }
 }
 
+/// The port terminal an event happened at, as the carrier names it (DCSA `facilityCode`
+/// from the SMDG list, else `otherFacility`): its transport call's facility, when the call
+/// is at the event's place and is a port terminal (`POTE`, or no type given).
+fn facility_of(event: &CarrierEvent) -> Option<ReportedFacility> {
+    let call = event.transport_call.as_ref()?;
+    let at_the_event = match (&call.un_location_code, &event.un_location_code) {
+        (Some(call_at), Some(event_at)) => call_at.eq_ignore_ascii_case(event_at),
+        _ => true,
+    };
+    let port_terminal = call
+        .facility_type_code
+        .as_deref()
+        .is_none_or(|t| t == "POTE");
+    let named = call.facility_smdg_code.is_some() || call.facility_name.is_some();
+    (at_the_event && port_terminal && named).then(|| ReportedFacility {
+        smdg_code: call.facility_smdg_code.clone(),
+        name: call.facility_name.clone(),
+    })
+}
+
+/// The reference terminal a carrier names at the port `locode`; `None` when Tidemark does
+/// not know it. One rule for the events and the shipment's `pod_terminal`.
+pub fn terminal_of(
+    reference: &ReferenceData,
+    locode: &str,
+    facility: &ReportedFacility,
+) -> Option<Uuid> {
+    reference
+        .terminal_named(
+            locode,
+            facility.smdg_code.as_deref(),
+            facility.name.as_deref(),
+        )
+        .map(|terminal| terminal.id)
+}
+
+/// The reference terminal where an event happened, when its carrier names one Tidemark
+/// knows.
+fn event_terminal(reference: &ReferenceData, event: &CarrierEvent) -> Option<Uuid> {
+    let locode = event.un_location_code.as_deref()?;
+    terminal_of(reference, locode, &facility_of(event)?)
+}
+
 /// Every event as the carrier sent it, named where Terminal49's raw vocabulary has a name.
-fn raw_events(route: &Route, events: &[CarrierEvent]) -> Vec<ReportedRawEvent> {
+fn raw_events(
+    route: &Route,
+    events: &[CarrierEvent],
+    reference: &ReferenceData,
+) -> Vec<ReportedRawEvent> {
     events
         .iter()
         .map(|event| {
@@ -186,13 +236,13 @@ fn raw_events(route: &Route, events: &[CarrierEvent]) -> Vec<ReportedRawEvent> {
                     vessel_name: call.and_then(|c| c.vessel_name.clone()),
                     vessel_imo: call.and_then(|c| c.vessel_imo.clone()),
                     voyage_number: voyage_number(event, route),
+                    terminal_id: event_terminal(reference, event),
                 },
             }
         })
         .collect()
 }
 
-/// Reads one poll's events into a report.
 /// The terminal the carrier names at the port of discharge, from its latest event there at a
 /// port terminal that has a code or a name.
 fn pod_terminal(route: &Route, events: &[CarrierEvent]) -> Option<ReportedFacility> {
@@ -200,21 +250,12 @@ fn pod_terminal(route: &Route, events: &[CarrierEvent]) -> Option<ReportedFacili
     events
         .iter()
         .filter(|e| e.un_location_code.as_deref() == Some(pod))
-        .filter_map(|e| e.transport_call.as_ref())
-        .filter(|call| {
-            call.facility_type_code
-                .as_deref()
-                .is_none_or(|t| t == "POTE")
-        })
-        .filter(|call| call.facility_smdg_code.is_some() || call.facility_name.is_some())
-        .map(|call| ReportedFacility {
-            smdg_code: call.facility_smdg_code.clone(),
-            name: call.facility_name.clone(),
-        })
+        .filter_map(facility_of)
         .next_back()
 }
 
-pub fn from_snapshot(snapshot: &CarrierSnapshot) -> CarrierReport {
+/// Reads one poll's events into a report; `reference` names the terminals they happened at.
+pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> CarrierReport {
     let route = route_of(&snapshot.events);
     let mut containers: Vec<ReportedContainer> = Vec::new();
     for event in &snapshot.events {
@@ -253,10 +294,11 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot) -> CarrierReport {
                 vessel_name: call.and_then(|c| c.vessel_name.clone()),
                 vessel_imo: call.and_then(|c| c.vessel_imo.clone()),
                 voyage_number: voyage_number(event, &route),
+                terminal_id: event_terminal(reference, event),
             })
         })
         .collect();
-    let raw_events = raw_events(&route, &snapshot.events);
+    let raw_events = raw_events(&route, &snapshot.events, reference);
     let pod_terminal = pod_terminal(&route, &snapshot.events);
     CarrierReport {
         containers,
@@ -271,6 +313,8 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot) -> CarrierReport {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Value, json};
+
     use super::*;
 
     fn sample() -> CarrierSnapshot {
@@ -284,7 +328,7 @@ mod tests {
 
     #[test]
     fn the_dcsa_sample_reads_into_a_report_without_inventing_containers() {
-        let report = from_snapshot(&sample());
+        let report = from_snapshot(&sample(), ReferenceData::embedded());
 
         assert!(report.containers.iter().all(|c| !c.number.is_empty()));
         assert!(report.milestones.iter().all(|m| !m.source_id.is_empty()));
@@ -293,7 +337,7 @@ mod tests {
     #[test]
     fn every_carrier_event_is_kept_as_a_raw_event_even_without_a_milestone() {
         let snapshot = sample();
-        let report = from_snapshot(&snapshot);
+        let report = from_snapshot(&snapshot, ReferenceData::embedded());
 
         assert_eq!(report.raw_events.len(), snapshot.events.len());
         assert!(report.raw_events.len() >= report.milestones.len());
@@ -305,9 +349,101 @@ mod tests {
         );
     }
 
+    /// A DCSA 2.2 event at `locode` whose transport call is at `call_at` with `facility`
+    /// (the call's facility members).
+    fn event_at(id: &str, locode: &str, call_at: &str, facility: serde_json::Value) -> Value {
+        let mut call = json!({
+            "transportCallID": format!("call-{id}"),
+            "UNLocationCode": call_at,
+            "modeOfTransport": "VESSEL",
+            "vessel": {"vesselIMONumber": "9321483", "vesselName": "KING OF THE SEAS"},
+        });
+        if let (Some(call), Some(facility)) = (call.as_object_mut(), facility.as_object()) {
+            call.extend(facility.clone());
+        }
+        json!({
+            "eventID": id,
+            "eventType": "EQUIPMENT",
+            "eventClassifierCode": "ACT",
+            "eventDateTime": "2026-03-01T10:00:00Z",
+            "equipmentEventTypeCode": "DISC",
+            "equipmentReference": "MSKU1234565",
+            "emptyIndicatorCode": "LADEN",
+            "eventLocation": {"UNLocationCode": locode},
+            "transportCall": call,
+        })
+    }
+
+    fn report_of(events: &[Value]) -> CarrierReport {
+        let body = serde_json::to_vec(events).expect("JSON");
+        let snapshot = tidemark_carriers::dcsa::parse_events(&body).expect("the events parse");
+        from_snapshot(&snapshot, ReferenceData::embedded())
+    }
+
+    fn vig() -> Uuid {
+        tidemark_geo::reference::terminal_id("USORF", "Virginia International Gateway")
+    }
+
+    #[test]
+    fn an_event_at_a_terminal_named_by_its_smdg_code_is_linked_to_it() {
+        let facility = json!({
+            "facilityCode": "VIG", "facilityCodeListProvider": "SMDG", "facilityTypeCode": "POTE"
+        });
+
+        let report = report_of(&[event_at("disc", "USORF", "USORF", facility)]);
+
+        assert_eq!(report.milestones[0].terminal_id, Some(vig()));
+        assert_eq!(report.raw_events[0].reported.terminal_id, Some(vig()));
+    }
+
+    #[test]
+    fn an_event_at_a_terminal_named_by_name_is_linked_to_it() {
+        let facility = json!({"otherFacility": "Wando Welch Terminal"});
+
+        let report = report_of(&[event_at("disc", "USCHS", "USCHS", facility)]);
+
+        let wando = tidemark_geo::reference::terminal_id("USCHS", "Wando Welch Terminal");
+        assert_eq!(report.raw_events[0].reported.terminal_id, Some(wando));
+    }
+
+    #[test]
+    fn an_event_names_no_terminal_for_an_unknown_code_another_list_a_depot_or_another_port() {
+        let unknown = json!({"facilityCode": "NOPE", "facilityCodeListProvider": "SMDG"});
+        let bic = json!({"facilityCode": "VIG", "facilityCodeListProvider": "BIC"});
+        let depot = json!({"facilityCode": "VIG", "facilityTypeCode": "DEPO"});
+        let elsewhere = json!({"facilityCode": "VIG", "facilityCodeListProvider": "SMDG"});
+
+        let report = report_of(&[
+            event_at("unknown", "USORF", "USORF", unknown),
+            event_at("bic", "USORF", "USORF", bic),
+            event_at("depot", "USORF", "USORF", depot),
+            event_at("elsewhere", "USCHS", "USORF", elsewhere),
+        ]);
+
+        assert!(
+            report
+                .raw_events
+                .iter()
+                .all(|e| e.reported.terminal_id.is_none())
+        );
+        assert!(report.milestones.iter().all(|m| m.terminal_id.is_none()));
+    }
+
+    #[test]
+    fn the_dcsa_samples_facility_is_no_terminal_tidemark_knows() {
+        let report = from_snapshot(&sample(), ReferenceData::embedded());
+
+        assert!(
+            report
+                .raw_events
+                .iter()
+                .all(|e| e.reported.terminal_id.is_none())
+        );
+    }
+
     #[test]
     fn an_empty_poll_gives_an_empty_report() {
-        let report = from_snapshot(&CarrierSnapshot::default());
+        let report = from_snapshot(&CarrierSnapshot::default(), ReferenceData::embedded());
 
         assert_eq!(report, CarrierReport::default());
     }
