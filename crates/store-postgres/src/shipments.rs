@@ -505,14 +505,6 @@ pub async fn record_tracking_result(
     events: &[DomainEvent],
 ) -> StoreResult<()> {
     let tx = client.transaction().await.map_err(backend)?;
-    // The commit below does not wait for its WAL flush; `wait_until_durable` does, after.
-    // The triggers' NOTIFY (migration 0019) makes a commit take a lock every notifying
-    // commit takes, held until the commit returns: waiting for the flush while holding it
-    // made every result's flush wait for the one before (bench/README.md, "Applying
-    // carrier events").
-    tx.batch_execute("SET LOCAL synchronous_commit = off")
-        .await
-        .map_err(backend)?;
     if let Some(update) = update {
         upsert_shipment(&tx, &update.shipment).await?;
         if update.shipment_created {
@@ -583,24 +575,7 @@ pub async fn record_tracking_result(
     insert_domain_events(&tx, events).await?;
     let paused = update.is_some_and(|u| u.shipment.notifications_paused());
     crate::webhooks::fan_out(&tx, events, paused).await?;
-    tx.commit().await.map_err(backend)?;
-    wait_until_durable(client).await
-}
-
-/// Returns once every commit this connection made is flushed to the WAL (and to a
-/// synchronous standby, if there is one): a transaction given an id commits with the
-/// server's `synchronous_commit`, and its flush covers the WAL written before it. Such
-/// flushes are shared by the connections waiting at the same moment, as commits' are.
-///
-/// Until then others may read an asynchronously committed result that a crash would lose;
-/// its writer has not answered yet, so the poll's job is not finished and the carrier is
-/// asked again. Whatever commits synchronously after it (a webhook delivery's claim, say)
-/// flushes it first.
-async fn wait_until_durable(client: &deadpool_postgres::Client) -> StoreResult<()> {
-    client
-        .batch_execute("SELECT txid_current()")
-        .await
-        .map_err(backend)
+    tx.commit().await.map_err(backend)
 }
 
 /// One statement for all of an update's events: arrays unnested into rows.
