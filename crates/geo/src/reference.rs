@@ -5,8 +5,9 @@
 //! searoute-py's port list (Apache-2.0) with zones computed by tzf-rs from
 //! timezone-boundary-builder data (ODbL). Terminals are the hand-curated seed in this file
 //! plus `data/smdg-terminals.tsv`, a trimmed copy of the SMDG Master Terminal Facilities
-//! List (SMDG Secretariat, CC BY 4.0). Shipping lines are hand-curated facts in this file. Every record has a UUIDv5 id derived from [`NAMESPACE`], so all
-//! processes and installs agree on ids without storing them.
+//! List (SMDG Secretariat, CC BY 4.0). Shipping lines are hand-curated facts in this file.
+//! Every record has a UUIDv5 id derived from [`NAMESPACE`], so all processes and installs
+//! agree on ids without storing them.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -412,7 +413,7 @@ impl ReferenceData {
     }
 }
 
-/// Why the ports table could not be read; `line` is 1-based.
+/// Why an embedded table (ports or SMDG terminals) could not be read; `line` is 1-based.
 #[derive(Debug)]
 struct TableError {
     line: usize,
@@ -772,7 +773,8 @@ struct SmdgTerminal {
 }
 
 /// Parses the trimmed SMDG list (locode, code, facility name, company name, valid until,
-/// latitude, longitude), rejecting rows it could not have been written with.
+/// latitude, longitude), rejecting a row without its seven fields, a locode, a code and a
+/// name, or with a coordinate that is not a number.
 fn parse_smdg_terminals(source: &str) -> Result<Vec<SmdgTerminal>, TableError> {
     let mut terminals = Vec::new();
     for (index, line) in source.lines().enumerate() {
