@@ -1,13 +1,15 @@
-//! Embedded reference data: ports with IANA time zones, ocean shipping lines and a seed
-//! set of container terminals, indexed for O(1) lookups.
+//! Embedded reference data: ports with IANA time zones, ocean shipping lines and container
+//! terminals, indexed for O(1) lookups.
 //!
 //! The ports table is `data/ports.tsv`, produced by `examples/generate_ports.rs` from
 //! searoute-py's port list (Apache-2.0) with zones computed by tzf-rs from
-//! timezone-boundary-builder data (ODbL). Shipping lines and terminals are hand-curated
-//! facts in this file. Every record has a UUIDv5 id derived from [`NAMESPACE`], so all
-//! processes and installs agree on ids without storing them.
+//! timezone-boundary-builder data (ODbL). Terminals are the hand-curated seed in this file
+//! plus `data/smdg-terminals.tsv`, a trimmed copy of the SMDG Master Terminal Facilities
+//! List (SMDG Secretariat, CC BY 4.0). Shipping lines are hand-curated facts in this file.
+//! Every record has a UUIDv5 id derived from [`NAMESPACE`], so all processes and installs
+//! agree on ids without storing them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::LazyLock;
 
@@ -21,10 +23,14 @@ use uuid::Uuid;
 pub const NAMESPACE: Uuid = Uuid::from_u128(0x86a5_4c1f_84c1_52fb_820f_01b5_fe1b_efd8);
 
 const PORTS_TSV: &str = include_str!("../data/ports.tsv");
+const SMDG_TERMINALS_TSV: &str = include_str!("../data/smdg-terminals.tsv");
 
 static EMBEDDED: LazyLock<ReferenceData> = LazyLock::new(|| {
     let ports = parse_ports(PORTS_TSV).expect("embedded ports table is well-formed");
-    ReferenceData::new(ports, shipping_line_table(), terminal_table())
+    let smdg = parse_smdg_terminals(SMDG_TERMINALS_TSV)
+        .expect("embedded SMDG terminal table is well-formed");
+    let (terminals, curated) = terminal_table(&ports, &smdg);
+    ReferenceData::new(ports, shipping_line_table(), terminals, curated)
 });
 
 /// The id of the port with this UN/LOCODE (uppercase), whether or not it is in the table.
@@ -166,6 +172,9 @@ pub struct ReferenceData {
     terminals: Vec<Terminal>,
     terminal_by_id: HashMap<Uuid, usize>,
     terminals_by_port: HashMap<String, Vec<usize>>,
+    /// The hand-curated terminals as curated (before SMDG codes were added), sorted by port
+    /// LOCODE, then name: the sandbox carrier calls at these only.
+    curated_terminals: Vec<Terminal>,
 }
 
 impl ReferenceData {
@@ -183,10 +192,12 @@ impl ReferenceData {
         mut ports: Vec<Port>,
         mut lines: Vec<ShippingLine>,
         mut terminals: Vec<Terminal>,
+        mut curated_terminals: Vec<Terminal>,
     ) -> Self {
         ports.sort_by(|a, b| a.locode.cmp(&b.locode));
         lines.sort_by(|a, b| a.scac.cmp(&b.scac));
         terminals.sort_by(|a, b| (&a.port_locode, &a.name).cmp(&(&b.port_locode, &b.name)));
+        curated_terminals.sort_by(|a, b| (&a.port_locode, &a.name).cmp(&(&b.port_locode, &b.name)));
 
         let port_names_lower = ports.iter().map(|p| p.name.to_lowercase()).collect();
         let port_by_locode = ports
@@ -238,6 +249,7 @@ impl ReferenceData {
             terminals,
             terminal_by_id,
             terminals_by_port,
+            curated_terminals,
         }
     }
 
@@ -334,10 +346,16 @@ impl ReferenceData {
         self.line_by_id.get(&id).map(|&i| &self.shipping_lines[i])
     }
 
-    /// All seed terminals, sorted by port LOCODE, then name.
+    /// All terminals (hand-curated and from the SMDG list), sorted by port LOCODE, then name.
     #[must_use]
     pub fn terminals(&self) -> &[Terminal] {
         &self.terminals
+    }
+
+    /// The hand-curated terminals as curated, sorted by port LOCODE, then name.
+    #[must_use]
+    pub fn curated_terminals(&self) -> &[Terminal] {
+        &self.curated_terminals
     }
 
     /// A terminal by id.
@@ -353,6 +371,18 @@ impl ReferenceData {
             .get(&locode.trim().to_ascii_uppercase())
             .map(|indices| indices.iter().map(|&i| &self.terminals[i]).collect())
             .unwrap_or_default()
+    }
+
+    /// The hand-curated terminals at the port with this UN/LOCODE (case-insensitive) as they
+    /// were curated, without the SMDG codes the list gave them, sorted by name: those the
+    /// sandbox carrier calls at, so its voyages do not change with the SMDG list.
+    #[must_use]
+    pub fn curated_terminals_at_port(&self, locode: &str) -> Vec<&Terminal> {
+        let locode = locode.trim().to_ascii_uppercase();
+        self.curated_terminals
+            .iter()
+            .filter(|t| t.port_locode == locode)
+            .collect()
     }
 
     /// The terminal a carrier names at the port with this UN/LOCODE: by its SMDG code, else
@@ -383,7 +413,7 @@ impl ReferenceData {
     }
 }
 
-/// Why the ports table could not be read; `line` is 1-based.
+/// Why an embedded table (ports or SMDG terminals) could not be read; `line` is 1-based.
 #[derive(Debug)]
 struct TableError {
     line: usize,
@@ -392,7 +422,7 @@ struct TableError {
 
 impl fmt::Display for TableError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ports table line {}: {}", self.line, self.reason)
+        write!(f, "reference table line {}: {}", self.line, self.reason)
     }
 }
 
@@ -401,7 +431,7 @@ impl std::error::Error for TableError {}
 /// Parses the TSV written by the generator, rejecting anything it would not write.
 fn parse_ports(source: &str) -> Result<Vec<Port>, TableError> {
     let mut ports = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     for (index, line) in source.lines().enumerate() {
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -734,9 +764,77 @@ const TERMINALS: &[TerminalSeed] = &[
     TerminalSeed { name: "Hutchison Busan Container Terminal", nickname: Some("HBCT"), ..BUSAN },
 ];
 
-fn terminal_table() -> Vec<Terminal> {
+/// A row of `data/smdg-terminals.tsv`: one terminal of the SMDG master list.
+#[derive(Debug, Clone, PartialEq)]
+struct SmdgTerminal {
+    port: String,
+    code: String,
+    name: String,
+}
+
+/// Parses the trimmed SMDG list (locode, code, facility name, company name, valid until,
+/// latitude, longitude), rejecting a row without its seven fields, a locode, a code and a
+/// name, or with a coordinate that is not a number.
+fn parse_smdg_terminals(source: &str) -> Result<Vec<SmdgTerminal>, TableError> {
+    let mut terminals = Vec::new();
+    for (index, line) in source.lines().enumerate() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fail = |reason: String| TableError {
+            line: index + 1,
+            reason,
+        };
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [
+            locode,
+            code,
+            name,
+            _company,
+            _valid_until,
+            latitude,
+            longitude,
+        ] = fields[..]
+        else {
+            return Err(fail(format!("expected 7 fields, found {}", fields.len())));
+        };
+        if locode.len() != 5 || code.is_empty() || name.trim().is_empty() {
+            return Err(fail(format!("bad locode, code or name in {line:?}")));
+        }
+        for coordinate in [latitude, longitude] {
+            if !coordinate.is_empty() && coordinate.parse::<f64>().is_err() {
+                return Err(fail(format!("bad coordinate {coordinate:?}")));
+            }
+        }
+        terminals.push(SmdgTerminal {
+            port: locode.to_owned(),
+            code: code.to_owned(),
+            name: name.trim().to_owned(),
+        });
+    }
+    Ok(terminals)
+}
+
+/// Whether an SMDG row is this curated terminal: the same code, or the same name ignoring case
+/// and a trailing parenthesised abbreviation (SMDG writes `HHLA CONTAINER TERMINAL BURCHARDKAI
+/// (CTB)`).
+fn is_same_terminal(curated: &Terminal, row: &SmdgTerminal) -> bool {
+    let bare_name = row
+        .name
+        .strip_suffix(')')
+        .and_then(|name| name.rsplit_once(" ("))
+        .map_or(row.name.as_str(), |(bare, _)| bare);
+    curated.smdg_code.as_deref() == Some(row.code.as_str())
+        || curated.name.eq_ignore_ascii_case(&row.name)
+        || curated.name.eq_ignore_ascii_case(bare_name)
+}
+
+/// The curated terminals, then every SMDG terminal that is not one of them (at the same port,
+/// see [`is_same_terminal`]; a curated terminal without a code gains the row's), and
+/// the curated ones as curated. Curated ids never change: they are stored in databases.
+fn terminal_table(ports: &[Port], smdg: &[SmdgTerminal]) -> (Vec<Terminal>, Vec<Terminal>) {
     let owned = |value: Option<&str>| value.map(str::to_owned);
-    TERMINALS
+    let mut terminals: Vec<Terminal> = TERMINALS
         .iter()
         .map(|seed| Terminal {
             id: terminal_id(seed.port, seed.name),
@@ -754,7 +852,41 @@ fn terminal_table() -> Vec<Terminal> {
             port_locode: seed.port.to_owned(),
             facility_type: "ocean_terminal".to_owned(),
         })
-        .collect()
+        .collect();
+    let curated = terminals.clone();
+    let port_of: HashMap<&str, &Port> = ports.iter().map(|p| (p.locode.as_str(), p)).collect();
+    for row in smdg {
+        let Some(port) = port_of.get(row.port.as_str()) else {
+            continue;
+        };
+        let same_terminal = terminals
+            .iter_mut()
+            .take(curated.len())
+            .find(|t| t.port_locode == row.port && is_same_terminal(t, row));
+        if let Some(curated_terminal) = same_terminal {
+            curated_terminal
+                .smdg_code
+                .get_or_insert_with(|| row.code.clone());
+            continue;
+        }
+        terminals.push(Terminal {
+            id: terminal_id(&row.port, &row.name),
+            name: row.name.clone(),
+            nickname: None,
+            firms_code: None,
+            smdg_code: Some(row.code.clone()),
+            bic_facility_code: None,
+            street: None,
+            city: Some(port.name.clone()),
+            state: None,
+            state_abbr: None,
+            zip: None,
+            country: Some(port.country.clone()),
+            port_locode: row.port.clone(),
+            facility_type: "ocean_terminal".to_owned(),
+        });
+    }
+    (terminals, curated)
 }
 
 #[cfg(test)]
@@ -1058,6 +1190,89 @@ mod tests {
         // Wando Welch's code, but at another port.
         assert_eq!(data().terminal_named("USORF", Some("WWMT"), None), None);
         assert_eq!(data().terminal_named("USORF", None, None), None);
+    }
+
+    #[test]
+    fn a_terminal_of_the_smdg_list_is_named_by_its_code_at_its_port() {
+        let terminal = data().terminal_named("AUSYD", Some("CTLPB"), None);
+
+        assert_eq!(
+            terminal.map(|t| (t.name.as_str(), t.country.as_deref())),
+            Some(("DP WORLD SYDNEY", Some("Australia")))
+        );
+    }
+
+    /// Wando Welch Terminal's id before the SMDG list was added (`terminal:USCHS:Wando Welch Terminal`).
+    const WANDO_WELCH_ID: u128 = 0x8f75_295f_087e_5675_a050_4156_fd7e_b3d8;
+
+    #[test]
+    fn curated_terminals_keep_their_ids() {
+        let wando = data().terminal_named("USCHS", Some("WWMT"), None);
+
+        assert_eq!(wando.map(|t| t.id), Some(Uuid::from_u128(WANDO_WELCH_ID)));
+    }
+
+    #[test]
+    fn the_table_holds_the_smdg_list_besides_the_curated_terminals() {
+        assert!(data().terminals().len() > 1_000);
+        assert_eq!(data().curated_terminals().len(), TERMINALS.len());
+    }
+
+    #[test]
+    fn only_curated_terminals_are_listed_as_curated() {
+        assert!(data().curated_terminals_at_port("AUSYD").is_empty());
+        let charleston: Vec<_> = data()
+            .curated_terminals_at_port("uschs")
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
+        assert_eq!(
+            charleston,
+            [
+                "Hugh K. Leatherman Terminal",
+                "North Charleston Terminal",
+                "Wando Welch Terminal"
+            ]
+        );
+    }
+
+    #[test]
+    fn curated_terminals_are_listed_without_the_codes_the_smdg_list_gave_them() {
+        let curated = data().curated_terminals_at_port("DEHAM");
+        let eurogate = curated
+            .iter()
+            .find(|t| t.name == "Eurogate Container Terminal Hamburg");
+        let named = data().terminal_named("DEHAM", Some("EGH"), None);
+
+        assert_eq!(eurogate.map(|t| t.smdg_code.as_deref()), Some(None));
+        assert_eq!(named.map(|t| t.id), eurogate.map(|t| t.id));
+    }
+
+    #[test]
+    fn smdg_parser_rejects_a_short_line_with_its_line_number() {
+        let err = parse_smdg_terminals("# header\nAUSYD\tCTLPB\n").unwrap_err();
+        assert_eq!(err.line, 2);
+    }
+
+    #[test]
+    fn an_smdg_row_for_a_curated_terminal_adds_no_terminal_and_gives_its_code() {
+        let ports = parse_ports(PORTS_TSV).unwrap();
+        let row = |code: &str, name: &str| SmdgTerminal {
+            port: "USLAX".to_owned(),
+            code: code.to_owned(),
+            name: name.to_owned(),
+        };
+        let (terminals, _) = terminal_table(
+            &ports,
+            &[
+                row("FMS", "FENIX MARINE SERVICES"),
+                row("NEW", "New Terminal"),
+            ],
+        );
+
+        assert_eq!(terminals.len(), TERMINALS.len() + 1);
+        let fenix = terminals.iter().find(|t| t.name == "Fenix Marine Services");
+        assert_eq!(fenix.and_then(|t| t.smdg_code.as_deref()), Some("FMS"));
     }
 
     #[test]

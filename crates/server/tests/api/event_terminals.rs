@@ -44,7 +44,7 @@ const NUMBER: &str = "TERMINALS-BL-1";
 const CONTAINER: &str = "MSKU1234565";
 
 /// A carrier that answers every poll with the same DCSA 2.2 events, read by the real parser.
-struct Answering;
+struct Answering(fn() -> Value);
 
 #[async_trait]
 impl Carrier for Answering {
@@ -53,7 +53,7 @@ impl Carrier for Answering {
     }
 
     async fn fetch(&self, _: &TrackingQuery) -> Result<CarrierSnapshot, CarrierError> {
-        let body = serde_json::to_vec(&voyage()).expect("JSON");
+        let body = serde_json::to_vec(&(self.0)()).expect("JSON");
         tidemark_carriers::dcsa::parse_events(&body)
     }
 }
@@ -148,9 +148,77 @@ async fn app_with_voyage(backend: Backend) -> Option<TestApp> {
     TestApp::build(
         backend,
         &[("webhooks_allow_private", "true")],
-        vec![Arc::new(Answering)],
+        vec![Arc::new(Answering(voyage))],
     )
     .await
+}
+
+/// Loaded at Jebel Ali and arrived at Sydney, each terminal named only by its code from the
+/// SMDG master terminal list (no hand-curated terminal at either port).
+fn smdg_voyage() -> Value {
+    let smdg = |code: &str| json!({"facilityCode": code, "facilityCodeListProvider": "SMDG"});
+    json!([
+        equipment(
+            "load",
+            "LOAD",
+            "2026-02-01T08:00:00Z",
+            "AEJEA",
+            smdg("DPWJA")
+        ),
+        transport(
+            "arrive",
+            "ARRI",
+            "2026-02-20T08:00:00Z",
+            "AUSYD",
+            smdg("CTLPB")
+        ),
+    ])
+}
+
+#[tokio::test]
+async fn an_event_at_a_terminal_of_the_smdg_list_named_by_its_code_relates_it() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        let Some(app) = TestApp::build(backend, &[], vec![Arc::new(Answering(smdg_voyage))]).await
+        else {
+            eprintln!("{backend:?} is not configured: skipped");
+            continue;
+        };
+        app.track("bill_of_lading", NUMBER, SCAC).await;
+        app.run_pending_jobs().await;
+        let containers = app
+            .get_ok(&format!("/v2/containers?filter[number]={CONTAINER}"))
+            .await;
+        let container = containers["data"][0]["id"].as_str().unwrap().to_owned();
+
+        let events = app
+            .get_ok(&format!(
+                "/v2/containers/{container}/transport_events?include=terminal"
+            ))
+            .await;
+
+        let terminal_of = |event: &str| {
+            events["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|e| e["attributes"]["event"] == json!(event))
+                .map(|e| e["relationships"]["terminal"]["data"]["id"].clone())
+        };
+        let sydney = tidemark_geo::reference::terminal_id("AUSYD", "DP WORLD SYDNEY");
+        let jebel_ali = tidemark_geo::reference::terminal_id("AEJEA", "DP WORLD JEBEL ALI - CT1");
+        assert_eq!(
+            terminal_of("container.transport.vessel_arrived"),
+            Some(json!(sydney.to_string())),
+            "{events:#}"
+        );
+        assert_eq!(
+            terminal_of("container.transport.vessel_loaded"),
+            Some(json!(jebel_ali.to_string())),
+            "{events:#}"
+        );
+        let shown = app.get_ok(&format!("/v2/terminals/{sydney}")).await;
+        assert_eq!(shown["data"]["attributes"]["smdg_code"], json!("CTLPB"));
+    }
 }
 
 mod cases {

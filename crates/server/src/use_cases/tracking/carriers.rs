@@ -80,7 +80,7 @@ pub fn sandbox(reference: &ReferenceData) -> Arc<Sandbox> {
             latitude: port.latitude,
             longitude: port.longitude,
             terminals: reference
-                .terminals_at_port(&port.locode)
+                .curated_terminals_at_port(&port.locode)
                 .into_iter()
                 .map(|terminal| SandboxTerminal {
                     name: terminal.name.clone(),
