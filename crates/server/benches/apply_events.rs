@@ -11,14 +11,12 @@ use std::time::Instant;
 
 use chrono::{Duration, TimeZone, Utc};
 use tidemark_carriers::sandbox::{Sandbox, builtin_ports};
-use tidemark_domain::domain_event::events_of;
-use tidemark_domain::tracking_update::{Known, plan};
-use tidemark_domain::{
-    Account, AccountId, IdGenerator, RequestType, TrackingRequest, TrackingRequestId,
-    TrackingRequestStatus, UuidV7Ids,
-};
-use tidemark_server::use_cases::tracking::report::from_snapshot;
+use tidemark_domain::{Account, AccountId, IdGenerator, UuidV7Ids};
 use tidemark_store::Store;
+
+#[path = "support/poll.rs"]
+mod poll;
+use poll::{apply, submitted};
 
 const SHIPMENTS: usize = 2_000;
 /// As many as a worker process runs at once by default (`worker_concurrency`).
@@ -82,66 +80,6 @@ async fn run(name: &str, store: Arc<dyn Store>) {
         "{name:>10}: {} shipments, {carrier_events} DCSA events in {elapsed:.2} s = {rate:.0} events/s ({WORKERS} workers)",
         polls.len()
     );
-}
-
-/// A pending tracking request for a bill of lading, as `POST /v2/tracking_requests` stores it.
-fn submitted(account: AccountId, number: &str, at: chrono::DateTime<Utc>) -> TrackingRequest {
-    TrackingRequest {
-        id: TrackingRequestId::new(&UuidV7Ids),
-        account_id: account,
-        request_type: RequestType::BillOfLading,
-        request_number: number.to_owned(),
-        scac: "TEST".to_owned(),
-        ref_numbers: Vec::new(),
-        shipment_tags: Vec::new(),
-        status: TrackingRequestStatus::Pending,
-        failed_reason: None,
-        is_retrying: false,
-        retry_count: None,
-        shipment_id: None,
-        initial_custom_fields: None,
-        customer_id: None,
-        submitted_by: None,
-        polled_at: None,
-        created_at: at,
-        updated_at: at,
-    }
-}
-
-/// One poll's work: parse the carrier's body, plan the update, write it with its domain
-/// events. Returns the number of carrier events applied.
-async fn apply(
-    store: &dyn Store,
-    mut request: TrackingRequest,
-    body: &[u8],
-    epoch: chrono::DateTime<Utc>,
-) -> usize {
-    let ids = UuidV7Ids;
-    let snapshot = tidemark_carriers::dcsa::parse_events(body).expect("sandbox events parse");
-    let update = plan(
-        &request,
-        Known::default(),
-        &from_snapshot(
-            &snapshot,
-            tidemark_geo::reference::ReferenceData::embedded(),
-        ),
-        &ids,
-        epoch,
-    );
-    request.status = TrackingRequestStatus::Created;
-    request.shipment_id = Some(update.shipment.id);
-    let announced = events_of(
-        TrackingRequestStatus::Pending,
-        &request,
-        Some(&update),
-        &ids,
-        epoch,
-    );
-    store
-        .record_tracking_result(&request, epoch, Some(&update), &announced)
-        .await
-        .expect("record");
-    snapshot.events.len()
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]

@@ -21,17 +21,15 @@ use axum::http::{Request, StatusCode, header};
 use chrono::{Duration, TimeZone, Utc};
 use http_body_util::BodyExt;
 use tidemark_carriers::sandbox::{Sandbox, builtin_ports};
-use tidemark_domain::domain_event::events_of;
-use tidemark_domain::tracking_update::{Known, plan};
-use tidemark_domain::{
-    AccountId, ApiKeyScope, MockClock, RequestType, TrackingRequest, TrackingRequestId,
-    TrackingRequestStatus, UuidV7Ids,
-};
+use tidemark_domain::{AccountId, ApiKeyScope, MockClock, UuidV7Ids};
 use tidemark_server::use_cases::accounts;
-use tidemark_server::use_cases::tracking::report::from_snapshot;
 use tidemark_server::{App, Config};
 use tidemark_store::Store;
 use tower::ServiceExt;
+
+#[path = "support/poll.rs"]
+mod poll;
+use poll::{apply, submitted};
 
 const RUNS: usize = 201;
 const WRITERS: usize = 8;
@@ -65,29 +63,6 @@ async fn get(router: &axum::Router, cookie: &str, path: &str, gzip: bool) -> Ans
         status,
         headers,
         body,
-    }
-}
-
-fn submitted(account: AccountId, number: &str, at: chrono::DateTime<Utc>) -> TrackingRequest {
-    TrackingRequest {
-        id: TrackingRequestId::new(&UuidV7Ids),
-        account_id: account,
-        request_type: RequestType::BillOfLading,
-        request_number: number.to_owned(),
-        scac: "TEST".to_owned(),
-        ref_numbers: Vec::new(),
-        shipment_tags: Vec::new(),
-        status: TrackingRequestStatus::Pending,
-        failed_reason: None,
-        is_retrying: false,
-        retry_count: None,
-        shipment_id: None,
-        initial_custom_fields: None,
-        customer_id: None,
-        submitted_by: None,
-        polled_at: None,
-        created_at: at,
-        updated_at: at,
     }
 }
 
@@ -152,35 +127,12 @@ async fn seed(
                 };
                 let body = serde_json::to_vec(&voyage.events_until(epoch + Duration::days(14)))
                     .expect("serializable");
-                let mut request = submitted(account, &number, epoch);
+                let request = submitted(account, &number, epoch);
                 store
                     .create_tracking_request(&request)
                     .await
                     .expect("request");
-                let snapshot = tidemark_carriers::dcsa::parse_events(&body).expect("parse");
-                let update = plan(
-                    &request,
-                    Known::default(),
-                    &from_snapshot(
-                        &snapshot,
-                        tidemark_geo::reference::ReferenceData::embedded(),
-                    ),
-                    &UuidV7Ids,
-                    epoch,
-                );
-                request.status = TrackingRequestStatus::Created;
-                request.shipment_id = Some(update.shipment.id);
-                let announced = events_of(
-                    TrackingRequestStatus::Pending,
-                    &request,
-                    Some(&update),
-                    &UuidV7Ids,
-                    epoch,
-                );
-                store
-                    .record_tracking_result(&request, epoch, Some(&update), &announced)
-                    .await
-                    .expect("record");
+                apply(store.as_ref(), request, &body, epoch).await;
                 progress.one_more();
             }
         });
