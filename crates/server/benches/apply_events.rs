@@ -18,6 +18,10 @@ use tidemark_store::Store;
 mod poll;
 use poll::{apply, submitted};
 
+/// The shipped binary's allocator (`main.rs`), so the benchmark measures what it runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const SHIPMENTS: usize = 2_000;
 /// As many as a worker process runs at once by default (`worker_concurrency`).
 const WORKERS: usize = 8;
@@ -56,6 +60,7 @@ async fn run(name: &str, store: Arc<dyn Store>) {
         polls.push((request, body));
     }
 
+    let busy_before = busy_cpu_seconds();
     let started = Instant::now();
     let polls = Arc::new(polls);
     let mut workers = tokio::task::JoinSet::new();
@@ -74,12 +79,43 @@ async fn run(name: &str, store: Arc<dyn Store>) {
         carrier_events += applied.expect("worker");
     }
     let elapsed = started.elapsed().as_secs_f64();
+    let busy = busy_cpu_seconds()
+        .zip(busy_before)
+        .map(|(after, before)| after - before);
     #[expect(clippy::cast_precision_loss, reason = "a rate for humans")]
     let rate = carrier_events as f64 / elapsed;
     println!(
         "{name:>10}: {} shipments, {carrier_events} DCSA events in {elapsed:.2} s = {rate:.0} events/s ({WORKERS} workers)",
         polls.len()
     );
+    if let Some(busy) = busy {
+        #[expect(clippy::cast_precision_loss, reason = "a rate for humans")]
+        let per_thousand = busy * 1000.0 / carrier_events as f64;
+        println!(
+            "{:>10}  machine CPU busy {busy:.2} s = {:.0} ms per 1,000 events",
+            "",
+            per_thousand * 1000.0
+        );
+    }
+}
+
+/// Seconds every core of the machine spent busy (Linux `/proc/stat`), or `None` elsewhere:
+/// the cost of the events in CPU, which a slower or shared machine changes less than the rate.
+fn busy_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let cpu = stat.lines().next()?.strip_prefix("cpu ")?;
+    let ticks: Vec<f64> = cpu
+        .split_whitespace()
+        .map(|field| field.parse().ok())
+        .collect::<Option<_>>()?;
+    // user nice system idle iowait irq softirq steal: idle, waiting and stolen time are not
+    // the benchmark's.
+    let busy = [0, 1, 2, 5, 6]
+        .iter()
+        .map(|&field| ticks.get(field).copied())
+        .sum::<Option<f64>>()?;
+    // USER_HZ is 100 on every Linux architecture Tidemark builds for.
+    Some(busy / 100.0)
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]

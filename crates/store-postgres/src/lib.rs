@@ -18,6 +18,7 @@ mod read_cache;
 mod search;
 mod shipments;
 mod tracking_requests;
+mod unnest;
 mod vessels;
 mod webhooks;
 

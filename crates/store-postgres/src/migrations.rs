@@ -69,6 +69,10 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
     (27, include_str!("../migrations/0027_email_submissions.sql")),
     (28, include_str!("../migrations/0028_event_terminals.sql")),
     (29, include_str!("../migrations/0029_mailbox_polling.sql")),
+    (
+        30,
+        include_str!("../migrations/0030_event_owner_checks.sql"),
+    ),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

@@ -11,6 +11,7 @@ use tokio_postgres::types::Json;
 use uuid::Uuid;
 
 use crate::convert::backend;
+use crate::unnest::Rows;
 
 /// Replaces the entity's terms with `entry`'s. The caller holds the transaction.
 pub async fn index(
@@ -43,6 +44,25 @@ pub async fn index(
     .await
     .map_err(backend)?;
     Ok(())
+}
+
+/// The terms of `entries` as `search_terms` rows.
+pub(crate) fn term_rows(account: AccountId, entries: Vec<SearchEntry>) -> Rows<'static> {
+    let (mut terms, mut kinds, mut ids, mut ats) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for entry in entries {
+        for term in entry.terms {
+            terms.push(term);
+            kinds.push(entry.kind.code());
+            ids.push(entry.id);
+            ats.push(entry.at);
+        }
+    }
+    Rows::new(terms.len())
+        .column("account_id", "uuid", vec![account.0; terms.len()])
+        .column("term", "text", terms)
+        .column("kind", "int2", kinds)
+        .column("entity_id", "uuid", ids)
+        .column("at", "timestamptz", ats)
 }
 
 /// The entities with a term in `key..prefix_end(key)`, from at most `scan` rows, ranked.

@@ -8,10 +8,12 @@ use std::sync::LazyLock;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use tidemark_domain::tracking_update::TrackingUpdate;
+use tidemark_domain::webhook::notifications_for;
 use tidemark_domain::{
     AccountId, ApiKeyId, Container, ContainerId, ContainerStatus, DomainEvent, DomainEventId,
     FailedReason, PartyId, RawEvent, RawEventId, ReportedEvent, Shipment, ShipmentId,
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
+    WebhookNotification,
 };
 use tidemark_store::{
     ContainerFilter, PageRequest, Paged, SearchEntry, SearchKind, ShipmentFilter, ShipmentSort,
@@ -23,6 +25,7 @@ use uuid::Uuid;
 
 use crate::convert::{backend, query_all, query_one, to_int};
 use crate::tracking_requests::Condition;
+use crate::unnest::{Param, Rows, as_refs};
 
 /// Reads a row's columns in order, so column lists and readers cannot drift apart by index.
 struct Columns<'r> {
@@ -113,75 +116,148 @@ fn read_shipment(c: &mut Columns<'_>) -> StoreResult<Shipment> {
     })
 }
 
-async fn upsert_shipment(client: &impl GenericClient, s: &Shipment) -> StoreResult<()> {
-    let statement = client
-        .prepare_cached(&format!(
-            "INSERT INTO shipments ({SHIPMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, \
-             $26, $27, $28, $29, $30, $31, $32)
-             ON CONFLICT (id) DO UPDATE SET
-                port_of_lading_locode = excluded.port_of_lading_locode,
-                port_of_discharge_locode = excluded.port_of_discharge_locode,
-                destination_locode = excluded.destination_locode,
-                pod_vessel_name = excluded.pod_vessel_name, pod_vessel_imo = excluded.pod_vessel_imo,
-                pod_voyage_number = excluded.pod_voyage_number, pol_etd_at = excluded.pol_etd_at,
-                pol_atd_at = excluded.pol_atd_at, pod_eta_at = excluded.pod_eta_at,
-                pod_original_eta_at = excluded.pod_original_eta_at, pod_ata_at = excluded.pod_ata_at,
-                pol_original_etd_at = excluded.pol_original_etd_at,
-                destination_original_eta_at = excluded.destination_original_eta_at,
-                pod_terminal_id = excluded.pod_terminal_id,
-                destination_eta_at = excluded.destination_eta_at,
-                destination_ata_at = excluded.destination_ata_at,
-                line_tracking_last_attempted_at = excluded.line_tracking_last_attempted_at,
-                line_tracking_last_succeeded_at = excluded.line_tracking_last_succeeded_at,
-                line_tracking_stopped_at = excluded.line_tracking_stopped_at,
-                line_tracking_stopped_reason = excluded.line_tracking_stopped_reason,
-                line_tracking_stopped_by = excluded.line_tracking_stopped_by,
-                updated_at = excluded.updated_at"
-        ))
-        .await
-        .map_err(backend)?;
-    client
-        .execute(
-            &statement,
-            &[
-                &s.id.0,
-                &s.account_id.0,
-                &s.tracking_request_id.0,
-                &s.bill_of_lading_number,
-                &s.normalized_number,
-                &Json(&s.ref_numbers),
-                &Json(&s.tags),
-                &s.shipping_line_scac,
-                &s.port_of_lading_locode,
-                &s.port_of_discharge_locode,
-                &s.destination_locode,
-                &s.pod_vessel_name,
-                &s.pod_vessel_imo,
-                &s.pod_voyage_number,
-                &s.pol_etd_at,
-                &s.pol_atd_at,
-                &s.pod_eta_at,
-                &s.pod_original_eta_at,
-                &s.pod_ata_at,
-                &s.destination_eta_at,
-                &s.destination_ata_at,
-                &s.line_tracking_last_attempted_at,
-                &s.line_tracking_last_succeeded_at,
-                &s.line_tracking_stopped_at,
-                &s.line_tracking_stopped_reason,
-                &s.created_at,
-                &s.updated_at,
-                &s.line_tracking_stopped_by.map(|id| id.0),
-                &s.customer_id.map(|id| id.0),
-                &s.pol_original_etd_at,
-                &s.destination_original_eta_at,
-                &s.pod_terminal_id,
-            ],
+/// How a shipment already written is updated: the columns a later carrier result may change.
+const SHIPMENT_UPSERT: &str = "ON CONFLICT (id) DO UPDATE SET
+    port_of_lading_locode = excluded.port_of_lading_locode,
+    port_of_discharge_locode = excluded.port_of_discharge_locode,
+    destination_locode = excluded.destination_locode,
+    pod_vessel_name = excluded.pod_vessel_name, pod_vessel_imo = excluded.pod_vessel_imo,
+    pod_voyage_number = excluded.pod_voyage_number, pol_etd_at = excluded.pol_etd_at,
+    pol_atd_at = excluded.pol_atd_at, pod_eta_at = excluded.pod_eta_at,
+    pod_original_eta_at = excluded.pod_original_eta_at, pod_ata_at = excluded.pod_ata_at,
+    pol_original_etd_at = excluded.pol_original_etd_at,
+    destination_original_eta_at = excluded.destination_original_eta_at,
+    pod_terminal_id = excluded.pod_terminal_id,
+    destination_eta_at = excluded.destination_eta_at,
+    destination_ata_at = excluded.destination_ata_at,
+    line_tracking_last_attempted_at = excluded.line_tracking_last_attempted_at,
+    line_tracking_last_succeeded_at = excluded.line_tracking_last_succeeded_at,
+    line_tracking_stopped_at = excluded.line_tracking_stopped_at,
+    line_tracking_stopped_reason = excluded.line_tracking_stopped_reason,
+    line_tracking_stopped_by = excluded.line_tracking_stopped_by,
+    updated_at = excluded.updated_at";
+
+fn shipment_rows<'a>(shipments: &[&'a Shipment]) -> Rows<'a> {
+    let uuids = |f: fn(&Shipment) -> Uuid| shipments.iter().map(|s| f(s)).collect::<Vec<_>>();
+    let ids = |f: fn(&Shipment) -> Option<Uuid>| shipments.iter().map(|s| f(s)).collect::<Vec<_>>();
+    let text = |f: fn(&'a Shipment) -> &'a str| shipments.iter().map(|s| f(s)).collect::<Vec<_>>();
+    let optional_text =
+        |f: fn(&'a Shipment) -> Option<&'a str>| shipments.iter().map(|s| f(s)).collect::<Vec<_>>();
+    let time = |f: fn(&Shipment) -> Option<DateTime<Utc>>| {
+        shipments.iter().map(|s| f(s)).collect::<Vec<_>>()
+    };
+    let json = |f: fn(&'a Shipment) -> &'a Vec<String>| {
+        shipments.iter().map(|s| Json(f(s))).collect::<Vec<_>>()
+    };
+    Rows::new(shipments.len())
+        .column("id", "uuid", uuids(|s| s.id.0))
+        .column("account_id", "uuid", uuids(|s| s.account_id.0))
+        .column(
+            "tracking_request_id",
+            "uuid",
+            uuids(|s| s.tracking_request_id.0),
         )
-        .await
-        .map_err(backend)?;
-    Ok(())
+        .column(
+            "bill_of_lading_number",
+            "text",
+            text(|s| &s.bill_of_lading_number),
+        )
+        .column("normalized_number", "text", text(|s| &s.normalized_number))
+        .column("ref_numbers", "jsonb", json(|s| &s.ref_numbers))
+        .column("tags", "jsonb", json(|s| &s.tags))
+        .column(
+            "shipping_line_scac",
+            "text",
+            text(|s| &s.shipping_line_scac),
+        )
+        .column(
+            "port_of_lading_locode",
+            "text",
+            optional_text(|s| s.port_of_lading_locode.as_deref()),
+        )
+        .column(
+            "port_of_discharge_locode",
+            "text",
+            optional_text(|s| s.port_of_discharge_locode.as_deref()),
+        )
+        .column(
+            "destination_locode",
+            "text",
+            optional_text(|s| s.destination_locode.as_deref()),
+        )
+        .column(
+            "pod_vessel_name",
+            "text",
+            optional_text(|s| s.pod_vessel_name.as_deref()),
+        )
+        .column(
+            "pod_vessel_imo",
+            "text",
+            optional_text(|s| s.pod_vessel_imo.as_deref()),
+        )
+        .column(
+            "pod_voyage_number",
+            "text",
+            optional_text(|s| s.pod_voyage_number.as_deref()),
+        )
+        .column("pol_etd_at", "timestamptz", time(|s| s.pol_etd_at))
+        .column("pol_atd_at", "timestamptz", time(|s| s.pol_atd_at))
+        .column("pod_eta_at", "timestamptz", time(|s| s.pod_eta_at))
+        .column(
+            "pod_original_eta_at",
+            "timestamptz",
+            time(|s| s.pod_original_eta_at),
+        )
+        .column("pod_ata_at", "timestamptz", time(|s| s.pod_ata_at))
+        .column(
+            "destination_eta_at",
+            "timestamptz",
+            time(|s| s.destination_eta_at),
+        )
+        .column(
+            "destination_ata_at",
+            "timestamptz",
+            time(|s| s.destination_ata_at),
+        )
+        .column(
+            "line_tracking_last_attempted_at",
+            "timestamptz",
+            time(|s| s.line_tracking_last_attempted_at),
+        )
+        .column(
+            "line_tracking_last_succeeded_at",
+            "timestamptz",
+            time(|s| s.line_tracking_last_succeeded_at),
+        )
+        .column(
+            "line_tracking_stopped_at",
+            "timestamptz",
+            time(|s| s.line_tracking_stopped_at),
+        )
+        .column(
+            "line_tracking_stopped_reason",
+            "text",
+            optional_text(|s| s.line_tracking_stopped_reason.as_deref()),
+        )
+        .column("created_at", "timestamptz", time(|s| Some(s.created_at)))
+        .column("updated_at", "timestamptz", time(|s| Some(s.updated_at)))
+        .column(
+            "line_tracking_stopped_by",
+            "uuid",
+            ids(|s| s.line_tracking_stopped_by.map(|id| id.0)),
+        )
+        .column("customer_id", "uuid", ids(|s| s.customer_id.map(|id| id.0)))
+        .column(
+            "pol_original_etd_at",
+            "timestamptz",
+            time(|s| s.pol_original_etd_at),
+        )
+        .column(
+            "destination_original_eta_at",
+            "timestamptz",
+            time(|s| s.destination_original_eta_at),
+        )
+        .column("pod_terminal_id", "uuid", ids(|s| s.pod_terminal_id))
 }
 
 const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, seal_number, \
@@ -224,55 +300,94 @@ fn read_container(c: &mut Columns<'_>) -> StoreResult<Container> {
     })
 }
 
-async fn upsert_container(client: &impl GenericClient, c: &Container) -> StoreResult<()> {
-    let statement = client
-        .prepare_cached(&format!(
-            "INSERT INTO containers ({CONTAINER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-             $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
-             ON CONFLICT (id) DO UPDATE SET seal_number = excluded.seal_number,
-                pod_arrived_at = excluded.pod_arrived_at,
-                pod_discharged_at = excluded.pod_discharged_at,
-                pod_full_out_at = excluded.pod_full_out_at,
-                final_destination_full_out_at = excluded.final_destination_full_out_at,
-                empty_terminated_at = excluded.empty_terminated_at,
-                availability_known = excluded.availability_known,
-                available_for_pickup = excluded.available_for_pickup,
-                current_status = excluded.current_status, updated_at = excluded.updated_at"
-        ))
-        .await
-        .map_err(backend)?;
-    let equipment_length = c.equipment_length.map(to_int).transpose()?;
-    let weight_in_lbs = c.weight_in_lbs.map(to_int).transpose()?;
-    client
-        .execute(
-            &statement,
-            &[
-                &c.id.0,
-                &c.account_id.0,
-                &c.shipment_id.0,
-                &c.number,
-                &c.seal_number,
-                &c.iso_equipment_code,
-                &c.equipment_type,
-                &equipment_length,
-                &c.equipment_height,
-                &weight_in_lbs,
-                &c.pod_arrived_at,
-                &c.pod_discharged_at,
-                &c.pod_full_out_at,
-                &c.final_destination_full_out_at,
-                &c.empty_terminated_at,
-                &c.availability_known,
-                &c.available_for_pickup,
-                &c.current_status.as_str(),
-                &c.created_at,
-                &c.updated_at,
-                &Json(&c.ref_numbers),
-            ],
+/// How a container already written is updated: the columns a later carrier result may change.
+const CONTAINER_UPSERT: &str = "ON CONFLICT (id) DO UPDATE SET seal_number = excluded.seal_number,
+    pod_arrived_at = excluded.pod_arrived_at,
+    pod_discharged_at = excluded.pod_discharged_at,
+    pod_full_out_at = excluded.pod_full_out_at,
+    final_destination_full_out_at = excluded.final_destination_full_out_at,
+    empty_terminated_at = excluded.empty_terminated_at,
+    availability_known = excluded.availability_known,
+    available_for_pickup = excluded.available_for_pickup,
+    current_status = excluded.current_status, updated_at = excluded.updated_at";
+
+fn container_rows<'a>(containers: &[&'a Container]) -> StoreResult<Rows<'a>> {
+    let uuids = |f: fn(&Container) -> Uuid| containers.iter().map(|c| f(c)).collect::<Vec<_>>();
+    let text = |f: fn(&'a Container) -> Option<&'a str>| {
+        containers.iter().map(|c| f(c)).collect::<Vec<_>>()
+    };
+    let time = |f: fn(&Container) -> Option<DateTime<Utc>>| {
+        containers.iter().map(|c| f(c)).collect::<Vec<_>>()
+    };
+    let flag = |f: fn(&Container) -> bool| containers.iter().map(|c| f(c)).collect::<Vec<_>>();
+    let count = |f: fn(&Container) -> Option<u32>| {
+        containers
+            .iter()
+            .map(|c| f(c).map(to_int).transpose())
+            .collect::<StoreResult<Vec<_>>>()
+    };
+    Ok(Rows::new(containers.len())
+        .column("id", "uuid", uuids(|c| c.id.0))
+        .column("account_id", "uuid", uuids(|c| c.account_id.0))
+        .column("shipment_id", "uuid", uuids(|c| c.shipment_id.0))
+        .column("number", "text", text(|c| Some(&c.number)))
+        .column("seal_number", "text", text(|c| c.seal_number.as_deref()))
+        .column(
+            "iso_equipment_code",
+            "text",
+            text(|c| c.iso_equipment_code.as_deref()),
         )
-        .await
-        .map_err(backend)?;
-    Ok(())
+        .column(
+            "equipment_type",
+            "text",
+            text(|c| c.equipment_type.as_deref()),
+        )
+        .column("equipment_length", "int4", count(|c| c.equipment_length)?)
+        .column(
+            "equipment_height",
+            "text",
+            text(|c| c.equipment_height.as_deref()),
+        )
+        .column("weight_in_lbs", "int4", count(|c| c.weight_in_lbs)?)
+        .column("pod_arrived_at", "timestamptz", time(|c| c.pod_arrived_at))
+        .column(
+            "pod_discharged_at",
+            "timestamptz",
+            time(|c| c.pod_discharged_at),
+        )
+        .column(
+            "pod_full_out_at",
+            "timestamptz",
+            time(|c| c.pod_full_out_at),
+        )
+        .column(
+            "final_destination_full_out_at",
+            "timestamptz",
+            time(|c| c.final_destination_full_out_at),
+        )
+        .column(
+            "empty_terminated_at",
+            "timestamptz",
+            time(|c| c.empty_terminated_at),
+        )
+        .column("availability_known", "bool", flag(|c| c.availability_known))
+        .column(
+            "available_for_pickup",
+            "bool",
+            flag(|c| c.available_for_pickup),
+        )
+        .column(
+            "current_status",
+            "text",
+            text(|c| Some(c.current_status.as_str())),
+        )
+        .column("created_at", "timestamptz", time(|c| Some(c.created_at)))
+        .column("updated_at", "timestamptz", time(|c| Some(c.updated_at)))
+        .column(
+            "ref_numbers",
+            "jsonb",
+            containers.iter().map(|c| Json(&c.ref_numbers)).collect(),
+        ))
 }
 
 const EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_id, event, timestamp, \
@@ -301,68 +416,46 @@ fn event_from_row(row: &Row) -> StoreResult<TransportEvent> {
     })
 }
 
-/// All of an update's events in one statement (arrays unnested into rows): a poll may bring
-/// dozens, and a round trip each would dominate.
-async fn upsert_events<'a>(
-    client: &impl GenericClient,
-    events: impl Iterator<Item = &'a TransportEvent>,
-) -> StoreResult<()> {
-    let events: Vec<&TransportEvent> = events.collect();
-    if events.is_empty() {
-        return Ok(());
-    }
-    let statement = client
-        .prepare_cached(&format!(
-            "INSERT INTO transport_events ({EVENT_COLUMNS})
-             SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[],
-                $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[], $11::uuid[],
-                $12::text[], $13::timestamptz[])
-             ON CONFLICT (id) DO UPDATE SET event = excluded.event,
-                timestamp = excluded.timestamp, voyage_number = excluded.voyage_number,
-                location_locode = excluded.location_locode, vessel_name = excluded.vessel_name,
-                vessel_imo = excluded.vessel_imo, terminal_id = excluded.terminal_id"
-        ))
-        .await
-        .map_err(backend)?;
-    let column = |f: fn(&TransportEvent) -> Uuid| events.iter().map(|e| f(e)).collect::<Vec<_>>();
-    let text = |f: fn(&TransportEvent) -> Option<&str>| {
-        events.iter().map(|e| f(e)).collect::<Vec<Option<&str>>>()
+/// How an event the carrier corrected is updated (new events are plain inserts: their ids
+/// are new, and `ON CONFLICT` would make each row a speculative insertion).
+const EVENT_UPSERT: &str = "ON CONFLICT (id) DO UPDATE SET event = excluded.event,
+    timestamp = excluded.timestamp, voyage_number = excluded.voyage_number,
+    location_locode = excluded.location_locode, vessel_name = excluded.vessel_name,
+    vessel_imo = excluded.vessel_imo, terminal_id = excluded.terminal_id";
+
+fn event_rows<'a>(events: &[&'a TransportEvent]) -> Rows<'a> {
+    let uuids = |f: fn(&TransportEvent) -> Uuid| events.iter().map(|e| f(e)).collect::<Vec<_>>();
+    let text = |f: fn(&'a TransportEvent) -> Option<&'a str>| {
+        events.iter().map(|e| f(e)).collect::<Vec<_>>()
     };
-    let ids = column(|e| e.id.0);
-    let accounts = column(|e| e.account_id.0);
-    let shipments = column(|e| e.shipment_id.0);
-    let containers = column(|e| e.container_id.0);
-    let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
-    let timestamps: Vec<DateTime<Utc>> = events.iter().map(|e| e.timestamp).collect();
-    let voyages = text(|e| e.voyage_number.as_deref());
-    let locations = text(|e| e.location_locode.as_deref());
-    let vessel_names = text(|e| e.vessel_name.as_deref());
-    let vessel_imos = text(|e| e.vessel_imo.as_deref());
-    let terminals: Vec<Option<Uuid>> = events.iter().map(|e| e.terminal_id).collect();
-    let sources: Vec<&str> = events.iter().map(|e| e.source_id.as_str()).collect();
-    let created: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
-    client
-        .execute(
-            &statement,
-            &[
-                &ids,
-                &accounts,
-                &shipments,
-                &containers,
-                &names,
-                &timestamps,
-                &voyages,
-                &locations,
-                &vessel_names,
-                &vessel_imos,
-                &terminals,
-                &sources,
-                &created,
-            ],
+    let time =
+        |f: fn(&TransportEvent) -> DateTime<Utc>| events.iter().map(|e| f(e)).collect::<Vec<_>>();
+    Rows::new(events.len())
+        .column("id", "uuid", uuids(|e| e.id.0))
+        .column("account_id", "uuid", uuids(|e| e.account_id.0))
+        .column("shipment_id", "uuid", uuids(|e| e.shipment_id.0))
+        .column("container_id", "uuid", uuids(|e| e.container_id.0))
+        .column("event", "text", text(|e| Some(e.event.as_str())))
+        .column("timestamp", "timestamptz", time(|e| e.timestamp))
+        .column(
+            "voyage_number",
+            "text",
+            text(|e| e.voyage_number.as_deref()),
         )
-        .await
-        .map_err(backend)?;
-    Ok(())
+        .column(
+            "location_locode",
+            "text",
+            text(|e| e.location_locode.as_deref()),
+        )
+        .column("vessel_name", "text", text(|e| e.vessel_name.as_deref()))
+        .column("vessel_imo", "text", text(|e| e.vessel_imo.as_deref()))
+        .column(
+            "terminal_id",
+            "uuid",
+            events.iter().map(|e| e.terminal_id).collect(),
+        )
+        .column("source_id", "text", text(|e| Some(&e.source_id)))
+        .column("created_at", "timestamptz", time(|e| e.created_at))
 }
 
 const RAW_EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_number, source_id, \
@@ -393,73 +486,80 @@ fn raw_event_from_row(row: &Row) -> StoreResult<RawEvent> {
     })
 }
 
-/// All of an update's raw events in one statement, as for transport events.
-async fn upsert_raw_events(client: &impl GenericClient, events: &[RawEvent]) -> StoreResult<()> {
-    if events.is_empty() {
-        return Ok(());
-    }
-    let statement = client
-        .prepare_cached(&format!(
-            "INSERT INTO raw_events ({RAW_EVENT_COLUMNS})
-             SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
-                $6::text[], $7::text[], $8::timestamptz[], $9::bool[], $10::text[], $11::text[],
-                $12::text[], $13::text[], $14::text[], $15::uuid[], $16::timestamptz[])
-             ON CONFLICT (shipment_id, source_id) DO UPDATE SET
-                container_number = excluded.container_number,
-                original_event = excluded.original_event, event = excluded.event,
-                timestamp = excluded.timestamp, estimated = excluded.estimated,
-                location_locode = excluded.location_locode,
-                location_name = excluded.location_name, vessel_name = excluded.vessel_name,
-                vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number,
-                terminal_id = excluded.terminal_id"
-        ))
-        .await
-        .map_err(backend)?;
+/// How a raw event the carrier changed is updated.
+const RAW_EVENT_UPSERT: &str = "ON CONFLICT (shipment_id, source_id) DO UPDATE SET
+    container_number = excluded.container_number,
+    original_event = excluded.original_event, event = excluded.event,
+    timestamp = excluded.timestamp, estimated = excluded.estimated,
+    location_locode = excluded.location_locode,
+    location_name = excluded.location_name, vessel_name = excluded.vessel_name,
+    vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number,
+    terminal_id = excluded.terminal_id";
+
+fn raw_event_rows(events: &[RawEvent]) -> Rows<'_> {
+    let uuids = |f: fn(&RawEvent) -> Uuid| events.iter().map(f).collect::<Vec<_>>();
     let text = |f: fn(&RawEvent) -> Option<&str>| events.iter().map(f).collect::<Vec<_>>();
-    let ids: Vec<Uuid> = events.iter().map(|e| e.id.0).collect();
-    let accounts: Vec<Uuid> = events.iter().map(|e| e.account_id.0).collect();
-    let shipments: Vec<Uuid> = events.iter().map(|e| e.shipment_id.0).collect();
-    let containers = text(|e| e.container_number.as_deref());
-    let sources: Vec<&str> = events.iter().map(|e| e.source_id.as_str()).collect();
-    let originals: Vec<&str> = events
-        .iter()
-        .map(|e| e.reported.original_event.as_str())
-        .collect();
-    let names = text(|e| e.reported.event.as_deref());
-    let timestamps: Vec<DateTime<Utc>> = events.iter().map(|e| e.reported.timestamp).collect();
-    let estimated: Vec<bool> = events.iter().map(|e| e.reported.estimated).collect();
-    let locodes = text(|e| e.reported.location_locode.as_deref());
-    let location_names = text(|e| e.reported.location_name.as_deref());
-    let vessel_names = text(|e| e.reported.vessel_name.as_deref());
-    let vessel_imos = text(|e| e.reported.vessel_imo.as_deref());
-    let voyages = text(|e| e.reported.voyage_number.as_deref());
-    let terminals: Vec<Option<Uuid>> = events.iter().map(|e| e.reported.terminal_id).collect();
-    let created: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
-    client
-        .execute(
-            &statement,
-            &[
-                &ids,
-                &accounts,
-                &shipments,
-                &containers,
-                &sources,
-                &originals,
-                &names,
-                &timestamps,
-                &estimated,
-                &locodes,
-                &location_names,
-                &vessel_names,
-                &vessel_imos,
-                &voyages,
-                &terminals,
-                &created,
-            ],
+    Rows::new(events.len())
+        .column("id", "uuid", uuids(|e| e.id.0))
+        .column("account_id", "uuid", uuids(|e| e.account_id.0))
+        .column("shipment_id", "uuid", uuids(|e| e.shipment_id.0))
+        .column(
+            "container_number",
+            "text",
+            text(|e| e.container_number.as_deref()),
         )
-        .await
-        .map_err(backend)?;
-    Ok(())
+        .column("source_id", "text", text(|e| Some(&e.source_id)))
+        .column(
+            "original_event",
+            "text",
+            text(|e| Some(&e.reported.original_event)),
+        )
+        .column("event", "text", text(|e| e.reported.event.as_deref()))
+        .column(
+            "timestamp",
+            "timestamptz",
+            events.iter().map(|e| e.reported.timestamp).collect(),
+        )
+        .column(
+            "estimated",
+            "bool",
+            events.iter().map(|e| e.reported.estimated).collect(),
+        )
+        .column(
+            "location_locode",
+            "text",
+            text(|e| e.reported.location_locode.as_deref()),
+        )
+        .column(
+            "location_name",
+            "text",
+            text(|e| e.reported.location_name.as_deref()),
+        )
+        .column(
+            "vessel_name",
+            "text",
+            text(|e| e.reported.vessel_name.as_deref()),
+        )
+        .column(
+            "vessel_imo",
+            "text",
+            text(|e| e.reported.vessel_imo.as_deref()),
+        )
+        .column(
+            "voyage_number",
+            "text",
+            text(|e| e.reported.voyage_number.as_deref()),
+        )
+        .column(
+            "terminal_id",
+            "uuid",
+            events.iter().map(|e| e.reported.terminal_id).collect(),
+        )
+        .column(
+            "created_at",
+            "timestamptz",
+            events.iter().map(|e| e.created_at).collect(),
+        )
 }
 
 pub async fn raw_events_of_shipment(
@@ -497,6 +597,14 @@ pub async fn raw_events_of_container(
     .await
 }
 
+/// Writes a poll's result as one statement: a data-modifying `WITH` query per table, each
+/// table's rows sent as column arrays. A statement is its own transaction, so there is no
+/// `BEGIN` or `COMMIT` to wait for, and one round trip carries the whole result. Only a
+/// request's initial custom field values (its first result, when it has them) take an
+/// explicit transaction, since code writes their index rows.
+///
+/// The statement moves the tracking request on first and writes the rest only when that
+/// matched: a request changed since the poll read it is a conflict, and nothing is written.
 pub async fn record_tracking_result(
     client: &mut deadpool_postgres::Client,
     request: &TrackingRequest,
@@ -504,81 +612,204 @@ pub async fn record_tracking_result(
     update: Option<&TrackingUpdate>,
     events: &[DomainEvent],
 ) -> StoreResult<()> {
-    let tx = client.transaction().await.map_err(backend)?;
-    if let Some(update) = update {
-        upsert_shipment(&tx, &update.shipment).await?;
-        if update.shipment_created {
-            crate::search::index(
-                &tx,
-                update.shipment.account_id,
-                &SearchEntry::shipment(&update.shipment),
-            )
-            .await?;
+    // Read before the write rather than inside a transaction with it: either way a webhook
+    // added meanwhile gets notified from the next change on.
+    let webhooks = match events.first() {
+        Some(first) => {
+            let statement = client
+                .prepare_cached(&crate::webhooks::ACTIVE_WEBHOOKS_SQL)
+                .await
+                .map_err(backend)?;
+            crate::webhooks::active_webhooks(&*client, &statement, first.account_id).await?
         }
-        for container in &update.new_containers {
-            crate::search::index(
-                &tx,
-                container.account_id,
-                &SearchEntry::container(container),
-            )
-            .await?;
-        }
-        for container in update
-            .new_containers
-            .iter()
-            .chain(&update.changed_containers)
-        {
-            upsert_container(&tx, container).await?;
-        }
-        upsert_events(
-            &tx,
-            update.new_events.iter().chain(&update.corrected_events),
-        )
-        .await?;
-        upsert_raw_events(&tx, &update.raw_events).await?;
-        for value in &update.initial_custom_field_values {
-            crate::custom_fields::write_value(&tx, value, true).await?;
-        }
+        None => Vec::new(),
+    };
+    let paused = update.is_some_and(|u| u.shipment.notifications_paused());
+    let notifications = notifications_for(events, &webhooks, paused);
+    let writes = result_writes(request, read_at, update, events, &notifications)?;
+    let sql = writes.sql("SELECT count(*) FROM request");
+    let params = as_refs(&writes.params);
+    let custom_values = update.map_or(&[][..], |u| u.initial_custom_field_values.as_slice());
+    if custom_values.is_empty() {
+        let statement = client.prepare_cached(&sql).await.map_err(backend)?;
+        let row = client
+            .query_one(&statement, &params)
+            .await
+            .map_err(backend)?;
+        return request_moved_on(&row);
     }
-    let statement = tx
-        .prepare_cached(
-            "UPDATE tracking_requests SET status = $2, failed_reason = $3, is_retrying = $4,
-                retry_count = $5, shipment_id = $6, updated_at = $7, polled_at = $9
-             WHERE id = $1 AND updated_at = $8 AND (shipment_id IS NULL OR shipment_id = $6)",
-        )
-        .await
-        .map_err(backend)?;
-    let retry_count = request.retry_count.map(to_int).transpose()?;
-    let updated = tx
-        .execute(
-            &statement,
-            &[
-                &request.id.0,
-                &request.status.as_str(),
-                &request.failed_reason.map(FailedReason::as_str),
-                &request.is_retrying,
-                &retry_count,
-                &request.shipment_id.map(|id| id.0),
-                &request.updated_at,
-                &read_at,
-                &request.polled_at,
-            ],
-        )
-        .await
-        .map_err(backend)?;
-    if updated == 0 {
-        // Dropping the transaction rolls back what was written above.
+    let tx = client.transaction().await.map_err(backend)?;
+    let statement = tx.prepare_cached(&sql).await.map_err(backend)?;
+    let row = tx.query_one(&statement, &params).await.map_err(backend)?;
+    // Returning drops the transaction, which rolls back what the statement wrote.
+    request_moved_on(&row)?;
+    for value in custom_values {
+        crate::custom_fields::write_value(&tx, value, true).await?;
+    }
+    tx.commit().await.map_err(backend)
+}
+
+/// The result statement's answer: how many tracking requests it moved on (one, or none when
+/// the request changed since the poll read it).
+fn request_moved_on(row: &Row) -> StoreResult<()> {
+    let moved: i64 = row.try_get(0).map_err(backend)?;
+    if moved == 0 {
         return Err(StoreError::Conflict {
             constraint: "tracking_request_changed",
         });
     }
-    insert_domain_events(&tx, events).await?;
-    let paused = update.is_some_and(|u| u.shipment.notifications_paused());
-    crate::webhooks::fan_out(&tx, events, paused).await?;
-    tx.commit().await.map_err(backend)
+    Ok(())
 }
 
-/// One statement for all of an update's events: arrays unnested into rows.
+/// The writes of a poll's result, each table after the ones its rows refer to.
+fn result_writes<'a>(
+    request: &'a TrackingRequest,
+    read_at: DateTime<Utc>,
+    update: Option<&'a TrackingUpdate>,
+    events: &'a [DomainEvent],
+    notifications: &'a [WebhookNotification],
+) -> StoreResult<Writes<'a>> {
+    let mut writes = Writes::moving_on(request, read_at)?;
+    let shipments: Vec<&Shipment> = update.map(|u| &u.shipment).into_iter().collect();
+    let containers: Vec<&Container> = update
+        .into_iter()
+        .flat_map(|u| u.new_containers.iter().chain(&u.changed_containers))
+        .collect();
+    // Only entities created here are indexed: their numbers never change afterwards, and a
+    // new entity has no terms to replace.
+    let account = request.account_id;
+    let new_entries: Vec<SearchEntry> = update
+        .into_iter()
+        .flat_map(|u| {
+            u.shipment_created
+                .then(|| SearchEntry::shipment(&u.shipment))
+                .into_iter()
+                .chain(u.new_containers.iter().map(SearchEntry::container))
+        })
+        .collect();
+    let new_events: Vec<&TransportEvent> = update.into_iter().flat_map(|u| &u.new_events).collect();
+    let corrected_events: Vec<&TransportEvent> = update
+        .into_iter()
+        .flat_map(|u| &u.corrected_events)
+        .collect();
+    let raw_events = update.map_or(&[][..], |u| u.raw_events.as_slice());
+    writes.insert("shipments", shipment_rows(&shipments), SHIPMENT_UPSERT);
+    writes.insert("containers", container_rows(&containers)?, CONTAINER_UPSERT);
+    writes.insert(
+        "search_terms",
+        crate::search::term_rows(account, new_entries),
+        "ON CONFLICT DO NOTHING",
+    );
+    writes.insert("transport_events", event_rows(&new_events), "");
+    writes.insert(
+        "transport_events",
+        event_rows(&corrected_events),
+        EVENT_UPSERT,
+    );
+    writes.insert("raw_events", raw_event_rows(raw_events), RAW_EVENT_UPSERT);
+    writes.insert("domain_events", domain_event_rows(events), "");
+    writes.insert(
+        "webhook_notifications",
+        crate::webhooks::notification_rows(notifications)?,
+        "ON CONFLICT (id) DO NOTHING",
+    );
+    Ok(writes)
+}
+
+/// One statement of data-modifying `WITH` queries and its parameters.
+struct Writes<'a> {
+    queries: Vec<String>,
+    params: Vec<Param<'a>>,
+}
+
+impl<'a> Writes<'a> {
+    /// Starts with `request`, which moves the tracking request on as the poll left it when
+    /// nobody changed it since the poll read it (`read_at`), and returns its id then.
+    fn moving_on(request: &'a TrackingRequest, read_at: DateTime<Utc>) -> StoreResult<Self> {
+        let retry_count = request.retry_count.map(to_int).transpose()?;
+        let params: Vec<Param<'a>> = vec![
+            Box::new(request.id.0),
+            Box::new(request.status.as_str()),
+            Box::new(request.failed_reason.map(FailedReason::as_str)),
+            Box::new(request.is_retrying),
+            Box::new(retry_count),
+            Box::new(request.shipment_id.map(|id| id.0)),
+            Box::new(request.updated_at),
+            Box::new(read_at),
+            Box::new(request.polled_at),
+        ];
+        Ok(Self {
+            queries: vec![
+                "request AS (UPDATE tracking_requests SET status = $2, failed_reason = $3,
+                    is_retrying = $4, retry_count = $5, shipment_id = $6, updated_at = $7,
+                    polled_at = $9
+                 WHERE id = $1 AND updated_at = $8 AND (shipment_id IS NULL OR shipment_id = $6)
+                 RETURNING id)"
+                    .to_owned(),
+            ],
+            params,
+        })
+    }
+
+    /// Inserts `rows` into `table` if the request was moved on; `on_conflict` may be empty.
+    /// No rows, no query: the statement's text then differs with the tables a result writes
+    /// (a few variants, each prepared once per connection), and a query left out costs
+    /// nothing to set up.
+    fn insert(&mut self, table: &str, rows: Rows<'a>, on_conflict: &str) {
+        if rows.is_empty() {
+            return;
+        }
+        let insert = rows.insert_sql(table, self.params.len() + 1);
+        self.queries.push(format!(
+            "write_{} AS ({insert} WHERE EXISTS (SELECT FROM request) {on_conflict})",
+            self.queries.len()
+        ));
+        self.params.extend(rows.into_params());
+    }
+
+    fn sql(&self, select: &str) -> String {
+        format!("WITH {} {select}", self.queries.join(",\n"))
+    }
+}
+
+/// A change's domain events as rows.
+fn domain_event_rows(events: &[DomainEvent]) -> Rows<'_> {
+    let uuids = |f: fn(&DomainEvent) -> Uuid| events.iter().map(f).collect::<Vec<_>>();
+    let optional = |f: fn(&DomainEvent) -> Option<Uuid>| events.iter().map(f).collect::<Vec<_>>();
+    let text = |f: fn(&DomainEvent) -> &str| events.iter().map(f).collect::<Vec<_>>();
+    Rows::new(events.len())
+        .column("id", "uuid", uuids(|e| e.id.0))
+        .column("account_id", "uuid", uuids(|e| e.account_id.0))
+        .column("event", "text", text(|e| e.event.as_str()))
+        .column(
+            "reference_type",
+            "text",
+            text(|e| e.reference_type.as_str()),
+        )
+        .column("reference_id", "uuid", uuids(|e| e.reference_id))
+        .column(
+            "shipment_id",
+            "uuid",
+            optional(|e| e.shipment_id.map(|id| id.0)),
+        )
+        .column(
+            "container_id",
+            "uuid",
+            optional(|e| e.container_id.map(|id| id.0)),
+        )
+        .column(
+            "created_at",
+            "timestamptz",
+            events.iter().map(|e| e.created_at).collect(),
+        )
+        .column(
+            "payload",
+            "jsonb",
+            events.iter().map(|e| e.payload.as_ref()).collect(),
+        )
+}
+
+/// Stores a change's domain events (the caller holds the transaction).
 pub(crate) async fn insert_domain_events(
     tx: &deadpool_postgres::Transaction<'_>,
     events: &[DomainEvent],
@@ -586,47 +817,14 @@ pub(crate) async fn insert_domain_events(
     if events.is_empty() {
         return Ok(());
     }
+    let rows = domain_event_rows(events);
     let statement = tx
-        .prepare_cached(
-            "INSERT INTO domain_events (id, account_id, event, reference_type, reference_id,
-                shipment_id, container_id, created_at, payload)
-             SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::uuid[],
-                $6::uuid[], $7::uuid[], $8::timestamptz[], $9::jsonb[])",
-        )
+        .prepare_cached(&rows.insert_sql("domain_events", 1))
         .await
         .map_err(backend)?;
-    let ids: Vec<Uuid> = events.iter().map(|e| e.id.0).collect();
-    let accounts: Vec<Uuid> = events.iter().map(|e| e.account_id.0).collect();
-    let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
-    let types: Vec<&str> = events.iter().map(|e| e.reference_type.as_str()).collect();
-    let references: Vec<Uuid> = events.iter().map(|e| e.reference_id).collect();
-    let shipments: Vec<Option<Uuid>> = events
-        .iter()
-        .map(|e| e.shipment_id.map(|id| id.0))
-        .collect();
-    let containers: Vec<Option<Uuid>> = events
-        .iter()
-        .map(|e| e.container_id.map(|id| id.0))
-        .collect();
-    let times: Vec<DateTime<Utc>> = events.iter().map(|e| e.created_at).collect();
-    let payloads: Vec<Option<&serde_json::Value>> =
-        events.iter().map(|e| e.payload.as_ref()).collect();
-    tx.execute(
-        &statement,
-        &[
-            &ids,
-            &accounts,
-            &names,
-            &types,
-            &references,
-            &shipments,
-            &containers,
-            &times,
-            &payloads,
-        ],
-    )
-    .await
-    .map_err(backend)?;
+    tx.execute(&statement, &as_refs(&rows.into_params()))
+        .await
+        .map_err(backend)?;
     Ok(())
 }
 

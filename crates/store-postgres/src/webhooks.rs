@@ -19,6 +19,7 @@ use uuid::Uuid;
 use crate::convert::{backend, query_all, query_one, to_int};
 use crate::shipments::paged;
 use crate::tracking_requests::Condition;
+use crate::unnest::{Rows, as_refs};
 
 const WEBHOOK_COLUMNS: &str = "id, account_id, url, active, events, headers, secret, \
     previous_secret, previous_secret_expires_at, created_at, updated_at, failing_since";
@@ -284,61 +285,73 @@ pub(crate) async fn insert_notifications(
     if notifications.is_empty() {
         return Ok(());
     }
+    let rows = notification_rows(&notifications)?;
     let statement = tx
         .prepare_cached(&format!(
-            "INSERT INTO webhook_notifications ({NOTIFICATION_COLUMNS})
-             SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[],
-                $6::text[], $7::uuid[], $8::uuid[], $9::uuid[], $10::text[], $11::int4[],
-                $12::timestamptz[], $13::text[], $14::timestamptz[], $15::timestamptz[],
-                $16::jsonb[])
-             ON CONFLICT (id) DO NOTHING"
+            "{} ON CONFLICT (id) DO NOTHING",
+            rows.insert_sql("webhook_notifications", 1)
         ))
         .await
         .map_err(backend)?;
-    let n = &notifications;
-    let ids: Vec<Uuid> = n.iter().map(|n| n.id.0).collect();
-    let accounts: Vec<Uuid> = n.iter().map(|n| n.account_id.0).collect();
-    let webhooks: Vec<Uuid> = n.iter().map(|n| n.webhook_id.0).collect();
-    let domain_events: Vec<Uuid> = n.iter().map(|n| n.domain_event_id.0).collect();
-    let names: Vec<&str> = n.iter().map(|n| n.event.as_str()).collect();
-    let types: Vec<&str> = n.iter().map(|n| n.reference_type.as_str()).collect();
-    let references: Vec<Uuid> = n.iter().map(|n| n.reference_id).collect();
-    let shipments: Vec<Option<Uuid>> = n.iter().map(|n| n.shipment_id.map(|i| i.0)).collect();
-    let containers: Vec<Option<Uuid>> = n.iter().map(|n| n.container_id.map(|i| i.0)).collect();
-    let statuses: Vec<&str> = n.iter().map(|n| n.delivery_status.as_str()).collect();
+    tx.execute(&statement, &as_refs(&rows.into_params()))
+        .await
+        .map_err(backend)?;
+    Ok(())
+}
+
+/// Notifications as rows.
+pub(crate) fn notification_rows(n: &[WebhookNotification]) -> StoreResult<Rows<'_>> {
+    let uuids = |f: fn(&WebhookNotification) -> Uuid| n.iter().map(f).collect::<Vec<_>>();
+    let optional =
+        |f: fn(&WebhookNotification) -> Option<Uuid>| n.iter().map(f).collect::<Vec<_>>();
+    let text = |f: fn(&WebhookNotification) -> Option<&str>| n.iter().map(f).collect::<Vec<_>>();
+    let time =
+        |f: fn(&WebhookNotification) -> Option<DateTime<Utc>>| n.iter().map(f).collect::<Vec<_>>();
     let attempts: Vec<i32> = n
         .iter()
         .map(|n| to_int(n.attempts))
         .collect::<StoreResult<_>>()?;
-    let due: Vec<Option<DateTime<Utc>>> = n.iter().map(|n| n.next_attempt_at).collect();
-    let bodies: Vec<Option<&str>> = n.iter().map(|n| n.body.as_deref()).collect();
-    let created: Vec<DateTime<Utc>> = n.iter().map(|n| n.created_at).collect();
-    let updated: Vec<DateTime<Utc>> = n.iter().map(|n| n.updated_at).collect();
-    let payloads: Vec<Option<&serde_json::Value>> = n.iter().map(|n| n.payload.as_ref()).collect();
-    tx.execute(
-        &statement,
-        &[
-            &ids,
-            &accounts,
-            &webhooks,
-            &domain_events,
-            &names,
-            &types,
-            &references,
-            &shipments,
-            &containers,
-            &statuses,
-            &attempts,
-            &due,
-            &bodies,
-            &created,
-            &updated,
-            &payloads,
-        ],
-    )
-    .await
-    .map_err(backend)?;
-    Ok(())
+    Ok(Rows::new(n.len())
+        .column("id", "uuid", uuids(|n| n.id.0))
+        .column("account_id", "uuid", uuids(|n| n.account_id.0))
+        .column("webhook_id", "uuid", uuids(|n| n.webhook_id.0))
+        .column("domain_event_id", "uuid", uuids(|n| n.domain_event_id.0))
+        .column("event", "text", text(|n| Some(n.event.as_str())))
+        .column(
+            "reference_type",
+            "text",
+            text(|n| Some(n.reference_type.as_str())),
+        )
+        .column("reference_id", "uuid", uuids(|n| n.reference_id))
+        .column(
+            "shipment_id",
+            "uuid",
+            optional(|n| n.shipment_id.map(|i| i.0)),
+        )
+        .column(
+            "container_id",
+            "uuid",
+            optional(|n| n.container_id.map(|i| i.0)),
+        )
+        .column(
+            "delivery_status",
+            "text",
+            text(|n| Some(n.delivery_status.as_str())),
+        )
+        .column("attempts", "int4", attempts)
+        .column(
+            "next_attempt_at",
+            "timestamptz",
+            time(|n| n.next_attempt_at),
+        )
+        .column("body", "text", text(|n| n.body.as_deref()))
+        .column("created_at", "timestamptz", time(|n| Some(n.created_at)))
+        .column("updated_at", "timestamptz", time(|n| Some(n.updated_at)))
+        .column(
+            "payload",
+            "jsonb",
+            n.iter().map(|n| n.payload.as_ref()).collect(),
+        ))
 }
 
 pub async fn notification(
