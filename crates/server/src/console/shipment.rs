@@ -33,6 +33,23 @@ fn parse_shipment(id: &str) -> Result<ShipmentId, PageError> {
         .map_err(|_| PageError::NotFound)
 }
 
+/// Where an event happened, for people: the terminal when the carrier named one Tidemark
+/// knows, then the port by name and UN/LOCODE ("Virginia International Gateway, Norfolk
+/// (USORF)").
+fn event_place(app: &App, event: &TransportEvent) -> String {
+    let Some(locode) = event.location_locode.as_deref() else {
+        return String::new();
+    };
+    let port = app.reference.port_by_locode(locode).map_or_else(
+        || locode.to_owned(),
+        |port| format!("{} ({locode})", port.name),
+    );
+    match event.terminal_id.and_then(|id| app.reference.terminal(id)) {
+        Some(terminal) => format!("{}, {port}", terminal.name),
+        None => port,
+    }
+}
+
 fn when(app: &App, locode: Option<&str>, at: Option<DateTime<Utc>>) -> String {
     at.map(|at| port_time(app, locode, at)).unwrap_or_default()
 }
@@ -415,7 +432,7 @@ async fn render(
                                 td { (when(app, event.location_locode.as_deref(), Some(event.timestamp))) }
                                 td { (containers.iter().find(|c| c.id == event.container_id).map(|c| c.number.as_str()).unwrap_or("")) }
                                 td { (event.event.as_str().trim_start_matches("container.transport.").replace('_', " ")) }
-                                td { (event.location_locode.as_deref().unwrap_or("")) }
+                                td { (event_place(app, event)) }
                                 td { (event.vessel_name.as_deref().unwrap_or("")) }
                             }
                         }

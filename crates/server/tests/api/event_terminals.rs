@@ -11,6 +11,7 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 use tidemark_carriers::{Carrier, CarrierError, CarrierSnapshot, TrackingQuery};
 
+use crate::console;
 use crate::helpers::{Backend, TestApp};
 
 /// Each case as a test on SQLite, then on PostgreSQL when it is configured.
@@ -37,6 +38,7 @@ on_both_backends_with_voyage!(
     an_event_at_an_unknown_facility_has_a_null_terminal,
     the_pod_terminal_is_the_terminal_the_events_name_at_the_port_of_discharge,
     a_webhook_for_an_event_at_a_known_terminal_relates_and_includes_it,
+    the_console_shows_where_each_event_happened_by_terminal_and_port,
 );
 
 const SCAC: &str = "MAEU";
@@ -352,6 +354,27 @@ mod cases {
             shipments["data"][0]["relationships"]["pod_terminal"],
             at_vig()
         );
+    }
+
+    pub async fn the_console_shows_where_each_event_happened_by_terminal_and_port(app: TestApp) {
+        track(&app).await;
+        let shipments = app.get_ok(&format!("/v2/shipments?q={NUMBER}")).await;
+        let id = shipments["data"][0]["id"].as_str().unwrap();
+        let cookie = console::sign_in(&app, &app.key).await;
+
+        let html = console::text(&console::page(&app, &format!("/shipments/{id}"), &cookie).await);
+
+        for place in [
+            "Virginia International Gateway, Norfolk (USORF)",
+            "Shanghai Mingdong Container Terminals, Shanghai (CNSHA)",
+            // Loaded at a facility Tidemark does not know: the port alone.
+            "Shanghai (CNSHA)",
+        ] {
+            assert!(
+                html.contains(&format!("<td>{place}</td>")),
+                "{place}: {html}"
+            );
+        }
     }
 
     pub async fn a_webhook_for_an_event_at_a_known_terminal_relates_and_includes_it(app: TestApp) {
