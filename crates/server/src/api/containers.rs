@@ -402,6 +402,7 @@ async fn edit(
     get, path = "/v2/containers/{id}/transport_events", tag = "Containers",
     params(
         ("id" = Uuid, Path),
+        ("include" = Option<String>, Query, description = "location, vessel, terminal"),
         ("filter[event]" = Option<String>, Query, description = "An event name"),
         ("filter[timestamp][start]" = Option<String>, Query, description = "ISO 8601"),
         ("filter[timestamp][end]" = Option<String>, Query, description = "ISO 8601"),

@@ -196,6 +196,7 @@ impl Resource for RawEventResource<'_> {
     get, path = "/v2/containers/{id}/raw_events", tag = "Containers",
     params(
         ("id" = Uuid, Path),
+        ("include" = Option<String>, Query, description = "location, vessel, terminal (all three when absent)"),
         ("page[number]" = Option<u32>, Query), ("page[size]" = Option<u32>, Query),
     ),
     responses(

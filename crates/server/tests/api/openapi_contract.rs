@@ -18,6 +18,7 @@ on_both_backends!(
     pages_are_documented_to_start_at_one_as_the_server_requires,
     a_body_of_another_type_gets_the_documented_415_as_json_api,
     an_unknown_key_gets_the_documented_401_as_json_api,
+    the_container_event_feeds_document_the_includes_they_take,
 );
 
 async fn document(app: &TestApp) -> Value {
@@ -145,6 +146,28 @@ async fn pages_are_documented_to_start_at_one_as_the_server_requires(app: TestAp
 
     assert_eq!(page_number["schema"]["minimum"], json!(1));
     assert_eq!(zeroth.status, StatusCode::BAD_REQUEST);
+}
+
+async fn the_container_event_feeds_document_the_includes_they_take(app: TestApp) {
+    let document = document(&app).await;
+    for path in [
+        "/v2/containers/{id}/transport_events",
+        "/v2/containers/{id}/raw_events",
+    ] {
+        let include = document["paths"][path]["get"]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|parameter| parameter["name"] == "include")
+            .unwrap_or_else(|| panic!("{path} does not document include"));
+        assert_eq!(include["in"], json!("query"));
+        assert!(
+            include["description"]
+                .as_str()
+                .is_some_and(|description| description.contains("terminal")),
+            "{path}: {include}"
+        );
+    }
 }
 
 async fn a_body_of_another_type_gets_the_documented_415_as_json_api(app: TestApp) {
