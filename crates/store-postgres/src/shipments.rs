@@ -814,18 +814,7 @@ pub(crate) async fn insert_domain_events(
     tx: &deadpool_postgres::Transaction<'_>,
     events: &[DomainEvent],
 ) -> StoreResult<()> {
-    if events.is_empty() {
-        return Ok(());
-    }
-    let rows = domain_event_rows(events);
-    let statement = tx
-        .prepare_cached(&rows.insert_sql("domain_events", 1))
-        .await
-        .map_err(backend)?;
-    tx.execute(&statement, &as_refs(&rows.into_params()))
-        .await
-        .map_err(backend)?;
-    Ok(())
+    crate::unnest::insert(tx, "domain_events", domain_event_rows(events), "").await
 }
 
 pub async fn domain_events(

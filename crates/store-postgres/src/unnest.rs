@@ -2,7 +2,11 @@
 //! the arrays back into rows. A poll writes dozens of rows; a statement per row would
 //! dominate its cost.
 
+use deadpool_postgres::GenericClient;
+use tidemark_store::StoreResult;
 use tokio_postgres::types::ToSql;
+
+use crate::convert::backend;
 
 /// A statement parameter owned by the statement being built.
 pub type Param<'a> = Box<dyn ToSql + Sync + Send + 'a>;
@@ -67,4 +71,24 @@ pub fn as_refs<'p>(params: &'p [Param<'_>]) -> Vec<&'p (dyn ToSql + Sync)> {
         .iter()
         .map(|param| -> &(dyn ToSql + Sync) { param.as_ref() })
         .collect()
+}
+
+/// Inserts `rows` into `table` in one statement; `on_conflict` may be empty. Nothing to do
+/// for no rows.
+pub async fn insert(
+    client: &impl GenericClient,
+    table: &str,
+    rows: Rows<'_>,
+    on_conflict: &str,
+) -> StoreResult<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let sql = format!("{} {on_conflict}", rows.insert_sql(table, 1));
+    let statement = client.prepare_cached(&sql).await.map_err(backend)?;
+    client
+        .execute(&statement, &as_refs(&rows.into_params()))
+        .await
+        .map_err(backend)?;
+    Ok(())
 }

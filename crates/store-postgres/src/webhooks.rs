@@ -19,7 +19,7 @@ use uuid::Uuid;
 use crate::convert::{backend, query_all, query_one, to_int};
 use crate::shipments::paged;
 use crate::tracking_requests::Condition;
-use crate::unnest::{Rows, as_refs};
+use crate::unnest::Rows;
 
 const WEBHOOK_COLUMNS: &str = "id, account_id, url, active, events, headers, secret, \
     previous_secret, previous_secret_expires_at, created_at, updated_at, failing_since";
@@ -282,21 +282,13 @@ pub(crate) async fn insert_notifications(
     paused: bool,
 ) -> StoreResult<()> {
     let notifications = notifications_for(events, webhooks, paused);
-    if notifications.is_empty() {
-        return Ok(());
-    }
-    let rows = notification_rows(&notifications)?;
-    let statement = tx
-        .prepare_cached(&format!(
-            "{} ON CONFLICT (id) DO NOTHING",
-            rows.insert_sql("webhook_notifications", 1)
-        ))
-        .await
-        .map_err(backend)?;
-    tx.execute(&statement, &as_refs(&rows.into_params()))
-        .await
-        .map_err(backend)?;
-    Ok(())
+    crate::unnest::insert(
+        tx,
+        "webhook_notifications",
+        notification_rows(&notifications)?,
+        "ON CONFLICT (id) DO NOTHING",
+    )
+    .await
 }
 
 /// Notifications as rows.
