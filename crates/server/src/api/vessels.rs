@@ -2,10 +2,7 @@
 //! over a window), and its estimated future positions to a port.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
-use tidemark_geo::future::{FutureError, FuturePosition};
-use tidemark_store::{Fix, Vessel};
-use utoipa::ToSchema;
+use tidemark_geo::future::FutureError;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
@@ -13,10 +10,10 @@ use uuid::Uuid;
 use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::extract::Path;
-use crate::api::jsonapi::{
-    Document, Included, QueryParams, Resource, included_object, resource_object, timestamp,
-};
+use crate::api::jsonapi::{Document, QueryParams, resource_object};
 use crate::app::AppState;
+pub use crate::resources::vessels::vessel_objects;
+use crate::resources::vessels::{PositionObject, VesselAttributes, VesselResource};
 use crate::use_cases::vessels::future::{FutureFailure, Start, future_positions};
 use crate::use_cases::vessels::vessel_with_track;
 
@@ -28,126 +25,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(show))
         .routes(routes!(future))
         .routes(routes!(future_with_coordinates))
-}
-
-/// One position of a vessel: stored (`estimated: false`) or predicted.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PositionObject {
-    pub latitude: f64,
-    pub longitude: f64,
-    pub heading: Option<f64>,
-    #[serde(with = "timestamp")]
-    pub timestamp: DateTime<Utc>,
-    pub estimated: bool,
-}
-
-impl From<&Fix> for PositionObject {
-    fn from(fix: &Fix) -> Self {
-        Self {
-            latitude: fix.latitude,
-            longitude: fix.longitude,
-            heading: fix.heading.or(fix.course),
-            timestamp: fix.timestamp,
-            estimated: false,
-        }
-    }
-}
-
-impl From<&FuturePosition> for PositionObject {
-    fn from(p: &FuturePosition) -> Self {
-        Self {
-            latitude: p.latitude,
-            longitude: p.longitude,
-            heading: Some((p.heading * 10.0).round() / 10.0),
-            timestamp: p.timestamp,
-            estimated: p.estimated,
-        }
-    }
-}
-
-/// Attributes of a vessel (spec §2.5).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct VesselAttributes {
-    pub name: Option<String>,
-    pub imo: Option<String>,
-    pub mmsi: Option<String>,
-    pub latitude: Option<f64>,
-    pub longitude: Option<f64>,
-    pub nautical_speed_knots: Option<f64>,
-    pub navigational_heading_degrees: Option<f64>,
-    #[serde(with = "timestamp::option")]
-    #[schema(value_type = Option<String>)]
-    pub position_timestamp: Option<DateTime<Utc>>,
-    /// Present only when asked for (a positions window, or future positions).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub positions: Option<Vec<PositionObject>>,
-}
-
-struct VesselResource<'a> {
-    vessel: &'a Vessel,
-    positions: Option<Vec<PositionObject>>,
-}
-
-impl Resource for VesselResource<'_> {
-    const TYPE: &'static str = "vessel";
-    const PATH: &'static str = "vessels";
-    type Attributes = VesselAttributes;
-
-    fn id(&self) -> String {
-        self.vessel.id.to_string()
-    }
-
-    fn attributes(&self) -> VesselAttributes {
-        let latest = self.vessel.latest;
-        VesselAttributes {
-            name: self.vessel.name.clone(),
-            imo: self.vessel.imo.clone(),
-            mmsi: self.vessel.mmsi.clone(),
-            latitude: latest.map(|f| f.latitude),
-            longitude: latest.map(|f| f.longitude),
-            nautical_speed_knots: latest.and_then(|f| f.speed_knots),
-            navigational_heading_degrees: latest.and_then(|f| f.heading.or(f.course)),
-            position_timestamp: latest.map(|f| f.timestamp),
-            positions: self.positions.as_ref().map(|p| {
-                p.iter()
-                    .map(|p| PositionObject {
-                        latitude: p.latitude,
-                        longitude: p.longitude,
-                        heading: p.heading,
-                        timestamp: p.timestamp,
-                        estimated: p.estimated,
-                    })
-                    .collect()
-            }),
-        }
-    }
-}
-
-/// The vessels these IMO numbers name, as included resources (without positions); numbers
-/// of vessels never recorded are left out.
-pub async fn vessel_objects(
-    state: &AppState,
-    imos: impl IntoIterator<Item = &str>,
-) -> Result<Vec<Included>, ApiError> {
-    let mut imos: Vec<String> = imos.into_iter().map(str::to_owned).collect();
-    imos.sort_unstable();
-    imos.dedup();
-    if imos.is_empty() {
-        return Ok(Vec::new());
-    }
-    let vessels = state.store.vessels_by_imos(&imos).await?;
-    Ok(vessels
-        .iter()
-        .map(|vessel| {
-            included_object(
-                &VesselResource {
-                    vessel,
-                    positions: None,
-                },
-                &state.config.public_url,
-            )
-        })
-        .collect())
 }
 
 /// A closed time range.

@@ -12,4 +12,5 @@ pub mod ports;
 pub mod shipments;
 pub mod terminals;
 pub mod tracking_requests;
+pub mod vessels;
 pub mod webhook_notifications;
