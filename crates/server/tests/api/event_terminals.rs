@@ -39,6 +39,7 @@ on_both_backends_with_voyage!(
     the_pod_terminal_is_the_terminal_the_events_name_at_the_port_of_discharge,
     a_webhook_for_an_event_at_a_known_terminal_relates_and_includes_it,
     the_console_shows_where_each_event_happened_by_terminal_and_port,
+    a_webhook_for_an_event_on_a_vessel_includes_the_vessel_after_the_terminal,
 );
 
 const SCAC: &str = "MAEU";
@@ -407,6 +408,49 @@ mod cases {
             .collect();
         let port = types.iter().position(|t| *t == "port").expect("the port");
         assert_eq!(types.get(port + 1), Some(&"terminal"), "{types:?}");
+    }
+
+    pub async fn a_webhook_for_an_event_on_a_vessel_includes_the_vessel_after_the_terminal(
+        app: TestApp,
+    ) {
+        let received = receiver().await;
+        let webhook = app
+            .post_json(
+                "/v2/webhooks",
+                &json!({"data": {"type": "webhook", "attributes": {
+                    "url": received.0, "events": ["container.transport.vessel_arrived"],
+                }}}),
+            )
+            .await;
+        assert_eq!(webhook.status, StatusCode::CREATED);
+
+        track(&app).await;
+        app.run_pending_jobs().await;
+
+        let bodies = received.1.lock().unwrap().clone();
+        let delivered: Value = serde_json::from_slice(&bodies[0]).unwrap();
+        let included = delivered["included"].as_array().unwrap();
+        let types: Vec<&str> = included
+            .iter()
+            .map(|o| o["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            types,
+            [
+                "shipment",
+                "container",
+                "port",
+                "terminal",
+                "vessel",
+                "transport_event"
+            ],
+            "Terminal49's order"
+        );
+        let vessel = &included[4];
+        assert_eq!(vessel["attributes"]["imo"], json!("9321483"));
+        assert_eq!(vessel["attributes"]["name"], json!("KING OF THE SEAS"));
+        let event = &included[5];
+        assert_eq!(event["relationships"]["vessel"]["data"]["id"], vessel["id"]);
     }
 
     /// A local HTTP receiver: its URL, and the bodies it got.

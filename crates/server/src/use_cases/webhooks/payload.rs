@@ -21,6 +21,7 @@ use crate::resources::jsonapi::{
 use crate::resources::ports::PortResource;
 use crate::resources::shipments::{ShipmentResource, customers_of};
 use crate::resources::terminals::terminal_object;
+use crate::resources::vessels::vessel_objects;
 use crate::resources::webhook_notifications::{NotificationResource, reference_of};
 
 /// A shipment's arrival estimate, presented as Terminal49's `estimated_event`.
@@ -181,12 +182,13 @@ pub async fn included_for(
                     included.extend(shipment.map(shipment_object));
                     included.extend(container_object(event.container_id));
                     included.extend(port_object);
-                    // After the port, as in Terminal49's examples.
+                    // After the port, then the vessel, as in Terminal49's examples.
                     included.extend(
                         event
                             .terminal_id
                             .and_then(|id| terminal_object(state.reference, id, base)),
                     );
+                    included.extend(vessel_objects(state, event.vessel_imo.as_deref()).await?);
                 }
                 let vessels = vessels_of(state, [event]).await?;
                 let sources = source_events_of(state, event.account_id, event.container_id).await?;
