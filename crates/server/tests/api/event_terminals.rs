@@ -379,21 +379,7 @@ mod cases {
     }
 
     pub async fn a_webhook_for_an_event_at_a_known_terminal_relates_and_includes_it(app: TestApp) {
-        let received = receiver().await;
-        let webhook = app
-            .post_json(
-                "/v2/webhooks",
-                &json!({"data": {"type": "webhook", "attributes": {
-                    "url": received.0, "events": ["container.transport.vessel_arrived"],
-                }}}),
-            )
-            .await;
-        assert_eq!(webhook.status, StatusCode::CREATED);
-
-        track(&app).await;
-        app.run_pending_jobs().await;
-
-        let bodies = received.1.lock().unwrap().clone();
+        let bodies = arrivals_delivered(&app).await;
         assert_eq!(bodies.len(), 1, "one arrival");
         let delivered: Value = serde_json::from_slice(&bodies[0]).unwrap();
         let included = delivered["included"].as_array().unwrap();
@@ -413,21 +399,7 @@ mod cases {
     pub async fn a_webhook_for_an_event_on_a_vessel_includes_the_vessel_after_the_terminal(
         app: TestApp,
     ) {
-        let received = receiver().await;
-        let webhook = app
-            .post_json(
-                "/v2/webhooks",
-                &json!({"data": {"type": "webhook", "attributes": {
-                    "url": received.0, "events": ["container.transport.vessel_arrived"],
-                }}}),
-            )
-            .await;
-        assert_eq!(webhook.status, StatusCode::CREATED);
-
-        track(&app).await;
-        app.run_pending_jobs().await;
-
-        let bodies = received.1.lock().unwrap().clone();
+        let bodies = arrivals_delivered(&app).await;
         let delivered: Value = serde_json::from_slice(&bodies[0]).unwrap();
         let included = delivered["included"].as_array().unwrap();
         let types: Vec<&str> = included
@@ -451,6 +423,24 @@ mod cases {
         assert_eq!(vessel["attributes"]["name"], json!("KING OF THE SEAS"));
         let event = &included[5];
         assert_eq!(event["relationships"]["vessel"]["data"]["id"], vessel["id"]);
+    }
+
+    /// The bodies a webhook subscribed to `vessel_arrived` receives once the voyage is
+    /// tracked and polled.
+    async fn arrivals_delivered(app: &TestApp) -> Vec<Bytes> {
+        let received = receiver().await;
+        let webhook = app
+            .post_json(
+                "/v2/webhooks",
+                &json!({"data": {"type": "webhook", "attributes": {
+                    "url": received.0, "events": ["container.transport.vessel_arrived"],
+                }}}),
+            )
+            .await;
+        assert_eq!(webhook.status, StatusCode::CREATED);
+        track(app).await;
+        app.run_pending_jobs().await;
+        received.1.lock().unwrap().clone()
     }
 
     /// A local HTTP receiver: its URL, and the bodies it got.
