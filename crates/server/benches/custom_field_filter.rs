@@ -17,10 +17,7 @@ use http_body_util::BodyExt;
 use serde_json::json;
 use tidemark_domain::custom_fields::{NewDefinition, check_value, validate_new_definition};
 use tidemark_domain::tracking_update::{CarrierReport, Known, plan};
-use tidemark_domain::{
-    ApiKeyScope, IdGenerator, MockClock, RequestType, TrackingRequest, TrackingRequestId,
-    TrackingRequestStatus, UuidV7Ids,
-};
+use tidemark_domain::{ApiKeyScope, IdGenerator, MockClock, TrackingRequestStatus, UuidV7Ids};
 use tidemark_server::app::App;
 use tidemark_server::config::Config;
 use tidemark_server::use_cases::accounts;
@@ -28,6 +25,10 @@ use tidemark_store::{
     CustomFieldFilter, DefinitionRecord, EntityRef, NewValue, PageRequest, ShipmentFilter, Store,
 };
 use tower::ServiceExt;
+
+#[path = "support/poll.rs"]
+#[expect(dead_code, reason = "this benchmark records results its own way")]
+mod poll;
 
 const SHIPMENTS: usize = 10_000;
 const RUNS: usize = 200;
@@ -74,26 +75,7 @@ async fn fill(store: &dyn Store, account: tidemark_domain::AccountId) -> [Defini
     let ids = UuidV7Ids;
     let mut values = Vec::with_capacity(2 * BATCH);
     for i in 0..SHIPMENTS {
-        let request = TrackingRequest {
-            id: TrackingRequestId::new(&ids),
-            account_id: account,
-            request_type: RequestType::BillOfLading,
-            request_number: format!("TEST-CF-{i}"),
-            scac: "TEST".to_owned(),
-            ref_numbers: Vec::new(),
-            shipment_tags: Vec::new(),
-            status: TrackingRequestStatus::Pending,
-            failed_reason: None,
-            is_retrying: false,
-            retry_count: None,
-            shipment_id: None,
-            initial_custom_fields: None,
-            customer_id: None,
-            submitted_by: None,
-            polled_at: None,
-            created_at: now(),
-            updated_at: now(),
-        };
+        let request = poll::submitted(account, &format!("TEST-CF-{i}"), now());
         store
             .create_tracking_request(&request)
             .await

@@ -19,13 +19,16 @@ use std::time::Instant;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use tidemark_domain::tracking_update::{CarrierReport, Known, plan};
 use tidemark_domain::{
-    Account, AccountId, IdGenerator, MockClock, RequestType, TrackingRequest, TrackingRequestId,
-    TrackingRequestStatus, UuidV7Ids,
+    Account, AccountId, IdGenerator, MockClock, TrackingRequestStatus, UuidV7Ids,
 };
 use tidemark_server::app::App;
 use tidemark_server::config::Config;
 use tidemark_server::use_cases::tracking;
 use tidemark_store::Store;
+
+#[path = "support/poll.rs"]
+#[expect(dead_code, reason = "this benchmark records results its own way")]
+mod poll;
 
 const DUE: usize = 1_000;
 
@@ -40,26 +43,7 @@ async fn fill(
 ) {
     let ids = UuidV7Ids;
     for i in from..target {
-        let request = TrackingRequest {
-            id: TrackingRequestId::new(&ids),
-            account_id: account,
-            request_type: RequestType::BillOfLading,
-            request_number: format!("TEST-SCHED-{i}"),
-            scac: "TEST".to_owned(),
-            ref_numbers: Vec::new(),
-            shipment_tags: Vec::new(),
-            status: TrackingRequestStatus::Pending,
-            failed_reason: None,
-            is_retrying: false,
-            retry_count: None,
-            shipment_id: None,
-            initial_custom_fields: None,
-            customer_id: None,
-            submitted_by: None,
-            polled_at: None,
-            created_at: now,
-            updated_at: now,
-        };
+        let request = poll::submitted(account, &format!("TEST-SCHED-{i}"), now);
         store
             .create_tracking_request(&request)
             .await

@@ -16,10 +16,7 @@ use chrono::{Duration, TimeZone, Utc};
 use tidemark_carriers::sandbox::{Sandbox, builtin_ports};
 use tidemark_domain::domain_event::events_of;
 use tidemark_domain::tracking_update::{Known, plan};
-use tidemark_domain::{
-    AccountId, RequestType, SystemClock, TrackingRequest, TrackingRequestId, TrackingRequestStatus,
-    UuidV7Ids,
-};
+use tidemark_domain::{AccountId, SystemClock, TrackingRequestStatus, UuidV7Ids};
 use tidemark_server::app::App;
 use tidemark_server::config::Config;
 use tidemark_server::use_cases::tracking::report::from_snapshot;
@@ -27,6 +24,10 @@ use tidemark_server::use_cases::webhooks::manage::{self, WebhookInput};
 use tidemark_server::use_cases::webhooks::{catalogue, deliver};
 use tidemark_store::{NotificationFilter, PageRequest, Store};
 use tokio_util::sync::CancellationToken;
+
+#[path = "support/poll.rs"]
+#[expect(dead_code, reason = "this benchmark records results its own way")]
+mod poll;
 
 const WEBHOOKS: usize = 50;
 const NOTIFICATIONS: usize = 20_000;
@@ -66,26 +67,7 @@ async fn record_voyage(app: &App, account: AccountId, sandbox: &Sandbox, n: usiz
     let body = serde_json::to_vec(&voyage.events_until(epoch + Duration::days(90))).expect("json");
     let snapshot = tidemark_carriers::dcsa::parse_events(&body).expect("parses");
     let now = app.clock.now();
-    let mut request = TrackingRequest {
-        id: TrackingRequestId::new(app.ids.as_ref()),
-        account_id: account,
-        request_type: RequestType::BillOfLading,
-        request_number: number,
-        scac: "TEST".to_owned(),
-        ref_numbers: Vec::new(),
-        shipment_tags: Vec::new(),
-        status: TrackingRequestStatus::Pending,
-        failed_reason: None,
-        is_retrying: false,
-        retry_count: None,
-        shipment_id: None,
-        initial_custom_fields: None,
-        customer_id: None,
-        submitted_by: None,
-        polled_at: None,
-        created_at: now,
-        updated_at: now,
-    };
+    let mut request = poll::submitted(account, &number, now);
     app.store
         .create_tracking_request(&request)
         .await

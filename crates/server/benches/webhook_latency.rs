@@ -24,8 +24,7 @@ use std::time::{Duration, Instant};
 use axum::http::{HeaderMap, StatusCode};
 use chrono::{DateTime, Utc};
 use tidemark_domain::{
-    ApiKeyScope, Clock, FailedReason, RequestType, SystemClock, TrackingRequest, TrackingRequestId,
-    TrackingRequestStatus, UuidV7Ids,
+    ApiKeyScope, Clock, FailedReason, SystemClock, TrackingRequestStatus, UuidV7Ids,
 };
 use tidemark_geo::reference::ReferenceData;
 use tidemark_server::app::App;
@@ -36,6 +35,10 @@ use tidemark_server::use_cases::webhooks::manage::{self, WebhookInput};
 use tidemark_store::{NotificationFilter, PageRequest, Store};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+#[path = "support/poll.rs"]
+#[expect(dead_code, reason = "this benchmark records results its own way")]
+mod poll;
 
 const IDLE_REQUESTS: usize = 25;
 const LOAD_WEBHOOKS: usize = 10;
@@ -291,26 +294,7 @@ async fn under_load(name: &str, app: &App) {
 /// (`tracking_request.failed`), a notification per webhook, the deliveries queued.
 async fn announce_a_failure(app: &App, account: tidemark_domain::AccountId, n: u64) {
     let now = app.clock.now();
-    let mut request = TrackingRequest {
-        id: TrackingRequestId::new(app.ids.as_ref()),
-        account_id: account,
-        request_type: RequestType::BillOfLading,
-        request_number: format!("LOAD{n:08}"),
-        scac: "TEST".to_owned(),
-        ref_numbers: Vec::new(),
-        shipment_tags: Vec::new(),
-        status: TrackingRequestStatus::Pending,
-        failed_reason: None,
-        is_retrying: false,
-        retry_count: None,
-        shipment_id: None,
-        initial_custom_fields: None,
-        customer_id: None,
-        submitted_by: None,
-        polled_at: None,
-        created_at: now,
-        updated_at: now,
-    };
+    let mut request = poll::submitted(account, &format!("LOAD{n:08}"), now);
     app.store
         .create_tracking_request(&request)
         .await
