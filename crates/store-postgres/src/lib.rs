@@ -14,6 +14,7 @@ mod documents;
 mod jobs;
 mod migrations;
 mod parties;
+mod poll_results;
 mod read_cache;
 mod search;
 mod shipments;
@@ -92,6 +93,8 @@ pub struct PgStore {
     listener: Option<Listener>,
     /// Fired by the listener on every job queued, by any process.
     wakeups: JobWakeups,
+    /// Write poll results, several at once when several are waiting.
+    results: poll_results::ResultWriters,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -145,8 +148,12 @@ impl PgStore {
             options.shipment_cache_entries,
             read_cache::ENTRY_TTL,
         ));
+        // Never more writers than connections: each holds one while it writes.
+        let writers = poll_results::WRITERS.min(options.max_connections);
+        let results = poll_results::ResultWriters::spawn(&pool, writers);
         let store = Self {
             pool,
+            results,
             schema: options.schema,
             listener: None,
             shipments,
@@ -506,14 +513,18 @@ impl Store for PgStore {
         update: Option<&TrackingUpdate>,
         events: &[DomainEvent],
     ) -> StoreResult<()> {
-        let result = shipments::record_tracking_result(
-            &mut self.client().await?,
-            request,
-            read_at,
-            update,
-            events,
-        )
-        .await;
+        let result = self
+            .results
+            .record(
+                &self.pool,
+                poll_results::PollResult {
+                    request,
+                    read_at,
+                    update,
+                    events,
+                },
+            )
+            .await;
         // Evicted here too, not only when the notification comes back: this process reads
         // its own writes at once.
         if let Some(update) = update {

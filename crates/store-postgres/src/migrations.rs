@@ -73,6 +73,10 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         30,
         include_str!("../migrations/0030_event_owner_checks.sql"),
     ),
+    (
+        31,
+        include_str!("../migrations/0031_estimated_calls_index.sql"),
+    ),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

@@ -46,23 +46,34 @@ pub async fn index(
     Ok(())
 }
 
-/// The terms of `entries` as `search_terms` rows.
-pub(crate) fn term_rows(account: AccountId, entries: Vec<SearchEntry>) -> Rows<'static> {
-    let (mut terms, mut kinds, mut ids, mut ats) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for entry in entries {
+/// The terms of `entries` as `search_terms` rows, each tagged with its entry's batch item
+/// (see [`Rows::items`]).
+pub(crate) fn term_rows(entries: Vec<(i32, AccountId, SearchEntry)>) -> Rows<'static> {
+    let (mut accounts, mut terms, mut kinds, mut ids, mut ats, mut items) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    for (item, account, entry) in entries {
         for term in entry.terms {
+            accounts.push(account.0);
             terms.push(term);
             kinds.push(entry.kind.code());
             ids.push(entry.id);
             ats.push(entry.at);
+            items.push(item);
         }
     }
     Rows::new(terms.len())
-        .column("account_id", "uuid", vec![account.0; terms.len()])
+        .column("account_id", "uuid", accounts)
         .column("term", "text", terms)
         .column("kind", "int2", kinds)
         .column("entity_id", "uuid", ids)
         .column("at", "timestamptz", ats)
+        .items(items)
 }
 
 /// The entities with a term in `key..prefix_end(key)`, from at most `scan` rows, ranked.

@@ -1,19 +1,16 @@
 //! Shipments, containers and transport events on PostgreSQL.
 //!
-//! A poll's outcome is written in one transaction; rows are upserted by id, updating only
-//! the columns a later carrier result may change.
+//! A poll's outcome is written by `poll_results`, with the row builders and upserts here:
+//! rows are upserted by id, updating only the columns a later carrier result may change.
 
 use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
-use tidemark_domain::tracking_update::TrackingUpdate;
-use tidemark_domain::webhook::notifications_for;
 use tidemark_domain::{
     AccountId, ApiKeyId, Container, ContainerId, ContainerStatus, DomainEvent, DomainEventId,
-    FailedReason, PartyId, RawEvent, RawEventId, ReportedEvent, Shipment, ShipmentId,
-    TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
-    WebhookNotification,
+    PartyId, RawEvent, RawEventId, ReportedEvent, Shipment, ShipmentId, TrackingRequestId,
+    TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
     ContainerFilter, PageRequest, Paged, SearchEntry, SearchKind, ShipmentFilter, ShipmentSort,
@@ -25,7 +22,7 @@ use uuid::Uuid;
 
 use crate::convert::{backend, query_all, query_one, to_int};
 use crate::tracking_requests::Condition;
-use crate::unnest::{Param, Rows, as_refs};
+use crate::unnest::Rows;
 
 /// Reads a row's columns in order, so column lists and readers cannot drift apart by index.
 struct Columns<'r> {
@@ -117,7 +114,7 @@ fn read_shipment(c: &mut Columns<'_>) -> StoreResult<Shipment> {
 }
 
 /// How a shipment already written is updated: the columns a later carrier result may change.
-const SHIPMENT_UPSERT: &str = "ON CONFLICT (id) DO UPDATE SET
+pub(crate) const SHIPMENT_UPSERT: &str = "ON CONFLICT (id) DO UPDATE SET
     port_of_lading_locode = excluded.port_of_lading_locode,
     port_of_discharge_locode = excluded.port_of_discharge_locode,
     destination_locode = excluded.destination_locode,
@@ -137,7 +134,7 @@ const SHIPMENT_UPSERT: &str = "ON CONFLICT (id) DO UPDATE SET
     line_tracking_stopped_by = excluded.line_tracking_stopped_by,
     updated_at = excluded.updated_at";
 
-fn shipment_rows<'a>(shipments: &[&'a Shipment]) -> Rows<'a> {
+pub(crate) fn shipment_rows<'a>(shipments: &[&'a Shipment]) -> Rows<'a> {
     let uuids = |f: fn(&Shipment) -> Uuid| shipments.iter().map(|s| f(s)).collect::<Vec<_>>();
     let ids = |f: fn(&Shipment) -> Option<Uuid>| shipments.iter().map(|s| f(s)).collect::<Vec<_>>();
     let text = |f: fn(&'a Shipment) -> &'a str| shipments.iter().map(|s| f(s)).collect::<Vec<_>>();
@@ -301,7 +298,8 @@ fn read_container(c: &mut Columns<'_>) -> StoreResult<Container> {
 }
 
 /// How a container already written is updated: the columns a later carrier result may change.
-const CONTAINER_UPSERT: &str = "ON CONFLICT (id) DO UPDATE SET seal_number = excluded.seal_number,
+pub(crate) const CONTAINER_UPSERT: &str =
+    "ON CONFLICT (id) DO UPDATE SET seal_number = excluded.seal_number,
     pod_arrived_at = excluded.pod_arrived_at,
     pod_discharged_at = excluded.pod_discharged_at,
     pod_full_out_at = excluded.pod_full_out_at,
@@ -311,7 +309,7 @@ const CONTAINER_UPSERT: &str = "ON CONFLICT (id) DO UPDATE SET seal_number = exc
     available_for_pickup = excluded.available_for_pickup,
     current_status = excluded.current_status, updated_at = excluded.updated_at";
 
-fn container_rows<'a>(containers: &[&'a Container]) -> StoreResult<Rows<'a>> {
+pub(crate) fn container_rows<'a>(containers: &[&'a Container]) -> StoreResult<Rows<'a>> {
     let uuids = |f: fn(&Container) -> Uuid| containers.iter().map(|c| f(c)).collect::<Vec<_>>();
     let text = |f: fn(&'a Container) -> Option<&'a str>| {
         containers.iter().map(|c| f(c)).collect::<Vec<_>>()
@@ -418,12 +416,12 @@ fn event_from_row(row: &Row) -> StoreResult<TransportEvent> {
 
 /// How an event the carrier corrected is updated (new events are plain inserts: their ids
 /// are new, and `ON CONFLICT` would make each row a speculative insertion).
-const EVENT_UPSERT: &str = "ON CONFLICT (id) DO UPDATE SET event = excluded.event,
+pub(crate) const EVENT_UPSERT: &str = "ON CONFLICT (id) DO UPDATE SET event = excluded.event,
     timestamp = excluded.timestamp, voyage_number = excluded.voyage_number,
     location_locode = excluded.location_locode, vessel_name = excluded.vessel_name,
     vessel_imo = excluded.vessel_imo, terminal_id = excluded.terminal_id";
 
-fn event_rows<'a>(events: &[&'a TransportEvent]) -> Rows<'a> {
+pub(crate) fn event_rows<'a>(events: &[&'a TransportEvent]) -> Rows<'a> {
     let uuids = |f: fn(&TransportEvent) -> Uuid| events.iter().map(|e| f(e)).collect::<Vec<_>>();
     let text = |f: fn(&'a TransportEvent) -> Option<&'a str>| {
         events.iter().map(|e| f(e)).collect::<Vec<_>>()
@@ -487,7 +485,7 @@ fn raw_event_from_row(row: &Row) -> StoreResult<RawEvent> {
 }
 
 /// How a raw event the carrier changed is updated.
-const RAW_EVENT_UPSERT: &str = "ON CONFLICT (shipment_id, source_id) DO UPDATE SET
+pub(crate) const RAW_EVENT_UPSERT: &str = "ON CONFLICT (shipment_id, source_id) DO UPDATE SET
     container_number = excluded.container_number,
     original_event = excluded.original_event, event = excluded.event,
     timestamp = excluded.timestamp, estimated = excluded.estimated,
@@ -496,9 +494,10 @@ const RAW_EVENT_UPSERT: &str = "ON CONFLICT (shipment_id, source_id) DO UPDATE S
     vessel_imo = excluded.vessel_imo, voyage_number = excluded.voyage_number,
     terminal_id = excluded.terminal_id";
 
-fn raw_event_rows(events: &[RawEvent]) -> Rows<'_> {
-    let uuids = |f: fn(&RawEvent) -> Uuid| events.iter().map(f).collect::<Vec<_>>();
-    let text = |f: fn(&RawEvent) -> Option<&str>| events.iter().map(f).collect::<Vec<_>>();
+pub(crate) fn raw_event_rows<'a>(events: &[&'a RawEvent]) -> Rows<'a> {
+    let uuids = |f: fn(&RawEvent) -> Uuid| events.iter().map(|e| f(e)).collect::<Vec<_>>();
+    let text =
+        |f: fn(&'a RawEvent) -> Option<&'a str>| events.iter().map(|e| f(e)).collect::<Vec<_>>();
     Rows::new(events.len())
         .column("id", "uuid", uuids(|e| e.id.0))
         .column("account_id", "uuid", uuids(|e| e.account_id.0))
@@ -597,186 +596,12 @@ pub async fn raw_events_of_container(
     .await
 }
 
-/// Writes a poll's result as one statement: a data-modifying `WITH` query per table, each
-/// table's rows sent as column arrays. A statement is its own transaction, so there is no
-/// `BEGIN` or `COMMIT` to wait for, and one round trip carries the whole result. Only a
-/// request's initial custom field values (its first result, when it has them) take an
-/// explicit transaction, since code writes their index rows.
-///
-/// The statement moves the tracking request on first and writes the rest only when that
-/// matched: a request changed since the poll read it is a conflict, and nothing is written.
-pub async fn record_tracking_result(
-    client: &mut deadpool_postgres::Client,
-    request: &TrackingRequest,
-    read_at: DateTime<Utc>,
-    update: Option<&TrackingUpdate>,
-    events: &[DomainEvent],
-) -> StoreResult<()> {
-    // Read before the write rather than inside a transaction with it: either way a webhook
-    // added meanwhile gets notified from the next change on.
-    let webhooks = match events.first() {
-        Some(first) => {
-            let statement = client
-                .prepare_cached(&crate::webhooks::ACTIVE_WEBHOOKS_SQL)
-                .await
-                .map_err(backend)?;
-            crate::webhooks::active_webhooks(&*client, &statement, first.account_id).await?
-        }
-        None => Vec::new(),
-    };
-    let paused = update.is_some_and(|u| u.shipment.notifications_paused());
-    let notifications = notifications_for(events, &webhooks, paused);
-    let writes = result_writes(request, read_at, update, events, &notifications)?;
-    let sql = writes.sql("SELECT count(*) FROM request");
-    let params = as_refs(&writes.params);
-    let custom_values = update.map_or(&[][..], |u| u.initial_custom_field_values.as_slice());
-    if custom_values.is_empty() {
-        let statement = client.prepare_cached(&sql).await.map_err(backend)?;
-        let row = client
-            .query_one(&statement, &params)
-            .await
-            .map_err(backend)?;
-        return request_moved_on(&row);
-    }
-    let tx = client.transaction().await.map_err(backend)?;
-    let statement = tx.prepare_cached(&sql).await.map_err(backend)?;
-    let row = tx.query_one(&statement, &params).await.map_err(backend)?;
-    // Returning drops the transaction, which rolls back what the statement wrote.
-    request_moved_on(&row)?;
-    for value in custom_values {
-        crate::custom_fields::write_value(&tx, value, true).await?;
-    }
-    tx.commit().await.map_err(backend)
-}
-
-/// The result statement's answer: how many tracking requests it moved on (one, or none when
-/// the request changed since the poll read it).
-fn request_moved_on(row: &Row) -> StoreResult<()> {
-    let moved: i64 = row.try_get(0).map_err(backend)?;
-    if moved == 0 {
-        return Err(StoreError::Conflict {
-            constraint: "tracking_request_changed",
-        });
-    }
-    Ok(())
-}
-
-/// The writes of a poll's result, each table after the ones its rows refer to.
-fn result_writes<'a>(
-    request: &'a TrackingRequest,
-    read_at: DateTime<Utc>,
-    update: Option<&'a TrackingUpdate>,
-    events: &'a [DomainEvent],
-    notifications: &'a [WebhookNotification],
-) -> StoreResult<Writes<'a>> {
-    let mut writes = Writes::moving_on(request, read_at)?;
-    let shipments: Vec<&Shipment> = update.map(|u| &u.shipment).into_iter().collect();
-    let containers: Vec<&Container> = update
-        .into_iter()
-        .flat_map(|u| u.new_containers.iter().chain(&u.changed_containers))
-        .collect();
-    // Only entities created here are indexed: their numbers never change afterwards, and a
-    // new entity has no terms to replace.
-    let account = request.account_id;
-    let new_entries: Vec<SearchEntry> = update
-        .into_iter()
-        .flat_map(|u| {
-            u.shipment_created
-                .then(|| SearchEntry::shipment(&u.shipment))
-                .into_iter()
-                .chain(u.new_containers.iter().map(SearchEntry::container))
-        })
-        .collect();
-    let new_events: Vec<&TransportEvent> = update.into_iter().flat_map(|u| &u.new_events).collect();
-    let corrected_events: Vec<&TransportEvent> = update
-        .into_iter()
-        .flat_map(|u| &u.corrected_events)
-        .collect();
-    let raw_events = update.map_or(&[][..], |u| u.raw_events.as_slice());
-    writes.insert("shipments", shipment_rows(&shipments), SHIPMENT_UPSERT);
-    writes.insert("containers", container_rows(&containers)?, CONTAINER_UPSERT);
-    writes.insert(
-        "search_terms",
-        crate::search::term_rows(account, new_entries),
-        "ON CONFLICT DO NOTHING",
-    );
-    writes.insert("transport_events", event_rows(&new_events), "");
-    writes.insert(
-        "transport_events",
-        event_rows(&corrected_events),
-        EVENT_UPSERT,
-    );
-    writes.insert("raw_events", raw_event_rows(raw_events), RAW_EVENT_UPSERT);
-    writes.insert("domain_events", domain_event_rows(events), "");
-    writes.insert(
-        "webhook_notifications",
-        crate::webhooks::notification_rows(notifications)?,
-        "ON CONFLICT (id) DO NOTHING",
-    );
-    Ok(writes)
-}
-
-/// One statement of data-modifying `WITH` queries and its parameters.
-struct Writes<'a> {
-    queries: Vec<String>,
-    params: Vec<Param<'a>>,
-}
-
-impl<'a> Writes<'a> {
-    /// Starts with `request`, which moves the tracking request on as the poll left it when
-    /// nobody changed it since the poll read it (`read_at`), and returns its id then.
-    fn moving_on(request: &'a TrackingRequest, read_at: DateTime<Utc>) -> StoreResult<Self> {
-        let retry_count = request.retry_count.map(to_int).transpose()?;
-        let params: Vec<Param<'a>> = vec![
-            Box::new(request.id.0),
-            Box::new(request.status.as_str()),
-            Box::new(request.failed_reason.map(FailedReason::as_str)),
-            Box::new(request.is_retrying),
-            Box::new(retry_count),
-            Box::new(request.shipment_id.map(|id| id.0)),
-            Box::new(request.updated_at),
-            Box::new(read_at),
-            Box::new(request.polled_at),
-        ];
-        Ok(Self {
-            queries: vec![
-                "request AS (UPDATE tracking_requests SET status = $2, failed_reason = $3,
-                    is_retrying = $4, retry_count = $5, shipment_id = $6, updated_at = $7,
-                    polled_at = $9
-                 WHERE id = $1 AND updated_at = $8 AND (shipment_id IS NULL OR shipment_id = $6)
-                 RETURNING id)"
-                    .to_owned(),
-            ],
-            params,
-        })
-    }
-
-    /// Inserts `rows` into `table` if the request was moved on; `on_conflict` may be empty.
-    /// No rows, no query: the statement's text then differs with the tables a result writes
-    /// (a few variants, each prepared once per connection), and a query left out costs
-    /// nothing to set up.
-    fn insert(&mut self, table: &str, rows: Rows<'a>, on_conflict: &str) {
-        if rows.is_empty() {
-            return;
-        }
-        let insert = rows.insert_sql(table, self.params.len() + 1);
-        self.queries.push(format!(
-            "write_{} AS ({insert} WHERE EXISTS (SELECT FROM request) {on_conflict})",
-            self.queries.len()
-        ));
-        self.params.extend(rows.into_params());
-    }
-
-    fn sql(&self, select: &str) -> String {
-        format!("WITH {} {select}", self.queries.join(",\n"))
-    }
-}
-
 /// A change's domain events as rows.
-fn domain_event_rows(events: &[DomainEvent]) -> Rows<'_> {
-    let uuids = |f: fn(&DomainEvent) -> Uuid| events.iter().map(f).collect::<Vec<_>>();
-    let optional = |f: fn(&DomainEvent) -> Option<Uuid>| events.iter().map(f).collect::<Vec<_>>();
-    let text = |f: fn(&DomainEvent) -> &str| events.iter().map(f).collect::<Vec<_>>();
+pub(crate) fn domain_event_rows<'a>(events: &[&'a DomainEvent]) -> Rows<'a> {
+    let uuids = |f: fn(&DomainEvent) -> Uuid| events.iter().map(|e| f(e)).collect::<Vec<_>>();
+    let optional =
+        |f: fn(&DomainEvent) -> Option<Uuid>| events.iter().map(|e| f(e)).collect::<Vec<_>>();
+    let text = |f: fn(&'a DomainEvent) -> &'a str| events.iter().map(|e| f(e)).collect::<Vec<_>>();
     Rows::new(events.len())
         .column("id", "uuid", uuids(|e| e.id.0))
         .column("account_id", "uuid", uuids(|e| e.account_id.0))
@@ -814,7 +639,8 @@ pub(crate) async fn insert_domain_events(
     tx: &deadpool_postgres::Transaction<'_>,
     events: &[DomainEvent],
 ) -> StoreResult<()> {
-    crate::unnest::insert(tx, "domain_events", domain_event_rows(events), "").await
+    let events: Vec<&DomainEvent> = events.iter().collect();
+    crate::unnest::insert(tx, "domain_events", domain_event_rows(&events), "").await
 }
 
 pub async fn domain_events(

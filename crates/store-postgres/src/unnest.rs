@@ -17,6 +17,8 @@ pub struct Rows<'a> {
     columns: Vec<(&'static str, &'static str)>,
     arrays: Vec<Param<'a>>,
     len: usize,
+    /// Whether the last column is each row's batch item (see [`Rows::items`]).
+    tagged: bool,
 }
 
 impl<'a> Rows<'a> {
@@ -25,6 +27,7 @@ impl<'a> Rows<'a> {
             columns: Vec::new(),
             arrays: Vec::new(),
             len,
+            tagged: false,
         }
     }
 
@@ -34,6 +37,7 @@ impl<'a> Rows<'a> {
         T: ToSql + Sync + Send + 'a,
     {
         debug_assert_eq!(values.len(), self.len, "column {name} has a value per row");
+        debug_assert!(!self.tagged, "the batch items are the last column");
         self.columns.push((name, sql_type));
         self.arrays.push(Box::new(values));
         self
@@ -43,9 +47,16 @@ impl<'a> Rows<'a> {
         self.len == 0
     }
 
-    /// `INSERT INTO {table} (columns) SELECT * FROM UNNEST(...)`, its parameters numbered
-    /// from `first`; the caller adds a `WHERE` or `ON CONFLICT` clause.
-    pub fn insert_sql(&self, table: &str, first: usize) -> String {
+    /// Tags each row with the item of a batch it belongs to, as a last column `item` that
+    /// the rows are selected by and that is not inserted.
+    pub fn items(self, items: Vec<i32>) -> Self {
+        let mut rows = self.column("item", "int4", items);
+        rows.tagged = true;
+        rows
+    }
+
+    /// `UNNEST(...) AS r(columns)`, its parameters numbered from `first`.
+    pub fn unnest_sql(&self, first: usize) -> String {
         let names: Vec<&str> = self.columns.iter().map(|(name, _)| *name).collect();
         let arrays: Vec<String> = self
             .columns
@@ -53,10 +64,23 @@ impl<'a> Rows<'a> {
             .enumerate()
             .map(|(i, (_, sql_type))| format!("${}::{sql_type}[]", first + i))
             .collect();
+        format!("UNNEST({}) AS r({})", arrays.join(", "), names.join(", "))
+    }
+
+    /// `INSERT INTO {table} (columns) SELECT columns FROM UNNEST(...) AS r(...)`, its
+    /// parameters numbered from `first`; the caller adds a `WHERE` or `ON CONFLICT` clause.
+    pub fn insert_sql(&self, table: &str, first: usize) -> String {
+        let inserted = self.columns.len() - usize::from(self.tagged);
+        let names: Vec<&str> = self
+            .columns
+            .iter()
+            .take(inserted)
+            .map(|(name, _)| *name)
+            .collect();
+        let names = names.join(", ");
         format!(
-            "INSERT INTO {table} ({}) SELECT * FROM UNNEST({})",
-            names.join(", "),
-            arrays.join(", ")
+            "INSERT INTO {table} ({names}) SELECT {names} FROM {}",
+            self.unnest_sql(first)
         )
     }
 

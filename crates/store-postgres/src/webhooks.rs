@@ -274,6 +274,29 @@ pub(crate) async fn active_webhooks(
         .collect()
 }
 
+/// The active webhooks of each of `accounts`, in one query: whom the notifications of
+/// several accounts' changes go to.
+pub(crate) async fn active_webhooks_of_accounts(
+    client: &impl GenericClient,
+    accounts: &[Uuid],
+) -> StoreResult<Vec<Webhook>> {
+    let statement = client
+        .prepare_cached(&ACTIVE_WEBHOOKS_OF_ACCOUNTS_SQL)
+        .await
+        .map_err(backend)?;
+    client
+        .query(&statement, &[&accounts])
+        .await
+        .map_err(backend)?
+        .iter()
+        .map(webhook_from_row)
+        .collect()
+}
+
+static ACTIVE_WEBHOOKS_OF_ACCOUNTS_SQL: LazyLock<String> = LazyLock::new(|| {
+    format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = ANY($1) AND active")
+});
+
 /// Stores a notification of each of `events` for each of `webhooks` subscribed to it.
 pub(crate) async fn insert_notifications(
     tx: &deadpool_postgres::Transaction<'_>,

@@ -99,6 +99,7 @@ macro_rules! store_contract_tests {
             a_shipment_read_again_shows_what_changed_in_between,
             what_was_kept_with_a_shipment_read_goes_when_the_shipment_changes,
             results_recorded_at_once_each_get_their_own_outcome,
+            a_refused_result_fails_alone_among_results_recorded_at_once,
             another_accounts_shipment_and_container_are_not_found,
             shipments_are_filtered_and_searched,
             a_shipment_search_matches_the_start_of_any_word_of_its_numbers,
@@ -1548,29 +1549,46 @@ pub async fn what_was_kept_with_a_shipment_read_goes_when_the_shipment_changes(
     assert!(after_result.shipment.pod_ata_at.is_some());
 }
 
+/// Pending tracking requests for `numbers`, stored, each with the result of its first poll
+/// (planned at six hours) and that result's domain events.
+async fn first_polls(
+    store: &dyn Store,
+    ids: &SequentialIds,
+    account: AccountId,
+    numbers: &[&str],
+) -> Vec<(
+    TrackingRequest,
+    tracking_update::TrackingUpdate,
+    Vec<tidemark_domain::DomainEvent>,
+)> {
+    let mut polls = Vec::new();
+    for number in numbers {
+        let mut request = tracking_request(ids, account, number, t0());
+        store.create_tracking_request(&request).await.unwrap();
+        let update = tracking_update::plan(
+            &request,
+            Known::default(),
+            &carrier_report(departed_voyage()),
+            ids,
+            t0() + Duration::hours(6),
+        );
+        request.status = TrackingRequestStatus::Created;
+        request.shipment_id = Some(update.shipment.id);
+        request.updated_at = t0() + Duration::hours(6);
+        let announced = announcements(&request, &update, ids);
+        polls.push((request, update, announced));
+    }
+    polls
+}
+
 /// Backends may write results that arrive together in one transaction: one that no longer
 /// applies (its request changed since the poll read it) fails alone, the others are kept.
 pub async fn results_recorded_at_once_each_get_their_own_outcome(backend: &dyn TestBackend) {
     let store = backend.store();
     let ids = SequentialIds::default();
     let acme = account_in(store.as_ref(), &ids, "acme").await;
-    let mut polls = Vec::new();
-    for number in ["TESTBL0001", "TESTBL0002", "TESTBL0003"] {
-        let mut request = tracking_request(&ids, acme, number, t0());
-        store.create_tracking_request(&request).await.unwrap();
-        let update = tracking_update::plan(
-            &request,
-            Known::default(),
-            &carrier_report(departed_voyage()),
-            &ids,
-            t0() + Duration::hours(6),
-        );
-        request.status = TrackingRequestStatus::Created;
-        request.shipment_id = Some(update.shipment.id);
-        request.updated_at = t0() + Duration::hours(6);
-        let announced = announcements(&request, &update, &ids);
-        polls.push((request, update, announced));
-    }
+    let numbers = ["TESTBL0001", "TESTBL0002", "TESTBL0003"];
+    let polls = first_polls(store.as_ref(), &ids, acme, &numbers).await;
     // The second poll read its request before a change it did not see.
     let read_at = |i: usize| {
         if i == 1 {
@@ -1599,6 +1617,51 @@ pub async fn results_recorded_at_once_each_get_their_own_outcome(backend: &dyn T
         })
     ));
     assert_eq!(found, [true, false, true]);
+}
+
+/// A result the database refuses (an event of a container that does not exist) fails alone
+/// among results recorded at once: nothing of it is written, the others are written whole.
+pub async fn a_refused_result_fails_alone_among_results_recorded_at_once(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let numbers = ["TESTBL0001", "TESTBL0002", "TESTBL0003"];
+    let mut polls = first_polls(store.as_ref(), &ids, acme, &numbers).await;
+    polls[1].1.new_events[0].container_id = tidemark_domain::ContainerId::new(&ids);
+
+    let outcomes = futures::future::join_all(polls.iter().map(|(request, update, announced)| {
+        store.record_tracking_result(request, t0(), Some(update), announced)
+    }))
+    .await;
+    let mut found = Vec::new();
+    let mut events = Vec::new();
+    for (request, update, _) in &polls {
+        found.push(store.shipment(acme, update.shipment.id).await.is_ok());
+        events.push(
+            store
+                .transport_events_of_shipment(update.shipment.id)
+                .await
+                .unwrap()
+                .len(),
+        );
+        let stored = store.tracking_request(acme, request.id).await.unwrap();
+        assert_eq!(
+            stored.status,
+            if request.id == polls[1].0.id {
+                TrackingRequestStatus::Pending
+            } else {
+                TrackingRequestStatus::Created
+            }
+        );
+    }
+
+    assert!(outcomes[0].is_ok() && outcomes[2].is_ok(), "{outcomes:?}");
+    assert!(outcomes[1].is_err(), "{outcomes:?}");
+    assert_eq!(found, [true, false, true]);
+    let whole = polls[0].1.new_events.len();
+    assert_eq!(events, [whole, 0, whole]);
 }
 
 /// A tracked shipment (with containers) in a new account, for a backend's own tests.
