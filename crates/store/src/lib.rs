@@ -354,6 +354,7 @@ pub trait Store:
     /// other shipment, else nothing is written and the result is `Conflict { constraint:
     /// "tracking_request_changed" }` (someone stopped it meanwhile, or another poll won).
     /// A poll never overwrites the shipment's ref numbers and tags, which users own.
+    /// Backends may write results recorded at once together, but each gets its own outcome.
     async fn record_tracking_result(
         &self,
         request: &TrackingRequest,
