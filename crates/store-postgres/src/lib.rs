@@ -93,7 +93,7 @@ pub struct PgStore {
     listener: Option<Listener>,
     /// Fired by the listener on every job queued, by any process.
     wakeups: JobWakeups,
-    /// Write poll results, several at once when several are waiting.
+    /// Writes poll results, several in one statement when several are waiting.
     results: poll_results::ResultWriters,
 }
 
