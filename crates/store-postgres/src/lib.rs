@@ -515,15 +515,12 @@ impl Store for PgStore {
     ) -> StoreResult<()> {
         let result = self
             .results
-            .record(
-                &self.pool,
-                poll_results::PollResult {
-                    request,
-                    read_at,
-                    update,
-                    events,
-                },
-            )
+            .record(poll_results::PollResult {
+                request,
+                read_at,
+                update,
+                events,
+            })
             .await;
         // Evicted here too, not only when the notification comes back: this process reads
         // its own writes at once.

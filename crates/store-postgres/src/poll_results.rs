@@ -115,6 +115,8 @@ impl Queued {
 /// A store's poll result writers.
 pub(crate) struct ResultWriters {
     queue: mpsc::Sender<Queued>,
+    /// For the results written alone, outside the writers.
+    pool: Pool,
 }
 
 impl ResultWriters {
@@ -132,13 +134,16 @@ impl ResultWriters {
                 Arc::clone(&writing),
             ));
         }
-        Self { queue }
+        Self {
+            queue,
+            pool: pool.clone(),
+        }
     }
 
     /// Writes `result`, with whichever other results are waiting.
-    pub async fn record(&self, pool: &Pool, result: PollResult<'_>) -> StoreResult<()> {
+    pub async fn record(&self, result: PollResult<'_>) -> StoreResult<()> {
         if !result.custom_values().is_empty() {
-            return record_alone(pool, result).await;
+            return record_alone(&self.pool, result).await;
         }
         let (written, outcome) = oneshot::channel();
         let queued = Queued {
@@ -150,7 +155,7 @@ impl ResultWriters {
         };
         if self.queue.send(queued).await.is_err() {
             // The writers are gone with the runtime that started them: write it here.
-            return record_alone(pool, result).await;
+            return record_alone(&self.pool, result).await;
         }
         outcome.await.unwrap_or_else(|_| {
             Err(backend(
@@ -350,7 +355,7 @@ async fn notifications(
     accounts.sort_unstable();
     accounts.dedup();
     let mut webhooks: HashMap<AccountId, Vec<Webhook>> = HashMap::new();
-    for webhook in crate::webhooks::active_webhooks_of_accounts(client, &accounts).await? {
+    for webhook in crate::webhooks::active_webhooks(client, &accounts).await? {
         webhooks
             .entry(webhook.account_id)
             .or_default()

@@ -12,8 +12,8 @@ use tidemark_domain::{
 use tidemark_store::{
     NotificationFilter, PageRequest, Paged, RecordedDelivery, StoreError, StoreResult,
 };
+use tokio_postgres::Row;
 use tokio_postgres::types::Json;
-use tokio_postgres::{Row, Statement};
 use uuid::Uuid;
 
 use crate::convert::{backend, query_all, query_one, to_int};
@@ -246,42 +246,18 @@ pub async fn fan_out(
     let Some(first) = events.first() else {
         return Ok(());
     };
-    let statement = tx
-        .prepare_cached(&ACTIVE_WEBHOOKS_SQL)
-        .await
-        .map_err(backend)?;
-    let webhooks = active_webhooks(tx, &statement, first.account_id).await?;
+    let webhooks = active_webhooks(tx, &[first.account_id.0]).await?;
     insert_notifications(tx, events, &webhooks, paused).await
 }
 
-/// The account's active webhooks: whom a change's notifications go to.
-pub(crate) static ACTIVE_WEBHOOKS_SQL: LazyLock<String> = LazyLock::new(|| {
-    format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = $1 AND active")
-});
-
-/// Runs [`ACTIVE_WEBHOOKS_SQL`], prepared by the caller.
-pub(crate) async fn active_webhooks(
-    client: &impl GenericClient,
-    statement: &Statement,
-    account: AccountId,
-) -> StoreResult<Vec<Webhook>> {
-    client
-        .query(statement, &[&account.0])
-        .await
-        .map_err(backend)?
-        .iter()
-        .map(webhook_from_row)
-        .collect()
-}
-
 /// The active webhooks of each of `accounts`, in one query: whom the notifications of
-/// several accounts' changes go to.
-pub(crate) async fn active_webhooks_of_accounts(
+/// their changes go to.
+pub(crate) async fn active_webhooks(
     client: &impl GenericClient,
     accounts: &[Uuid],
 ) -> StoreResult<Vec<Webhook>> {
     let statement = client
-        .prepare_cached(&ACTIVE_WEBHOOKS_OF_ACCOUNTS_SQL)
+        .prepare_cached(&ACTIVE_WEBHOOKS_SQL)
         .await
         .map_err(backend)?;
     client
@@ -293,7 +269,7 @@ pub(crate) async fn active_webhooks_of_accounts(
         .collect()
 }
 
-static ACTIVE_WEBHOOKS_OF_ACCOUNTS_SQL: LazyLock<String> = LazyLock::new(|| {
+static ACTIVE_WEBHOOKS_SQL: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = ANY($1) AND active")
 });
 
