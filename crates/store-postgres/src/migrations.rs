@@ -77,6 +77,10 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         31,
         include_str!("../migrations/0031_estimated_calls_index.sql"),
     ),
+    (
+        32,
+        include_str!("../migrations/0032_fewer_event_indexes.sql"),
+    ),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search
