@@ -6,7 +6,7 @@
 -- - raw events are only ever read by shipment, so the key a raw event is found by,
 --   (shipment_id, source_id), becomes the primary key, and the index on id goes;
 -- - domain events are only ever read by account in id order, so (account_id, id) becomes
---   the primary key, and the separate index on id goes.
+--   the primary key, one index where the key on id and domain_events_by_account were two.
 DROP INDEX transport_events_by_shipment;
 
 ALTER TABLE raw_events
