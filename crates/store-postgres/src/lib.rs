@@ -396,6 +396,42 @@ impl Store for PgStore {
             .ok_or(StoreError::NotFound)
     }
 
+    async fn end_console_session(
+        &self,
+        token_hash: &str,
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let client = self.client().await?;
+        // One statement: the expired rows go and the new one arrives together.
+        let statement = client
+            .prepare_cached(
+                "WITH expired AS (DELETE FROM ended_console_sessions WHERE expires_at < $3)
+                 INSERT INTO ended_console_sessions (token_hash, expires_at) VALUES ($1, $2)
+                 ON CONFLICT (token_hash) DO NOTHING",
+            )
+            .await
+            .map_err(backend)?;
+        client
+            .execute(&statement, &[&token_hash, &expires_at, &now])
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn console_session_ended(&self, token_hash: &str) -> StoreResult<bool> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached("SELECT 1 FROM ended_console_sessions WHERE token_hash = $1")
+            .await
+            .map_err(backend)?;
+        Ok(client
+            .query_opt(&statement, &[&token_hash])
+            .await
+            .map_err(backend)?
+            .is_some())
+    }
+
     async fn enqueue_job(&self, job: &NewJob, now: DateTime<Utc>) -> StoreResult<JobId> {
         jobs::enqueue(&self.client().await?, job, now).await
     }

@@ -81,6 +81,10 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         32,
         include_str!("../migrations/0032_fewer_event_indexes.sql"),
     ),
+    (
+        33,
+        include_str!("../migrations/0033_ended_console_sessions.sql"),
+    ),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

@@ -310,6 +310,33 @@ impl Store for SqliteStore {
             .ok_or(StoreError::NotFound)
     }
 
+    async fn end_console_session(
+        &self,
+        token_hash: &str,
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let conn = self.writer();
+        conn.prepare_cached("DELETE FROM ended_console_sessions WHERE expires_at < ?1")
+            .and_then(|mut stmt| stmt.execute([to_ts(now)]))
+            .map_err(backend)?;
+        conn.prepare_cached(
+            "INSERT INTO ended_console_sessions (token_hash, expires_at) VALUES (?1, ?2)
+             ON CONFLICT (token_hash) DO NOTHING",
+        )
+        .and_then(|mut stmt| stmt.execute(params![token_hash, to_ts(expires_at)]))
+        .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn console_session_ended(&self, token_hash: &str) -> StoreResult<bool> {
+        let conn = self.reader();
+        let mut stmt = conn
+            .prepare_cached("SELECT 1 FROM ended_console_sessions WHERE token_hash = ?1")
+            .map_err(backend)?;
+        stmt.exists([token_hash]).map_err(backend)
+    }
+
     async fn enqueue_job(&self, job: &NewJob, now: DateTime<Utc>) -> StoreResult<JobId> {
         let id = jobs::enqueue(&self.writer(), job, now)?;
         self.wakeups.wake();

@@ -62,6 +62,8 @@ macro_rules! store_contract_tests {
             revoking_a_key_marks_it_revoked,
             another_accounts_key_cannot_be_revoked,
             api_keys_are_listed_newest_first_per_account,
+            an_ended_console_session_stays_ended_across_processes,
+            ended_console_sessions_past_their_expiry_are_forgotten,
             a_queued_job_is_claimed_once_it_is_due,
             a_claimed_job_is_not_claimed_again_while_its_lease_holds,
             concurrent_claims_never_hand_one_job_to_two_workers,
@@ -321,6 +323,40 @@ pub async fn api_keys_are_listed_newest_first_per_account(backend: &dyn TestBack
     let listed = store.list_api_keys(acme.id).await.unwrap();
 
     assert_eq!(listed, vec![newer, older]);
+}
+
+pub async fn an_ended_console_session_stays_ended_across_processes(backend: &dyn TestBackend) {
+    let store = backend.store();
+    assert!(!store.console_session_ended("session-a").await.unwrap());
+
+    store
+        .end_console_session("session-a", t0() + Duration::hours(12), t0())
+        .await
+        .unwrap();
+    store
+        .end_console_session("session-a", t0() + Duration::hours(12), t0())
+        .await
+        .unwrap();
+
+    let reopened = backend.reopen().await;
+    assert!(reopened.console_session_ended("session-a").await.unwrap());
+    assert!(!reopened.console_session_ended("session-b").await.unwrap());
+}
+
+pub async fn ended_console_sessions_past_their_expiry_are_forgotten(backend: &dyn TestBackend) {
+    let store = backend.store();
+    store
+        .end_console_session("old", t0() + Duration::hours(1), t0())
+        .await
+        .unwrap();
+
+    store
+        .end_console_session("new", t0() + Duration::hours(14), t0() + Duration::hours(2))
+        .await
+        .unwrap();
+
+    assert!(!store.console_session_ended("old").await.unwrap());
+    assert!(store.console_session_ended("new").await.unwrap());
 }
 
 pub async fn a_queued_job_is_claimed_once_it_is_due(backend: &dyn TestBackend) {

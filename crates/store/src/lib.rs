@@ -255,6 +255,17 @@ pub trait Store:
         id: ApiKeyId,
         at: DateTime<Utc>,
     ) -> StoreResult<ApiKey>;
+    /// Ends a console session: `token_hash` names it (a hash of its signed cookie), and it
+    /// is refused until `expires_at`, its natural end. Rows already past their end are
+    /// deleted on the way (`now`).
+    async fn end_console_session(
+        &self,
+        token_hash: &str,
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    /// Whether the console session named by `token_hash` was ended.
+    async fn console_session_ended(&self, token_hash: &str) -> StoreResult<bool>;
 
     // The durable job queue.
 
