@@ -9,10 +9,12 @@
 // webhook, sends it a test delivery and sees the tracking notification in its delivery log,
 // defines custom fields (one a list with an option), edits the shipment's references, tags and
 // a custom field, filters the board by tag and orders it by ETA, stops and resumes tracking,
-// drops a PDF on the Documents page, finds its preview and download and links it to the
-// shipment, tracks a number whose carrier must be chosen and a CSV file of numbers, creates
-// and revokes a read-only API key, reads the carriers' health, and signs out. Fails on any page script error and on any
-// request to a host other than the server. With SCREENSHOTS=dir set, saves PNGs there.
+// drops a PDF on the Documents page, finds its text preview (never the PDF in a frame) and
+// download and links it to the shipment, tracks a number whose carrier must be chosen and a
+// CSV file of numbers, creates and revokes a read-only API key, reads the carriers' health,
+// reads the API docs at /docs, and signs out. Fails on any page script error, on any
+// Content-Security-Policy violation (every page is sent with one) and on any request to a
+// host other than the server. With SCREENSHOTS=dir set, saves PNGs there.
 // Skips (exit 0, says so) when Chromium is absent.
 
 import { spawn, execFileSync } from "node:child_process";
@@ -90,20 +92,38 @@ try {
     }
     return route.continue();
   });
+  // Every page runs under a CSP: anything it refuses (an inline script or style, an eval,
+  // a load from elsewhere) is a failure, reported both by the page's own event and by
+  // Chromium's console message.
+  await context.exposeBinding("__tidemarkCspViolation", ({ page }, violation) => {
+    failures.push(`CSP violation on ${page.url()}: ${violation}`);
+  });
+  await context.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      window.__tidemarkCspViolation(
+        `${event.effectiveDirective} refused ${event.blockedURI || "inline"} (${event.sourceFile || ""}:${event.lineNumber})`,
+      );
+    });
+  });
   const page = await context.newPage();
   page.on("pageerror", (error) => failures.push(`page script error: ${error.message}`));
   page.on("console", (message) => {
+    if (/Content Security Policy|securitypolicyviolation/i.test(message.text()))
+      failures.push(`CSP violation (console): ${message.text()}`);
     // A refused sign-in answers 401 on purpose; Chromium logs every non-2xx load.
-    if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
+    else if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
       failures.push(`console error: ${message.text()}`);
   });
 
   const step = (name) => console.log(`- ${name}`);
   const heading = (name) => page.getByRole("heading", { name, exact: true });
 
-  step("a visitor is sent to sign in; a wrong key is refused");
-  await page.goto(`${origin}/`);
+  step("a visitor is sent to sign in (a page under a CSP, framed nowhere); a wrong key is refused");
+  const first = await page.goto(`${origin}/`);
   await heading("Sign in").waitFor();
+  const policy = first.headers()["content-security-policy"] ?? "";
+  if (!/script-src 'self'(;|$)/.test(policy) || !policy.includes("frame-ancestors 'none'"))
+    failures.push(`the sign-in page's CSP is ${JSON.stringify(policy)}`);
   await page.getByLabel("API key").fill("tmk_wrong");
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("alert").filter({ hasText: "not accepted" }).waitFor();
@@ -198,6 +218,15 @@ try {
   });
   if (jump >= 180) failures.push(`the route jumps ${jump}° of longitude between two points`);
   await page.getByText(/between .* and .*, position of/).waitFor();
+  // Tooltips are text set on elements (a name is never parsed as HTML): the ports' labels
+  // are always shown, the vessel's shows on hover.
+  const portLabels = await map.locator(".leaflet-tooltip.port-label").allTextContents();
+  if (!portLabels.some((label) => label.startsWith("POL · ")) || !portLabels.some((label) => label.startsWith("POD · ")))
+    failures.push(`the port labels are ${JSON.stringify(portLabels)}`);
+  await map.locator("path.route-vessel").hover({ force: true });
+  const vesselTip = map.locator(".leaflet-tooltip:not(.port-label)");
+  await vesselTip.waitFor({ timeout: 5_000 });
+  if (!/ · .*UTC$/.test(await vesselTip.textContent())) failures.push(`the vessel tooltip reads ${await vesselTip.textContent()}`);
   if (screenshots) await page.screenshot({ path: join(screenshots, "shipment.png"), fullPage: true });
 
   const shipmentPage = page.url();
@@ -276,18 +305,35 @@ try {
   });
   await heading("Document").waitFor();
   await page.getByText("bl-E2ETEST01.pdf").first().waitFor();
-  await page.locator("iframe.preview").waitFor({ state: "attached" });
+  // The preview is the text read from the PDF (by the background job), never the PDF: a
+  // PDF's own script would run in a frame of Tidemark's origin.
+  const documentPage = page.url();
+  const previewText = page.locator("pre.preview-text");
+  for (let i = 0; (await previewText.count()) === 0; i++) {
+    if (i > 30) throw new Error("no text preview on the document page");
+    await new Promise((r) => setTimeout(r, 500));
+    await page.goto(documentPage);
+  }
+  if (!(await previewText.textContent()).includes("BILL OF LADING E2ETEST01"))
+    failures.push(`the preview reads ${await previewText.textContent()}`);
+  if ((await page.locator("iframe, object, embed").count()) > 0) failures.push("the document page frames the file");
   const download = await page.getByRole("link", { name: "Download" }).getAttribute("href");
   const fetched = await page.evaluate(async (href) => {
-    const response = await fetch(href);
-    return [response.status, response.headers.get("content-type"), (await response.text()).slice(0, 5)];
+    const answers = [];
+    for (const url of [href, `${href}?inline=1`]) {
+      const response = await fetch(url);
+      answers.push([
+        response.status,
+        response.headers.get("content-type"),
+        (response.headers.get("content-disposition") || "").split(";")[0],
+        (await response.text()).slice(0, 5),
+      ].join(" "));
+    }
+    return answers;
   }, download);
-  if (fetched.join(" ") !== "200 application/pdf %PDF-") failures.push(`the download answered ${fetched}`);
-  if (screenshots) {
-    // Chromium renders the PDF a moment after the frame loads.
-    await page.waitForTimeout(2_000);
-    await page.screenshot({ path: join(screenshots, "document.png") });
-  }
+  for (const answer of fetched)
+    if (answer !== "200 application/pdf attachment %PDF-") failures.push(`the download answered ${answer}`);
+  if (screenshots) await page.screenshot({ path: join(screenshots, "document.png"), fullPage: true });
   step("the document is linked to the shipment and listed on its page");
   await page.getByLabel("Bill of lading").fill("TEST-TR-SUCCEEDED");
   await page.getByRole("button", { name: "Link to shipment" }).click();
@@ -338,6 +384,12 @@ try {
   await page.getByRole("link", { name: "Carriers", exact: true }).click();
   await heading("Carriers").waitFor();
   await page.getByRole("cell", { name: "working" }).first().waitFor();
+
+  step("the API docs render from the OpenAPI document under the same policy");
+  await page.goto(`${origin}/docs`);
+  await page.getByRole("heading", { name: "Documents", exact: true }).waitFor();
+  if ((await page.locator("details").count()) < 10) failures.push("the docs list few operations");
+  await page.goBack();
 
   step("signing out");
   await page.getByRole("button", { name: "Sign out" }).click();

@@ -31,6 +31,8 @@ pub struct App {
     pub client_limits: RateLimiter<std::net::IpAddr>,
     pub metrics: PrometheusHandle,
     pub carriers: Carriers,
+    /// Carrier pushes accepted recently, so a replayed one is ignored.
+    pub recent_pushes: crate::use_cases::tracking::push::RecentPushes,
     /// Delivers webhooks: refuses non-public addresses unless allowed, never redirects.
     pub webhook_client: reqwest::Client,
     /// Document bytes (`storage_url`).
@@ -105,6 +107,7 @@ impl App {
             reference: ReferenceData::embedded(),
             metrics: crate::telemetry::prometheus(),
             carriers: Carriers::default(),
+            recent_pushes: Default::default(),
             webhook_client,
         }
     }

@@ -63,7 +63,8 @@ pub enum Command {
         listen: std::net::SocketAddr,
     },
     /// Internal: reads one document from stdin under the given limits and answers its
-    /// text and type on stdout (the server runs this as a child process).
+    /// text and type on stdout, or a file of tracking numbers (CSV, XLSX) and answers its
+    /// rows (the server runs this as a child process).
     #[command(name = "extract-document", hide = true)]
     ExtractDocument(crate::use_cases::documents::isolate::ChildArgs),
 }

@@ -20,8 +20,9 @@
 //!   the unauthenticated.
 //!
 //! The request-body pause (`request_body_timeout`) and the whole request's deadline are
-//! layers of the router (`api::router`). [`raise_open_file_limit`] lifts the process's
-//! soft descriptor limit to its hard one at start.
+//! layers around every route, the console's too (`edge::layers`).
+//! [`raise_open_file_limit`] lifts the process's soft descriptor limit to its hard one at
+//! start.
 
 use std::net::SocketAddr;
 use std::pin::Pin;

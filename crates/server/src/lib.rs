@@ -11,7 +11,8 @@
 //! - `resources/`: how records look as JSON:API resources, shared by the API's responses
 //!   and the webhook payloads that `use_cases::webhooks` renders.
 //! - `app.rs` (the shared dependencies), `serve.rs` (a process: listeners and workers),
-//!   `connections.rs` (the HTTP listener's accept loop and its bounds), `cli.rs`,
+//!   `connections.rs` (the HTTP listener's accept loop and its bounds), `edge.rs` (the
+//!   layers every route shares: ids, logs, metrics, timeouts, body limits), `cli.rs`,
 //!   `config.rs` with `limits.rs` (the bounds' settings), `telemetry.rs`: the wiring.
 //!   Nothing depends on this crate.
 
@@ -21,6 +22,7 @@ pub mod cli;
 pub mod config;
 pub mod connections;
 pub mod console;
+pub mod edge;
 pub mod jobs;
 pub mod limits;
 pub mod resources;

@@ -56,10 +56,11 @@ impl App {
         Ok(app)
     }
 
-    /// The HTTP API with all its layers, and the web console at `/`.
+    /// The HTTP API and the web console at `/`, inside the layers they share.
     pub fn router(self: &Arc<Self>) -> axum::Router {
         let state = AppState(Arc::clone(self));
-        console::router(state.clone()).merge(api::router(state))
+        let routes = console::router(state.clone()).merge(api::router(state.clone()));
+        crate::edge::layers(routes, &state)
     }
 
     /// Serves the API on `listener` until `shutdown` is cancelled, then finishes the

@@ -19,11 +19,7 @@ use tidemark_domain::{AccountId, ApiKeyId, ApiKeyScope};
 use crate::api::error::ApiError;
 use crate::app::AppState;
 use crate::use_cases::accounts::keys::{self, KeyRejected};
-use crate::use_cases::accounts::rate_limit::{RateLimitStatus, client_key};
-use crate::use_cases::tracking::REFRESH_PER_MINUTE;
-
-/// The rate-limit bucket of failed authentications.
-const AUTH_FAILURES: &str = "auth_failures";
+use crate::use_cases::accounts::rate_limit::{AUTH_FAILURES, Bucket, RateLimitStatus, client_key};
 
 /// Who is calling: put in the request's extensions by [`authenticate`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,18 +56,16 @@ fn is_read(method: &Method) -> bool {
     matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
 }
 
-/// Which rate-limit bucket a request counts against. As in Terminal49, creating tracking
-/// requests has a bucket of its own, so a bulk import does not starve reads.
-fn rate_limit_bucket(state: &AppState, request: &Request) -> (&'static str, u32) {
+/// Which rate-limit bucket a request counts against.
+fn rate_limit_bucket(request: &Request) -> Bucket {
     let path = request
         .extensions()
         .get::<axum::extract::MatchedPath>()
         .map(axum::extract::MatchedPath::as_str);
-    let limit = state.rate_limits.default_limit();
     match (request.method(), path) {
-        (&Method::POST, Some("/v2/tracking_requests")) => ("tracking_requests", limit),
-        (&Method::PATCH, Some("/v2/containers/{id}/refresh")) => ("refresh", REFRESH_PER_MINUTE),
-        _ => ("default", limit),
+        (&Method::POST, Some("/v2/tracking_requests")) => Bucket::TrackingRequests,
+        (&Method::PATCH, Some("/v2/containers/{id}/refresh")) => Bucket::Refresh,
+        _ => Bucket::Default,
     }
 }
 
@@ -113,10 +107,11 @@ pub async fn authenticate(
         Err(KeyRejected::Unknown) => return failed(&state, client),
         Err(KeyRejected::Store(error)) => return ApiError::from(error).into_response(),
     };
-    let (bucket, limit) = rate_limit_bucket(&state, &request);
+    let bucket = rate_limit_bucket(&request);
+    let limit = bucket.limit(state.rate_limits.default_limit());
     let status = state
         .rate_limits
-        .check(key.id, bucket, limit, state.clock.now());
+        .check(key.id, bucket.name(), limit, state.clock.now());
     let mut response = if !status.allowed {
         ApiError::TooManyRequests {
             retry_after_seconds: status.reset_seconds,

@@ -22,8 +22,8 @@ pub fn router() -> Router<AppState> {
 impl From<PushError> for ApiError {
     fn from(error: PushError) -> Self {
         match error {
-            PushError::UnknownCarrier => Self::NotFound,
-            PushError::BadSignature => Self::Unauthorized,
+            // Alike, so the callback does not tell which carriers are configured.
+            PushError::UnknownCarrier | PushError::BadSignature => Self::Unauthorized,
             PushError::Malformed(detail) => {
                 Self::BadRequest(vec![FieldError::pointer("", "malformed_events", detail)])
             }

@@ -1,11 +1,12 @@
 //! The OpenAPI document (generated from the handlers' annotations) at `/v2/openapi.json`,
 //! and a self-contained docs page at `/docs` that needs no network access.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use crate::api::extract::Path;
 use axum::Router;
 use axum::http::header;
+use axum::middleware;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
@@ -14,8 +15,15 @@ use utoipa::openapi::{InfoBuilder, OpenApi, OpenApiBuilder};
 
 use crate::api::error::ApiError;
 use crate::app::AppState;
+use crate::console::{assets, security_headers};
 
-const DOCS_PAGE: &str = include_str!("docs.html");
+/// The docs page; its script and stylesheet are console assets (named by their content),
+/// so the page runs under the console's CSP, with no inline script or style.
+static DOCS_PAGE: LazyLock<String> = LazyLock::new(|| {
+    include_str!("docs.html")
+        .replace("{docs_css}", &assets::docs_css())
+        .replace("{docs_js}", &assets::docs_js())
+});
 
 /// Tags whose operations need a word of context beyond each operation's own.
 const TAGS: &[(&str, &str)] = &[
@@ -85,6 +93,9 @@ pub fn router(openapi: OpenApi) -> Router<AppState> {
             "{}".into()
         }
     };
+    let docs = Router::new()
+        .route("/docs", get(|| async { Html(DOCS_PAGE.as_str()) }))
+        .layer(middleware::from_fn(security_headers::add));
     Router::new()
         .route(
             "/v2/openapi.json",
@@ -98,7 +109,7 @@ pub fn router(openapi: OpenApi) -> Router<AppState> {
                 }
             }),
         )
-        .route("/docs", get(|| async { Html(DOCS_PAGE) }))
+        .merge(docs)
         .route("/bench/static/{bytes}", get(static_bytes))
 }
 

@@ -1,7 +1,8 @@
 //! The HTTP API: one module per URL segment under `/v2`, plus operations endpoints.
 //!
 //! Every response that is not a success is a JSON:API error document, including unknown
-//! routes (404), wrong methods (405), oversized bodies (413), timeouts and panics.
+//! routes (404), wrong methods (405), oversized bodies (413), timeouts and panics (the last
+//! three from the layers every route shares, `crate::edge`).
 
 pub mod api_keys;
 pub mod auth;
@@ -33,24 +34,12 @@ pub mod vessels;
 pub mod webhook_notifications;
 pub mod webhooks;
 
-use std::time::Instant;
-
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-use axum::http::{HeaderName, Response as HttpResponse};
-use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
-use tower::ServiceBuilder;
-use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::compression::CompressionLayer;
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use axum::middleware;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::api::error::ApiError;
 use crate::app::AppState;
-
-const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The `/v2` routes with their OpenAPI description.
 pub fn v2_routes() -> OpenApiRouter<AppState> {
@@ -92,7 +81,8 @@ pub fn router(state: AppState) -> Router {
         ));
     let (operations, operations_openapi) = health::router().split_for_parts();
     openapi.merge(operations_openapi);
-    let max_body = state.config.max_body_bytes;
+    // The layers every door shares (request ids, logs, metrics, timeouts, body limits) are
+    // put around the API and the console together, in `edge`.
     Router::new()
         .merge(v2)
         .merge(operations)
@@ -102,89 +92,5 @@ pub fn router(state: AppState) -> Router {
         .merge(docs::router(openapi))
         .fallback(|| async { ApiError::NotFound })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
-        .layer(
-            ServiceBuilder::new()
-                .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
-                .layer(
-                    TraceLayer::new_for_http()
-                        .on_response(DefaultOnResponse::new().level(tracing::Level::INFO))
-                        .make_span_with(|request: &Request| {
-                            let request_id = request
-                                .headers()
-                                .get(REQUEST_ID)
-                                .and_then(|value| value.to_str().ok())
-                                .unwrap_or("");
-                            tracing::info_span!(
-                                "request",
-                                method = %request.method(),
-                                path = %request.uri().path(),
-                                request_id,
-                            )
-                        }),
-                )
-                .layer(PropagateRequestIdLayer::new(REQUEST_ID))
-                .layer(CatchPanicLayer::custom(
-                    |_: Box<dyn std::any::Any + Send>| {
-                        tracing::error!("a request handler panicked");
-                        ApiError::Internal(anyhow::anyhow!("handler panicked")).into_response()
-                    },
-                ))
-                .layer(middleware::from_fn_with_state(state.clone(), observe))
-                .layer(CompressionLayer::new())
-                .layer(DefaultBodyLimit::max(max_body))
-                // A body that pauses longer than this fails (slow uploads hold a connection);
-                // the request timeout above bounds the whole.
-                .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
-                    state.config.limits.connections.request_body_timeout,
-                )),
-        )
         .with_state(state)
-}
-
-/// The method as a metric label: the standard ones by name, anything else `other`, so a
-/// client inventing methods cannot create series.
-fn method_label(method: &axum::http::Method) -> &'static str {
-    use axum::http::Method;
-    match *method {
-        Method::GET => "GET",
-        Method::HEAD => "HEAD",
-        Method::POST => "POST",
-        Method::PUT => "PUT",
-        Method::PATCH => "PATCH",
-        Method::DELETE => "DELETE",
-        Method::OPTIONS => "OPTIONS",
-        Method::CONNECT => "CONNECT",
-        Method::TRACE => "TRACE",
-        _ => "other",
-    }
-}
-
-/// The status as a metric label: the code when it is one of HTTP's, else `other`.
-fn status_label(status: axum::http::StatusCode) -> String {
-    match status.canonical_reason() {
-        Some(_) => status.as_str().to_owned(),
-        None => "other".to_owned(),
-    }
-}
-
-/// Records request metrics and enforces the request timeout. Every label comes from a fixed
-/// set: the route is the matched template (`/v2/shipments/{id}`), never the raw path.
-async fn observe(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let method = method_label(request.method());
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_owned(), |path| path.as_str().to_owned());
-    let response: HttpResponse<_> =
-        match tokio::time::timeout(state.config.request_timeout, next.run(request)).await {
-            Ok(response) => response,
-            Err(_) => ApiError::Unavailable.into_response(),
-        };
-    let status = status_label(response.status());
-    metrics::counter!("http_requests_total", "method" => method, "route" => route.clone(), "status" => status)
-        .increment(1);
-    metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route)
-        .record(started.elapsed().as_secs_f64());
-    response
 }

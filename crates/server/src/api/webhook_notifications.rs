@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use tidemark_domain::{
-    AccountId, DeliveryStatus, NotificationLog, ShipmentId, Webhook, WebhookId,
-    WebhookNotification, WebhookNotificationId,
+    DeliveryStatus, NotificationLog, ShipmentId, Webhook, WebhookId, WebhookNotification,
+    WebhookNotificationId,
 };
 use tidemark_store::NotificationFilter;
 use utoipa::ToSchema;
@@ -136,10 +136,11 @@ fn filter_from(query: &QueryParams) -> Result<NotificationFilter, ApiError> {
 /// notification.
 async fn documents_of(
     state: &AppState,
-    account: AccountId,
+    principal: &Principal,
     notifications: &[WebhookNotification],
     query: &QueryParams,
 ) -> Result<(Vec<ResourceObject<NotificationAttributes>>, Vec<Included>), ApiError> {
+    let account = principal.account_id;
     let includes = query.includes("webhook_notification", INCLUDES)?;
     let base = &state.config.public_url;
     let ids: Vec<WebhookNotificationId> = notifications.iter().map(|n| n.id).collect();
@@ -199,7 +200,7 @@ async fn documents_of(
                 }
             };
             add(included_object(
-                &crate::api::webhooks::WebhookResource { webhook },
+                &crate::api::webhooks::WebhookResource::for_key(webhook, principal.scope),
                 base,
             ));
         }
@@ -250,7 +251,7 @@ async fn list(
         .store
         .list_notifications(principal.account_id, &filter, page.into())
         .await?;
-    let (data, included) = documents_of(&state, principal.account_id, &found.items, &query).await?;
+    let (data, included) = documents_of(&state, &principal, &found.items, &query).await?;
     Ok(ListDocument::page(
         data,
         included,
@@ -285,13 +286,8 @@ async fn show(
         .store
         .notification(principal.account_id, parse_id(&id)?)
         .await?;
-    let (data, included) = documents_of(
-        &state,
-        principal.account_id,
-        std::slice::from_ref(&n),
-        &query,
-    )
-    .await?;
+    let (data, included) =
+        documents_of(&state, &principal, std::slice::from_ref(&n), &query).await?;
     let object = data.into_iter().next().ok_or(ApiError::NotFound)?;
     Ok(Document::new(object, included))
 }

@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tidemark_domain::{Webhook, WebhookId};
+use tidemark_domain::{ApiKeyScope, Webhook, WebhookId};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -39,8 +39,9 @@ pub struct WebhookAttributes {
     pub url: String,
     pub active: bool,
     pub events: Vec<String>,
-    /// Signs deliveries (`X-T49-Webhook-Signature` and `webhook-signature`).
-    pub secret: String,
+    /// Signs deliveries (`X-T49-Webhook-Signature` and `webhook-signature`). `null` to a
+    /// read-only key: whoever holds the secret can forge deliveries.
+    pub secret: Option<String>,
     pub headers: Vec<WebhookHeader>,
     #[serde(with = "timestamp")]
     pub created_at: DateTime<Utc>,
@@ -53,6 +54,18 @@ pub struct WebhookAttributes {
 
 pub struct WebhookResource<'a> {
     pub webhook: &'a Webhook,
+    /// Whether the caller may see the signing secret (keys that can write only).
+    pub secret_visible: bool,
+}
+
+impl<'a> WebhookResource<'a> {
+    /// The webhook as a key of `scope` sees it.
+    pub fn for_key(webhook: &'a Webhook, scope: ApiKeyScope) -> Self {
+        Self {
+            webhook,
+            secret_visible: scope.can_write(),
+        }
+    }
 }
 
 impl Resource for WebhookResource<'_> {
@@ -70,7 +83,7 @@ impl Resource for WebhookResource<'_> {
             url: w.url.clone(),
             active: w.active,
             events: w.events.clone(),
-            secret: w.secret.clone(),
+            secret: self.secret_visible.then(|| w.secret.clone()),
             headers: w
                 .headers
                 .iter()
@@ -130,9 +143,16 @@ fn parse_id(id: &str) -> Result<WebhookId, ApiError> {
         .map_err(|_| ApiError::NotFound)
 }
 
-fn document(state: &AppState, webhook: &Webhook) -> Document<WebhookAttributes> {
+fn document(
+    state: &AppState,
+    principal: &Principal,
+    webhook: &Webhook,
+) -> Document<WebhookAttributes> {
     Document::new(
-        resource_object(&WebhookResource { webhook }, &state.config.public_url),
+        resource_object(
+            &WebhookResource::for_key(webhook, principal.scope),
+            &state.config.public_url,
+        ),
         Vec::new(),
     )
 }
@@ -162,7 +182,9 @@ async fn list(
         found
             .items
             .iter()
-            .map(|webhook| resource_object(&WebhookResource { webhook }, base))
+            .map(|webhook| {
+                resource_object(&WebhookResource::for_key(webhook, principal.scope), base)
+            })
             .collect(),
         Vec::new(),
         &query,
@@ -189,7 +211,7 @@ async fn create(
     body: JsonApiBody<WebhookBody>,
 ) -> Result<Response, ApiError> {
     let webhook = manage::create(&state, principal.account_id, body.attributes.into()).await?;
-    Ok((StatusCode::CREATED, document(&state, &webhook)).into_response())
+    Ok((StatusCode::CREATED, document(&state, &principal, &webhook)).into_response())
 }
 
 /// Get a webhook.
@@ -211,7 +233,7 @@ async fn show(
         .store
         .webhook(principal.account_id, parse_id(&id)?)
         .await?;
-    Ok(document(&state, &webhook))
+    Ok(document(&state, &principal, &webhook))
 }
 
 /// Change a webhook's url, events, headers or whether it is active.
@@ -235,7 +257,7 @@ async fn update(
 ) -> Result<Document<WebhookAttributes>, ApiError> {
     let id = parse_id(&id)?;
     let webhook = manage::update(&state, principal.account_id, id, body.attributes.into()).await?;
-    Ok(document(&state, &webhook))
+    Ok(document(&state, &principal, &webhook))
 }
 
 /// Delete a webhook, with its notifications and their logs.
@@ -278,7 +300,7 @@ async fn rotate_secret(
     Path(id): Path<String>,
 ) -> Result<Document<WebhookAttributes>, ApiError> {
     let webhook = manage::rotate_secret(&state, principal.account_id, parse_id(&id)?).await?;
-    Ok(document(&state, &webhook))
+    Ok(document(&state, &principal, &webhook))
 }
 
 /// `{webhook_notification_ips, last_updated}`, Terminal49's shape (not a JSON:API document).

@@ -1,6 +1,7 @@
 //! `[email]`: documents received by email, through the built-in SMTP receiver
 //! (`smtp_listen`) and the IMAP mailbox poller (`imap_*`). Both file messages under the same
-//! `account`, with the same `allowed_senders` and `max_message_bytes`. Keys nothing takes
+//! `account`, with the same `allowed_senders` and bounds (`max_message_bytes`,
+//! `max_message_parts`, `max_message_depth`). Keys nothing takes
 //! stop start-up with the setting's name, as the top level's do.
 
 use std::collections::BTreeMap;
@@ -13,6 +14,9 @@ use url::Url;
 
 use super::{ConfigError, TextOrList, invalid};
 
+/// The most SMTP sessions at once a setting may ask for (each may hold a whole message).
+const MAX_SMTP_SESSIONS: usize = 10_000;
+
 /// `[email]` as read, before validation.
 #[derive(Debug, Deserialize)]
 #[serde(default)]
@@ -21,6 +25,9 @@ pub(super) struct RawEmail {
     account: String,
     allowed_senders: TextOrList,
     max_message_bytes: usize,
+    max_message_parts: usize,
+    max_message_depth: usize,
+    smtp_max_sessions: usize,
     imap_url: String,
     imap_username: String,
     imap_password: String,
@@ -40,6 +47,9 @@ impl Default for RawEmail {
             account: "default".to_owned(),
             allowed_senders: TextOrList::List(Vec::new()),
             max_message_bytes: 25 * 1024 * 1024,
+            max_message_parts: 200,
+            max_message_depth: 10,
+            smtp_max_sessions: 16,
             imap_url: String::new(),
             imap_username: String::new(),
             imap_password: String::new(),
@@ -64,6 +74,13 @@ pub struct EmailConfig {
     pub allowed_senders: Vec<String>,
     /// The largest message accepted (`552` beyond).
     pub max_message_bytes: usize,
+    /// MIME parts a message may have (multiparts and enclosed messages counted); a message
+    /// of more is recorded `rejected` without being parsed.
+    pub max_message_parts: usize,
+    /// How deep multiparts and enclosed messages may nest; deeper is recorded `rejected`.
+    pub max_message_depth: usize,
+    /// SMTP sessions served at once; more wait for a free one.
+    pub smtp_max_sessions: usize,
     /// The mailbox polled for messages; `None`: no poller.
     pub imap: Option<ImapConfig>,
 }
@@ -151,8 +168,21 @@ impl RawEmail {
         if self.account.trim().is_empty() {
             return Err(invalid("email__account", "must name an account"));
         }
-        if self.max_message_bytes == 0 {
-            return Err(invalid("email__max_message_bytes", "must be at least 1"));
+        for (setting, value) in [
+            ("email__max_message_bytes", self.max_message_bytes),
+            ("email__max_message_parts", self.max_message_parts),
+            ("email__max_message_depth", self.max_message_depth),
+            ("email__smtp_max_sessions", self.smtp_max_sessions),
+        ] {
+            if value == 0 {
+                return Err(invalid(setting, "must be at least 1"));
+            }
+        }
+        if self.smtp_max_sessions > MAX_SMTP_SESSIONS {
+            return Err(invalid(
+                "email__smtp_max_sessions",
+                format!("must be at most {MAX_SMTP_SESSIONS}"),
+            ));
         }
         let mut allowed_senders = Vec::new();
         for entry in self.allowed_senders.items() {
@@ -172,6 +202,9 @@ impl RawEmail {
             account: self.account.trim().to_owned(),
             allowed_senders,
             max_message_bytes: self.max_message_bytes,
+            max_message_parts: self.max_message_parts,
+            max_message_depth: self.max_message_depth,
+            smtp_max_sessions: self.smtp_max_sessions,
             imap,
         })
     }
@@ -312,6 +345,59 @@ mod tests {
         Config::from_pairs(&all)
             .map(|config| config.email.imap.unwrap())
             .map_err(|error| error.setting)
+    }
+
+    #[test]
+    fn message_bounds_default_to_200_parts_10_deep_and_16_sessions() {
+        let config = Config::from_pairs(&[]).unwrap().email;
+
+        assert_eq!(config.max_message_parts, 200);
+        assert_eq!(config.max_message_depth, 10);
+        assert_eq!(config.smtp_max_sessions, 16);
+    }
+
+    #[test]
+    fn message_bounds_are_read() {
+        let config = Config::from_pairs(&[
+            ("email.max_message_parts", "50"),
+            ("email.max_message_depth", "4"),
+            ("email.smtp_max_sessions", "2"),
+        ])
+        .unwrap()
+        .email;
+        assert_eq!(
+            (
+                config.max_message_parts,
+                config.max_message_depth,
+                config.smtp_max_sessions
+            ),
+            (50, 4, 2)
+        );
+    }
+
+    #[test]
+    fn a_zero_or_excessive_message_bound_stops_start_up_naming_the_setting() {
+        for setting in [
+            "max_message_bytes",
+            "max_message_parts",
+            "max_message_depth",
+            "smtp_max_sessions",
+        ] {
+            let key = format!("email.{setting}");
+            let error = Config::from_pairs(&[(key.as_str(), "0")]).unwrap_err();
+            assert_eq!(
+                error.setting,
+                format!("TIDEMARK_EMAIL__{}", setting.to_ascii_uppercase())
+            );
+        }
+        let error = Config::from_pairs(&[("email.smtp_max_sessions", "10001")]).unwrap_err();
+        assert_eq!(error.setting, "TIDEMARK_EMAIL__SMTP_MAX_SESSIONS");
+    }
+
+    #[test]
+    fn a_misspelt_message_bound_stops_start_up_naming_it() {
+        let misspelt = Config::from_pairs(&[("email.max_message_part", "50")]).unwrap_err();
+        assert_eq!(misspelt.setting, "TIDEMARK_EMAIL__MAX_MESSAGE_PART");
     }
 
     #[test]

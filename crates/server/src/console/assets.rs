@@ -24,7 +24,7 @@ fn asset(stem: &str, ext: &str, content_type: &'static str, bytes: &'static [u8]
     }
 }
 
-static ASSETS: LazyLock<[Asset; 8]> = LazyLock::new(|| {
+static ASSETS: LazyLock<[Asset; 10]> = LazyLock::new(|| {
     const JS: &str = "text/javascript; charset=utf-8";
     const CSS: &str = "text/css; charset=utf-8";
     [
@@ -46,6 +46,8 @@ static ASSETS: LazyLock<[Asset; 8]> = LazyLock::new(|| {
         ),
         asset("route-map", "js", JS, include_bytes!("assets/route-map.js")),
         asset("documents", "js", JS, include_bytes!("assets/documents.js")),
+        asset("docs", "js", JS, include_bytes!("assets/docs.js")),
+        asset("docs", "css", CSS, include_bytes!("assets/docs.css")),
     ]
 });
 
@@ -91,6 +93,16 @@ pub fn route_map() -> String {
 /// The URL of the Documents page's drag-and-drop script.
 pub fn documents() -> String {
     url(7)
+}
+
+/// The URL of the API docs page's script (`/docs`).
+pub fn docs_js() -> String {
+    url(8)
+}
+
+/// The URL of the API docs page's stylesheet (`/docs`).
+pub fn docs_css() -> String {
+    url(9)
 }
 
 pub async fn serve(Path(name): Path<String>) -> Response {

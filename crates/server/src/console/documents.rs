@@ -1,7 +1,14 @@
 //! The Documents pages: the account's documents (search by file name or reference, newest
 //! first), an upload form that also takes a file dropped on it, and each document's page
-//! with a preview (PDFs and images, in the browser) and a download. Through the same use
-//! cases as `/v2/documents` (upload: size, type sniffing, duplicates, classification job).
+//! with a preview and a download. Through the same use cases as `/v2/documents` (upload:
+//! size, type sniffing, duplicates, classification job).
+//!
+//! A document is never opened in Tidemark's origin by the browser: a PDF may carry script
+//! (an `OpenAction`) that the browser's viewer runs in the frame of the origin serving it,
+//! whatever that response's CSP says. So a PDF is always sent as an attachment (a
+//! download), and its page previews the text Tidemark read from it (the extraction's
+//! excerpt), escaped like any other text. Only images (never SVG: the upload's sniffing
+//! admits none) are sent inline, for the page's `<img>`, with `nosniff`.
 
 use axum::body::Body;
 use axum::body::Bytes;
@@ -27,12 +34,54 @@ use crate::use_cases::documents::upload::{NewDocument, UploadError, upload};
 /// Documents listed per page.
 const PAGE_SIZE: u32 = 50;
 
-/// Content types a browser shows in the page itself.
-fn previewable(content_type: &str) -> Option<&'static str> {
-    match content_type {
-        "application/pdf" => Some("pdf"),
-        "image/png" | "image/jpeg" | "image/gif" | "image/webp" => Some("image"),
-        _ => None,
+/// Content types sent inline for the page's `<img>`: raster images, which run no script.
+fn inline_image(content_type: &str) -> bool {
+    matches!(
+        content_type,
+        "image/png" | "image/jpeg" | "image/gif" | "image/webp"
+    )
+}
+
+/// The extraction's text excerpt and the length of the whole text, once the document was
+/// read (`process_document` keeps the first 2,000 characters).
+fn text_excerpt(document: &StoredDocument) -> Option<(&str, Option<u64>)> {
+    let payload = &document.representation.as_ref()?.payload;
+    let excerpt = payload.get("text_excerpt")?.as_str()?;
+    let length = payload
+        .get("text_length")
+        .and_then(serde_json::Value::as_u64);
+    Some((excerpt, length))
+}
+
+/// The preview: an image as itself; any other file as the text read from it (never the
+/// file in a frame); or why there is none.
+fn preview(document: &StoredDocument, file: &str) -> Markup {
+    if inline_image(&document.content_type) {
+        return html! { img.preview src={(file) "?inline=1"} alt={"Preview of " (document.name)}; };
+    }
+    match text_excerpt(document) {
+        Some((excerpt, length)) if !excerpt.trim().is_empty() => {
+            let shown = excerpt.chars().count() as u64;
+            html! {
+                p.muted {
+                    "The text Tidemark read from the file"
+                    @if let Some(length) = length.filter(|l| *l > shown) {
+                        " (the first " (shown) " of " (length) " characters)"
+                    }
+                    "; download it to see it as printed."
+                }
+                pre.preview-text { (excerpt) }
+            }
+        }
+        Some(_) => html! {
+            p.muted { "No text could be read from this file; download it to see it." }
+        },
+        None if document.document_type.is_none() => html! {
+            p.muted { "The file is being read; its text shows here once it is (reload the page)." }
+        },
+        None => html! {
+            p.muted { "No text could be read from this " (document.content_type) " file; download it to see it." }
+        },
     }
 }
 
@@ -368,15 +417,7 @@ async fn document_page(
             }
             p { a.button href=(file) download { "Download" } }
             h2 { "Preview" }
-            @match previewable(&document.content_type) {
-                Some("pdf") => {
-                    iframe.preview src={(file) "?inline=1"} title={"Preview of " (document.name)} {}
-                }
-                Some(_) => {
-                    img.preview src={(file) "?inline=1"} alt={"Preview of " (document.name)};
-                }
-                None => { p.muted { "No preview for " (document.content_type) " files; download it instead." } }
-            }
+            (preview(&document, &file))
         },
     ))
 }
@@ -387,8 +428,10 @@ pub struct FileQuery {
     inline: Option<String>,
 }
 
-/// `GET /documents/{id}/file`: the bytes, as an attachment, or inline (`?inline=1`) for
-/// the types the preview shows. Tidemark sniffed the type from the bytes on upload.
+/// `GET /documents/{id}/file`: the bytes, as an attachment, or inline (`?inline=1`) for a
+/// raster image, which the preview's `<img>` shows; a PDF or any other type is always an
+/// attachment, so no script in it runs in Tidemark's origin. Tidemark sniffed the type
+/// from the bytes on upload.
 pub async fn file(
     state: AppState,
     session: Session,
@@ -411,7 +454,7 @@ pub async fn file(
                 .into_response());
         }
     };
-    let inline = query.inline.is_some() && previewable(&document.content_type).is_some();
+    let inline = query.inline.is_some() && inline_image(&document.content_type);
     let disposition = content_disposition(
         &document.file_name,
         if inline {
@@ -423,13 +466,9 @@ pub async fn file(
     let mut response =
         Body::from_stream(stream.map(|chunk| chunk.map_err(std::io::Error::other))).into_response();
     let headers = response.headers_mut();
-    // Chromium will not show a PDF under a sandboxing policy, so the preview gets none; the
-    // type was sniffed from the bytes, and nosniff keeps the browser to it.
-    let policy = if inline {
-        "default-src 'none'; img-src 'self'; object-src 'self'; frame-ancestors 'self'"
-    } else {
-        "default-src 'none'; sandbox"
-    };
+    // The type was sniffed from the bytes, and nosniff keeps the browser to it; opened on
+    // its own, the file is a sandboxed document that loads nothing and is framed nowhere.
+    let policy = "default-src 'none'; sandbox; frame-ancestors 'none'";
     for (name, value) in [
         (header::CONTENT_TYPE, document.content_type.as_str()),
         (header::CONTENT_DISPOSITION, disposition.as_str()),

@@ -13,6 +13,7 @@ pub mod custom_fields;
 pub mod documents;
 pub mod map;
 pub mod pages;
+pub mod security_headers;
 pub mod session;
 pub mod shipment;
 pub mod track;
@@ -20,6 +21,7 @@ pub mod webhooks;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::middleware;
 use axum::routing::{get, post};
 use tower_http::compression::CompressionLayer;
 
@@ -114,5 +116,7 @@ pub fn router(state: AppState) -> Router {
         .route("/carriers", get(pages::carriers))
         .route("/assets/{name}", get(assets::serve))
         .layer(CompressionLayer::new())
+        // Every page, fragment and asset: CSP, no framing, no referrer to other sites.
+        .layer(middleware::from_fn(security_headers::add))
         .with_state(state)
 }

@@ -12,6 +12,7 @@ use super::session::{self, Session};
 use crate::app::AppState;
 use crate::use_cases::accounts;
 use crate::use_cases::accounts::keys::{self, KeyRejected};
+use crate::use_cases::accounts::rate_limit::{AUTH_FAILURES, client_key};
 use crate::use_cases::tracking::limits;
 use tidemark_carriers::profile::Profiles;
 use tidemark_domain::{ApiKeyId, ApiKeyScope};
@@ -36,6 +37,12 @@ pub enum PageError {
     ReadOnly,
     #[error("The form expired or came from another site; reload the page and try again.")]
     BadForm,
+    #[error("Too many requests with this API key; try again in {retry_after_seconds} s.")]
+    TooManyRequests { retry_after_seconds: u64 },
+    #[error("Too many refused sign-ins from this address; try again in a minute.")]
+    TooManySignIns,
+    #[error("The server took too long to answer; try again shortly.")]
+    Unavailable,
     #[error(transparent)]
     Store(StoreError),
 }
@@ -61,6 +68,10 @@ pub fn error_page(error: &PageError) -> Response {
         PageError::NotFound => (StatusCode::NOT_FOUND, "Not found.".to_owned()),
         PageError::ReadOnly => (StatusCode::FORBIDDEN, error.to_string()),
         PageError::BadForm => (StatusCode::FORBIDDEN, error.to_string()),
+        PageError::TooManyRequests { .. } | PageError::TooManySignIns => {
+            (StatusCode::TOO_MANY_REQUESTS, error.to_string())
+        }
+        PageError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, error.to_string()),
         PageError::Store(store) => {
             tracing::error!(error = %store, "console page failed");
             (
@@ -73,8 +84,23 @@ pub fn error_page(error: &PageError) -> Response {
         "Error",
         html! { main { h1 { "Error" } p.error role="alert" { (message) } p { a href="/" { "Back to Shipments" } } } },
     );
-    (status, body).into_response()
+    let retry_after = match error {
+        PageError::TooManyRequests {
+            retry_after_seconds,
+        } => Some(*retry_after_seconds),
+        PageError::TooManySignIns => Some(60),
+        _ => None,
+    };
+    match retry_after {
+        Some(seconds) => {
+            (status, [(header::RETRY_AFTER, seconds.to_string())], body).into_response()
+        }
+        None => (status, body).into_response(),
+    }
 }
+
+/// htmx's settings for a page under a CSP without `unsafe-inline` or `unsafe-eval`.
+const HTMX_CONFIG: &str = r#"{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"selfRequestsOnly":true}"#;
 
 fn document(title: &str, body: Markup) -> Markup {
     html! {
@@ -86,6 +112,9 @@ fn document(title: &str, body: Markup) -> Markup {
                 title { (title) " · Tidemark" }
                 link rel="icon" href="data:,";
                 link rel="stylesheet" href=(assets::css());
+                // Under the page's CSP (`security_headers`): htmx adds no <style> of its
+                // own, evaluates no code and runs no <script> found in a swapped fragment.
+                meta name="htmx-config" content=(HTMX_CONFIG);
                 script src=(assets::htmx()) defer {}
             }
             body { (body) }
@@ -214,13 +243,33 @@ pub struct SignIn {
 
 pub async fn sign_in(
     state: AppState,
+    client: ClientAddress,
     headers: HeaderMap,
     Form(form): Form<SignIn>,
 ) -> Result<Response, PageError> {
     if !same_origin(&headers) {
         return Err(PageError::BadForm);
     }
+    // Refused sign-ins count against the address with the API's failed keys, so a key
+    // cannot be guessed faster through the console than through the API.
+    let failures_limit = state.config.limits.unauthenticated_per_minute;
+    let now = state.clock.now();
+    if let Some(address) = client.0
+        && state
+            .client_limits
+            .exhausted(address, AUTH_FAILURES, failures_limit, now)
+    {
+        return Err(PageError::TooManySignIns);
+    }
     let refused = || {
+        if let Some(address) = client.0
+            && !state
+                .client_limits
+                .check(address, AUTH_FAILURES, failures_limit, now)
+                .allowed
+        {
+            return PageError::TooManySignIns.into_response();
+        }
         (
             StatusCode::UNAUTHORIZED,
             sign_in_page(Some("That API key was not accepted.")),
@@ -236,8 +285,28 @@ pub async fn sign_in(
         Err(KeyRejected::Unknown) => return Ok(refused()),
         Err(KeyRejected::Store(error)) => return Err(error.into()),
     };
-    let cookie = session::start(&state, key.account_id, key.id, state.clock.now()).await?;
+    let cookie = session::start(&state, key.account_id, key.id, now).await?;
     Ok(([(header::SET_COOKIE, cookie)], Redirect::to("/")).into_response())
+}
+
+/// The client's address, as the rate limit of failed sign-ins counts it (`None` for requests
+/// that did not come through a socket, as in tests).
+pub struct ClientAddress(Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Self(
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|info| client_key(info.0.ip())),
+        ))
+    }
 }
 
 #[derive(Deserialize)]
@@ -247,11 +316,13 @@ pub struct TokenOnly {
 }
 
 pub async fn sign_out(
+    state: AppState,
     session: Session,
     headers: HeaderMap,
     Form(form): Form<TokenOnly>,
 ) -> Result<Response, PageError> {
     check_form(&session, &headers, &form.csrf)?;
+    session.end(&state).await?;
     Ok((
         [(header::SET_COOKIE, session::end())],
         Redirect::to("/sign-in"),

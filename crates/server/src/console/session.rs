@@ -1,8 +1,12 @@
 //! Console sessions: signing in with an API key gives a signed, expiring, `HttpOnly`,
 //! `SameSite=Strict` cookie naming the key (never the secret). Every page re-checks that the
-//! key is still live, so revoking it ends its sessions. Forms carry a token bound to the
-//! session (CSRF), checked on every POST.
+//! key is still live, so revoking it ends its sessions, and that the session was not signed
+//! out (signing out records the cookie as ended in the store, so a copy taken earlier stops
+//! working on every process). Forms carry a token bound to the session (CSRF), checked on
+//! every POST. Every request of a session counts against its key's rate limits, the same
+//! buckets as the API's.
 
+use axum::extract::MatchedPath;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -10,8 +14,10 @@ use chrono::{DateTime, Duration, Utc};
 use tidemark_domain::{AccountId, ApiKeyId, ApiKeyScope};
 use uuid::Uuid;
 
+use super::pages::PageError;
 use crate::app::AppState;
 use crate::use_cases::accounts::keys::{self, KeyRejected};
+use crate::use_cases::accounts::rate_limit::Bucket;
 use crate::use_cases::documents::signing::Purpose;
 
 pub const COOKIE: &str = "tidemark_session";
@@ -28,6 +34,9 @@ pub struct Session {
     expires: i64,
     /// The token every form of this session carries.
     pub csrf: String,
+    /// Names the session in the store's ended sessions: a hash of its cookie's signature
+    /// (the store never holds what would let someone sign in).
+    token_hash: String,
 }
 
 impl Session {
@@ -102,6 +111,26 @@ fn parse(value: &str) -> Option<(Uuid, Uuid, i64, &str)> {
         .then_some((account, key, expires, signature))
 }
 
+/// A session's name among ended sessions.
+fn token_hash(signature: &str) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(signature.as_bytes()))
+}
+
+/// The rate-limit bucket of a console request: the API's default bucket, except refreshes,
+/// which their handler counts in their own bucket as the API does. (The numbers a Track
+/// form submits are each counted as tracking requests by the Track page.)
+fn bucket(parts: &Parts) -> Option<Bucket> {
+    let path = parts
+        .extensions
+        .get::<MatchedPath>()
+        .map(MatchedPath::as_str);
+    match path {
+        Some("/shipments/{id}/refresh") => None,
+        _ => Some(Bucket::Default),
+    }
+}
+
 /// Not signed in (or the session expired, or its key was revoked): go to the sign-in page.
 pub struct SignInFirst;
 
@@ -138,6 +167,23 @@ impl axum::extract::FromRequestParts<AppState> for Session {
                 return Err(super::pages::error_page(&error.into()));
             }
         };
+        let token_hash = token_hash(signature);
+        match state.store.console_session_ended(&token_hash).await {
+            Ok(false) => {}
+            Ok(true) => return Err(SignInFirst.into_response()),
+            Err(error) => return Err(super::pages::error_page(&error.into())),
+        }
+        if let Some(bucket) = bucket(parts) {
+            let limit = bucket.limit(state.rate_limits.default_limit());
+            let status = state
+                .rate_limits
+                .check(live.id, bucket.name(), limit, state.clock.now());
+            if !status.allowed {
+                return Err(super::pages::error_page(&PageError::TooManyRequests {
+                    retry_after_seconds: status.reset_seconds,
+                }));
+            }
+        }
         let expires_at = DateTime::from_timestamp(expires, 0).unwrap_or_default();
         Ok(Self {
             account_id: live.account_id,
@@ -145,6 +191,7 @@ impl axum::extract::FromRequestParts<AppState> for Session {
             scope: live.scope,
             expires,
             csrf: signing.sign(Purpose::ConsoleForm, key, expires_at),
+            token_hash,
         })
     }
 }
@@ -153,6 +200,16 @@ impl Session {
     /// When the session ends (unix seconds).
     pub fn expires(&self) -> i64 {
         self.expires
+    }
+
+    /// Ends this session in the store, so its cookie is refused from now on, wherever it
+    /// was copied to.
+    pub async fn end(&self, state: &AppState) -> Result<(), tidemark_store::StoreError> {
+        let expires_at = DateTime::from_timestamp(self.expires, 0).unwrap_or_default();
+        state
+            .store
+            .end_console_session(&self.token_hash, expires_at, state.clock.now())
+            .await
     }
 }
 

@@ -3,8 +3,10 @@
 //! from), or many pasted as lines/CSV or uploaded as a CSV or XLSX file, each submitted
 //! through the same use case as `POST /v2/tracking_requests` with its own result; and the
 //! account's tracking requests.
-
-use std::io::{Cursor, Read, Seek};
+//!
+//! An uploaded file is never parsed here: the extraction child reads it under its memory,
+//! CPU and time limits and answers its rows (`use_cases::documents::spreadsheet`), which
+//! are then taken as a paste is.
 
 use axum::Form;
 use axum::body::Bytes;
@@ -18,15 +20,13 @@ use tidemark_store::{PageRequest, TrackingRequestFilter};
 use super::pages::{PageError, check_form, csrf_field, layout};
 use super::session::Session;
 use crate::app::{App, AppState};
+use crate::use_cases::accounts::rate_limit::Bucket;
 use crate::use_cases::tracking::inference::LineGuess;
 use crate::use_cases::tracking::requests::{self, Submission, SubmitError};
 use tidemark_domain::carriers::NumberType;
 
 /// Largest file of numbers taken.
 pub const MAX_UPLOAD_BYTES: usize = 2 << 20;
-
-/// Largest unpacked XLSX taken (a small zip may unpack to gigabytes).
-const MAX_XLSX_UNPACKED_BYTES: u64 = 32 << 20;
 
 /// At most this many numbers in one paste.
 const MAX_ROWS: usize = 500;
@@ -297,7 +297,27 @@ async fn answer(
     rows: Vec<(String, String, String)>,
 ) -> Result<Response, PageError> {
     let mut results = Vec::with_capacity(rows.len());
+    let limit = Bucket::TrackingRequests.limit(app.rate_limits.default_limit());
     for (number, scac, request_type) in rows {
+        // Each number is a tracking request, counted as `POST /v2/tracking_requests` counts
+        // it, so a paste or a file is no way around the key's limit.
+        let budget = app.rate_limits.check(
+            session.key_id,
+            Bucket::TrackingRequests.name(),
+            limit,
+            app.clock.now(),
+        );
+        if !budget.allowed {
+            results.push(RowResult {
+                number,
+                outcome: Outcome::Refused(format!(
+                    "Not submitted: at most {limit} tracking requests a minute with this API \
+                     key; try again in {} s.",
+                    budget.reset_seconds
+                )),
+            });
+            continue;
+        }
         results.push(submit_one(app, session, number, scac, request_type).await?);
     }
     let status = if results.is_empty()
@@ -338,54 +358,20 @@ pub async fn submit(
     answer(&state, &session, rows).await
 }
 
-/// The cells of the first sheet of an XLSX file, each row's as text.
-fn xlsx_lines(bytes: &[u8]) -> Result<String, String> {
-    let unreadable = || "the XLSX file could not be read.".to_owned();
-    let unpacked = unpacked_size(Cursor::new(bytes)).map_err(|_| unreadable())?;
-    if unpacked > MAX_XLSX_UNPACKED_BYTES {
-        return Err(format!(
-            "the XLSX file unpacks to more than {} MB.",
-            MAX_XLSX_UNPACKED_BYTES >> 20
-        ));
-    }
-    let mut workbook: calamine::Xlsx<_> =
-        calamine::open_workbook_from_rs(Cursor::new(bytes)).map_err(|_| unreadable())?;
-    let range = calamine::Reader::worksheet_range_at(&mut workbook, 0)
-        .ok_or_else(|| "the XLSX file has no sheet.".to_owned())?
-        .map_err(|_| unreadable())?;
-    Ok(range
-        .rows()
-        .take(MAX_ROWS + 1)
-        .map(|cells| {
-            cells
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\t")
-        })
+/// The rows of an uploaded file (XLSX or CSV/plain text, one number a row), read by the
+/// extraction child; `Err` with what to tell the user, naming the limit met.
+async fn file_rows(app: &App, bytes: &[u8]) -> Result<Vec<(String, String, String)>, String> {
+    // One row more than taken: the first may be a header.
+    let rows = app
+        .extractor
+        .read_rows(bytes, MAX_ROWS + 1)
+        .await
+        .map_err(|error| error.to_string())?;
+    let text = rows
+        .iter()
+        .map(|cells| cells.join("\t"))
         .collect::<Vec<_>>()
-        .join("\n"))
-}
-
-/// What a zip archive's files add up to unpacked, from its directory (nothing inflated).
-fn unpacked_size(reader: impl Read + Seek) -> Result<u64, zip::result::ZipError> {
-    let mut archive = zip::ZipArchive::new(reader)?;
-    let mut total = 0u64;
-    for index in 0..archive.len() {
-        total = total.saturating_add(archive.by_index_raw(index)?.size());
-    }
-    Ok(total)
-}
-
-/// The rows of an uploaded file: XLSX (a zip) or CSV/plain text, one number a row.
-fn file_rows(bytes: &[u8]) -> Result<Vec<(String, String, String)>, String> {
-    let text = if bytes.starts_with(b"PK\x03\x04") {
-        xlsx_lines(bytes)?
-    } else if bytes.contains(&0) {
-        return Err("the file is neither CSV nor XLSX.".to_owned());
-    } else {
-        String::from_utf8_lossy(bytes).into_owned()
-    };
+        .join("\n");
     let rows = pasted_rows(&text, "", "");
     if rows.is_empty() {
         return Err("the file has no numbers.".to_owned());
@@ -431,7 +417,7 @@ pub async fn upload(
     if !session.can_write() {
         return Err(PageError::ReadOnly);
     }
-    match file_rows(&bytes) {
+    match file_rows(&state, &bytes).await {
         Ok(rows) => answer(&state, &session, rows).await,
         Err(message) => refused(&state, &session, problem(message)).await,
     }

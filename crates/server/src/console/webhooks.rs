@@ -319,7 +319,12 @@ async fn webhook_page(
                 }
                 dt { "Created" } dd { (utc(webhook.created_at)) }
                 dt { "Signing secret" } dd {
-                    details { summary { "Show" } code { (webhook.secret) } }
+                    // Whoever holds the secret can forge deliveries: writers only.
+                    @if session.can_write() {
+                        details { summary { "Show" } code { (webhook.secret) } }
+                    } @else {
+                        span.muted { "Shown to keys that can write." }
+                    }
                     @if let Some(until) = webhook.previous_secret_expires_at {
                         span.muted { "The previous secret also signs until " (utc(until)) "." }
                     }

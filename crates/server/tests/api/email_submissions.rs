@@ -35,7 +35,7 @@ on_both_backends!(
 );
 
 /// The receiver on a free loopback port, until the returned token is cancelled.
-async fn receiver(app: &TestApp) -> (std::net::SocketAddr, CancellationToken) {
+pub(crate) async fn receiver(app: &TestApp) -> (std::net::SocketAddr, CancellationToken) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let shutdown = CancellationToken::new();
@@ -48,13 +48,13 @@ async fn receiver(app: &TestApp) -> (std::net::SocketAddr, CancellationToken) {
 }
 
 /// A plain SMTP client: each call sends one line and returns the whole reply.
-struct Client {
+pub(crate) struct Client {
     reader: BufReader<tokio::net::tcp::OwnedReadHalf>,
     writer: tokio::net::tcp::OwnedWriteHalf,
 }
 
 impl Client {
-    async fn connect(address: std::net::SocketAddr) -> Self {
+    pub(crate) async fn connect(address: std::net::SocketAddr) -> Self {
         let (read, writer) = TcpStream::connect(address).await.unwrap().into_split();
         let mut client = Self {
             reader: BufReader::new(read),
@@ -76,7 +76,7 @@ impl Client {
         }
     }
 
-    async fn send(&mut self, line: &str) -> String {
+    pub(crate) async fn send(&mut self, line: &str) -> String {
         self.writer
             .write_all(format!("{line}\r\n").as_bytes())
             .await
@@ -85,7 +85,7 @@ impl Client {
     }
 
     /// A whole transaction; the reply to the end of `DATA`, or the first refusal.
-    async fn mail(&mut self, from: &str, message: &str) -> String {
+    pub(crate) async fn mail(&mut self, from: &str, message: &str) -> String {
         let reply = self.send(&format!("MAIL FROM:<{from}>")).await;
         if !reply.starts_with("250") {
             return reply;

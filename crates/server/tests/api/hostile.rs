@@ -443,7 +443,7 @@ async fn an_address_that_keeps_failing_authentication_gets_429_whatever_key_it_s
 // ---- connections ----------------------------------------------------------------------
 
 /// The app served on a loopback socket with its configured connection limits.
-async fn served(app: &TestApp) -> (SocketAddr, CancellationToken) {
+pub(crate) async fn served(app: &TestApp) -> (SocketAddr, CancellationToken) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let shutdown = CancellationToken::new();
@@ -453,7 +453,7 @@ async fn served(app: &TestApp) -> (SocketAddr, CancellationToken) {
 
 /// Reads until the server closes the connection; answers what it sent first. The guard
 /// only keeps a broken server from hanging the suite.
-async fn until_closed(stream: &mut TcpStream) -> Vec<u8> {
+pub(crate) async fn until_closed(stream: &mut TcpStream) -> Vec<u8> {
     let mut received = Vec::new();
     let read = tokio::time::timeout(Duration::from_secs(60), async {
         let mut buffer = [0u8; 4096];

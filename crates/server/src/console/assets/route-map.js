@@ -57,6 +57,13 @@
     var at = new Date(iso);
     return isNaN(at) ? "" : at.toISOString().slice(0, 16).replace("T", " ") + " UTC";
   };
+  // Names come from carriers and AIS: they are text, never markup. Leaflet inserts a
+  // string tooltip as HTML, so every tooltip is an element whose text is set.
+  var label = function (text) {
+    var span = document.createElement("span");
+    span.textContent = text;
+    return span;
+  };
   var latLngs = function (coordinates) {
     return coordinates.map(function (c) {
       return [c[1], c[0]];
@@ -92,7 +99,7 @@
           fillColor: "#ffffff",
           fillOpacity: 1,
         })
-          .bindTooltip(p.label + " · " + p.name, { permanent: true, direction: "auto", offset: [0, 0], className: "port-label" })
+          .bindTooltip(label(p.label + " · " + p.name), { permanent: true, direction: "auto", offset: [0, 0], className: "port-label" })
           .addTo(route);
       } else if (g.type === "Point" && p.feature_type === "current_vessel") {
         vessel = p;
@@ -106,8 +113,10 @@
           fillOpacity: 1,
         })
           .bindTooltip(
-            p.vessel_name + (p.vessel_location_speed != null ? " · " + Number(p.vessel_location_speed).toFixed(1) + " kn" : "") +
-              " · " + time(p.vessel_location_timestamp),
+            label(
+              p.vessel_name + (p.vessel_location_speed != null ? " · " + Number(p.vessel_location_speed).toFixed(1) + " kn" : "") +
+                " · " + time(p.vessel_location_timestamp)
+            ),
             { direction: "top", offset: [0, -8] }
           )
           .addTo(route);

@@ -16,6 +16,10 @@ use tidemark_domain::ApiKeyId;
 
 const WINDOW_SECONDS: i64 = 60;
 
+/// The bucket of a client address's failed authentications: API requests with a bad key and
+/// refused console sign-ins count together.
+pub const AUTH_FAILURES: &str = "auth_failures";
+
 /// What a check decided, and what to tell the client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateLimitStatus {
@@ -49,6 +53,35 @@ pub struct RateLimiter<K = ApiKeyId> {
 impl RateLimiter {
     pub fn new(default_limit: u32) -> Self {
         Self::bounded(default_limit, usize::MAX)
+    }
+}
+
+/// What a request is counted against: as in Terminal49, creating tracking requests has a
+/// bucket of its own (so a bulk import does not starve reads), and refreshes a small one.
+/// The API and the console map their routes to the same buckets, so a key has one set of
+/// limits whichever door it comes through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bucket {
+    Default,
+    TrackingRequests,
+    Refresh,
+}
+
+impl Bucket {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::TrackingRequests => "tracking_requests",
+            Self::Refresh => "refresh",
+        }
+    }
+
+    /// The bucket's limit a minute, given the configured default.
+    pub fn limit(self, default_limit: u32) -> u32 {
+        match self {
+            Self::Default | Self::TrackingRequests => default_limit,
+            Self::Refresh => crate::use_cases::tracking::REFRESH_PER_MINUTE,
+        }
     }
 }
 

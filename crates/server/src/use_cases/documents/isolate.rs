@@ -17,6 +17,10 @@
 //! (allocation failure aborts it) or CPU time (`SIGXCPU`/`SIGKILL`) is reported as such. In
 //! every case the child is reaped, and the document gets the reason in its notes. At most
 //! [`ExtractionLimits::concurrency`] children run at once per process.
+//!
+//! The Track page's files of numbers (CSV, XLSX) are read the same way
+//! ([`Extractor::read_rows`]): the child answers their rows ([`super::spreadsheet`]), under
+//! the same limits.
 
 use std::io::{Read, Write};
 use std::process::{ExitCode, Stdio};
@@ -28,6 +32,7 @@ use tokio::sync::Semaphore;
 use crate::limits::ExtractionLimits;
 use crate::use_cases::documents::classify::{DocumentType, classify};
 use crate::use_cases::documents::rotate::rotate_pdf;
+use crate::use_cases::documents::spreadsheet::{self, Row, SheetError};
 use crate::use_cases::documents::text::{ExtractError, Limits, extract_text_with, supported};
 
 /// The hidden subcommand that runs the child.
@@ -60,6 +65,9 @@ struct Header {
     /// Rotate the PDF's pages by this many degrees instead of reading it.
     #[serde(default)]
     rotate: Option<u16>,
+    /// Answer the rows of a file of numbers (at most this many) instead of its text.
+    #[serde(default)]
+    rows: Option<usize>,
 }
 
 /// A successful reading.
@@ -84,7 +92,15 @@ enum Answer {
         pdf: String,
         pages: usize,
     },
+    /// The rows of a file of numbers.
+    Rows {
+        rows: Vec<Row>,
+        peak_memory_bytes: u64,
+        cpu_milliseconds: u64,
+    },
     Error(ExtractError),
+    /// A file of numbers refused at one of its limits.
+    SheetError(SheetError),
 }
 
 /// The largest answer the parent reads: the text at its character limit, escaped, and the
@@ -124,11 +140,12 @@ impl Extractor {
             content_type: content_type.to_owned(),
             file_name: file_name.to_owned(),
             rotate: None,
+            rows: None,
         };
         let result = match self.run_child(&header, bytes, max_output_bytes()).await {
             Ok(Answer::Ok(extracted)) => Ok(extracted),
             Ok(Answer::Error(error)) => Err(error),
-            Ok(Answer::Rotated { .. }) => {
+            Ok(Answer::Rotated { .. } | Answer::Rows { .. } | Answer::SheetError(_)) => {
                 Err(ExtractError::Process("an unasked answer".to_owned()))
             }
             Err(error) => Err(error),
@@ -172,6 +189,7 @@ impl Extractor {
             content_type: "application/pdf".to_owned(),
             file_name: String::new(),
             rotate: Some(degrees),
+            rows: None,
         };
         // Base64 of a rewritten PDF, which may be larger than the upload.
         let cap = self
@@ -184,8 +202,69 @@ impl Extractor {
                 .map(|pdf| (pdf, pages))
                 .map_err(|error| ExtractError::Process(format!("unreadable answer: {error}"))),
             Answer::Error(error) => Err(error),
-            Answer::Ok(_) => Err(ExtractError::Process("an unasked answer".to_owned())),
+            Answer::Ok(_) | Answer::Rows { .. } | Answer::SheetError(_) => {
+                Err(ExtractError::Process("an unasked answer".to_owned()))
+            }
         }
+    }
+
+    /// The rows of a file of tracking numbers (CSV or XLSX), at most `max_rows` whose first
+    /// cell is not blank, read in a child process under the same limits as a document (a
+    /// hostile spreadsheet costs the child, never the server); waits for a free slot first.
+    pub async fn read_rows(&self, bytes: &[u8], max_rows: usize) -> Result<Vec<Row>, SheetError> {
+        let max_rows = max_rows.min(spreadsheet::MAX_SHEET_ROWS as usize);
+        let _slot = self.slot().await.map_err(|_| SheetError::Failed)?;
+        let header = Header {
+            content_type: String::new(),
+            file_name: String::new(),
+            rotate: None,
+            rows: Some(max_rows),
+        };
+        // Every answered cell escaped at worst (6 bytes a character), with its punctuation.
+        let cap = max_rows
+            .saturating_mul(spreadsheet::COLUMNS_ANSWERED)
+            .saturating_mul(spreadsheet::MAX_CELL_CHARS * 6 + 8)
+            .saturating_add(64 * 1024);
+        let result = match self.run_child(&header, bytes, cap).await {
+            Ok(Answer::Rows {
+                rows,
+                peak_memory_bytes,
+                cpu_milliseconds,
+            }) => {
+                tracing::debug!(peak_memory_bytes, cpu_milliseconds, "file of numbers read");
+                Ok(rows)
+            }
+            Ok(Answer::SheetError(error)) => Err(error),
+            Ok(Answer::Error(error)) | Err(error) => Err(match error {
+                ExtractError::OutOfMemory { .. }
+                | ExtractError::OutOfCpu { .. }
+                | ExtractError::TimedOut { .. } => SheetError::Stopped(error),
+                ExtractError::Crashed => SheetError::Crashed,
+                other => {
+                    tracing::warn!(error = %other, "reading a file of numbers failed");
+                    SheetError::Failed
+                }
+            }),
+            Ok(Answer::Ok(_) | Answer::Rotated { .. }) => {
+                tracing::warn!("reading a file of numbers got an unasked answer");
+                Err(SheetError::Failed)
+            }
+        };
+        match &result {
+            Err(
+                error @ (SheetError::TooLarge { .. }
+                | SheetError::TooManyParts { .. }
+                | SheetError::UnpacksTooMuch { .. }
+                | SheetError::TooManySharedStrings { .. }
+                | SheetError::TooManyRows { .. }
+                | SheetError::TooManyColumns { .. }
+                | SheetError::Stopped(_)
+                | SheetError::Crashed),
+            ) => tracing::warn!(%error, "a file of numbers exceeded its reading limits"),
+            Err(error) => tracing::debug!(%error, "a file of numbers was not read"),
+            Ok(_) => {}
+        }
+        result
     }
 
     /// One of the `concurrency` places for a child, once free.
@@ -354,9 +433,10 @@ pub fn child_main(args: &ChildArgs) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let answer = match read_request(args) {
-        Ok((header, bytes)) => match header.rotate {
-            Some(degrees) => rotate_guarded(args, &bytes, degrees),
-            None => extract_and_classify(args, &header, &bytes),
+        Ok((header, bytes)) => match (header.rotate, header.rows) {
+            (Some(degrees), _) => rotate_guarded(args, &bytes, degrees),
+            (None, Some(max_rows)) => rows_guarded(&bytes, max_rows),
+            (None, None) => extract_and_classify(args, &header, &bytes),
         },
         Err(error) => Answer::Error(ExtractError::Process(error)),
     };
@@ -455,6 +535,23 @@ fn rotate_guarded(args: &ChildArgs, bytes: &[u8], degrees: u16) -> Answer {
 
 /// Stack for the rotation thread, as for reading.
 const ROTATION_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+/// Reads the rows of a file of numbers, catching a parser's panic.
+fn rows_guarded(bytes: &[u8], max_rows: usize) -> Answer {
+    let read = std::panic::catch_unwind(|| spreadsheet::read_rows(bytes, max_rows))
+        .unwrap_or(Err(SheetError::Crashed));
+    match read {
+        Ok(rows) => {
+            let (peak_memory_bytes, cpu_milliseconds) = own_usage();
+            Answer::Rows {
+                rows,
+                peak_memory_bytes,
+                cpu_milliseconds,
+            }
+        }
+        Err(error) => Answer::SheetError(error),
+    }
+}
 
 /// This process's peak resident memory (bytes) and CPU time (milliseconds).
 fn own_usage() -> (u64, u64) {

@@ -7,6 +7,8 @@
 //! - [`text`]: plain text out of PDFs and text files, bounded in input, pages and inflated
 //!   content; [`isolate`]: runs it (and [`classify`]) in a child process under OS limits on
 //!   memory, CPU and time.
+//! - [`spreadsheet`]: the rows of the Track page's files of numbers (CSV, XLSX), checked
+//!   against their caps before calamine allocates; run only through [`isolate`].
 //! - [`classify`]: the document type, with notes that say why.
 //! - [`references`]: container numbers (ISO 6346, check digit verified) and bill of lading
 //!   candidates found in the text, for linking to shipments and containers.
@@ -28,6 +30,7 @@ pub mod references;
 pub mod rotate;
 pub mod signing;
 pub mod sniff;
+pub mod spreadsheet;
 pub mod storage;
 pub mod text;
 pub mod upload;

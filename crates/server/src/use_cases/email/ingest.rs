@@ -1,6 +1,10 @@
-//! One received message: parsed (MIME, with `mail-parser`), checked, recorded as an
-//! `email_submission`, its attachments stored as documents through the upload use case
-//! (so they are sniffed, size-checked, deduplicated and read like any upload).
+//! One received message: measured (parts, nesting, header lines: [`shape`]), parsed (MIME,
+//! with `mail-parser`), checked, recorded as an `email_submission`, its attachments stored
+//! as documents through the upload use case (so they are sniffed, size-checked,
+//! deduplicated and read like any upload).
+//!
+//! Everything recorded of a message is cut to a few KB (at a character boundary), so a list
+//! of submissions stays small whatever was sent.
 
 use axum::body::Bytes;
 use chrono::{DateTime, Utc};
@@ -9,16 +13,33 @@ use tidemark_domain::AccountId;
 use tidemark_store::{EmailSubmission, StoreError};
 use uuid::Uuid;
 
+use super::shape::{self, Bounds};
 use crate::app::App;
 use crate::use_cases::documents::process::link_numbers;
 use crate::use_cases::documents::upload::{self, NewDocument};
 
-/// The part of a text body kept on the submission.
-const MAX_BODY_CHARS: usize = 20_000;
-/// Attachments of one message made into documents at most; the rest are noted.
+/// The part of a text body kept on the submission, in bytes.
+const MAX_BODY_BYTES: usize = 20_000;
+/// Attachments of one message made into documents at most; the rest are counted.
 const MAX_ATTACHMENTS: usize = 20;
-/// Addresses kept per header.
+/// Addresses (or references) kept per header.
 const MAX_ADDRESSES: usize = 50;
+/// One address kept (RFC 5321 allows 320 octets).
+const MAX_ADDRESS_BYTES: usize = 320;
+/// The addresses (or references) of one header kept, all together.
+const MAX_LIST_BYTES: usize = 4_096;
+/// The subject kept.
+const MAX_SUBJECT_BYTES: usize = 1_000;
+/// A message id kept (RFC 5322's line length).
+const MAX_ID_BYTES: usize = 998;
+/// A content type kept.
+const MAX_CONTENT_TYPE_BYTES: usize = 255;
+/// A `status_reason` kept.
+pub const MAX_REASON_BYTES: usize = 4_096;
+/// What became of the attachments not kept: listed up to this many, the rest counted.
+const MAX_LISTED_NOTES: usize = 10;
+/// An attachment's name as a reason shows it.
+const MAX_NOTE_NAME_BYTES: usize = 200;
 
 /// `status` of a submission whose attachments are being stored.
 pub const RECEIVED: &str = "received";
@@ -77,20 +98,66 @@ pub fn sender_allowed(allowed: &[String], address: &str) -> bool {
 
 fn addresses(address: Option<&Address<'_>>) -> Vec<String> {
     address
-        .map(|a| {
-            a.iter()
-                .filter_map(|a| a.address())
-                .map(|a| a.chars().take(320).collect())
-                .take(MAX_ADDRESSES)
-                .collect()
-        })
+        .map(|a| clip_list(a.iter().filter_map(|a| a.address()), MAX_ADDRESS_BYTES))
         .unwrap_or_default()
+}
+
+/// `text` cut to at most `max` bytes, at a character boundary, ending in `…` when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let ellipsis = if max >= '…'.len_utf8() { "…" } else { "" };
+    let mut end = max - ellipsis.len();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{ellipsis}", &text[..end])
+}
+
+/// Up to [`MAX_ADDRESSES`] items, each cut to `max_item` bytes, while they add up to at
+/// most [`MAX_LIST_BYTES`].
+fn clip_list<'a>(items: impl Iterator<Item = &'a str>, max_item: usize) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut total = 0;
+    for item in items.take(MAX_ADDRESSES) {
+        let item = clip(item, max_item);
+        total += item.len();
+        if total > MAX_LIST_BYTES {
+            break;
+        }
+        kept.push(item);
+    }
+    kept
+}
+
+/// `notes` joined with `; `: the first [`MAX_LISTED_NOTES`], then how many more, cut to
+/// [`MAX_REASON_BYTES`].
+fn summary(notes: &[String]) -> String {
+    let mut text = notes
+        .iter()
+        .take(MAX_LISTED_NOTES)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join("; ");
+    if notes.len() > MAX_LISTED_NOTES {
+        text.push_str(&format!("; … and {} more", notes.len() - MAX_LISTED_NOTES));
+    }
+    clip(&text, MAX_REASON_BYTES)
 }
 
 /// Files one raw message under the account `email.account`.
 pub async fn ingest(app: &App, arrival: Arrival<'_>, raw: &[u8]) -> Result<Ingested, IngestError> {
     let account = filing_account(app).await?;
     let now = app.clock.now();
+    let bounds = Bounds {
+        max_parts: app.config.email.max_message_parts,
+        max_depth: app.config.email.max_message_depth,
+    };
+    // Before the parse: it would build every part at once.
+    if let Err(excess) = shape::check(raw, bounds) {
+        return file_unread(app, account, now, arrival, raw, &excess.to_string()).await;
+    }
     let Some(message) = parse(raw) else {
         let submission = blank(app, account, now, arrival);
         return reject(
@@ -104,21 +171,31 @@ pub async fn ingest(app: &App, arrival: Arrival<'_>, raw: &[u8]) -> Result<Inges
         return Ok(refusal);
     }
     let submission = describe(app, account, now, arrival, &message);
-    let attachments: Vec<(String, Option<String>, Vec<u8>)> = message
+    // Only the attachments read are copied; the others are counted.
+    let mut attachments: Vec<(String, Option<String>, Vec<u8>)> = Vec::new();
+    let mut unread = 0usize;
+    for (index, part) in message
         .attachments()
         .filter(|part| !part.is_multipart() && !part.contents().is_empty())
         .enumerate()
-        .map(|(index, part)| {
-            let name = part
-                .attachment_name()
-                .map_or_else(|| format!("attachment-{}", index + 1), str::to_owned);
-            let declared = part.content_type().map(|t| match t.subtype() {
+    {
+        if attachments.len() >= MAX_ATTACHMENTS {
+            unread += 1;
+            continue;
+        }
+        // The upload use case makes the name safe and short, keeping its extension.
+        let name = part
+            .attachment_name()
+            .map_or_else(|| format!("attachment-{}", index + 1), str::to_owned);
+        let declared = part.content_type().map(|t| {
+            let declared = match t.subtype() {
                 Some(sub) => format!("{}/{sub}", t.ctype()),
                 None => t.ctype().to_owned(),
-            });
-            (name, declared, part.contents().to_vec())
-        })
-        .collect();
+            };
+            clip(&declared, MAX_CONTENT_TYPE_BYTES)
+        });
+        attachments.push((name, declared, part.contents().to_vec()));
+    }
     if attachments.is_empty() {
         return reject(app, submission, "the message has no attachments").await;
     }
@@ -135,13 +212,8 @@ pub async fn ingest(app: &App, arrival: Arrival<'_>, raw: &[u8]) -> Result<Inges
     }
     let mut kept = 0;
     let mut notes = Vec::new();
-    for (index, (file_name, declared, bytes)) in attachments.into_iter().enumerate() {
-        if index >= MAX_ATTACHMENTS {
-            notes.push(format!(
-                "{file_name}: more than {MAX_ATTACHMENTS} attachments"
-            ));
-            continue;
-        }
+    for (file_name, declared, bytes) in attachments {
+        let shown = clip(&file_name, MAX_NOTE_NAME_BYTES);
         let new = NewDocument {
             account,
             uploaded_by: None,
@@ -156,23 +228,28 @@ pub async fn ingest(app: &App, arrival: Arrival<'_>, raw: &[u8]) -> Result<Inges
             Ok(_) => kept += 1,
             Err(error @ upload::UploadError::Store(_)) => {
                 tracing::warn!(error = ?error, "cannot store an emailed document");
-                notes.push(format!("{file_name}: not stored ({error})"));
+                notes.push(format!("{shown}: not stored ({error})"));
             }
-            Err(error) => notes.push(format!("{file_name}: {error}")),
+            Err(error) => notes.push(format!("{shown}: {error}")),
         }
+    }
+    if unread > 0 {
+        notes.push(format!(
+            "{unread} more attachment(s) not read: at most {MAX_ATTACHMENTS} are"
+        ));
     }
     let (status, reason) = if kept == 0 {
         (
             REJECTED,
-            Some(format!(
-                "no attachment became a document: {}",
-                notes.join("; ")
+            Some(clip(
+                &format!("no attachment became a document: {}", summary(&notes)),
+                MAX_REASON_BYTES,
             )),
         )
     } else if notes.is_empty() {
         (PROCESSED, None)
     } else {
-        (PROCESSED, Some(notes.join("; ")))
+        (PROCESSED, Some(summary(&notes)))
     };
     app.store
         .finish_email_submission(
@@ -213,31 +290,42 @@ pub async fn ingest_too_large(
         "the message has {size} bytes, more than email.max_message_bytes ({})",
         app.config.email.max_message_bytes
     );
-    let Some(message) = parse(header) else {
-        return reject(app, blank(app, account, now, arrival), &reason).await;
+    file_unread(app, account, now, arrival, header, &reason).await
+}
+
+/// Files a message that is not parsed, for `reason`: recorded as rejected with what its
+/// header says (when that header is within bounds), or refused as [`ingest`] would.
+async fn file_unread(
+    app: &App,
+    account: AccountId,
+    now: DateTime<Utc>,
+    arrival: Arrival<'_>,
+    raw: &[u8],
+    reason: &str,
+) -> Result<Ingested, IngestError> {
+    let Some(message) = parse_header(raw) else {
+        return reject(app, blank(app, account, now, arrival), reason).await;
     };
     if let Some(refusal) = refusal(app, &message, arrival) {
         return Ok(refusal);
     }
     let submission = describe(app, account, now, arrival, &message);
-    reject(app, submission, &reason).await
+    reject(app, submission, reason).await
 }
 
 /// The envelope sender a mail server wrote into a delivered message (`Return-Path`, RFC 5321
 /// §4.4): what SMTP's `MAIL FROM` was, for a message taken from a mailbox; empty when the
 /// message has none (or a null one, `<>`).
 pub fn return_path(raw: &[u8]) -> String {
-    let Some(message) = MessageParser::default().parse_headers(raw) else {
+    let Some(message) = parse_header(raw) else {
         return String::new();
     };
-    match message.return_path() {
-        HeaderValue::Text(text) => text.trim().to_owned(),
-        HeaderValue::TextList(list) => list
-            .first()
-            .map(|t| t.trim().to_owned())
-            .unwrap_or_default(),
-        _ => String::new(),
-    }
+    let path = match message.return_path() {
+        HeaderValue::Text(text) => text.trim(),
+        HeaderValue::TextList(list) => list.first().map_or("", |t| t.trim()),
+        _ => "",
+    };
+    clip(path, MAX_ADDRESS_BYTES)
 }
 
 async fn filing_account(app: &App) -> Result<AccountId, IngestError> {
@@ -253,6 +341,16 @@ async fn filing_account(app: &App) -> Result<AccountId, IngestError> {
 fn parse(raw: &[u8]) -> Option<Message<'_>> {
     MessageParser::default()
         .parse(raw)
+        .filter(|message| !message.headers().is_empty())
+}
+
+/// The message's header alone, unless it is empty or too large to read.
+fn parse_header(raw: &[u8]) -> Option<Message<'_>> {
+    if !shape::header_fits(raw) {
+        return None;
+    }
+    MessageParser::default()
+        .parse_headers(raw)
         .filter(|message| !message.headers().is_empty())
 }
 
@@ -277,19 +375,11 @@ fn describe(
 ) -> EmailSubmission {
     let base = blank(app, account, now, arrival);
     let from = addresses(message.from());
-    let body = message.body_text(0).map(|text| {
-        text.replace("\r\n", "\n")
-            .chars()
-            .take(MAX_BODY_CHARS)
-            .collect::<String>()
-    });
+    let body = message
+        .body_text(0)
+        .map(|text| clip(&text.replace("\r\n", "\n"), MAX_BODY_BYTES));
     EmailSubmission {
-        subject: message
-            .subject()
-            .unwrap_or_default()
-            .chars()
-            .take(1_000)
-            .collect(),
+        subject: clip(message.subject().unwrap_or_default(), MAX_SUBJECT_BYTES),
         body,
         from: if from.is_empty() {
             base.from.clone()
@@ -301,24 +391,28 @@ fn describe(
         sent_at: message
             .date()
             .and_then(|d| DateTime::<Utc>::from_timestamp(d.to_timestamp(), 0)),
-        message_id: message
-            .message_id()
-            .map(|id| id.chars().take(998).collect()),
-        in_reply_to: message.in_reply_to().as_text().map(str::to_owned),
+        message_id: message.message_id().map(|id| clip(id, MAX_ID_BYTES)),
+        in_reply_to: message
+            .in_reply_to()
+            .as_text()
+            .map(|id| clip(id, MAX_ID_BYTES)),
         references: message
             .references()
             .as_text_list()
-            .map(|list| {
-                list.iter()
-                    .take(MAX_ADDRESSES)
-                    .map(ToString::to_string)
-                    .collect()
+            .map(|list| clip_list(list.iter().map(AsRef::as_ref), MAX_ID_BYTES))
+            .or_else(|| {
+                message
+                    .references()
+                    .as_text()
+                    .map(|r| vec![clip(r, MAX_ID_BYTES)])
             })
-            .or_else(|| message.references().as_text().map(|r| vec![r.to_owned()]))
             .unwrap_or_default(),
-        content_type: message.content_type().map(|t| match t.subtype() {
-            Some(sub) => format!("{}/{sub}", t.ctype()),
-            None => t.ctype().to_owned(),
+        content_type: message.content_type().map(|t| {
+            let text = match t.subtype() {
+                Some(sub) => format!("{}/{sub}", t.ctype()),
+                None => t.ctype().to_owned(),
+            };
+            clip(&text, MAX_CONTENT_TYPE_BYTES)
         }),
         ..base
     }
@@ -339,7 +433,7 @@ fn blank(
         from: if arrival.sender.is_empty() {
             Vec::new()
         } else {
-            vec![arrival.sender.to_owned()]
+            vec![clip(arrival.sender, MAX_ADDRESS_BYTES)]
         },
         to: Vec::new(),
         cc: Vec::new(),
@@ -362,14 +456,15 @@ async fn reject(
     mut submission: EmailSubmission,
     reason: &str,
 ) -> Result<Ingested, IngestError> {
+    let reason = clip(reason, MAX_REASON_BYTES);
     REJECTED.clone_into(&mut submission.status);
-    submission.status_reason = Some(reason.to_owned());
+    submission.status_reason = Some(reason.clone());
     if !app.store.insert_email_submission(&submission).await? {
         return Ok(Ingested::AlreadyRecorded);
     }
     Ok(Ingested::Rejected {
         submission: submission.id,
-        reason: reason.to_owned(),
+        reason,
     })
 }
 
@@ -388,6 +483,33 @@ mod tests {
         );
         assert_eq!(return_path(b"From: a@b.example\r\n\r\nx"), "");
         assert_eq!(return_path(b"\x01\x02"), "");
+    }
+
+    #[test]
+    fn clipped_text_ends_at_a_character_boundary_within_its_bytes() {
+        assert_eq!(clip("short", 10), "short");
+        let long = "é".repeat(10);
+        let clipped = clip(&long, 8);
+        assert!(clipped.len() <= 8, "{clipped}");
+        assert_eq!(clipped, "éé…");
+        assert_eq!(clip("éé", 1), "");
+    }
+
+    #[test]
+    fn a_reason_lists_ten_notes_then_counts_the_rest() {
+        let notes: Vec<String> = (1..=800_000)
+            .map(|n| format!("a{n}.pdf: refused"))
+            .collect();
+
+        let reason = summary(&notes);
+
+        assert!(
+            reason.starts_with("a1.pdf: refused; a2.pdf: refused"),
+            "{reason}"
+        );
+        assert!(reason.ends_with("; … and 799990 more"), "{reason}");
+        assert!(reason.len() <= MAX_REASON_BYTES);
+        assert!(summary(&["x".repeat(10 * MAX_REASON_BYTES)]).len() <= MAX_REASON_BYTES);
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //!
 //! Every session is bounded: line length, recipients, message size (a larger message is
 //! read to its end and refused with `552`), idle time per command, bad commands, and the
-//! number of sessions at once. A message is handed to [`ingest`](super::ingest) and
-//! answered with what became of it.
+//! number of sessions at once (`email.smtp_max_sessions`: each may hold a message of up to
+//! `email.max_message_bytes`). A message is handed to [`ingest`](super::ingest), which
+//! bounds its parts before parsing it, and answered with what became of it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,14 +26,13 @@ const MAX_LINE_BYTES: usize = 4096;
 const MAX_RECIPIENTS: usize = 100;
 /// Commands that failed before the session is closed.
 const MAX_ERRORS: usize = 10;
-/// Sessions served at once; more wait for a free one.
-const MAX_SESSIONS: usize = 64;
 /// A client silent this long is disconnected (RFC 5321 §4.5.3.2 asks for minutes).
 const IDLE: Duration = Duration::from_secs(300);
 
 /// Serves SMTP on `listener` until `shutdown`.
 pub async fn serve(app: Arc<App>, listener: TcpListener, shutdown: CancellationToken) {
-    let sessions = Arc::new(Semaphore::new(MAX_SESSIONS));
+    // More wait for a free one, in the listener's backlog.
+    let sessions = Arc::new(Semaphore::new(app.config.email.smtp_max_sessions));
     loop {
         let accepted = tokio::select! {
             () = shutdown.cancelled() => return,

@@ -26,6 +26,7 @@ on_both_backends!(
     a_wrong_imap_password_is_logged_and_retried_not_fatal,
     an_unreachable_or_silent_server_is_an_error_retried_later,
     a_message_without_attachments_is_recorded_with_its_reason,
+    a_message_of_too_many_parts_is_recorded_rejected_as_over_smtp,
     mail_the_smtp_receiver_refuses_is_refused_or_recorded_alike,
     processed_messages_are_moved_when_asked_and_no_other_message_is_deleted,
     a_message_someone_read_before_the_poll_is_taken_all_the_same,
@@ -361,6 +362,25 @@ async fn a_message_without_attachments_is_recorded_with_its_reason(app: TestApp)
             "No file".to_owned(),
             "rejected".to_owned(),
             "the message has no attachments".to_owned()
+        )]
+    );
+    assert_eq!(server.messages("INBOX"), [(uid, seen())]);
+}
+
+async fn a_message_of_too_many_parts_is_recorded_rejected_as_over_smtp(app: TestApp) {
+    let server = MockImap::start().await;
+    let uid = server.deliver("INBOX", crate::email_limits::tiny_parts(2_500).as_bytes());
+    let mut poller = poller(&app, &server, &[]);
+
+    let report = poller.poll().await.unwrap();
+
+    assert_eq!(report.rejected, 1);
+    assert_eq!(
+        statuses(&submissions(&app).await),
+        [(
+            "Many parts".to_owned(),
+            "rejected".to_owned(),
+            "the message has more than 200 MIME parts (email.max_message_parts)".to_owned()
         )]
     );
     assert_eq!(server.messages("INBOX"), [(uid, seen())]);
