@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The three attacks of issue 19 against a real `tidemark serve`, with the server's peak
+"""The attacks of issues 19 and 30 against a real `tidemark serve`, with the server's peak
 memory, CPU seconds and open file descriptors before and after each.
 
-usage: attacks.py BINARY {bomb,methods,idle} [--as-limit BYTES] [--count N] [--wait S]
+usage: attacks.py BINARY {bomb,methods,idle,stalled_sign_in,console_flood}
+                  [--as-limit BYTES] [--count N] [--wait S]
                   [--marks S ...] [--env TIDEMARK_X=V ...]
 
 Starts BINARY (`tidemark serve`, role all, SQLite in a temporary directory) on a free
@@ -283,10 +284,123 @@ def attack_idle(server, args):
     }
 
 
+def attack_stalled_sign_in(server, args):
+    """Console sign-ins whose bodies never arrive (issue 30, finding 3), then a probe of
+    whether anyone else is still served."""
+    before = snapshot(server.pid)
+    sockets = []
+    for _ in range(args.count):
+        s = socket.create_connection(("127.0.0.1", server.port))
+        s.sendall(
+            b"POST /sign-in HTTP/1.1\r\nHost: tidemark\r\nAccept: text/html\r\n"
+            b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n"
+        )
+        s.setblocking(False)
+        sockets.append(s)
+    time.sleep(0.5)
+    opened = snapshot(server.pid)
+    try:
+        probe_during = server.request("GET", "/healthz", key=False)[0]
+    except OSError as error:
+        probe_during = str(error)
+    marks = {}
+    closed = {}
+    answers = {}
+    started = time.time()
+    for mark in args.marks:
+        while time.time() - started < mark and len(closed) < len(sockets):
+            readable, _, _ = select.select([s for s in sockets if s not in closed], [], [], 0.5)
+            for s in readable:
+                try:
+                    data = s.recv(65536)
+                except OSError:
+                    data = b""
+                if data:
+                    status = data.split(b" ", 2)[1].decode() if data.startswith(b"HTTP/") else "?"
+                    answers.setdefault(s, status)
+                else:
+                    closed[s] = round(time.time() - started, 1)
+        marks[f"after_{mark}s"] = {
+            "closed_by_server": len(closed),
+            "still_open": len(sockets) - len(closed),
+            "server": snapshot(server.pid),
+        }
+    try:
+        probe_after = server.request("GET", "/healthz", key=False)[0]
+    except OSError as error:
+        probe_after = str(error)
+    for s in sockets:
+        s.close()
+    statuses = {}
+    for status in answers.values():
+        statuses[status] = statuses.get(status, 0) + 1
+    return {
+        "attack": "stalled_sign_in",
+        "connections": args.count,
+        "before": before,
+        "opened": opened,
+        "healthz_during": probe_during,
+        "healthz_after": probe_after,
+        "answers": statuses,
+        "slowest_close_s": max(closed.values(), default=None),
+        **marks,
+    }
+
+
+def attack_console_flood(server, args):
+    """Numbers submitted through the console's Track form as fast as one client can (issue
+    30, finding 6): how many were accepted against the key's rate limit."""
+    import re
+    import urllib.parse
+
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    body = urllib.parse.urlencode({"api_key": server.key})
+    connection.request(
+        "POST", "/sign-in", body=body,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    response = connection.getresponse()
+    response.read()
+    cookie = response.getheader("Set-Cookie").split(";")[0]
+    connection.request("GET", "/track", headers={"Cookie": cookie})
+    page = connection.getresponse().read().decode()
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+    before = snapshot(server.pid)
+    counts = {}
+    started = time.time()
+    for n in range(args.count):
+        form = urllib.parse.urlencode(
+            {"csrf": csrf, "number": f"TEST-TR-SUCCEEDED-{n}", "scac": "TEST",
+             "request_type": "bill_of_lading"}
+        )
+        connection.request(
+            "POST", "/track", body=form,
+            headers={"Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"},
+        )
+        response = connection.getresponse()
+        response.read()
+        counts[response.status] = counts.get(response.status, 0) + 1
+    elapsed = round(time.time() - started, 2)
+    connection.close()
+    status, listed = server.request("GET", "/v2/tracking_requests?page[size]=1")
+    total = json.loads(listed).get("meta", {}).get("total") if status == 200 else status
+    return {
+        "attack": "console_flood",
+        "submitted": args.count,
+        "seconds": elapsed,
+        "answers": {str(k): v for k, v in sorted(counts.items())},
+        "tracking_requests_stored": total,
+        "before": before,
+        "after": snapshot(server.pid),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
-    parser.add_argument("attack", choices=["bomb", "methods", "idle"])
+    parser.add_argument(
+        "attack", choices=["bomb", "methods", "idle", "stalled_sign_in", "console_flood"]
+    )
     parser.add_argument("--as-limit")
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--wait", type=float, default=120)
@@ -296,9 +410,14 @@ def main():
     env = dict(item.split("=", 1) for item in args.env)
     server = Server(args.binary, args.as_limit, env)
     try:
-        figures = {"bomb": attack_bomb, "methods": attack_methods, "idle": attack_idle}[
-            args.attack
-        ](server, args)
+        attacks = {
+            "bomb": attack_bomb,
+            "methods": attack_methods,
+            "idle": attack_idle,
+            "stalled_sign_in": attack_stalled_sign_in,
+            "console_flood": attack_console_flood,
+        }
+        figures = attacks[args.attack](server, args)
     finally:
         tail = server.stop()
     figures["server_log_tail"] = tail[-600:]
