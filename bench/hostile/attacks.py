@@ -373,11 +373,16 @@ def attack_console_flood(server, args):
             {"csrf": csrf, "number": f"TEST-TR-SUCCEEDED-{n}", "scac": "TEST",
              "request_type": "bill_of_lading"}
         )
-        connection.request(
-            "POST", "/track", body=form,
-            headers={"Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"},
-        )
-        response = connection.getresponse()
+        headers = {"Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"}
+        try:
+            connection.request("POST", "/track", body=form, headers=headers)
+            response = connection.getresponse()
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            # A refusal before the body is read closes the connection: open another.
+            connection.close()
+            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+            connection.request("POST", "/track", body=form, headers=headers)
+            response = connection.getresponse()
         response.read()
         counts[response.status] = counts.get(response.status, 0) + 1
     elapsed = round(time.time() - started, 2)
