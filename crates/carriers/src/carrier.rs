@@ -22,8 +22,9 @@ pub enum ReferenceKind {
 pub struct TrackingQuery {
     pub reference_kind: ReferenceKind,
     pub reference: String,
-    /// When tracking started, for the sandbox carrier, whose voyages are laid out from it;
-    /// real carriers ignore it.
+    /// When tracking started, for the sandbox carrier, whose voyages are laid out from it.
+    /// Only a connector built for the sandbox sends it (`DcsaClient::for_sandbox`); real
+    /// carriers never see it.
     pub sandbox_epoch: Option<DateTime<Utc>>,
 }
 

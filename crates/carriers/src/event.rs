@@ -48,6 +48,23 @@ pub struct CarrierSnapshot {
     pub skipped_raw: Vec<String>,
 }
 
+impl CarrierSnapshot {
+    /// The error an answer stands for when the carrier sent events and none could be read
+    /// (IoT or reefer events only, or events in a shape we do not know): an answer we do not
+    /// understand, to retry as `unrecognized_response`, never "the carrier does not know the
+    /// number". `None` when an event was read, or when there were none at all (`[]`).
+    pub fn unreadable(&self) -> Option<CarrierError> {
+        if !self.events.is_empty() {
+            return None;
+        }
+        let last = self.skipped.last()?;
+        Some(CarrierError::UnexpectedPayload(format!(
+            "none of the carrier's {} events could be read (last: {last})",
+            self.skipped.len()
+        )))
+    }
+}
+
 /// The most of a skipped event's raw JSON that is kept.
 pub const MAX_SKIPPED_RAW_BYTES: usize = 4_096;
 

@@ -9,9 +9,7 @@ use serde_json::json;
 use tidemark_carriers::dcsa::{DcsaAuth, DcsaClient};
 use tidemark_carriers::dcsa3::Dcsa3Client;
 use tidemark_carriers::sandbox::{Sandbox, builtin_ports, router};
-use tidemark_carriers::{
-    Carrier, CarrierError, DcsaVersion, ReferenceKind, TrackingQuery, dcsa_client,
-};
+use tidemark_carriers::{Carrier, CarrierError, ReferenceKind, TrackingQuery};
 use tidemark_domain::MockClock;
 use url::Url;
 use wiremock::matchers::{header, path};
@@ -316,8 +314,8 @@ async fn the_sandbox_serves_the_same_voyage_over_3_0_as_over_2_2_in_pages() {
     let address = listener.local_addr().unwrap();
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
     let base = Url::parse(&format!("http://{address}")).unwrap();
-    let v3 = dcsa_client(DcsaVersion::V3_0, "TEST", base.clone(), DcsaAuth::None).unwrap();
-    let v2 = DcsaClient::new("TEST", base, DcsaAuth::None).unwrap();
+    let v3 = Dcsa3Client::for_sandbox(base.clone()).unwrap();
+    let v2 = DcsaClient::for_sandbox(base).unwrap();
     let sent = TrackingQuery {
         sandbox_epoch: Some(epoch),
         ..query(ReferenceKind::BillOfLading, "TEST-TR-SUCCEEDED")
@@ -338,4 +336,34 @@ async fn the_sandbox_serves_the_same_voyage_over_3_0_as_over_2_2_in_pages() {
     assert_eq!(over_3_0, over_2_2);
     assert!(matches!(failed, Err(CarrierError::NotFound)), "{failed:?}");
     server.abort();
+}
+
+#[tokio::test]
+async fn a_3_0_answer_whose_events_cannot_be_read_is_unreadable_not_not_found() {
+    let reefer = json!({
+        "eventID": "reefer-1",
+        "eventDateTime": "2026-01-20T12:30:00Z",
+        "eventClassification": {
+            "eventTypeCode": "REEFER",
+            "eventClassifierCode": "ACT",
+            "reeferEventTypeCode": "MEAS"
+        }
+    });
+    let server = MockServer::start().await;
+    Mock::given(path("/tnt/v3/events"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"events": [reefer]})))
+        .mount(&server)
+        .await;
+
+    let snapshot = client(&server, DcsaAuth::None)
+        .fetch(&query(ReferenceKind::Equipment, "MSCU1234566"))
+        .await
+        .unwrap();
+
+    assert_eq!(snapshot.skipped.len(), 1, "{:?}", snapshot.skipped);
+    let unreadable = snapshot.unreadable();
+    assert!(
+        matches!(unreadable, Some(CarrierError::UnexpectedPayload(_))),
+        "{unreadable:?}"
+    );
 }

@@ -51,7 +51,7 @@ async fn the_reference_and_the_api_version_are_sent() {
     Mock::given(method("GET"))
         .and(path("/tnt/v2/events"))
         .and(query_param("carrierBookingReference", "BKG123"))
-        .and(query_param("tidemarkEpoch", "2025-06-01T09:30:00Z"))
+        .and(query_param_is_missing("tidemarkEpoch"))
         .and(header("API-Version", "2.2.0"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!([event("e-1")])))
         .expect(1)
@@ -67,6 +67,60 @@ async fn the_reference_and_the_api_version_are_sent() {
 
     assert_eq!(snapshot.events.len(), 1);
     assert_eq!(snapshot.events[0].event_id.as_deref(), Some("e-1"));
+}
+
+#[tokio::test]
+async fn a_real_line_is_never_sent_the_sandbox_epoch() {
+    let server = MockServer::start().await;
+    Mock::given(path("/tnt/v2/events"))
+        .and(query_param_is_missing("tidemarkEpoch"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([event("e-1")])))
+        .expect(2)
+        .mount(&server)
+        .await;
+    let client = client(&server, DcsaAuth::None);
+    let with_epoch = TrackingQuery {
+        sandbox_epoch: Some(Utc.with_ymd_and_hms(2025, 6, 1, 9, 30, 0).unwrap()),
+        ..bill_of_lading("BL1")
+    };
+
+    let first = client.fetch(&with_epoch).await;
+    let second = client.fetch(&bill_of_lading("BL1")).await;
+
+    assert!(first.is_ok() && second.is_ok(), "{first:?} {second:?}");
+    let requests = server.received_requests().await.unwrap();
+    assert!(
+        requests
+            .iter()
+            .all(|r| !r.url.as_str().contains("tidemarkEpoch")),
+        "{requests:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_sandbox_connector_sends_the_epoch() {
+    let server = MockServer::start().await;
+    Mock::given(path("/tnt/v2/events"))
+        .and(query_param(
+            "transportDocumentReference",
+            "TEST-TR-SUCCEEDED",
+        ))
+        .and(query_param("tidemarkEpoch", "2025-06-01T09:30:00Z"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([event("e-1")])))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let base = Url::parse(&format!("{}/tnt", server.uri())).unwrap();
+    let sandbox = DcsaClient::for_sandbox(base).unwrap();
+    let query = TrackingQuery {
+        sandbox_epoch: Some(Utc.with_ymd_and_hms(2025, 6, 1, 9, 30, 0).unwrap()),
+        ..bill_of_lading("TEST-TR-SUCCEEDED")
+    };
+
+    let snapshot = sandbox.fetch(&query).await.unwrap();
+
+    assert_eq!(sandbox.scac(), "TEST");
+    assert_eq!(snapshot.events.len(), 1);
 }
 
 #[tokio::test]
@@ -226,6 +280,83 @@ async fn a_body_that_is_not_events_is_an_unexpected_payload() {
 }
 
 #[tokio::test]
+async fn an_answer_whose_events_cannot_be_read_is_unreadable_not_not_found() {
+    let iot = json!({
+        "eventID": "iot-1",
+        "eventType": "IOT",
+        "eventClassifierCode": "ACT",
+        "eventDateTime": "2024-03-01T08:30:00Z",
+        "iotEventTypeCode": "DETC"
+    });
+    let reefer = json!({
+        "eventID": "reefer-1",
+        "eventType": "REEFER",
+        "eventClassifierCode": "ACT",
+        "eventDateTime": "2024-03-01T08:30:00Z",
+        "reeferEventTypeCode": "MEAS"
+    });
+    let server = MockServer::start().await;
+    Mock::given(path("/tnt/v2/events"))
+        .and(query_param("equipmentReference", "MSCU1234566"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([iot, reefer])))
+        .mount(&server)
+        .await;
+    let query = TrackingQuery {
+        reference_kind: ReferenceKind::Equipment,
+        reference: "MSCU1234566".to_owned(),
+        sandbox_epoch: None,
+    };
+
+    let snapshot = client(&server, DcsaAuth::None).fetch(&query).await.unwrap();
+
+    // The skipped events stay for drift diagnostics; the answer is not "not found".
+    assert_eq!(snapshot.skipped.len(), 2, "{:?}", snapshot.skipped);
+    let unreadable = snapshot.unreadable();
+    let Some(CarrierError::UnexpectedPayload(message)) = unreadable else {
+        panic!("expected UnexpectedPayload, got {unreadable:?}");
+    };
+    assert!(
+        message.contains("none of the carrier's 2 events"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_wrapper_object_around_the_events_is_an_unexpected_payload() {
+    let server = MockServer::start().await;
+    Mock::given(path("/tnt/v2/events"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"events": [event("e-1")]})))
+        .mount(&server)
+        .await;
+
+    let result = client(&server, DcsaAuth::None)
+        .fetch(&bill_of_lading("BL1"))
+        .await;
+
+    assert!(
+        matches!(result, Err(CarrierError::UnexpectedPayload(_))),
+        "{result:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_empty_list_of_events_is_an_empty_snapshot() {
+    let server = MockServer::start().await;
+    Mock::given(path("/tnt/v2/events"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
+        .mount(&server)
+        .await;
+
+    let snapshot = client(&server, DcsaAuth::None)
+        .fetch(&bill_of_lading("BL1"))
+        .await
+        .unwrap();
+
+    assert!(snapshot.events.is_empty() && snapshot.skipped.is_empty());
+    assert!(snapshot.unreadable().is_none());
+}
+
+#[tokio::test]
 async fn header_auth_is_sent_with_every_request() {
     let server = MockServer::start().await;
     Mock::given(path("/tnt/v2/events"))
@@ -309,12 +440,8 @@ async fn the_sandbox_served_over_a_socket_is_fetched_through_the_dcsa_client() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
-    let client = DcsaClient::new(
-        "TEST",
-        Url::parse(&format!("http://{address}")).unwrap(),
-        DcsaAuth::None,
-    )
-    .unwrap();
+    let client =
+        DcsaClient::for_sandbox(Url::parse(&format!("http://{address}")).unwrap()).unwrap();
     let query = TrackingQuery {
         sandbox_epoch: Some(epoch),
         ..bill_of_lading("TEST-TR-SUCCEEDED")

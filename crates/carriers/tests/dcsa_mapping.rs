@@ -362,14 +362,22 @@ fn an_actual_vessel_arrival_at_the_port_of_discharge_is_vessel_arrived() {
 #[test]
 fn an_estimated_arrival_at_the_port_of_discharge_is_estimated_vessel_arrived() {
     let estimated = transport(Arri, Estimated, Vessel);
-    let planned = transport(Arri, Planned, Vessel);
 
     assert_eq!(
         t49_event_name(&estimated, &at(PortOfDischarge)),
         Some(T::EstimatedVesselArrived)
     );
-    // The CSV maps only EST arrivals; PLN is the schedule baseline.
-    assert_eq!(t49_event_name(&planned, &at(PortOfDischarge)), None);
+}
+
+#[test]
+fn a_planned_arrival_at_the_port_of_discharge_is_an_estimated_vessel_arrival_as_a_departure_is() {
+    // CMA CGM sends its arrivals as PLN only; read like EST, as planned departures are.
+    let planned = transport(Arri, Planned, Vessel);
+
+    assert_eq!(
+        t49_event_name(&planned, &at(PortOfDischarge)),
+        Some(T::EstimatedVesselArrived)
+    );
 }
 
 #[test]
@@ -414,9 +422,14 @@ fn arriving_by_rail_or_truck_at_the_final_inland_destination_is_arrived_at_inlan
 fn an_estimated_arrival_at_the_final_inland_destination_is_estimated_arrived_at_inland_destination()
 {
     let estimated = transport(Arri, Estimated, Rail);
+    let planned = transport(Arri, Planned, Truck);
 
     assert_eq!(
         t49_event_name(&estimated, &at(InlandDestination)),
+        Some(T::EstimatedArrivedAtInlandDestination)
+    );
+    assert_eq!(
+        t49_event_name(&planned, &at(InlandDestination)),
         Some(T::EstimatedArrivedAtInlandDestination)
     );
 }

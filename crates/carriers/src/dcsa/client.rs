@@ -5,7 +5,9 @@
 //! `NotFound`, 429 is `RateLimited` (with `Retry-After` in seconds), 5xx, timeouts and
 //! connection failures are `Unavailable`, and any other answer we cannot use is
 //! `UnexpectedPayload`. Refused credentials (401, 403) are `CredentialsRefused`: an operator
-//! fixes them, and the poll should then succeed.
+//! fixes them, and the poll should then succeed. A 200 whose events could none of them be
+//! read is a snapshot that says so ([`CarrierSnapshot::unreadable`]), its skipped events kept
+//! for drift diagnostics.
 
 use std::fmt;
 use std::time::Duration;
@@ -97,6 +99,10 @@ pub struct DcsaClient {
     events_url: Url,
     auth: Authenticator,
     http: reqwest::Client,
+    /// Whether requests carry `tidemarkEpoch`, a parameter only the sandbox carrier defines:
+    /// set by [`DcsaClient::for_sandbox`] alone, since a real carrier's gateway may refuse
+    /// a parameter it does not know, and the request's creation time is none of its business.
+    sends_sandbox_epoch: bool,
 }
 
 impl fmt::Debug for DcsaClient {
@@ -104,11 +110,30 @@ impl fmt::Debug for DcsaClient {
         f.debug_struct("DcsaClient")
             .field("scac", &self.scac)
             .field("events_url", &self.events_url.as_str())
+            .field("sends_sandbox_epoch", &self.sends_sandbox_epoch)
             .finish_non_exhaustive()
     }
 }
 
 impl DcsaClient {
+    /// The connector for the sandbox carrier (SCAC `TEST`) under `base_url`: no credentials,
+    /// and each query's [`TrackingQuery::sandbox_epoch`] sent as `tidemarkEpoch`, which lays
+    /// out the sandbox's voyages. No other connector sends it.
+    pub fn for_sandbox(base_url: Url) -> Result<Self, DcsaClientError> {
+        let mut client = Self::new(crate::sandbox::SCAC, base_url, DcsaAuth::None)?;
+        client.sends_sandbox_epoch = true;
+        Ok(client)
+    }
+
+    /// `tidemarkEpoch` for a query, when this connector talks to the sandbox and the query
+    /// has an epoch.
+    pub(crate) fn sandbox_epoch_param(&self, query: &TrackingQuery) -> Option<String> {
+        query
+            .sandbox_epoch
+            .filter(|_| self.sends_sandbox_epoch)
+            .map(|epoch| epoch.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+    }
+
     /// A client for the carrier `scac` whose T&T API lives under `base_url` (the part before
     /// `/v2/events`), with its own HTTP client and a 30-second timeout.
     pub fn new(
@@ -165,6 +190,7 @@ impl DcsaClient {
             events_url,
             auth,
             http,
+            sends_sandbox_epoch: false,
         })
     }
 
@@ -220,11 +246,9 @@ impl Carrier for DcsaClient {
                 ReferenceKind::Equipment => "equipmentReference",
             };
             pairs.append_pair(name, query.reference.trim());
-            if let Some(epoch) = query.sandbox_epoch {
-                pairs.append_pair(
-                    "tidemarkEpoch",
-                    &epoch.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-                );
+            // Only the sandbox defines it (see `for_sandbox`).
+            if let Some(epoch) = self.sandbox_epoch_param(query) {
+                pairs.append_pair("tidemarkEpoch", &epoch);
             }
         }
 

@@ -112,8 +112,9 @@ impl Leg {
 /// The Terminal49 transport event an event stands for at its place in the route, or `None`
 /// when it has no such milestone (it stays a raw event).
 ///
-/// Estimates (`EST`, and `PLN` for departures) map to `container.transport.estimated.*`
-/// whatever their time; emitting one only when the estimate changed is the caller's job, as
+/// Estimates (`EST`, and `PLN`, which CMA CGM sends for its arrivals and departures) map to
+/// `container.transport.estimated.*` whatever their time; where a call has both, the `EST`
+/// is the better estimate and the caller keeps it over the `PLN`; emitting one only when the estimate changed is the caller's job, as
 /// is emitting `shipment.estimated.arrival` with `estimated.vessel_arrived`. Transport events
 /// describe a vessel's call, so the caller also fans them out to every container on it.
 pub fn t49_event_name(event: &CarrierEvent, context: &LegContext) -> Option<TransportEventName> {
@@ -171,7 +172,7 @@ pub fn t49_event_name(event: &CarrierEvent, context: &LegContext) -> Option<Tran
             T::VesselBerthed
         }
         (Arri, Actual, _, Leg::Mainline, PortOfDischarge) => T::VesselArrived,
-        (Arri, Estimated, _, Leg::Mainline, PortOfDischarge) => T::EstimatedVesselArrived,
+        (Arri, Estimated | Planned, _, Leg::Mainline, PortOfDischarge) => T::EstimatedVesselArrived,
         (Disc, Actual, Some(Laden), Leg::Mainline, PortOfDischarge) => T::VesselDischarged,
         (Avpu, Actual, Some(Laden), _, PortOfDischarge | InlandDestination) => T::Available,
         (Gtot, Actual, Some(Laden), _, PortOfDischarge | InlandDestination) => T::FullOut,
@@ -183,7 +184,7 @@ pub fn t49_event_name(event: &CarrierEvent, context: &LegContext) -> Option<Tran
         (Arri, Actual, _, Leg::Rail | Leg::Truck, InlandDestination) => {
             T::ArrivedAtInlandDestination
         }
-        (Arri, Estimated, _, Leg::Rail | Leg::Truck, InlandDestination) => {
+        (Arri, Estimated | Planned, _, Leg::Rail | Leg::Truck, InlandDestination) => {
             T::EstimatedArrivedAtInlandDestination
         }
         (Arri, Actual, _, Leg::Rail, PortOfDischarge | Inland) => T::RailArrived,

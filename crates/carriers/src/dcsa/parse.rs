@@ -2,14 +2,19 @@
 //! equipment and shipment events) into a [`CarrierSnapshot`].
 //!
 //! Carriers stretch the spec: fields go missing, codes from later versions appear, numbers come
-//! as strings and strings as numbers. So every field is read leniently and one unreadable event
-//! is skipped (and listed) rather than failing the poll; only a body that is not an array of
+//! as strings and strings as numbers, and field names change case (MSC writes `unLocationCode`
+//! and `eventId` for `UNLocationCode` and `eventID`). So every known field is read in any case
+//! (unknown ones are ignored), every field is read leniently, and one unreadable event is
+//! skipped (and listed) rather than failing the poll; only a body that is not an array of
 //! events is an error.
 
+use std::fmt;
+
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use crate::event::{
     CarrierError, CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, DocumentReference,
@@ -70,12 +75,12 @@ fn read_event(item: &RawValue) -> Result<CarrierEvent, Skip> {
     // Only an object is read directly (serde would also read a struct from an array); the
     // rest, and objects the direct read refuses (a repeated key, say), go through a `Value`,
     // which says what the item is and keeps the last of repeated keys.
-    let direct = item
-        .get()
-        .trim_start()
-        .starts_with('{')
-        .then(|| serde_json::from_str::<RawEvent>(item.get()).ok())
-        .flatten();
+    // An event with a known field in another case (`unLocationCode`) goes through the
+    // `Value`, where its keys are put in the spec's spelling.
+    let direct = (item.get().trim_start().starts_with('{')
+        && !has_miscased_key(item.get(), FIELDS_2_2))
+    .then(|| serde_json::from_str::<RawEvent>(item.get()).ok())
+    .flatten();
     let raw = match direct {
         Some(raw) => raw,
         None => read_through_value(item)?,
@@ -89,6 +94,7 @@ fn read_through_value(item: &RawValue) -> Result<RawEvent, Skip> {
         event_id: None,
         reason: e.to_string(),
     })?;
+    let item = spec_keys(item, FIELDS_2_2);
     if !item.is_object() {
         return Err(Skip {
             event_id: None,
@@ -206,6 +212,190 @@ fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
         document_references,
         references,
     })
+}
+
+/// Every field name the 2.2 parser reads, in the spec's spelling.
+const FIELDS_2_2: &[&str] = &[
+    // The event.
+    "eventID",
+    "eventCreatedDateTime",
+    "eventType",
+    "eventClassifierCode",
+    "eventDateTime",
+    "transportEventTypeCode",
+    "equipmentEventTypeCode",
+    "shipmentEventTypeCode",
+    "eventTypeCode",
+    "equipmentReference",
+    "ISOEquipmentCode",
+    "emptyIndicatorCode",
+    "eventLocation",
+    "transportCall",
+    "documentReferences",
+    "references",
+    "documentID",
+    "documentTypeCode",
+    // Locations.
+    "UNLocationCode",
+    "locationName",
+    // The transport call.
+    "transportCallID",
+    "transportCallSequenceNumber",
+    "location",
+    "facilityCode",
+    "facilityCodeListProvider",
+    "facilityTypeCode",
+    "otherFacility",
+    "modeOfTransport",
+    "vessel",
+    "carrierServiceCode",
+    "carrierVoyageNumber",
+    "exportVoyageNumber",
+    "importVoyageNumber",
+    "vesselIMONumber",
+    "vesselName",
+    // References.
+    "documentReferenceType",
+    "documentReferenceValue",
+    "referenceType",
+    "referenceValue",
+];
+
+/// The spec's spelling of `key` when it is one of `fields` in another case.
+fn miscased<'a>(key: &str, fields: &[&'a str]) -> Option<&'a str> {
+    if fields.contains(&key) {
+        return None;
+    }
+    fields
+        .iter()
+        .find(|field| field.eq_ignore_ascii_case(key))
+        .copied()
+}
+
+/// `value` with every object key (at any depth) that is one of `fields` in another case
+/// written in the spec's spelling. Where both spellings are present, the spec's wins.
+pub(crate) fn spec_keys(value: Value, fields: &[&str]) -> Value {
+    match value {
+        Value::Object(members) => {
+            let mut renamed = Map::with_capacity(members.len());
+            let mut miscased_members = Vec::new();
+            for (key, value) in members {
+                let value = spec_keys(value, fields);
+                match miscased(&key, fields) {
+                    Some(field) => miscased_members.push((field, value)),
+                    None => {
+                        renamed.insert(key, value);
+                    }
+                }
+            }
+            for (field, value) in miscased_members {
+                renamed.entry(field).or_insert(value);
+            }
+            Value::Object(renamed)
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|item| spec_keys(item, fields))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+/// Whether the JSON text has, at any depth, an object key that is one of `fields` in another
+/// case. One pass over the text that builds nothing, so events in the spec's spelling keep
+/// the direct read.
+pub(crate) fn has_miscased_key(json: &str, fields: &[&str]) -> bool {
+    let mut finder = KeyFinder {
+        fields,
+        found: false,
+    };
+    let mut deserializer = serde_json::Deserializer::from_str(json);
+    // Text that is not JSON has no such key; the read proper reports it.
+    (&mut finder).deserialize(&mut deserializer).is_ok() && finder.found
+}
+
+/// Walks a JSON document looking for mis-cased keys.
+struct KeyFinder<'f> {
+    fields: &'f [&'f str],
+    found: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for &mut KeyFinder<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for &mut KeyFinder<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(&mut *self)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(miscased_key) = map.next_key_seed(KeyCheck(self.fields))? {
+            self.found |= miscased_key;
+            map.next_value_seed(&mut *self)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads one object key: whether it is a known field in another case.
+struct KeyCheck<'f>(&'f [&'f str]);
+
+impl<'de> DeserializeSeed<'de> for KeyCheck<'_> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeyCheck<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<bool, E> {
+        Ok(miscased(key, self.0).is_some())
+    }
 }
 
 /// Reads a DCSA date-time into UTC.
@@ -757,6 +947,113 @@ mod tests {
         assert_eq!(
             snapshot.events[1].un_location_code.as_deref(),
             Some("CNYTN")
+        );
+    }
+
+    /// An event with every field the parser reads, in the spec's spelling.
+    fn full_event() -> Value {
+        json!({
+            "eventID": "e-9",
+            "eventCreatedDateTime": "2024-03-01T10:00:00Z",
+            "eventType": "EQUIPMENT",
+            "eventClassifierCode": "ACT",
+            "eventDateTime": "2024-03-01T08:30:00Z",
+            "equipmentEventTypeCode": "DISC",
+            "equipmentReference": "MSCU1234566",
+            "ISOEquipmentCode": "45G1",
+            "emptyIndicatorCode": "LADEN",
+            "eventLocation": {"UNLocationCode": "NLRTM", "locationName": "Rotterdam"},
+            "transportCall": {
+                "transportCallID": "tc-9",
+                "transportCallSequenceNumber": 2,
+                "UNLocationCode": "NLRTM",
+                "facilityCode": "ECTDE",
+                "facilityCodeListProvider": "SMDG",
+                "facilityTypeCode": "POTE",
+                "otherFacility": "ECT Delta",
+                "modeOfTransport": "VESSEL",
+                "vessel": {"vesselIMONumber": "9321483", "vesselName": "MSC Gulsun"},
+                "carrierServiceCode": "AE7",
+                "carrierVoyageNumber": "412W",
+                "exportVoyageNumber": "412W",
+                "importVoyageNumber": "413E"
+            },
+            "documentReferences": [
+                {"documentReferenceType": "BKG", "documentReferenceValue": "BKG9"}
+            ],
+            "references": [{"referenceType": "FF", "referenceValue": "REF9"}],
+            "documentID": "BL9",
+            "documentTypeCode": "TRD"
+        })
+    }
+
+    /// `value` with every object key, at any depth, rewritten by `case`.
+    fn recased(value: &Value, case: fn(&str) -> String) -> Value {
+        match value {
+            Value::Object(members) => Value::Object(
+                members
+                    .iter()
+                    .map(|(key, value)| (case(key), recased(value, case)))
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(|v| recased(v, case)).collect()),
+            other => other.clone(),
+        }
+    }
+
+    #[test]
+    fn an_msc_event_with_un_location_code_and_event_id_keeps_its_place_and_id() {
+        let msc = json!({
+            "eventId": "msc-1",
+            "eventType": "TRANSPORT",
+            "eventClassifierCode": "ACT",
+            "eventDateTime": "2024-03-01T08:30:00Z",
+            "transportEventTypeCode": "ARRI",
+            "eventLocation": {"unLocationCode": "BEANR", "locationName": "Antwerp"},
+            "transportCall": {
+                "transportCallId": "tc-msc",
+                "unLocationCode": "BEANR",
+                "modeOfTransport": "VESSEL"
+            }
+        });
+
+        let snapshot = parse_json(&json!([msc])).expect("valid body");
+
+        let event = &snapshot.events[0];
+        assert_eq!(event.event_id.as_deref(), Some("msc-1"));
+        assert_eq!(event.un_location_code.as_deref(), Some("BEANR"));
+        let call = event.transport_call.as_ref().expect("has a transport call");
+        assert_eq!(call.un_location_code.as_deref(), Some("BEANR"));
+        assert_eq!(call.transport_call_id.as_deref(), Some("tc-msc"));
+    }
+
+    #[test]
+    fn every_known_field_is_read_in_any_case() {
+        let spec = parse_json(&json!([full_event()])).expect("valid body");
+        let lower =
+            parse_json(&json!([recased(&full_event(), str::to_lowercase)])).expect("valid body");
+        let upper =
+            parse_json(&json!([recased(&full_event(), str::to_uppercase)])).expect("valid body");
+
+        assert!(spec.skipped.is_empty(), "{:?}", spec.skipped);
+        assert_eq!(spec.events[0].references.len(), 1);
+        assert_eq!(lower, spec);
+        assert_eq!(upper, spec);
+    }
+
+    #[test]
+    fn the_specs_spelling_wins_over_another_case_and_unknown_fields_are_ignored() {
+        let mut event = equipment_event();
+        event["transportCall"]["unLocationCode"] = json!("DEHAM");
+        event["eventid"] = json!("other");
+        event["carrierSpecificField"] = json!({"UNLocationCode": "XXXXX"});
+
+        let snapshot = parse_json(&json!([event])).expect("valid body");
+
+        assert_eq!(snapshot.events[0].event_id.as_deref(), Some("e-1"));
+        assert_eq!(
+            snapshot.events[0].un_location_code.as_deref(),
+            Some("CNSHA")
         );
     }
 

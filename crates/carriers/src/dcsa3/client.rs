@@ -59,6 +59,16 @@ impl Dcsa3Client {
         })
     }
 
+    /// The connector for the sandbox carrier's `/v3/events` under `base_url`: the only 3.0
+    /// connector that sends `tidemarkEpoch` ([`DcsaClient::for_sandbox`]).
+    pub fn for_sandbox(base_url: Url) -> Result<Self, DcsaClientError> {
+        let events_url = events_url(&base_url)?;
+        Ok(Self {
+            http: DcsaClient::for_sandbox(base_url)?,
+            events_url,
+        })
+    }
+
     /// The same, sharing the server's HTTP client.
     pub fn with_http_client(
         scac: impl Into<String>,
@@ -92,12 +102,9 @@ impl Dcsa3Client {
                     pairs.append_pair("equipmentReference", reference);
                 }
             }
-            // Read by the sandbox carrier only, as with 2.2.
-            if let Some(epoch) = query.sandbox_epoch {
-                pairs.append_pair(
-                    "tidemarkEpoch",
-                    &epoch.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-                );
+            // Sent to the sandbox carrier only, as with 2.2 (`for_sandbox`).
+            if let Some(epoch) = self.http.sandbox_epoch_param(query) {
+                pairs.append_pair("tidemarkEpoch", &epoch);
             }
         }
         url
@@ -258,6 +265,27 @@ mod tests {
 
             assert_eq!(url.query(), Some(expected), "{kind:?}");
         }
+    }
+
+    #[test]
+    fn only_the_sandbox_connector_asks_with_the_epoch() {
+        let epoch = chrono::DateTime::UNIX_EPOCH;
+        let sent = TrackingQuery {
+            sandbox_epoch: Some(epoch),
+            ..query(ReferenceKind::Equipment, "APZU1")
+        };
+        let sandbox =
+            Dcsa3Client::for_sandbox(Url::parse("https://sandbox.test/").expect("valid URL"))
+                .expect("valid configuration");
+
+        let real = client().first_page(&sent);
+        let test = sandbox.first_page(&sent);
+
+        assert_eq!(real.query(), Some("equipmentReference=APZU1"));
+        assert_eq!(
+            test.query(),
+            Some("equipmentReference=APZU1&tidemarkEpoch=1970-01-01T00%3A00%3A00Z")
+        );
     }
 
     #[test]

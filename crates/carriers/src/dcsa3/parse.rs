@@ -27,7 +27,7 @@ use serde_json::{Map, Value, json};
 
 use crate::dcsa::parse::{
     describe, lenient_integer, lenient_list, lenient_object, lenient_string, normalize,
-    parse_datetime,
+    parse_datetime, spec_keys,
 };
 use crate::event::{
     CarrierError, CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, DocumentReference,
@@ -113,7 +113,8 @@ fn read_event(item: &RawValue) -> Result<Option<CarrierEvent>, Skip> {
         event_id: None,
         reason: e.to_string(),
     })?;
-    let value = match value {
+    // Known fields are read in any case, as in 2.2 (`unLocationCode`, `eventId`).
+    let value = match spec_keys(value, FIELDS_3_0) {
         Value::Object(members) if members.get("metadata").is_some_and(Value::is_object) => {
             from_beta(&members)
         }
@@ -244,6 +245,67 @@ fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
         references,
     })
 }
+
+/// Every field name the 3.0 parser reads (the draft's, then the Beta-1 envelope's), in the
+/// spec's spelling.
+const FIELDS_3_0: &[&str] = &[
+    "eventID",
+    "isRetracted",
+    "eventDateTime",
+    "eventUpdatedDateTime",
+    "eventCreatedDateTime",
+    "eventLocation",
+    "eventClassification",
+    "shipmentDetails",
+    "transportDetails",
+    "equipmentDetails",
+    "eventTypeCode",
+    "eventClassifierCode",
+    "transportEventTypeCode",
+    "equipmentEventTypeCode",
+    "shipmentEventTypeCode",
+    "locationName",
+    "UNLocationCode",
+    "facilityTypeCode",
+    "facility",
+    "facilityCode",
+    "facilityCodeListProvider",
+    "documentReference",
+    "additionalDocumentReferences",
+    "shipmentReferences",
+    "typeCode",
+    "reference",
+    "transportCall",
+    "transportCallReference",
+    "transportCallSequenceNumber",
+    "modeOfTransport",
+    "serviceCodeOrReference",
+    "exportVoyageNumberOrReference",
+    "importVoyageNumberOrReference",
+    "vesselTransport",
+    "carrierServiceCode",
+    "carrierVoyageNumber",
+    "vesselIMONumber",
+    "vesselName",
+    "equipmentReference",
+    "ISOEquipmentCode",
+    "emptyIndicatorCode",
+    // Beta-1.
+    "metadata",
+    "payload",
+    "retractedEventID",
+    "eventType",
+    "location",
+    "documentTypeCode",
+    "relatedDocumentReferences",
+    "references",
+    "type",
+    "value",
+    "vessel",
+    "name",
+    "carrierExportVoyageNumber",
+    "carrierImportVoyageNumber",
+];
 
 /// A Beta-1 event (`{"metadata": …, "payload": …}`) in the shape the rest of this module
 /// reads. Fields of the wrong type are carried over as they are, and read leniently later.
@@ -872,6 +934,42 @@ mod tests {
 
         assert_eq!(snapshot.events[0].facility_type_code(), Some("RAMP"));
         assert_eq!(snapshot.events[0].mode_of_transport(), None);
+    }
+
+    /// `value` with every object key, at any depth, in lower case.
+    fn lower_cased(value: &Value) -> Value {
+        match value {
+            Value::Object(members) => Value::Object(
+                members
+                    .iter()
+                    .map(|(key, value)| (key.to_lowercase(), lower_cased(value)))
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(lower_cased).collect()),
+            other => other.clone(),
+        }
+    }
+
+    #[test]
+    fn known_fields_are_read_in_any_case() {
+        let mut msc = load_event();
+        msc["eventLocation"]["unLocationCode"] = json!("BEANR");
+        if let Some(location) = msc["eventLocation"].as_object_mut() {
+            location.remove("UNLocationCode");
+        }
+        msc["eventId"] = msc["eventID"].take();
+        if let Some(event) = msc.as_object_mut() {
+            event.remove("eventID");
+        }
+
+        let spec = parse_json(&events(json!([load_event()]))).expect("a valid body");
+        let lower = parse_json(&events(json!([lower_cased(&load_event())]))).expect("valid");
+        let msc = parse_json(&events(json!([msc]))).expect("a valid body");
+
+        assert!(spec.skipped.is_empty(), "{:?}", spec.skipped);
+        assert_eq!(lower, spec);
+        assert_eq!(msc.events[0].event_id.as_deref(), Some("e-1"));
+        assert_eq!(msc.events[0].un_location_code.as_deref(), Some("BEANR"));
     }
 
     #[test]

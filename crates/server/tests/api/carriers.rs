@@ -262,7 +262,42 @@ on_both_backends_with_carrier!(
     // Not HLCU: carrier_profiles' tests call a mock Hapag-Lloyd and set its gauges.
     refused_credentials_make_requests_wait_and_they_resume_once_the_credentials_work = "ZIMU",
     events_that_cannot_be_read_are_counted_per_carrier_with_their_raw_payload = "EGLV",
+    a_container_whose_answer_has_no_readable_event_retries_as_unrecognized_not_not_found = "MSCU",
 );
+
+async fn a_container_whose_answer_has_no_readable_event_retries_as_unrecognized_not_not_found(
+    app: TestApp,
+    carrier: Arc<Switchable>,
+) {
+    carrier.answer(|| {
+        Ok(CarrierSnapshot {
+            events: Vec::new(),
+            skipped: vec!["event 0 (e-1): unknown eventType \"IOT\"".to_owned()],
+            skipped_raw: vec![r#"{"eventID":"e-1","eventType":"IOT"}"#.to_owned()],
+        })
+    });
+    let response = app
+        .post_json(
+            "/v2/tracking_requests",
+            &json!({"data": {"type": "tracking_request", "attributes": {
+                "request_type": "container", "request_number": "CSQU3054383",
+                "scac": carrier.scac
+            }}}),
+        )
+        .await;
+    assert_eq!(response.status, StatusCode::CREATED);
+    let id = response.json()["data"]["id"].as_str().unwrap().to_owned();
+
+    app.run_pending_jobs().await;
+    let attributes = attributes_of(&app, &id).await;
+
+    assert_eq!(attributes["status"], "pending", "{attributes}");
+    assert_eq!(attributes["is_retrying"], true, "{attributes}");
+    assert_eq!(
+        attributes["failed_reason"], "unrecognized_response",
+        "{attributes}"
+    );
+}
 
 async fn events_that_cannot_be_read_are_counted_per_carrier_with_their_raw_payload(
     app: TestApp,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use tidemark_carriers::Carrier;
-use tidemark_carriers::dcsa::{DcsaAuth, DcsaClient};
+use tidemark_carriers::dcsa::DcsaClient;
 use tidemark_carriers::profile::RateBudget;
 use tidemark_carriers::sandbox::{self, Sandbox, SandboxPort, SandboxTerminal};
 use tidemark_domain::Clock;
@@ -118,15 +118,14 @@ pub async fn start_in_process_sandbox(
     tokio::spawn(serve_sandbox(listener, sandbox(reference), clock, shutdown));
     let base = Url::parse(&format!("http://{address}/"))?;
     Ok(Arc::new(
-        DcsaClient::new(sandbox::SCAC, base, DcsaAuth::None).context("sandbox connector")?,
+        DcsaClient::for_sandbox(base).context("sandbox connector")?,
     ))
 }
 
 /// The `TEST` connector for a sandbox carrier running elsewhere.
 pub fn remote_sandbox(base: &Url) -> anyhow::Result<Arc<dyn Carrier>> {
     Ok(Arc::new(
-        DcsaClient::new(sandbox::SCAC, base.clone(), DcsaAuth::None)
-            .context("sandbox connector")?,
+        DcsaClient::for_sandbox(base.clone()).context("sandbox connector")?,
     ))
 }
 

@@ -93,6 +93,7 @@ fn query_for(request: &TrackingRequest) -> TrackingQuery {
             RequestType::Container => ReferenceKind::Equipment,
         },
         reference: request.request_number.clone(),
+        // Sent on by the sandbox's connector only; a real carrier's never passes it on.
         sandbox_epoch: Some(request.created_at),
     }
 }
@@ -146,6 +147,13 @@ pub async fn poll(
             "no connector is configured for {}",
             request.scac
         ))),
+    };
+    // A 200 whose events could none of them be read (IoT or reefer only, an unknown shape)
+    // is an answer we do not understand, retried as `unrecognized_response`: never a final
+    // `not_found`. The carrier's health and drift counted it as answered above.
+    let fetched = match fetched {
+        Ok(snapshot) if shipment.is_none() => snapshot.unreadable().map_or(Ok(snapshot), Err),
+        other => other,
     };
     let report = fetched.map(|snapshot| report::from_snapshot(&snapshot, app.reference));
     raced(

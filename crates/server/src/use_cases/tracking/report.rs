@@ -10,10 +10,10 @@ use tidemark_carriers::dcsa::{JourneyStage, LegContext, LocationRole, t49_event_
 use tidemark_carriers::{
     CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, EmptyIndicator, EventKind, ModeOfTransport,
 };
-use tidemark_domain::ReportedEvent;
 use tidemark_domain::tracking_update::{
     CarrierReport, Milestone, ReportedContainer, ReportedFacility, ReportedRawEvent,
 };
+use tidemark_domain::{ReportedEvent, TransportEventName};
 use tidemark_geo::reference::ReferenceData;
 use uuid::Uuid;
 
@@ -254,6 +254,35 @@ fn pod_terminal(route: &Route, events: &[CarrierEvent]) -> Option<ReportedFacili
         .next_back()
 }
 
+/// Whether a planned (`PLN`) event gives way to an `EST` of the same milestone at the same
+/// call (same place, same container, and same transport call when both name one): both read
+/// as the same `estimated.*` milestone, and the estimate is the fresher figure, so only it
+/// becomes the milestone (the plan stays a raw event).
+fn plan_gives_way(
+    event: &CarrierEvent,
+    name: TransportEventName,
+    named: &[(&CarrierEvent, TransportEventName)],
+) -> bool {
+    if event.classifier != Classifier::Planned {
+        return false;
+    }
+    let call_id = |e: &CarrierEvent| {
+        e.transport_call
+            .as_ref()
+            .and_then(|c| c.transport_call_id.clone())
+    };
+    named.iter().any(|&(other, other_name)| {
+        other.classifier == Classifier::Estimated
+            && other_name == name
+            && other.un_location_code == event.un_location_code
+            && equipment_number(other) == equipment_number(event)
+            && match (call_id(other), call_id(event)) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+    })
+}
+
 /// Reads one poll's events into a report; `reference` names the terminals they happened at.
 pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> CarrierReport {
     let route = route_of(&snapshot.events);
@@ -279,13 +308,17 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> C
             }),
         }
     }
-    let milestones = snapshot
+    let named: Vec<(&CarrierEvent, TransportEventName)> = snapshot
         .events
         .iter()
-        .filter_map(|event| {
-            let name = t49_event_name(event, &context(&route, event))?;
+        .filter_map(|event| Some((event, t49_event_name(event, &context(&route, event))?)))
+        .collect();
+    let milestones = named
+        .iter()
+        .filter(|(event, name)| !plan_gives_way(event, *name, &named))
+        .map(|&(event, name)| {
             let call = event.transport_call.as_ref();
-            Some(Milestone {
+            Milestone {
                 source_id: source_id(event),
                 event: name,
                 container_number: equipment_number(event),
@@ -295,7 +328,7 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> C
                 vessel_imo: call.and_then(|c| c.vessel_imo.clone()),
                 voyage_number: voyage_number(event, &route),
                 terminal_id: event_terminal(reference, event),
-            })
+            }
         })
         .collect();
     let raw_events = raw_events(&route, &snapshot.events, reference);
@@ -439,6 +472,68 @@ mod tests {
                 .iter()
                 .all(|e| e.reported.terminal_id.is_none())
         );
+    }
+
+    /// A DCSA 2.2 vessel arrival at Rotterdam with `classifier`, on the call `call`.
+    fn arrival(id: &str, classifier: &str, at: &str, call: &str) -> Value {
+        json!({
+            "eventID": id,
+            "eventType": "TRANSPORT",
+            "eventClassifierCode": classifier,
+            "eventDateTime": at,
+            "transportEventTypeCode": "ARRI",
+            "transportCall": {
+                "transportCallID": call,
+                "UNLocationCode": "NLRTM",
+                "modeOfTransport": "VESSEL",
+                "vessel": {"vesselIMONumber": "9321483", "vesselName": "KING OF THE SEAS"}
+            }
+        })
+    }
+
+    /// A laden load at Shanghai, so the route has a port of lading before Rotterdam.
+    fn load_at_shanghai() -> Value {
+        let mut load = event_at("load", "CNSHA", "CNSHA", json!({}));
+        load["equipmentEventTypeCode"] = json!("LOAD");
+        load["eventDateTime"] = json!("2026-02-01T10:00:00Z");
+        load
+    }
+
+    fn etas(report: &CarrierReport) -> Vec<(&str, DateTime<Utc>)> {
+        report
+            .milestones
+            .iter()
+            .filter(|m| m.event == TransportEventName::EstimatedVesselArrived)
+            .map(|m| (m.source_id.as_str(), m.at))
+            .collect()
+    }
+
+    fn at(text: &str) -> DateTime<Utc> {
+        text.parse().expect("a valid date-time")
+    }
+
+    #[test]
+    fn a_planned_arrival_alone_gives_the_eta() {
+        let report = report_of(&[
+            load_at_shanghai(),
+            arrival("pln", "PLN", "2026-03-10T06:00:00Z", "call-rtm"),
+        ]);
+
+        assert_eq!(report.port_of_discharge.as_deref(), Some("NLRTM"));
+        assert_eq!(etas(&report), [("pln", at("2026-03-10T06:00:00Z"))]);
+    }
+
+    #[test]
+    fn an_estimated_arrival_wins_over_a_planned_one_for_the_same_call() {
+        let report = report_of(&[
+            load_at_shanghai(),
+            arrival("pln", "PLN", "2026-03-10T06:00:00Z", "call-rtm"),
+            arrival("est", "EST", "2026-03-12T18:00:00Z", "call-rtm"),
+        ]);
+
+        assert_eq!(etas(&report), [("est", at("2026-03-12T18:00:00Z"))]);
+        // The plan is still kept as the carrier sent it.
+        assert!(report.raw_events.iter().any(|e| e.source_id == "pln"));
     }
 
     #[test]
