@@ -143,6 +143,11 @@ impl TestApp {
                 env!("CARGO_BIN_EXE_tidemark"),
             ),
         ];
+        // Each app its own object storage: the default directory is shared by every test
+        // running at once, and sequential ids make their documents' keys collide.
+        if !settings.iter().any(|(name, _)| *name == "storage_url") {
+            pairs.push(("storage_url", "memory://"));
+        }
         pairs.extend_from_slice(settings);
         let config = Config::from_pairs(&pairs).expect("valid test config");
         let clock = Arc::new(MockClock::new(
