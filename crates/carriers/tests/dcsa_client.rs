@@ -7,7 +7,9 @@ use chrono::{TimeZone, Utc};
 use serde_json::json;
 use tidemark_carriers::dcsa::{DcsaAuth, DcsaClient};
 use tidemark_carriers::sandbox::{Sandbox, builtin_ports, router};
-use tidemark_carriers::{Carrier, CarrierError, Classifier, ReferenceKind, TrackingQuery};
+use tidemark_carriers::{
+    Carrier, CarrierError, CarrierSnapshot, Classifier, ReferenceKind, TrackingQuery,
+};
 use tidemark_domain::MockClock;
 use url::Url;
 use wiremock::matchers::{
@@ -30,6 +32,18 @@ fn event(id: &str) -> serde_json::Value {
             "vessel": {"vesselIMONumber": "9321483", "vesselName": "King of the Seas"}
         }
     })
+}
+
+/// What the client makes of `answer` to the events of bill of lading BL1.
+async fn fetched_from(answer: ResponseTemplate) -> Result<CarrierSnapshot, CarrierError> {
+    let server = MockServer::start().await;
+    Mock::given(path("/tnt/v2/events"))
+        .respond_with(answer)
+        .mount(&server)
+        .await;
+    client(&server, DcsaAuth::None)
+        .fetch(&bill_of_lading("BL1"))
+        .await
 }
 
 fn bill_of_lading(number: &str) -> TrackingQuery {
@@ -174,19 +188,12 @@ async fn pages_linked_by_next_page_cursor_are_merged() {
 
 #[tokio::test]
 async fn a_cursor_that_repeats_is_an_unexpected_payload() {
-    let server = MockServer::start().await;
-    Mock::given(path("/tnt/v2/events"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .insert_header("Next-Page-Cursor", "again")
-                .set_body_json(json!([])),
-        )
-        .mount(&server)
-        .await;
-
-    let result = client(&server, DcsaAuth::None)
-        .fetch(&bill_of_lading("BL1"))
-        .await;
+    let result = fetched_from(
+        ResponseTemplate::new(200)
+            .insert_header("Next-Page-Cursor", "again")
+            .set_body_json(json!([])),
+    )
+    .await;
 
     assert!(
         matches!(result, Err(CarrierError::UnexpectedPayload(_))),
@@ -196,30 +203,15 @@ async fn a_cursor_that_repeats_is_an_unexpected_payload() {
 
 #[tokio::test]
 async fn not_found_is_not_found() {
-    let server = MockServer::start().await;
-    Mock::given(path("/tnt/v2/events"))
-        .respond_with(ResponseTemplate::new(404).set_body_json(json!({"statusCode": 404})))
-        .mount(&server)
-        .await;
-
-    let result = client(&server, DcsaAuth::None)
-        .fetch(&bill_of_lading("BL1"))
-        .await;
+    let result =
+        fetched_from(ResponseTemplate::new(404).set_body_json(json!({"statusCode": 404}))).await;
 
     assert!(matches!(result, Err(CarrierError::NotFound)), "{result:?}");
 }
 
 #[tokio::test]
 async fn too_many_requests_is_rate_limited_for_the_retry_after_seconds() {
-    let server = MockServer::start().await;
-    Mock::given(path("/tnt/v2/events"))
-        .respond_with(ResponseTemplate::new(429).insert_header("Retry-After", "120"))
-        .mount(&server)
-        .await;
-
-    let result = client(&server, DcsaAuth::None)
-        .fetch(&bill_of_lading("BL1"))
-        .await;
+    let result = fetched_from(ResponseTemplate::new(429).insert_header("Retry-After", "120")).await;
 
     let Err(CarrierError::RateLimited { retry_after }) = result else {
         panic!("expected RateLimited, got {result:?}");
@@ -263,15 +255,8 @@ async fn server_errors_and_refused_connections_are_unavailable() {
 
 #[tokio::test]
 async fn a_body_that_is_not_events_is_an_unexpected_payload() {
-    let server = MockServer::start().await;
-    Mock::given(path("/tnt/v2/events"))
-        .respond_with(ResponseTemplate::new(200).set_body_string("<html>maintenance</html>"))
-        .mount(&server)
-        .await;
-
-    let result = client(&server, DcsaAuth::None)
-        .fetch(&bill_of_lading("BL1"))
-        .await;
+    let result =
+        fetched_from(ResponseTemplate::new(200).set_body_string("<html>maintenance</html>")).await;
 
     assert!(
         matches!(result, Err(CarrierError::UnexpectedPayload(_))),
@@ -323,15 +308,9 @@ async fn an_answer_whose_events_cannot_be_read_is_unreadable_not_not_found() {
 
 #[tokio::test]
 async fn a_wrapper_object_around_the_events_is_an_unexpected_payload() {
-    let server = MockServer::start().await;
-    Mock::given(path("/tnt/v2/events"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"events": [event("e-1")]})))
-        .mount(&server)
-        .await;
-
-    let result = client(&server, DcsaAuth::None)
-        .fetch(&bill_of_lading("BL1"))
-        .await;
+    let result =
+        fetched_from(ResponseTemplate::new(200).set_body_json(json!({"events": [event("e-1")]})))
+            .await;
 
     assert!(
         matches!(result, Err(CarrierError::UnexpectedPayload(_))),

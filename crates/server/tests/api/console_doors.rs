@@ -3,10 +3,7 @@
 //! API's timeouts, logs and metrics. Also what read-only keys and the carriers' push
 //! callback may learn.
 
-use std::net::SocketAddr;
-
 use axum::body::Body;
-use axum::extract::ConnectInfo;
 use axum::http::{Method, Request, StatusCode, header};
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
@@ -14,7 +11,7 @@ use tokio::net::TcpStream;
 
 use crate::console::{csrf_of, encoded, form, page, sign_in, text};
 use crate::helpers::{TestApp, TestResponse};
-use crate::hostile::{served, until_closed};
+use crate::hostile::{sent_from, served, until_closed};
 use crate::on_both_backends;
 
 // ---- sessions ---------------------------------------------------------------------------
@@ -124,15 +121,13 @@ async fn numbers_submitted_on_the_track_form_count_as_tracking_requests(app: Tes
 }
 
 async fn sign_in_from(app: &TestApp, address: &str, key: &str) -> TestResponse {
-    let address: SocketAddr = address.parse().unwrap();
-    let mut request = Request::builder()
+    let request = Request::builder()
         .method(Method::POST)
         .uri("/sign-in")
         .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
         .body(Body::from(format!("api_key={}", encoded(key))))
         .unwrap();
-    request.extensions_mut().insert(ConnectInfo(address));
-    app.send(request).await
+    sent_from(app, address, request).await
 }
 
 mod failed_sign_ins {
@@ -168,18 +163,17 @@ async fn an_address_that_keeps_failing_to_sign_in_gets_429_whatever_key_it_sends
 }
 
 async fn failed_sign_ins_and_failed_api_keys_count_together(app: TestApp) {
-    let attacker: SocketAddr = "198.51.100.8:40000".parse().unwrap();
+    let attacker = "198.51.100.8:40000";
     for guess in 0..3 {
-        sign_in_from(&app, &attacker.to_string(), &format!("tmk_guess{guess}")).await;
+        sign_in_from(&app, attacker, &format!("tmk_guess{guess}")).await;
     }
-    let mut api = Request::builder()
+    let api = Request::builder()
         .uri("/v2/shipments")
         .header(header::AUTHORIZATION, format!("Token {}", app.key))
         .body(Body::empty())
         .unwrap();
-    api.extensions_mut().insert(ConnectInfo(attacker));
 
-    let response = app.send(api).await;
+    let response = sent_from(&app, attacker, api).await;
 
     assert_eq!(response.status, StatusCode::TOO_MANY_REQUESTS);
 }

@@ -410,15 +410,25 @@ mod unauthenticated {
     );
 }
 
-async fn from(app: &TestApp, address: &str, key: &str) -> crate::helpers::TestResponse {
+/// `request` as if it came through a socket from `address` (the rate limits of failed
+/// authentication count by it).
+pub(crate) async fn sent_from(
+    app: &TestApp,
+    address: &str,
+    mut request: Request<Body>,
+) -> crate::helpers::TestResponse {
     let address: SocketAddr = address.parse().unwrap();
-    let mut request = Request::builder()
+    request.extensions_mut().insert(ConnectInfo(address));
+    app.send(request).await
+}
+
+async fn from(app: &TestApp, address: &str, key: &str) -> crate::helpers::TestResponse {
+    let request = Request::builder()
         .uri("/v2/shipments")
         .header(header::AUTHORIZATION, format!("Token {key}"))
         .body(Body::empty())
         .unwrap();
-    request.extensions_mut().insert(ConnectInfo(address));
-    app.send(request).await
+    sent_from(app, address, request).await
 }
 
 async fn an_address_that_keeps_failing_authentication_gets_429_whatever_key_it_sends(app: TestApp) {
