@@ -1,0 +1,308 @@
+//! The status-code table: one reviewed row per code (`status_codes.toml`), saying what the
+//! code means, which DCSA event it stands for and which terminal fact it sets.
+//!
+//! X12 315/322 codes (element 157) and the IFTSTA STS codes of senders that reuse them go
+//! through the embedded table. A sender with a private list (SOURCES.md B.3: `STS+1+P::HS`)
+//! gets its own rows through [`CodeTable::with_sender`]; the sender's rows are looked up
+//! first, so a private code that happens to spell a 315 code keeps its sender's meaning. A
+//! code in neither is kept raw and counted as drift.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+use tidemark_carriers::{Classifier, DcsaCode, EmptyIndicator, ModeOfTransport};
+
+/// The reviewed table, embedded at build time and parsed once (unit-tested below).
+const STATUS_CODES: &str = include_str!("../status_codes.toml");
+
+/// The terminal fact a code reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TerminalEffect {
+    /// Ready for pick-up.
+    Available,
+    NotAvailable,
+    /// The status date is the last free day.
+    LastFreeDay,
+    /// Free time is over: demurrage is running.
+    FreeTimeExpired,
+    /// The status time is the pick-up appointment.
+    Appointment,
+    /// A hold of the row's [`HoldKind`] is placed.
+    Hold,
+    /// A hold of the row's [`HoldKind`] is lifted.
+    Release,
+    /// An in-bond movement was authorized or changed (no Terminal49 field).
+    InBond,
+}
+
+/// Terminal49's hold names (`holds_at_pod_terminal[].name`, case-sensitive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum HoldKind {
+    #[serde(rename = "customs")]
+    Customs,
+    #[serde(rename = "USDA")]
+    Usda,
+    #[serde(rename = "freight")]
+    Freight,
+    #[serde(rename = "TMF")]
+    Tmf,
+    #[serde(rename = "VACIS")]
+    Vacis,
+    #[serde(rename = "other")]
+    Other,
+}
+
+impl HoldKind {
+    /// The name Terminal49 uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Customs => "customs",
+            Self::Usda => "USDA",
+            Self::Freight => "freight",
+            Self::Tmf => "TMF",
+            Self::Vacis => "VACIS",
+            Self::Other => "other",
+        }
+    }
+}
+
+/// One status code: what it means, what it does, and where that comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodeRow {
+    pub code: String,
+    pub meaning: String,
+    /// The DCSA event the code stands for, if any.
+    #[serde(default)]
+    pub event: Option<DcsaCode>,
+    /// Set when the code itself says empty or laden (`EE`, `OA`, `RD`).
+    #[serde(default)]
+    pub empty: Option<EmptyIndicator>,
+    /// Set when the code itself says how the container travels (`AL`, `VD`…).
+    #[serde(default)]
+    pub mode: Option<ModeOfTransport>,
+    /// Set when the code is an estimate whatever its date's qualifier says (`C`, `E`).
+    #[serde(default)]
+    pub classifier: Option<Classifier>,
+    #[serde(default)]
+    pub terminal: Option<TerminalEffect>,
+    /// For holds and releases: which hold.
+    #[serde(default)]
+    pub hold: Option<HoldKind>,
+    /// Where the meaning comes from (a URL from SOURCES.md, or the sender's guide).
+    pub source: String,
+}
+
+/// Why a code table was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum CodeTableError {
+    #[error("the code table is not valid TOML for its format: {0}")]
+    Format(#[from] toml::de::Error),
+    #[error("code {0:?} appears twice")]
+    Duplicate(String),
+    #[error("code {code:?}: {problem}")]
+    Invalid { code: String, problem: &'static str },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableFile {
+    code: Vec<CodeRow>,
+}
+
+/// Status codes to rows: the reviewed 315 table, plus per-sender tables that come first for
+/// their sender.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CodeTable {
+    rows: BTreeMap<String, CodeRow>,
+    senders: BTreeMap<String, BTreeMap<String, CodeRow>>,
+}
+
+impl CodeTable {
+    /// The reviewed table compiled into the binary.
+    ///
+    /// # Panics
+    ///
+    /// Only if `status_codes.toml` is malformed, which the unit tests rule out.
+    pub fn embedded() -> &'static CodeTable {
+        static TABLE: OnceLock<CodeTable> = OnceLock::new();
+        TABLE.get_or_init(|| {
+            CodeTable::parse(STATUS_CODES).expect("status_codes.toml parses and passes its checks")
+        })
+    }
+
+    /// A table from TOML in the format of `status_codes.toml` (`[[code]]` rows), such as a
+    /// sender's private list.
+    pub fn parse(text: &str) -> Result<Self, CodeTableError> {
+        let file: TableFile = toml::from_str(text)?;
+        let mut rows = BTreeMap::new();
+        for row in file.code {
+            check(&row)?;
+            let code = row.code.clone();
+            if rows.insert(code.clone(), row).is_some() {
+                return Err(CodeTableError::Duplicate(code));
+            }
+        }
+        Ok(Self {
+            rows,
+            senders: BTreeMap::new(),
+        })
+    }
+
+    /// This table with `sender`'s own rows, looked up before this table's for statuses from
+    /// that interchange sender (ISA06 / UNB sender id, trimmed).
+    #[must_use]
+    pub fn with_sender(mut self, sender: &str, table: CodeTable) -> Self {
+        self.senders.insert(sender.trim().to_owned(), table.rows);
+        self
+    }
+
+    /// The row for a code as sent by `sender`: the sender's own row, else this table's.
+    pub fn lookup(&self, sender: &str, code: &str) -> Option<&CodeRow> {
+        self.senders
+            .get(sender.trim())
+            .and_then(|rows| rows.get(code))
+            .or_else(|| self.rows.get(code))
+    }
+
+    /// The row of this table (not a sender's) for `code`.
+    pub fn get(&self, code: &str) -> Option<&CodeRow> {
+        self.rows.get(code)
+    }
+
+    /// Every row of this table, by code.
+    pub fn rows(&self) -> impl Iterator<Item = &CodeRow> {
+        self.rows.values()
+    }
+}
+
+fn check(row: &CodeRow) -> Result<(), CodeTableError> {
+    let invalid = |problem| CodeTableError::Invalid {
+        code: row.code.clone(),
+        problem,
+    };
+    if row.code.trim().is_empty() || row.code.trim() != row.code {
+        return Err(invalid("the code is empty or has spaces around it"));
+    }
+    if row.meaning.trim().is_empty() {
+        return Err(invalid("the meaning is empty"));
+    }
+    if row.source.trim().is_empty() {
+        return Err(invalid("the source is empty"));
+    }
+    if row.event.is_none() && row.terminal.is_none() {
+        return Err(invalid(
+            "the row has neither an event nor a terminal effect",
+        ));
+    }
+    let needs_hold = matches!(
+        row.terminal,
+        Some(TerminalEffect::Hold | TerminalEffect::Release)
+    );
+    if needs_hold != row.hold.is_some() {
+        return Err(invalid(
+            "hold is required for hold/release rows and only there",
+        ));
+    }
+    if row.event.is_none()
+        && (row.empty.is_some() || row.mode.is_some() || row.classifier.is_some())
+    {
+        return Err(invalid("empty, mode and classifier only qualify an event"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `../shared/reference/terminals-edi/SOURCES.md`, found from the nearest ancestor of this
+    /// crate that has `shared` beside it (the main checkout or a worktree of it).
+    fn sources_md() -> String {
+        let relative = "shared/reference/terminals-edi/SOURCES.md";
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .ancestors()
+            .map(|dir| dir.join(relative))
+            .find(|path| path.exists())
+            .unwrap_or_else(|| panic!("{relative} not found beside any parent directory"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    #[test]
+    fn the_embedded_table_parses() {
+        assert!(CodeTable::embedded().rows().count() > 40);
+    }
+
+    #[test]
+    fn every_row_cites_a_url_from_sources_md() {
+        let sources = sources_md();
+        for row in CodeTable::embedded().rows() {
+            assert!(
+                sources.contains(row.source.as_str()),
+                "{} cites {}, which SOURCES.md does not",
+                row.code,
+                row.source
+            );
+        }
+    }
+
+    #[test]
+    fn a_duplicate_code_is_refused() {
+        let text = r#"
+            [[code]]
+            code = "VD"
+            meaning = "Vessel departure"
+            event = "DEPA"
+            source = "x"
+            [[code]]
+            code = "VD"
+            meaning = "Vessel departure"
+            event = "DEPA"
+            source = "x"
+        "#;
+        assert!(matches!(
+            CodeTable::parse(text),
+            Err(CodeTableError::Duplicate(code)) if code == "VD"
+        ));
+    }
+
+    #[test]
+    fn a_hold_without_its_kind_is_refused() {
+        let text = r#"
+            [[code]]
+            code = "PA"
+            meaning = "Customs hold"
+            terminal = "hold"
+            source = "x"
+        "#;
+        assert!(matches!(
+            CodeTable::parse(text),
+            Err(CodeTableError::Invalid { .. })
+        ));
+    }
+
+    #[test]
+    fn a_senders_row_comes_before_the_shared_one_for_that_sender_only() {
+        let private = CodeTable::parse(
+            r#"
+            [[code]]
+            code = "A"
+            meaning = "Available (private list)"
+            terminal = "available"
+            source = "sender guide"
+            "#,
+        )
+        .expect("valid table");
+        let table = CodeTable::embedded().clone().with_sender("ACME", private);
+        assert_eq!(
+            table.lookup("ACME", "A").map(|row| row.terminal),
+            Some(Some(TerminalEffect::Available))
+        );
+        assert_eq!(
+            table.lookup("OTHER", "A").and_then(|row| row.event),
+            Some(DcsaCode::Arri)
+        );
+    }
+}

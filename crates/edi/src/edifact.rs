@@ -1,0 +1,649 @@
+//! EDIFACT interchanges (UNA, UNB, optional UNG/UNE, UNH … UNT, UNZ) and the IFTSTA message
+//! (International multimodal status report, D.99B and D.00B; other releases read the same).
+//!
+//! IFTSTA carries its statuses in consignment groups: `CNI`, then per status `STS` with its
+//! `RFF`, `DTM` (334: when the status happened) and `LOC` (175: where), a `TDT` group (20:
+//! main carriage, with voyage and vessel) whose `LOC` 9/11/7/… and `DTM` 133/132/186/178 are
+//! the route, and `EQD` for the container. Header `RFF`s (BM, BN, EQ) and `NAD+CA` apply to
+//! every status that does not say otherwise.
+
+use tidemark_carriers::{Classifier, EmptyIndicator, ModeOfTransport};
+
+use crate::Reader;
+use crate::error::{Fault, Note, ReadError, SegmentRef, TransactionError};
+use crate::model::{
+    DatedTime, Envelope, Group, Interchange, Location, LocationRole, PortCall, References,
+    StatusReport, Syntax, Transaction, TransactionResult, Transport,
+};
+use crate::segment::{self, Segment};
+use crate::status::{
+    choose_container, edifact_classifier, is_valid_container, location, looks_like_scac, map_code,
+    normalize_container, role_of,
+};
+use crate::time::edifact_time;
+
+pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadError> {
+    let (separators, segments) = segment::edifact(input, reader.limits.max_segments)?;
+    let Some(unb) = segments.first().filter(|segment| segment.tag == "UNB") else {
+        return Err(ReadError::NotEdi);
+    };
+    let envelope = Envelope {
+        sender_qualifier: unb.comp_value(2, 2),
+        sender_id: unb.comp(2, 1).trim().to_owned(),
+        receiver_qualifier: unb.comp_value(3, 2),
+        receiver_id: unb.comp(3, 1).trim().to_owned(),
+        control_number: unb.el(5).trim().to_owned(),
+        date: unb.comp(4, 1).trim().to_owned(),
+        time: unb.comp(4, 2).trim().to_owned(),
+        version: joined(unb, 1),
+        test: unb.el(11).trim() == "1",
+        separators,
+    };
+    let mut walk = Walk {
+        reader,
+        envelope: &envelope,
+        segments: &segments,
+        groups: Vec::new(),
+        transactions: Vec::new(),
+        notes: Vec::new(),
+        open_group: None,
+        open_message: None,
+    };
+    walk.run()?;
+    let Walk {
+        groups,
+        transactions,
+        notes,
+        ..
+    } = walk;
+    Ok(Interchange {
+        syntax: Syntax::Edifact,
+        envelope,
+        groups,
+        transactions,
+        notes,
+    })
+}
+
+/// The components of element `n` joined with `:` (`UNOC:2`, `IFTSTA:D:99B:UN`).
+fn joined(segment: &Segment, n: usize) -> String {
+    n.checked_sub(1)
+        .and_then(|n| segment.elements.get(n))
+        .map(|components| components.join(":"))
+        .unwrap_or_default()
+        .trim_end_matches(':')
+        .to_owned()
+}
+
+struct OpenGroup {
+    index: usize,
+    messages: usize,
+}
+
+struct Walk<'a> {
+    reader: &'a Reader,
+    envelope: &'a Envelope,
+    segments: &'a [Segment],
+    groups: Vec<Group>,
+    transactions: Vec<TransactionResult>,
+    notes: Vec<Note>,
+    open_group: Option<OpenGroup>,
+    open_message: Option<usize>,
+}
+
+impl Walk<'_> {
+    fn run(&mut self) -> Result<(), ReadError> {
+        let mut ended = false;
+        for (position, segment) in self.segments.iter().enumerate().skip(1) {
+            if ended {
+                self.stray(segment, position);
+                continue;
+            }
+            match segment.tag.as_str() {
+                "UNG" => {
+                    self.close_message(position, Some("UNG"))?;
+                    self.close_group(None);
+                    self.groups.push(Group {
+                        functional_id: segment.el(1).trim().to_owned(),
+                        sender: segment.comp(2, 1).trim().to_owned(),
+                        receiver: segment.comp(3, 1).trim().to_owned(),
+                        control_number: segment.el(5).trim().to_owned(),
+                        version: joined(segment, 7),
+                    });
+                    self.open_group = Some(OpenGroup {
+                        index: self.groups.len() - 1,
+                        messages: 0,
+                    });
+                }
+                "UNE" => {
+                    self.close_message(position, Some("UNE"))?;
+                    if self.open_group.is_some() {
+                        self.close_group(Some(segment));
+                    } else {
+                        self.stray(segment, position);
+                    }
+                }
+                "UNH" => {
+                    self.close_message(position, Some("UNH"))?;
+                    self.open_message = Some(position);
+                }
+                "UNT" => {
+                    if self.open_message.is_some() {
+                        self.close_message(position + 1, None)?;
+                    } else {
+                        self.stray(segment, position);
+                    }
+                }
+                "UNZ" => {
+                    self.close_message(position, Some("UNZ"))?;
+                    self.close_group(None);
+                    self.check_unz(segment);
+                    ended = true;
+                }
+                _ if self.open_message.is_some() => {}
+                _ => self.stray(segment, position),
+            }
+        }
+        if !ended {
+            self.close_message(self.segments.len(), Some("end of input"))?;
+            self.close_group(None);
+            self.notes.push(Note::MissingEnvelopeTrailer("UNZ"));
+        }
+        Ok(())
+    }
+
+    fn stray(&mut self, segment: &Segment, position: usize) {
+        self.notes.push(Note::StraySegment {
+            tag: segment.tag.clone(),
+            position: position + 1,
+        });
+    }
+
+    fn close_message(
+        &mut self,
+        end: usize,
+        missing: Option<&'static str>,
+    ) -> Result<(), ReadError> {
+        let Some(start) = self.open_message.take() else {
+            return Ok(());
+        };
+        if self.transactions.len() >= self.reader.limits.max_transactions {
+            return Err(ReadError::TooManyTransactions {
+                limit: self.reader.limits.max_transactions,
+            });
+        }
+        let segments = self.segments.get(start..end).unwrap_or_default();
+        let group = self.open_group.as_mut().map(|group| {
+            group.messages += 1;
+            group.index
+        });
+        let context = Context {
+            reader: self.reader,
+            sender: &self.envelope.sender_id,
+        };
+        let index = self.transactions.len();
+        self.transactions
+            .push(message(index, group, segments, missing, &context));
+        Ok(())
+    }
+
+    fn close_group(&mut self, trailer: Option<&Segment>) {
+        let Some(open) = self.open_group.take() else {
+            return;
+        };
+        let Some(trailer) = trailer else {
+            self.notes.push(Note::MissingEnvelopeTrailer("UNE"));
+            return;
+        };
+        if trailer.el(1).trim() != open.messages.to_string() {
+            self.notes.push(Note::EnvelopeCount {
+                trailer: "UNE",
+                declared: trailer.el(1).trim().to_owned(),
+                counted: open.messages,
+            });
+        }
+    }
+
+    fn check_unz(&mut self, unz: &Segment) {
+        // UNZ counts groups when there are any, else messages.
+        let counted = if self.groups.is_empty() {
+            self.transactions.len()
+        } else {
+            self.groups.len()
+        };
+        if unz.el(1).trim() != counted.to_string() {
+            self.notes.push(Note::EnvelopeCount {
+                trailer: "UNZ",
+                declared: unz.el(1).trim().to_owned(),
+                counted,
+            });
+        }
+        if unz.el(2).trim() != self.envelope.control_number {
+            self.notes.push(Note::EnvelopeControlNumber {
+                trailer: "UNZ",
+                header_value: self.envelope.control_number.clone(),
+                trailer_value: unz.el(2).trim().to_owned(),
+            });
+        }
+    }
+}
+
+struct Context<'a> {
+    reader: &'a Reader,
+    /// The UNB sender, which picks the sender's code table.
+    sender: &'a str,
+}
+
+type BodyFault = (Option<(usize, String)>, Fault);
+
+fn message(
+    index: usize,
+    group: Option<usize>,
+    segments: &[Segment],
+    missing_trailer: Option<&'static str>,
+    context: &Context<'_>,
+) -> TransactionResult {
+    let raw: Vec<String> = segments.iter().map(|segment| segment.raw.clone()).collect();
+    let header = segments.first();
+    let set_id = header.and_then(|unh| unh.comp_value(2, 1));
+    let control_number = header.and_then(|unh| unh.value(1));
+    let version = header
+        .map(|unh| format!("{}:{}", unh.comp(2, 2).trim(), unh.comp(2, 3).trim()))
+        .unwrap_or_default();
+    let fail = |segment: Option<SegmentRef>, fault: Fault| {
+        Box::new(TransactionError {
+            index,
+            group,
+            set_id: set_id.clone(),
+            control_number: control_number.clone(),
+            version: Some(version.clone()),
+            segment,
+            fault,
+            segments: raw.clone(),
+        })
+    };
+    if let Some(missing) = missing_trailer {
+        let tag = segments.last().map(|s| s.tag.clone()).unwrap_or_default();
+        return Err(fail(
+            Some(SegmentRef {
+                position: segments.len().max(1),
+                tag,
+            }),
+            Fault::MissingTrailer(missing),
+        ));
+    }
+    let Some(control) = control_number.clone() else {
+        return Err(fail(
+            Some(SegmentRef {
+                position: 1,
+                tag: "UNH".to_owned(),
+            }),
+            Fault::MissingControlNumber,
+        ));
+    };
+    let mut notes = Vec::new();
+    if let Some(trailer) = segments.last() {
+        if trailer.el(2).trim() != control {
+            notes.push(Note::TrailerControlNumber {
+                header: control.clone(),
+                trailer: trailer.el(2).trim().to_owned(),
+            });
+        }
+        if trailer.el(1).trim() != segments.len().to_string() {
+            notes.push(Note::SegmentCount {
+                declared: trailer.el(1).trim().to_owned(),
+                counted: segments.len(),
+            });
+        }
+    }
+    let body = segments
+        .get(1..segments.len().saturating_sub(1))
+        .unwrap_or_default();
+    let statuses = match set_id.as_deref() {
+        Some("IFTSTA") => read_iftsta(body, context, &mut notes),
+        Some(other) => Err((None, Fault::Unsupported(other.to_owned()))),
+        None => Err((None, Fault::Unsupported(String::new()))),
+    };
+    match statuses {
+        Ok(statuses) => Ok(Transaction {
+            index,
+            group,
+            set_id: set_id.unwrap_or_default(),
+            control_number: control,
+            version: version.clone(),
+            statuses,
+            notes,
+            segments: raw.clone(),
+        }),
+        Err((at, fault)) => Err(fail(
+            at.map(|(offset, tag)| SegmentRef {
+                position: offset + 2,
+                tag,
+            }),
+            fault,
+        )),
+    }
+}
+
+/// A DTM as sent: qualifier, value, format.
+#[derive(Clone)]
+struct RawDtm {
+    qualifier: String,
+    value: String,
+    format: String,
+}
+
+impl RawDtm {
+    fn of(dtm: &Segment) -> Self {
+        Self {
+            qualifier: dtm.comp(1, 1).trim().to_owned(),
+            value: dtm.comp(1, 2).trim().to_owned(),
+            format: dtm.comp(1, 3).trim().to_owned(),
+        }
+    }
+
+    fn read(&self, locode: Option<&str>, notes: &mut Vec<Note>) -> Option<DatedTime> {
+        let time = edifact_time(&self.value, &self.format, locode, "DTM", notes)?;
+        Some(DatedTime {
+            qualifier: self.qualifier.clone(),
+            classifier: edifact_classifier(&self.qualifier),
+            time_code: (!self.format.is_empty()).then(|| self.format.clone()),
+            time,
+        })
+    }
+}
+
+/// A status being read, until the next STS or CNI.
+#[derive(Default)]
+struct Draft {
+    code: String,
+    agency: Option<String>,
+    description: Option<String>,
+    dtms: Vec<RawDtm>,
+    location: Option<Location>,
+    references: References,
+    rff_container: Option<String>,
+    transport: Option<Transport>,
+    calls: Vec<(LocationRole, Location, Vec<RawDtm>)>,
+    eqd_container: Option<String>,
+    iso_size_type: Option<String>,
+    empty_indicator: Option<EmptyIndicator>,
+}
+
+/// Where the next DTM belongs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DtmTarget {
+    Status,
+    Call,
+    Elsewhere,
+}
+
+/// Header (or consignment) facts every status inherits.
+#[derive(Default)]
+struct Shared {
+    references: References,
+    container: Option<String>,
+    scac: Option<String>,
+}
+
+fn rff_into(rff: &Segment, references: &mut References, container: &mut Option<String>) {
+    let qualifier = rff.comp(1, 1).trim();
+    let Some(value) = rff.comp_value(1, 2) else {
+        return;
+    };
+    match qualifier {
+        "BM" => references.bills_of_lading.push(value),
+        "BN" => references.bookings.push(value),
+        "EQ" => {
+            if container.is_none() {
+                *container = normalize_container(&value);
+            }
+        }
+        "SN" => references.seals.push(value),
+        _ => references.other.push((qualifier.to_owned(), value)),
+    }
+}
+
+fn transport_of(tdt: &Segment) -> Transport {
+    let mode = match tdt.comp(3, 1).trim() {
+        "1" => Some(ModeOfTransport::Vessel),
+        "2" => Some(ModeOfTransport::Rail),
+        "3" => Some(ModeOfTransport::Truck),
+        "8" => Some(ModeOfTransport::Barge),
+        "" if tdt.el(1).trim() == "20" => Some(ModeOfTransport::Vessel),
+        _ => None,
+    };
+    let id = tdt.comp(8, 1).trim();
+    let is_imo = id.len() == 7 && id.bytes().all(|byte| byte.is_ascii_digit());
+    Transport {
+        mode,
+        name: tdt.comp_value(8, 4),
+        imo: is_imo.then(|| id.to_owned()),
+        voyage: tdt.value(2),
+        code: (!is_imo && !id.is_empty()).then(|| id.to_owned()),
+    }
+}
+
+fn read_iftsta(
+    body: &[Segment],
+    context: &Context<'_>,
+    notes: &mut Vec<Note>,
+) -> Result<Vec<StatusReport>, BodyFault> {
+    if !body.iter().any(|segment| segment.tag == "STS") {
+        return Err((None, Fault::MissingSegment("STS")));
+    }
+    let mut shared = Shared::default();
+    let mut consignment: Option<Shared> = None;
+    let mut drafts: Vec<(Draft, Option<String>)> = Vec::new();
+    let mut draft: Option<Draft> = None;
+    let mut target = DtmTarget::Elsewhere;
+
+    for segment in body {
+        match segment.tag.as_str() {
+            "CNI" => {
+                finish(&mut draft, &mut drafts, &consignment, &shared);
+                consignment = Some(Shared::default());
+                target = DtmTarget::Elsewhere;
+            }
+            "STS" => {
+                finish(&mut draft, &mut drafts, &consignment, &shared);
+                draft = Some(Draft {
+                    code: segment.comp(2, 1).trim().to_owned(),
+                    agency: segment.comp_value(2, 3),
+                    description: segment.comp_value(2, 4),
+                    ..Draft::default()
+                });
+                target = DtmTarget::Status;
+            }
+            "NAD" if segment.el(1).trim() == "CA" => {
+                let party = segment.comp(2, 1).trim();
+                let scope = consignment.as_mut().unwrap_or(&mut shared);
+                if looks_like_scac(party) && scope.scac.is_none() {
+                    scope.scac = Some(party.to_owned());
+                }
+            }
+            "RFF" => match draft.as_mut() {
+                Some(draft) => rff_into(segment, &mut draft.references, &mut draft.rff_container),
+                None => {
+                    let scope = consignment.as_mut().unwrap_or(&mut shared);
+                    rff_into(segment, &mut scope.references, &mut scope.container);
+                }
+            },
+            "DTM" => {
+                if let Some(draft) = draft.as_mut() {
+                    match target {
+                        DtmTarget::Status => draft.dtms.push(RawDtm::of(segment)),
+                        DtmTarget::Call => {
+                            if let Some((_, _, dtms)) = draft.calls.last_mut() {
+                                dtms.push(RawDtm::of(segment));
+                            }
+                        }
+                        DtmTarget::Elsewhere => {}
+                    }
+                }
+            }
+            "LOC" => {
+                if let Some(draft) = draft.as_mut() {
+                    let qualifier = segment.el(1).trim();
+                    // C517: id, code list (1131), agency (3055), name. A LOCODE-shaped id is a
+                    // UN/LOCODE unless an agency other than UN/ECE (6) issued it.
+                    let agency = segment.comp(2, 3).trim();
+                    let issuer = if matches!(agency, "" | "6") {
+                        ""
+                    } else {
+                        agency
+                    };
+                    let place = location(segment.comp(2, 1), issuer, segment.comp_value(2, 4));
+                    if qualifier == "175" {
+                        draft.location = Some(place.clone());
+                        draft
+                            .calls
+                            .push((LocationRole::Activity, place, Vec::new()));
+                        target = DtmTarget::Status;
+                    } else {
+                        draft
+                            .calls
+                            .push((LocationRole::from_loc(qualifier), place, Vec::new()));
+                        target = DtmTarget::Call;
+                    }
+                }
+            }
+            "TDT" => {
+                if let Some(draft) = draft.as_mut() {
+                    let main = segment.el(1).trim() == "20";
+                    if draft.transport.is_none() || main {
+                        draft.transport = Some(transport_of(segment));
+                    }
+                }
+                target = DtmTarget::Elsewhere;
+            }
+            "EQD" => {
+                // The first EQD of a status is its container.
+                if let Some(draft) = draft.as_mut().filter(|draft| draft.eqd_container.is_none()) {
+                    draft.eqd_container = normalize_container(segment.comp(2, 1));
+                    draft.iso_size_type = segment.comp_value(3, 1);
+                    draft.empty_indicator = match segment.el(6).trim() {
+                        "4" => Some(EmptyIndicator::Empty),
+                        "5" => Some(EmptyIndicator::Laden),
+                        _ => None,
+                    };
+                }
+                target = DtmTarget::Elsewhere;
+            }
+            _ => {}
+        }
+    }
+    finish(&mut draft, &mut drafts, &consignment, &shared);
+
+    let mut statuses = Vec::new();
+    for (draft, header_container) in drafts {
+        statuses.push(status_of(draft, header_container, context, notes));
+    }
+    Ok(statuses)
+}
+
+/// Closes the open draft, giving it what the consignment and the header say.
+fn finish(
+    draft: &mut Option<Draft>,
+    drafts: &mut Vec<(Draft, Option<String>)>,
+    consignment: &Option<Shared>,
+    shared: &Shared,
+) {
+    let Some(mut draft) = draft.take() else {
+        return;
+    };
+    for scope in [consignment.as_ref(), Some(shared)].into_iter().flatten() {
+        let references = &mut draft.references;
+        if references.bills_of_lading.is_empty() {
+            references
+                .bills_of_lading
+                .clone_from(&scope.references.bills_of_lading);
+        }
+        if references.bookings.is_empty() {
+            references.bookings.clone_from(&scope.references.bookings);
+        }
+        if references.scac.is_none() {
+            references.scac.clone_from(&scope.scac);
+        }
+    }
+    let header_container = consignment
+        .as_ref()
+        .and_then(|scope| scope.container.clone())
+        .or_else(|| shared.container.clone());
+    drafts.push((draft, header_container));
+}
+
+fn status_of(
+    draft: Draft,
+    header_container: Option<String>,
+    context: &Context<'_>,
+    notes: &mut Vec<Note>,
+) -> StatusReport {
+    let place = draft.location.unwrap_or_default();
+    let locode = place.locode.clone();
+    let mut other_times = Vec::new();
+    let mut event: Option<DatedTime> = None;
+    for dtm in &draft.dtms {
+        let Some(dated) = dtm.read(locode.as_deref(), notes) else {
+            continue;
+        };
+        if event.is_none() && dtm.qualifier == "334" {
+            event = Some(dated);
+        } else {
+            other_times.push(dated);
+        }
+    }
+    // Without a 334 the first dated status DTM is the event's time.
+    if event.is_none() && !other_times.is_empty() {
+        event = Some(other_times.remove(0));
+    }
+    let calls: Vec<PortCall> = draft
+        .calls
+        .into_iter()
+        .map(|(role, location, dtms)| {
+            let times = dtms
+                .iter()
+                .filter_map(|dtm| dtm.read(location.locode.as_deref(), notes))
+                .collect();
+            PortCall {
+                role,
+                location,
+                times,
+            }
+        })
+        .collect();
+    let mut references = draft.references;
+    let status_container = choose_container(draft.eqd_container, draft.rff_container, notes);
+    references.container = status_container.or(header_container);
+    if references.scac.is_none() && looks_like_scac(context.sender) {
+        references.scac = Some(context.sender.to_owned());
+    }
+    let container_valid = references
+        .container
+        .as_deref()
+        .is_some_and(is_valid_container);
+    let location_role = role_of(locode.as_deref(), &calls);
+    let mut status = StatusReport {
+        code: draft.code,
+        code_agency: draft.agency,
+        description: draft.description,
+        mapping: None,
+        classifier: event
+            .as_ref()
+            .and_then(|dated| dated.classifier)
+            .unwrap_or(Classifier::Actual),
+        time: event.map(|dated| dated.time),
+        location: place,
+        location_role,
+        references,
+        container_valid,
+        transport: draft.transport,
+        iso_size_type: draft.iso_size_type,
+        empty_indicator: draft.empty_indicator,
+        port_calls: calls,
+        other_times,
+        sender: context.sender.to_owned(),
+    };
+    map_code(&mut status, context.reader.codes(), notes);
+    status
+}

@@ -1,0 +1,134 @@
+//! Why an interchange, or one transaction in it, could not be read, and the faults that were
+//! noted without stopping the reading.
+
+use serde::Serialize;
+
+/// The whole input was refused: nothing in it was read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    #[error("the input is {bytes} bytes, over the limit of {limit}")]
+    TooLarge { bytes: usize, limit: usize },
+    #[error("the input has more than {limit} segments")]
+    TooManySegments { limit: usize },
+    #[error("the input has more than {limit} transactions")]
+    TooManyTransactions { limit: usize },
+    /// Neither an X12 `ISA` nor an EDIFACT `UNA`/`UNB` starts the input.
+    #[error("the input is neither X12 (ISA) nor EDIFACT (UNA/UNB)")]
+    NotEdi,
+    /// The interchange header cannot be read, so neither can anything after it.
+    #[error("unreadable interchange header: {0}")]
+    Envelope(String),
+}
+
+/// Where in a transaction a fault is: the segment's position counted from the header (ST or
+/// UNH is 1, as X12 AK3-02 and EDIFACT UCS count) and its tag.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SegmentRef {
+    pub position: usize,
+    pub tag: String,
+}
+
+/// Why one transaction was not read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+pub enum Fault {
+    /// A transaction set or message this crate does not read (not 315, 322 or IFTSTA).
+    #[error("transaction set {0} is not supported")]
+    Unsupported(String),
+    /// The next header, the group trailer or the end of input came before SE/UNT.
+    #[error("the transaction has no trailer ({0})")]
+    MissingTrailer(&'static str),
+    /// A segment the transaction cannot do without.
+    #[error("required segment {0} is missing")]
+    MissingSegment(&'static str),
+    /// A segment is there but an element it needs is empty or unreadable.
+    #[error("{element} is missing or unreadable: {detail}")]
+    BadElement {
+        element: &'static str,
+        detail: String,
+    },
+    /// The header has no control number.
+    #[error("the header has no control number")]
+    MissingControlNumber,
+}
+
+/// A transaction that could not be read, named so an operator can find it: its place in the
+/// interchange, its header's control number, the segment and the reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{}", describe(self))]
+pub struct TransactionError {
+    /// Its place among the interchange's transactions, from 0.
+    pub index: usize,
+    pub group: Option<usize>,
+    /// ST01 / UNH S009 message type, when the header gave one.
+    pub set_id: Option<String>,
+    /// ST02 / UNH 0062.
+    pub control_number: Option<String>,
+    /// GS08 for X12, the UNH S009 version and release (`D:99B`) for EDIFACT.
+    pub version: Option<String>,
+    pub segment: Option<SegmentRef>,
+    pub fault: Fault,
+    /// The transaction's segments as text, for the operator.
+    pub segments: Vec<String>,
+}
+
+fn describe(error: &TransactionError) -> String {
+    let mut text = format!("transaction #{}", error.index + 1);
+    if let Some(set_id) = &error.set_id {
+        text.push_str(&format!(" ({set_id}"));
+        if let Some(control) = &error.control_number {
+            text.push_str(&format!(" control number {control}"));
+        }
+        text.push(')');
+    }
+    if let Some(segment) = &error.segment {
+        text.push_str(&format!(", segment {} ({})", segment.position, segment.tag));
+    }
+    text.push_str(&format!(": {}", error.fault));
+    text
+}
+
+/// Something odd that did not stop the reading.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+pub enum Note {
+    /// SE02 differs from ST02 (UNT 0062 from UNH 0062).
+    #[error("the trailer's control number {trailer} differs from the header's {header}")]
+    TrailerControlNumber { header: String, trailer: String },
+    /// SE01 / UNT 0074 is not the number of segments counted.
+    #[error("the trailer counts {declared} segments, {counted} were found")]
+    SegmentCount { declared: String, counted: usize },
+    /// GE01 / IEA01 / UNZ 0036 is not the number counted.
+    #[error("{trailer} counts {declared}, {counted} were found")]
+    EnvelopeCount {
+        trailer: &'static str,
+        declared: String,
+        counted: usize,
+    },
+    /// GE02 / IEA02 / UNZ 0020 differs from its header's.
+    #[error("{trailer} control number {trailer_value} differs from the header's {header_value}")]
+    EnvelopeControlNumber {
+        trailer: &'static str,
+        header_value: String,
+        trailer_value: String,
+    },
+    /// GE, IEA or UNZ is missing.
+    #[error("the {0} trailer is missing")]
+    MissingEnvelopeTrailer(&'static str),
+    /// A segment outside any transaction, other than envelope segments.
+    #[error("segment {tag} at position {position} is outside any transaction")]
+    StraySegment { tag: String, position: usize },
+    /// A time code that is not in the table (kept local, read with the place's zone).
+    #[error("unknown time code {0}; read as the place's local time")]
+    UnknownTimeCode(String),
+    /// A date or time that could not be read.
+    #[error("unreadable date or time {value:?} in {segment}")]
+    BadDateTime { segment: String, value: String },
+    /// The place has no known time zone, so the time stays local.
+    #[error("no time zone known for {0}; the time is kept local")]
+    NoTimeZone(String),
+    /// Two different container numbers for one status.
+    #[error("container {kept} (kept) differs from {other}")]
+    ConflictingContainer { kept: String, other: String },
+    /// The status has no code at all.
+    #[error("a status without a status code")]
+    EmptyStatusCode,
+}

@@ -1,0 +1,190 @@
+//! Pieces both syntaxes use to build a status: identifiers, containers, the code lookup.
+
+use tidemark_carriers::Classifier;
+use tidemark_domain::ContainerNumber;
+use tidemark_domain::container_number::check_digit;
+
+use crate::codes::CodeTable;
+use crate::error::Note;
+use crate::model::{Location, LocationRole, PortCall, StatusReport};
+
+/// Two letters and three letters or digits, as UN/LOCODEs are written.
+pub(crate) fn looks_like_locode(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 5
+        && bytes.iter().take(2).all(u8::is_ascii_uppercase)
+        && bytes
+            .iter()
+            .skip(2)
+            .all(|byte| byte.is_ascii_uppercase() || byte.is_ascii_digit())
+}
+
+/// Two to four capital letters, as SCACs are written.
+pub(crate) fn looks_like_scac(text: &str) -> bool {
+    (2..=4).contains(&text.len()) && text.bytes().all(|byte| byte.is_ascii_uppercase())
+}
+
+/// A container number without the spaces and dashes some senders put in (`CXRU 125502-2`).
+pub(crate) fn normalize_container(text: &str) -> Option<String> {
+    let number: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .collect::<String>()
+        .to_ascii_uppercase();
+    (!number.is_empty()).then_some(number)
+}
+
+/// A container number from an equipment initial, number and check digit (B4-07/08/13,
+/// N7-01/02/18). Six serial digits without a check digit get the computed one.
+pub(crate) fn container_from_parts(initial: &str, number: &str, check: &str) -> Option<String> {
+    let initial = initial.trim();
+    let number = number.trim();
+    if number.is_empty() {
+        return None;
+    }
+    let base = normalize_container(&format!("{initial}{number}"))?;
+    let check = check.trim();
+    if base.len() == 10 {
+        if check.len() == 1 && check.bytes().all(|byte| byte.is_ascii_digit()) {
+            return Some(format!("{base}{check}"));
+        }
+        if let Some(digit) = check_digit(&base) {
+            return Some(format!("{base}{digit}"));
+        }
+    }
+    Some(base)
+}
+
+pub(crate) fn is_valid_container(number: &str) -> bool {
+    ContainerNumber::parse(number).is_ok()
+}
+
+/// The container of a status when two segments name one: the valid number wins, else the
+/// first; a disagreement is noted.
+pub(crate) fn choose_container(
+    first: Option<String>,
+    second: Option<String>,
+    notes: &mut Vec<Note>,
+) -> Option<String> {
+    match (first, second) {
+        (Some(first), Some(second)) if first != second => {
+            let (kept, other) = if !is_valid_container(&first) && is_valid_container(&second) {
+                (second, first)
+            } else {
+                (first, second)
+            };
+            notes.push(Note::ConflictingContainer {
+                kept: kept.clone(),
+                other,
+            });
+            Some(kept)
+        }
+        (first, second) => first.or(second),
+    }
+}
+
+/// A location from an identifier and its qualifier: a UN/LOCODE when the qualifier says `UN`
+/// (or there is none and the identifier looks like one), else kept as another identifier.
+pub(crate) fn location(id: &str, qualifier: &str, name: Option<String>) -> Location {
+    let id = id.trim();
+    let qualifier = qualifier.trim();
+    let mut location = Location {
+        name,
+        ..Location::default()
+    };
+    if id.is_empty() {
+        return location;
+    }
+    let locode_qualifier = matches!(qualifier, "UN" | "139" | "6" | "");
+    if locode_qualifier && looks_like_locode(id) {
+        location.locode = Some(id.to_owned());
+    } else {
+        location.other_id = Some(id.to_owned());
+        location.other_qualifier = (!qualifier.is_empty()).then(|| qualifier.to_owned());
+    }
+    location
+}
+
+/// Actual or estimated, from an X12 DTM01 (374) qualifier.
+pub(crate) fn x12_classifier(qualifier: &str) -> Option<Classifier> {
+    match qualifier.trim() {
+        "140" => Some(Classifier::Actual),
+        "139" | "371" | "017" | "369" => Some(Classifier::Estimated),
+        _ => None,
+    }
+}
+
+/// Actual or estimated, from an EDIFACT DTM 2005 qualifier.
+pub(crate) fn edifact_classifier(qualifier: &str) -> Option<Classifier> {
+    match qualifier.trim() {
+        "334" | "178" | "186" | "7" => Some(Classifier::Actual),
+        "132" | "133" | "17" => Some(Classifier::Estimated),
+        _ => None,
+    }
+}
+
+/// The role of the status location among the places the message listed: a route role (T, L,
+/// D…) wins over the bare activity location, and a code this crate does not know says
+/// nothing.
+pub(crate) fn role_of(locode: Option<&str>, calls: &[PortCall]) -> Option<LocationRole> {
+    let locode = locode?;
+    let roles: Vec<&LocationRole> = calls
+        .iter()
+        .filter(|call| call.location.locode.as_deref() == Some(locode))
+        .map(|call| &call.role)
+        .collect();
+    roles
+        .iter()
+        .find(|role| !matches!(role, LocationRole::Activity | LocationRole::Other(_)))
+        .or_else(|| roles.iter().find(|role| **role == &LocationRole::Activity))
+        .map(|role| (*role).clone())
+}
+
+/// Looks the status code up and fills the mapping; an empty code is noted.
+pub(crate) fn map_code(status: &mut StatusReport, codes: &CodeTable, notes: &mut Vec<Note>) {
+    if status.code.is_empty() {
+        notes.push(Note::EmptyStatusCode);
+        return;
+    }
+    status.mapping = codes.lookup(&status.sender, &status.code).cloned();
+    if let Some(forced) = status.mapping.as_ref().and_then(|row| row.classifier) {
+        status.classifier = forced;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_six_digit_serial_gets_its_check_digit() {
+        assert_eq!(
+            container_from_parts("MRSU", "437163", "9").as_deref(),
+            Some("MRSU4371639")
+        );
+        assert_eq!(
+            container_from_parts("MRSU", "437163", "").as_deref(),
+            Some("MRSU4371639")
+        );
+    }
+
+    #[test]
+    fn spaces_and_dashes_leave_container_numbers() {
+        assert_eq!(
+            normalize_container("CXRU 125502-2").as_deref(),
+            Some("CXRU1255022")
+        );
+    }
+
+    #[test]
+    fn a_valid_number_wins_over_an_invalid_one() {
+        let mut notes = vec![];
+        let kept = choose_container(
+            Some("MRSU4371630".to_owned()),
+            Some("MRSU4371639".to_owned()),
+            &mut notes,
+        );
+        assert_eq!(kept.as_deref(), Some("MRSU4371639"));
+        assert_eq!(notes.len(), 1);
+    }
+}

@@ -1,0 +1,413 @@
+//! Dates and times to UTC. EDI times are wall-clock times: the X12 DTM time code says whose
+//! (`LT` the place's, `UT`/`GM` UTC, `ET`/`CT`/`MT`/`PT`… US zones, their `S`/`D` variants
+//! fixed standard or daylight offsets), and without one the place's own zone applies, looked
+//! up by UN/LOCODE in tidemark-geo's reference data. When no zone is known the local time is
+//! kept and UTC left empty rather than guessed.
+
+use chrono::{
+    DateTime, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone,
+    Utc,
+};
+use chrono_tz::Tz;
+use tidemark_geo::reference::ReferenceData;
+
+use crate::error::Note;
+use crate::model::EventTime;
+
+/// The zone a time is read in.
+enum Zone {
+    Utc,
+    Fixed(FixedOffset),
+    Named(Tz),
+}
+
+impl Zone {
+    fn label(&self) -> String {
+        match self {
+            Self::Utc => "UTC".to_owned(),
+            Self::Fixed(offset) => offset.to_string(),
+            Self::Named(tz) => tz.name().to_owned(),
+        }
+    }
+
+    fn to_utc(&self, local: NaiveDateTime) -> Option<DateTime<Utc>> {
+        match self {
+            Self::Utc => Some(Utc.from_utc_datetime(&local)),
+            Self::Fixed(offset) => pick(offset.from_local_datetime(&local)),
+            Self::Named(tz) => pick(tz.from_local_datetime(&local)).or_else(|| {
+                // A wall-clock time in a spring-forward gap: read it an hour later, as the
+                // clocks on the quay would have shown.
+                let later = local.checked_add_signed(TimeDelta::hours(1))?;
+                pick(tz.from_local_datetime(&later))
+            }),
+        }
+    }
+}
+
+/// The earlier reading of an ambiguous (fall-back) time, none for a gap.
+fn pick<T: TimeZone>(result: LocalResult<DateTime<T>>) -> Option<DateTime<Utc>> {
+    match result {
+        LocalResult::Single(time) | LocalResult::Ambiguous(time, _) => Some(time.to_utc()),
+        LocalResult::None => None,
+    }
+}
+
+fn hours(offset_minutes: i32) -> Option<Zone> {
+    FixedOffset::east_opt(offset_minutes * 60).map(Zone::Fixed)
+}
+
+fn named(name: &str) -> Option<Zone> {
+    name.parse::<Tz>().ok().map(Zone::Named)
+}
+
+/// The zone of an X12 time code (element 623), `None` for `LT`, an empty code or one not in
+/// the table (the caller then uses the place's zone).
+fn zone_of_time_code(code: &str) -> Option<Zone> {
+    match code {
+        "UT" | "GM" | "UTC" | "Z" => Some(Zone::Utc),
+        "ET" => named("America/New_York"),
+        "CT" => named("America/Chicago"),
+        "MT" => named("America/Denver"),
+        "PT" => named("America/Los_Angeles"),
+        "AT" => named("America/Anchorage"),
+        "HT" => named("Pacific/Honolulu"),
+        "NT" => named("America/St_Johns"),
+        "TT" => named("America/Halifax"),
+        "ES" => hours(-5 * 60),
+        "ED" => hours(-4 * 60),
+        "CS" => hours(-6 * 60),
+        "CD" => hours(-5 * 60),
+        "MS" => hours(-7 * 60),
+        "MD" => hours(-6 * 60),
+        "PS" => hours(-8 * 60),
+        "PD" => hours(-7 * 60),
+        "AS" => hours(-9 * 60),
+        "AD" => hours(-8 * 60),
+        "HS" => hours(-10 * 60),
+        "HD" => hours(-9 * 60),
+        "NS" => hours(-(3 * 60 + 30)),
+        "ND" => hours(-(2 * 60 + 30)),
+        "TS" => hours(-4 * 60),
+        "TD" => hours(-3 * 60),
+        _ => None,
+    }
+}
+
+/// The place's zone from the reference data, noting when there is none.
+fn zone_of_place(locode: Option<&str>, notes: &mut Vec<Note>) -> Option<Zone> {
+    let zone = locode.and_then(|locode| ReferenceData::embedded().time_zone_of(locode));
+    match zone.and_then(named) {
+        Some(zone) => Some(zone),
+        None => {
+            let place = locode.unwrap_or("a place without a UN/LOCODE");
+            let note = Note::NoTimeZone(place.to_owned());
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+            None
+        }
+    }
+}
+
+fn event_time(local: NaiveDateTime, has_time: bool, zone: Option<Zone>) -> EventTime {
+    EventTime {
+        local,
+        has_time,
+        zone: zone.as_ref().map(Zone::label),
+        utc: zone.and_then(|zone| zone.to_utc(local)),
+    }
+}
+
+fn digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit())
+}
+
+fn number(text: &str) -> Option<u32> {
+    if digits(text) {
+        text.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// `CCYYMMDD`, or `YYMMDD` (years 70–99 in the 1900s).
+pub(crate) fn parse_date(text: &str) -> Option<NaiveDate> {
+    let text = text.trim();
+    if !digits(text) {
+        return None;
+    }
+    let (year, rest) = match text.len() {
+        8 => (i32::try_from(number(text.get(..4)?)?).ok()?, text.get(4..)?),
+        6 => {
+            let short = i32::try_from(number(text.get(..2)?)?).ok()?;
+            (
+                if short >= 70 {
+                    1900 + short
+                } else {
+                    2000 + short
+                },
+                text.get(2..)?,
+            )
+        }
+        _ => return None,
+    };
+    let month = number(rest.get(..2)?)?;
+    let day = number(rest.get(2..4)?)?;
+    NaiveDate::from_ymd_opt(year, month, day)
+}
+
+/// `HHMM`, `HHMMSS`, or `HHMMSS` followed by decimal seconds (dropped).
+pub(crate) fn parse_time(text: &str) -> Option<NaiveTime> {
+    let text = text.trim();
+    if !digits(text) || text.len() < 4 || text.len() > 8 {
+        return None;
+    }
+    let hour = number(text.get(..2)?)?;
+    let minute = number(text.get(2..4)?)?;
+    let second = match text.get(4..6) {
+        Some(seconds) => number(seconds)?,
+        None => 0,
+    };
+    NaiveTime::from_hms_opt(hour, minute, second)
+}
+
+/// An X12 date, time and time code (DTM02–04, Q5-02–04, B4-04/05) at `locode`.
+pub(crate) fn x12_time(
+    date: &str,
+    time: &str,
+    time_code: &str,
+    locode: Option<&str>,
+    segment: &str,
+    notes: &mut Vec<Note>,
+) -> Option<EventTime> {
+    let Some(day) = parse_date(date) else {
+        if !date.trim().is_empty() {
+            notes.push(Note::BadDateTime {
+                segment: segment.to_owned(),
+                value: date.to_owned(),
+            });
+        }
+        return None;
+    };
+    let (clock, has_time) = if time.trim().is_empty() {
+        (NaiveTime::MIN, false)
+    } else if let Some(clock) = parse_time(time) {
+        (clock, true)
+    } else {
+        notes.push(Note::BadDateTime {
+            segment: segment.to_owned(),
+            value: time.to_owned(),
+        });
+        (NaiveTime::MIN, false)
+    };
+    let code = time_code.trim();
+    let zone = match zone_of_time_code(code) {
+        Some(zone) => Some(zone),
+        None => {
+            if !code.is_empty() && code != "LT" {
+                notes.push(Note::UnknownTimeCode(code.to_owned()));
+            }
+            zone_of_place(locode, notes)
+        }
+    };
+    Some(event_time(day.and_time(clock), has_time, zone))
+}
+
+/// A zone written after an EDIFACT date (formats 303/304/205): `UTC`, `GMT`, `Z`, `+HH`,
+/// `-HHMM`…
+fn suffix_zone(text: &str) -> Option<Zone> {
+    let text = text.trim();
+    match text {
+        "UTC" | "GMT" | "Z" | "UT" => return Some(Zone::Utc),
+        _ => {}
+    }
+    let (sign, rest) = match text.as_bytes().first()? {
+        b'+' => (1, text.get(1..)?),
+        b'-' => (-1, text.get(1..)?),
+        _ => (1, text),
+    };
+    let (hours, minutes) = match rest.len() {
+        2 => (number(rest)?, 0),
+        4 => (number(rest.get(..2)?)?, number(rest.get(2..)?)?),
+        _ => return None,
+    };
+    let minutes = i32::try_from(hours * 60 + minutes).ok()?;
+    FixedOffset::east_opt(sign * minutes * 60).map(Zone::Fixed)
+}
+
+/// An EDIFACT DTM C507 value in format `format` (2379: 101, 102, 201, 203, 204, 205, 303,
+/// 304; unknown formats are read by length) at `locode`.
+pub(crate) fn edifact_time(
+    value: &str,
+    format: &str,
+    locode: Option<&str>,
+    segment: &str,
+    notes: &mut Vec<Note>,
+) -> Option<EventTime> {
+    let value = value.trim();
+    let bad = |notes: &mut Vec<Note>| {
+        notes.push(Note::BadDateTime {
+            segment: segment.to_owned(),
+            value: value.to_owned(),
+        });
+        None
+    };
+    // (date digits, time digits, zone suffix)
+    let split = |date_len: usize, time_len: usize| -> Option<(&str, &str, &str)> {
+        Some((
+            value.get(..date_len)?,
+            value.get(date_len..date_len + time_len)?,
+            value.get(date_len + time_len..)?,
+        ))
+    };
+    let format = match format.trim() {
+        "" => match value.len() {
+            6 => "101",
+            8 => "102",
+            10 => "201",
+            12 => "203",
+            14 => "204",
+            _ => "",
+        },
+        other => other,
+    };
+    let parts = match format {
+        "101" | "102" => split(value.len(), 0),
+        "201" => split(6, 4),
+        "203" | "303" | "205" => split(8, 4),
+        "204" | "304" => split(8, 6),
+        _ => None,
+    };
+    let Some((date, time, suffix)) = parts else {
+        return bad(notes);
+    };
+    let Some(day) = parse_date(date) else {
+        return bad(notes);
+    };
+    let (clock, has_time) = if time.is_empty() {
+        (NaiveTime::MIN, false)
+    } else {
+        match parse_time(time) {
+            Some(clock) => (clock, true),
+            None => return bad(notes),
+        }
+    };
+    let zone = if suffix.is_empty() {
+        zone_of_place(locode, notes)
+    } else {
+        match suffix_zone(suffix) {
+            Some(zone) => Some(zone),
+            None => {
+                notes.push(Note::UnknownTimeCode(suffix.to_owned()));
+                zone_of_place(locode, notes)
+            }
+        }
+    };
+    Some(event_time(day.and_time(clock), has_time, zone))
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+
+    fn utc(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> Option<DateTime<Utc>> {
+        Utc.with_ymd_and_hms(y, mo, d, h, mi, 0).single()
+    }
+
+    #[test]
+    fn local_time_uses_the_places_zone() {
+        let mut notes = vec![];
+        let time = x12_time("20221121", "012400", "LT", Some("MXZLO"), "DTM", &mut notes);
+        assert_eq!(time.and_then(|t| t.utc), utc(2022, 11, 21, 7, 24));
+        assert!(notes.is_empty());
+    }
+
+    #[test]
+    fn pacific_time_follows_daylight_saving() {
+        let mut notes = vec![];
+        let summer = x12_time("20230715", "1200", "PT", None, "DTM", &mut notes);
+        let winter = x12_time("20230115", "1200", "PT", None, "DTM", &mut notes);
+        assert_eq!(summer.and_then(|t| t.utc), utc(2023, 7, 15, 19, 0));
+        assert_eq!(winter.and_then(|t| t.utc), utc(2023, 1, 15, 20, 0));
+    }
+
+    #[test]
+    fn standard_and_daylight_codes_are_fixed_offsets() {
+        let mut notes = vec![];
+        let standard = x12_time("20230715", "1200", "ES", None, "DTM", &mut notes);
+        let daylight = x12_time("20230115", "1200", "CD", None, "DTM", &mut notes);
+        assert_eq!(standard.and_then(|t| t.utc), utc(2023, 7, 15, 17, 0));
+        assert_eq!(daylight.and_then(|t| t.utc), utc(2023, 1, 15, 17, 0));
+    }
+
+    #[test]
+    fn universal_time_codes_are_utc() {
+        let mut notes = vec![];
+        for code in ["UT", "GM"] {
+            let time = x12_time("20230715", "1200", code, Some("USLAX"), "DTM", &mut notes);
+            assert_eq!(time.and_then(|t| t.utc), utc(2023, 7, 15, 12, 0), "{code}");
+        }
+    }
+
+    #[test]
+    fn no_code_and_no_known_place_keeps_the_time_local() {
+        let mut notes = vec![];
+        let time = x12_time("20220901", "0807", "", None, "B4", &mut notes).expect("a date");
+        assert_eq!(time.utc, None);
+        assert_eq!(time.local.to_string(), "2022-09-01 08:07:00");
+        assert!(matches!(notes.as_slice(), [Note::NoTimeZone(_)]));
+    }
+
+    #[test]
+    fn an_unknown_time_code_falls_back_to_the_place_and_is_noted() {
+        let mut notes = vec![];
+        let time = x12_time("20221121", "0124", "QQ", Some("MXZLO"), "DTM", &mut notes);
+        assert_eq!(time.and_then(|t| t.utc), utc(2022, 11, 21, 7, 24));
+        assert_eq!(notes, vec![Note::UnknownTimeCode("QQ".to_owned())]);
+    }
+
+    #[test]
+    fn a_spring_forward_gap_reads_an_hour_later() {
+        let mut notes = vec![];
+        let time = x12_time("20230312", "0230", "ET", None, "DTM", &mut notes);
+        assert_eq!(time.and_then(|t| t.utc), utc(2023, 3, 12, 7, 30));
+    }
+
+    #[test]
+    fn edifact_formats_are_read_by_their_code() {
+        let mut notes = vec![];
+        let read = |value: &str, format: &str, notes: &mut Vec<Note>| {
+            edifact_time(value, format, None, "DTM", notes).map(|t| (t.local.to_string(), t.utc))
+        };
+        assert_eq!(
+            read("20221119", "102", &mut notes).map(|t| t.0),
+            Some("2022-11-19 00:00:00".to_owned())
+        );
+        assert_eq!(
+            read("202211190710", "203", &mut notes).map(|t| t.0),
+            Some("2022-11-19 07:10:00".to_owned())
+        );
+        assert_eq!(
+            read("20221119071005", "204", &mut notes).map(|t| t.0),
+            Some("2022-11-19 07:10:05".to_owned())
+        );
+        assert_eq!(
+            read("202211190710+01", "303", &mut notes).and_then(|t| t.1),
+            utc(2022, 11, 19, 6, 10)
+        );
+    }
+
+    #[test]
+    fn garbage_dates_are_noted_not_fatal() {
+        let mut notes = vec![];
+        assert_eq!(x12_time("2022131", "", "", None, "DTM", &mut notes), None);
+        assert_eq!(edifact_time("2022AB", "102", None, "DTM", &mut notes), None);
+        assert_eq!(
+            x12_time("20221340", "9999", "", None, "DTM", &mut notes),
+            None
+        );
+        assert_eq!(notes.len(), 3);
+    }
+}

@@ -1,0 +1,376 @@
+//! X12 315 Status Details (Ocean), 4010, 5010 and 7010 envelopes.
+
+use tidemark_carriers::{
+    Classifier, DcsaCode, DocumentType, EmptyIndicator, EventKind, ModeOfTransport, RouteHint,
+};
+use tidemark_edi::{LocationRole, NotAnEvent, Note, Syntax};
+
+use crate::{local, only_status, read_fixture, transaction, utc};
+
+const HAMSUD: &str = "x12_4010_315_hamsud_discharged.edi";
+const CMA: &str = "x12_4010_315_cmacgm_departed_loaded.edi";
+const TANGER: &str = "x12_5010_315_transshipment_arrival.edi";
+const LOCKBOURNE: &str = "x12_7010_315_empty_arrival_crlf.edi";
+
+#[test]
+fn a_4010_interchange_without_line_breaks_gives_its_envelope_facts() {
+    let interchange = read_fixture(HAMSUD);
+    assert_eq!(interchange.syntax, Syntax::X12);
+    let envelope = &interchange.envelope;
+    assert_eq!(envelope.sender_qualifier.as_deref(), Some("ZZ"));
+    assert_eq!(envelope.sender_id, "HAMSUD");
+    assert_eq!(envelope.receiver_id, "GSCL");
+    assert_eq!(envelope.control_number, "000720857");
+    assert_eq!(envelope.version, "00401");
+    assert!(!envelope.test);
+    assert_eq!(envelope.separators.element, '*');
+    assert_eq!(envelope.separators.component, '>');
+    assert_eq!(envelope.separators.segment, '~');
+    assert_eq!(envelope.separators.repetition, None);
+    assert!(!envelope.separators.line_breaks);
+    assert_eq!(interchange.groups.len(), 1);
+    assert_eq!(interchange.groups[0].functional_id, "QO");
+    assert_eq!(interchange.groups[0].control_number, "720857");
+    assert_eq!(interchange.groups[0].version, "004010");
+    assert!(interchange.notes.is_empty(), "{:?}", interchange.notes);
+}
+
+#[test]
+fn a_315_discharge_reads_its_status_place_and_time() {
+    let interchange = read_fixture(HAMSUD);
+    let transaction = transaction(&interchange, 0);
+    assert_eq!(transaction.set_id, "315");
+    assert_eq!(transaction.control_number, "1883403");
+    // Querétaro, inland, has no zone in the reference data: its estimate stays local.
+    assert_eq!(transaction.notes, [Note::NoTimeZone("MXQRO".to_owned())]);
+    assert_eq!(transaction.segments.len(), 19);
+    assert_eq!(
+        transaction.segments[1],
+        "B4***UV*20221121*0124**MRSU*437163*L*45G1*MXZLO*UN*9"
+    );
+
+    let status = only_status(&interchange);
+    assert_eq!(status.code, "UV");
+    assert_eq!(
+        status.mapping.as_ref().and_then(|row| row.event),
+        Some(DcsaCode::Disc)
+    );
+    assert_eq!(status.classifier, Classifier::Actual);
+    assert_eq!(status.location.locode.as_deref(), Some("MXZLO"));
+    assert_eq!(status.location.name.as_deref(), Some("MANZANILLO"));
+    assert_eq!(status.location_role, Some(LocationRole::Discharge));
+    let time = status.time.as_ref().expect("a status time");
+    assert_eq!(time.local, local(2022, 11, 21, 1, 24, 0));
+    assert_eq!(time.zone.as_deref(), Some("America/Mexico_City"));
+    assert_eq!(time.utc, Some(utc(2022, 11, 21, 7, 24, 0)));
+}
+
+#[test]
+fn a_315_gives_its_references_equipment_and_vessel() {
+    let interchange = read_fixture(HAMSUD);
+    let status = only_status(&interchange);
+    let references = &status.references;
+    assert_eq!(references.bills_of_lading, ["SUDUN2SL008733AF"]);
+    assert_eq!(references.bookings, ["2SOL008733"]);
+    assert_eq!(references.container.as_deref(), Some("MRSU4371639"));
+    assert!(status.container_valid);
+    assert_eq!(references.scac.as_deref(), Some("SUDU"));
+    assert_eq!(references.seals, ["5512862"]);
+    assert_eq!(status.iso_size_type.as_deref(), Some("45G1"));
+    assert_eq!(status.empty_indicator, Some(EmptyIndicator::Laden));
+    let transport = status.transport.as_ref().expect("Q2");
+    assert_eq!(transport.name.as_deref(), Some("MAERSK STEPNICA"));
+    assert_eq!(transport.imo.as_deref(), Some("9352004"));
+    assert_eq!(transport.voyage.as_deref(), Some("242S"));
+    assert_eq!(transport.mode, Some(ModeOfTransport::Vessel));
+}
+
+#[test]
+fn each_r4_loop_is_a_port_call_with_actual_or_estimated_times() {
+    let interchange = read_fixture(HAMSUD);
+    let status = only_status(&interchange);
+    let calls: Vec<(LocationRole, Option<&str>)> = status
+        .port_calls
+        .iter()
+        .map(|call| (call.role.clone(), call.location.locode.as_deref()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (LocationRole::Loading, Some("KRPUS")),
+            (LocationRole::Discharge, Some("MXZLO")),
+            (LocationRole::FinalDelivery, Some("MXQRO")),
+            (LocationRole::Activity, Some("MXZLO")),
+        ]
+    );
+    let pusan = &status.port_calls[0].times[0];
+    assert_eq!(pusan.qualifier, "140");
+    assert_eq!(pusan.classifier, Some(Classifier::Actual));
+    // 12:55 in Busan (UTC+9).
+    assert_eq!(pusan.time.utc, Some(utc(2022, 11, 3, 3, 55, 0)));
+    let queretaro = &status.port_calls[2].times[0];
+    assert_eq!(queretaro.classifier, Some(Classifier::Estimated));
+    assert_eq!(queretaro.time.local, local(2022, 11, 25, 23, 0, 0));
+}
+
+#[test]
+fn a_315_discharge_becomes_a_dcsa_disc_event() {
+    let interchange = read_fixture(HAMSUD);
+    let event = only_status(&interchange)
+        .to_carrier_event()
+        .expect("UV is a DCSA event");
+    assert_eq!(event.kind, EventKind::Equipment);
+    assert_eq!(event.dcsa_code, DcsaCode::Disc);
+    assert_eq!(event.classifier, Classifier::Actual);
+    assert_eq!(event.event_datetime, utc(2022, 11, 21, 7, 24, 0));
+    assert_eq!(event.equipment_reference.as_deref(), Some("MRSU4371639"));
+    assert_eq!(event.iso_equipment_code.as_deref(), Some("45G1"));
+    assert_eq!(event.empty_indicator, Some(EmptyIndicator::Laden));
+    assert_eq!(event.un_location_code.as_deref(), Some("MXZLO"));
+    assert_eq!(event.mode_of_transport(), Some(ModeOfTransport::Vessel));
+    assert_eq!(event.route_hint, Some(RouteHint::PortOfDischarge));
+    let call = event.transport_call.as_ref().expect("a transport call");
+    assert_eq!(call.vessel_imo.as_deref(), Some("9352004"));
+    assert_eq!(call.carrier_export_voyage_number.as_deref(), Some("242S"));
+    assert_eq!(
+        event
+            .document_numbers(DocumentType::TransportDocument)
+            .collect::<Vec<_>>(),
+        ["SUDUN2SL008733AF"]
+    );
+    assert_eq!(
+        event
+            .document_numbers(DocumentType::Booking)
+            .collect::<Vec<_>>(),
+        ["2SOL008733"]
+    );
+}
+
+#[test]
+fn the_same_status_read_twice_has_the_same_event_id() {
+    let first = only_status(&read_fixture(HAMSUD)).to_carrier_event();
+    let second = only_status(&read_fixture(HAMSUD)).to_carrier_event();
+    let id = first.expect("an event").event_id;
+    assert!(id.is_some());
+    assert_eq!(id, second.expect("an event").event_id);
+}
+
+#[test]
+fn two_transactions_in_one_group_read_separately_with_newline_terminators() {
+    let interchange = read_fixture(CMA);
+    assert!(interchange.envelope.separators.line_breaks);
+    assert_eq!(interchange.transactions.len(), 2);
+    assert!(interchange.notes.is_empty(), "{:?}", interchange.notes);
+    let codes: Vec<&str> = interchange.statuses().map(|s| s.code.as_str()).collect();
+    assert_eq!(codes, ["VD", "AE"]);
+    let events: Vec<DcsaCode> = interchange
+        .statuses()
+        .map(|status| status.to_carrier_event().expect("an event").dcsa_code)
+        .collect();
+    assert_eq!(events, [DcsaCode::Depa, DcsaCode::Load]);
+}
+
+#[test]
+fn a_vessel_departure_is_read_at_its_activity_location_in_local_time() {
+    let interchange = read_fixture(CMA);
+    let departure = transaction(&interchange, 0)
+        .statuses
+        .first()
+        .expect("a status");
+    assert_eq!(departure.location.locode.as_deref(), Some("HKHKG"));
+    assert_eq!(
+        departure.location.name.as_deref(),
+        Some("COSCO HIT TERMINAL LTD")
+    );
+    assert_eq!(departure.location_role, Some(LocationRole::Activity));
+    // 12:42 in Hong Kong (UTC+8).
+    assert_eq!(
+        departure.time.as_ref().and_then(|t| t.utc),
+        Some(utc(2018, 10, 12, 4, 42, 0))
+    );
+    assert_eq!(
+        departure.references.container.as_deref(),
+        Some("CMAU5127498")
+    );
+    assert_eq!(departure.iso_size_type.as_deref(), Some("4500"));
+    assert_eq!(departure.references.scac, None, "CMACGM is no SCAC");
+    let transport = departure.transport.as_ref().expect("Q2");
+    assert_eq!(transport.imo.as_deref(), Some("9450612"));
+    assert_eq!(transport.voyage.as_deref(), Some("0PG23E1MA"));
+    assert_eq!(transport.name.as_deref(), Some("CMA CGM LA SCALA"));
+}
+
+#[test]
+fn a_dtm_without_time_code_is_read_in_its_places_zone() {
+    let interchange = read_fixture(CMA);
+    let departure = transaction(&interchange, 0)
+        .statuses
+        .first()
+        .expect("a status");
+    let laem_chabang = departure
+        .port_calls
+        .iter()
+        .find(|call| call.role == LocationRole::Loading)
+        .expect("R4*L");
+    // DTM*140*20180922*1200 with no time code, at Laem Chabang (UTC+7).
+    assert_eq!(
+        laem_chabang.times[0].time.utc,
+        Some(utc(2018, 9, 22, 5, 0, 0))
+    );
+}
+
+#[test]
+fn a_5010_envelope_reads_like_a_4010_one() {
+    let interchange = read_fixture(TANGER);
+    assert_eq!(interchange.envelope.version, "00501");
+    assert_eq!(interchange.envelope.separators.repetition, Some('^'));
+    assert_eq!(interchange.groups[0].version, "005010");
+    let status = only_status(&interchange);
+    assert_eq!(status.code, "VA");
+    assert_eq!(
+        status.mapping.as_ref().and_then(|row| row.event),
+        Some(DcsaCode::Arri)
+    );
+}
+
+#[test]
+fn an_arrival_at_an_r4_transshipment_port_is_a_transshipment() {
+    let interchange = read_fixture(TANGER);
+    let status = only_status(&interchange);
+    assert_eq!(status.location.locode.as_deref(), Some("MAPTM"));
+    assert_eq!(
+        status.location.name.as_deref(),
+        Some("APM TERMINALS TANGER MED")
+    );
+    assert_eq!(status.location_role, Some(LocationRole::Transshipment));
+    let transport = status.transport.as_ref().expect("Q2");
+    assert_eq!(transport.imo.as_deref(), Some("9633999"));
+    assert_eq!(transport.name.as_deref(), Some("CAP SAN MALEAS"));
+}
+
+#[test]
+fn a_place_without_a_known_zone_keeps_its_local_time_and_is_no_event_yet() {
+    // Tanger Med is not in the reference data's ports.
+    let interchange = read_fixture(TANGER);
+    let status = only_status(&interchange);
+    let time = status.time.as_ref().expect("a status time");
+    assert_eq!(time.local, local(2022, 11, 14, 14, 50, 0));
+    assert_eq!(time.utc, None);
+    assert_eq!(
+        status.to_carrier_event(),
+        Err(NotAnEvent::NoUtcTime("VA".to_owned()))
+    );
+    let notes = &transaction(&interchange, 0).notes;
+    assert!(
+        notes.contains(&Note::NoTimeZone("MAPTM".to_owned())),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn a_trailer_whose_control_number_differs_is_noted_not_fatal() {
+    let interchange = read_fixture(TANGER);
+    let notes = &transaction(&interchange, 0).notes;
+    assert!(
+        notes.contains(&Note::TrailerControlNumber {
+            header: "33366799".to_owned(),
+            trailer: "33366742".to_owned(),
+        }),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn two_valid_but_different_container_numbers_keep_the_b4_one_and_are_noted() {
+    let interchange = read_fixture(TANGER);
+    let status = only_status(&interchange);
+    assert_eq!(status.references.container.as_deref(), Some("TCKU7248807"));
+    let notes = &transaction(&interchange, 0).notes;
+    assert!(
+        notes.contains(&Note::ConflictingContainer {
+            kept: "TCKU7248807".to_owned(),
+            other: "TCKU7248999".to_owned(),
+        }),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn a_7010_envelope_with_crlf_terminators_reads() {
+    let interchange = read_fixture(LOCKBOURNE);
+    assert_eq!(interchange.envelope.version, "00701");
+    assert_eq!(interchange.groups[0].version, "007010");
+    assert!(interchange.envelope.separators.line_breaks);
+    assert!(interchange.notes.is_empty(), "{:?}", interchange.notes);
+    let status = only_status(&interchange);
+    assert_eq!(status.code, "VA");
+    assert_eq!(status.empty_indicator, Some(EmptyIndicator::Empty));
+    assert_eq!(status.references.container.as_deref(), Some("GMCU6094137"));
+    // As published, the check digit 7 does not match GMCU609413 (it would be 5).
+    assert!(!status.container_valid);
+    let transport = status.transport.as_ref().expect("Q2");
+    assert_eq!(transport.imo.as_deref(), Some("9330141"));
+    assert_eq!(transport.voyage.as_deref(), Some("202N"));
+    assert_eq!(transport.name.as_deref(), Some("MARIM"));
+}
+
+#[test]
+fn a_city_status_location_is_kept_as_named_with_its_qualifier() {
+    let interchange = read_fixture(LOCKBOURNE);
+    let status = only_status(&interchange);
+    assert_eq!(status.location.locode, None);
+    assert_eq!(status.location.other_id.as_deref(), Some("LOCKBOURNE"));
+    assert_eq!(status.location.other_qualifier.as_deref(), Some("CI"));
+    let time = status.time.as_ref().expect("a status time");
+    assert_eq!(time.local, local(2022, 9, 1, 8, 7, 0));
+    assert_eq!(time.utc, None);
+}
+
+#[test]
+fn crlf_lf_and_no_line_breaks_read_the_same_statuses() {
+    let crlf = crate::fixture(LOCKBOURNE);
+    let text = String::from_utf8(crlf.clone()).expect("ASCII");
+    let lf = text.replace("\r\n", "\n");
+    let none = text.replace("\r\n", "");
+    let read = |bytes: &[u8]| {
+        tidemark_edi::read(bytes)
+            .expect("readable")
+            .statuses()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let expected = read(&crlf);
+    assert_eq!(read(lf.as_bytes()), expected);
+    assert_eq!(read(none.as_bytes()), expected);
+}
+
+#[test]
+fn other_separators_declared_in_the_isa_read_the_same() {
+    let text = String::from_utf8(crate::fixture(HAMSUD)).expect("ASCII");
+    let swapped = text.replace('*', "|").replace('~', "\n");
+    let original = tidemark_edi::read(text.as_bytes()).expect("readable");
+    let other = tidemark_edi::read(swapped.as_bytes()).expect("readable");
+    assert_eq!(other.envelope.separators.element, '|');
+    assert_eq!(other.envelope.separators.segment, '\n');
+    let codes = |interchange: &tidemark_edi::Interchange| {
+        interchange
+            .statuses()
+            .map(|s| (s.code.clone(), s.time.clone(), s.references.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(codes(&other), codes(&original));
+}
+
+#[test]
+fn a_us_time_code_is_read_in_that_zone() {
+    let text = String::from_utf8(crate::fixture(HAMSUD)).expect("ASCII");
+    // The activity location's DTM with Pacific time instead of local time.
+    let pacific = text.replace("DTM*140*20221121*012400*LT", "DTM*140*20221121*012400*PT");
+    let interchange = tidemark_edi::read(pacific.as_bytes()).expect("readable");
+    let status = only_status(&interchange);
+    // 01:24 PST (UTC-8) in November.
+    assert_eq!(
+        status.time.as_ref().and_then(|t| t.utc),
+        Some(utc(2022, 11, 21, 9, 24, 0))
+    );
+}
