@@ -65,13 +65,23 @@ impl App {
 
     /// Serves the API on `listener` until `shutdown` is cancelled, then finishes the
     /// requests in flight; connections are bounded by the configured limits
-    /// ([`connections`](crate::connections)).
+    /// ([`connections`](crate::connections)). The metrics recorder's upkeep runs for as
+    /// long as this does ([`telemetry::run_upkeep`](crate::telemetry::run_upkeep)), and
+    /// stops with it, also when this future is dropped.
     pub async fn serve(
         self: Arc<Self>,
         listener: TcpListener,
         shutdown: CancellationToken,
     ) -> std::io::Result<()> {
         let router = self.router();
+        // Its own token: upkeep goes on while the requests in flight finish.
+        let upkeep = CancellationToken::new();
+        tokio::spawn(crate::telemetry::run_upkeep(
+            self.metrics.clone(),
+            crate::telemetry::UPKEEP_INTERVAL,
+            upkeep.clone(),
+        ));
+        let _stop_upkeep = upkeep.drop_guard();
         crate::connections::serve(listener, router, &self.config.limits.connections, shutdown).await
     }
 

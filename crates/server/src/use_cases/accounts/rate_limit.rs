@@ -5,6 +5,11 @@
 //! still overlaps the rolling window, plus the current minute's count) keeps memory at one
 //! small entry per key whatever the limit. Limits are per process: with N API processes a
 //! key may make up to N times the limit.
+//!
+//! Memory does not grow with traffic: once a minute (on the first check of each minute)
+//! windows that no longer count anything are dropped, and at most `max_entries` windows
+//! are kept; while full, keys not yet tracked are refused until the next minute's sweep
+//! makes room.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -15,6 +20,10 @@ use chrono::{DateTime, Utc};
 use tidemark_domain::ApiKeyId;
 
 const WINDOW_SECONDS: i64 = 60;
+
+/// The windows a [`RateLimiter::new`] keeps at most (one per API key and bucket in use in
+/// the last two minutes, about 100 bytes each).
+pub const MAX_TRACKED_KEYS: usize = 100_000;
 
 /// The bucket of a client address's failed authentications: API requests with a bad key and
 /// refused console sign-ins count together.
@@ -43,16 +52,43 @@ struct Window {
 #[derive(Debug)]
 pub struct RateLimiter<K = ApiKeyId> {
     default_limit: u32,
-    /// Past this many tracked keys, windows that no longer count are dropped; if that is
-    /// not enough, new keys are refused until some age out (memory stays bounded whoever
-    /// the clients are).
+    /// At most this many windows are tracked: when full, new keys are refused until the
+    /// next minute's sweep drops windows that aged out (memory stays bounded whoever the
+    /// clients are).
     max_entries: usize,
-    windows: Mutex<HashMap<(K, &'static str), Window>>,
+    state: Mutex<Windows<K>>,
+}
+
+#[derive(Debug)]
+struct Windows<K> {
+    by_key: HashMap<(K, &'static str), Window>,
+    /// The minute (its start, in seconds since the epoch) of the last sweep.
+    swept: i64,
+}
+
+impl<K: Eq + Hash> Windows<K> {
+    /// On the first call in a new minute, drops the windows older than the previous
+    /// minute: they count nothing any more. Windows only age at minute boundaries, so one
+    /// sweep a minute finds them all; its cost, one pass over at most `max_entries`
+    /// windows, is spread over that minute's checks.
+    fn sweep(&mut self, minute: i64) {
+        if self.swept == minute {
+            return;
+        }
+        self.swept = minute;
+        self.by_key
+            .retain(|_, window| window.started >= minute - WINDOW_SECONDS);
+        // Give back the memory of a past burst of keys.
+        if self.by_key.capacity() > 64 && self.by_key.len() < self.by_key.capacity() / 4 {
+            self.by_key.shrink_to(self.by_key.len() * 2);
+        }
+    }
 }
 
 impl RateLimiter {
+    /// A limiter of API keys, tracking at most [`MAX_TRACKED_KEYS`] windows.
     pub fn new(default_limit: u32) -> Self {
-        Self::bounded(default_limit, usize::MAX)
+        Self::bounded(default_limit, MAX_TRACKED_KEYS)
     }
 }
 
@@ -106,14 +142,26 @@ impl<K: Eq + Hash + Copy> RateLimiter<K> {
         Self {
             default_limit,
             max_entries,
-            windows: Mutex::new(HashMap::new()),
+            state: Mutex::new(Windows {
+                by_key: HashMap::new(),
+                swept: i64::MIN,
+            }),
         }
+    }
+
+    fn windows(&self) -> std::sync::MutexGuard<'_, Windows<K>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// How many windows are tracked now.
+    pub fn tracked(&self) -> usize {
+        self.windows().by_key.len()
     }
 
     /// Whether `key` has used up `limit` in `bucket`, without counting anything.
     pub fn exhausted(&self, key: K, bucket: &'static str, limit: u32, now: DateTime<Utc>) -> bool {
-        let windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(window) = windows.get(&(key, bucket)) else {
+        let windows = self.windows();
+        let Some(window) = windows.by_key.get(&(key, bucket)) else {
             return false;
         };
         let minute = now.timestamp().div_euclid(WINDOW_SECONDS) * WINDOW_SECONDS;
@@ -143,20 +191,20 @@ impl<K: Eq + Hash + Copy> RateLimiter<K> {
     ) -> RateLimitStatus {
         let now_ms = now.timestamp_millis();
         let minute = now.timestamp().div_euclid(WINDOW_SECONDS) * WINDOW_SECONDS;
-        let mut windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
-        if windows.len() >= self.max_entries && !windows.contains_key(&(key, bucket)) {
-            // Windows older than the previous minute count nothing any more.
-            windows.retain(|_, window| window.started >= minute - WINDOW_SECONDS);
-            if windows.len() >= self.max_entries {
-                return RateLimitStatus {
-                    allowed: false,
-                    limit,
-                    remaining: 0,
-                    reset_seconds: u64::try_from(WINDOW_SECONDS).unwrap_or(60),
-                };
-            }
+        let mut windows = self.windows();
+        windows.sweep(minute);
+        if windows.by_key.len() >= self.max_entries && !windows.by_key.contains_key(&(key, bucket))
+        {
+            // Full of windows that still count: this minute's sweep already ran, so none
+            // ages out before the next minute.
+            return RateLimitStatus {
+                allowed: false,
+                limit,
+                remaining: 0,
+                reset_seconds: u64::try_from(WINDOW_SECONDS).unwrap_or(60),
+            };
         }
-        let window = windows.entry((key, bucket)).or_default();
+        let window = windows.by_key.entry((key, bucket)).or_default();
         if window.started != minute {
             window.previous = if window.started == minute - WINDOW_SECONDS {
                 window.current
@@ -281,6 +329,51 @@ mod tests {
             limiter.check(address(3), "auth", 5, at(130)).allowed,
             "old windows were dropped"
         );
+    }
+
+    #[test]
+    fn a_flood_of_distinct_addresses_leaves_at_most_the_cap() {
+        let limiter = RateLimiter::bounded(5, 1_000);
+        for n in 0..100_000u32 {
+            let address = IpAddr::from(n.to_be_bytes());
+            limiter.check(address, AUTH_FAILURES, 5, at(i64::from(n % 50)));
+        }
+        assert_eq!(limiter.tracked(), 1_000);
+
+        // Two minutes later the flood counts nothing: the first check sweeps it away.
+        let later: IpAddr = "198.51.100.1".parse().unwrap();
+        assert!(limiter.check(later, AUTH_FAILURES, 5, at(180)).allowed);
+        assert_eq!(limiter.tracked(), 1);
+    }
+
+    #[test]
+    fn idle_windows_are_dropped_even_below_the_cap() {
+        let limiter = RateLimiter::new(100);
+        let ids = SequentialIds::default();
+        for second in 0..50 {
+            let key = ApiKeyId(ids.next_id());
+            limiter.check(key, "default", 100, at(second));
+            limiter.check(key, "refresh", 100, at(second));
+        }
+        assert_eq!(limiter.tracked(), 100);
+
+        // The previous minute's windows still count (the rolling window overlaps it)…
+        let active = ApiKeyId(ids.next_id());
+        limiter.check(active, "default", 100, at(61));
+        assert_eq!(limiter.tracked(), 101);
+        // …those from before it no longer do.
+        limiter.check(active, "default", 100, at(121));
+        assert_eq!(limiter.tracked(), 1);
+    }
+
+    #[test]
+    fn api_key_limiters_are_bounded_too() {
+        let limiter = RateLimiter::new(100);
+        let ids = SequentialIds::default();
+        for _ in 0..(MAX_TRACKED_KEYS + 10_000) {
+            limiter.check(ApiKeyId(ids.next_id()), "default", 100, at(0));
+        }
+        assert_eq!(limiter.tracked(), MAX_TRACKED_KEYS);
     }
 
     #[test]

@@ -23,6 +23,14 @@ use crate::config::AisSource;
 const FLUSH_EVERY: StdDuration = StdDuration::from_secs(1);
 /// Longest line kept; AIS sentences are at most 82 characters, tag blocks add a few dozen.
 const MAX_LINE: usize = 1_024;
+/// Vessels whose recorded identity a sink remembers at most (about 100 bytes each; a
+/// worldwide feed has a few hundred thousand). Past it the memory starts again empty: it
+/// only saves rewriting an unchanged identity, and a UDP source takes datagrams from anyone,
+/// who could otherwise invent MMSIs without end.
+const MAX_RECORDED: usize = 250_000;
+
+/// A vessel's identity as last recorded: IMO and name.
+type Identity = (Option<String>, Option<String>);
 
 /// What a sink has done so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,7 +53,7 @@ pub struct AisSink {
     statics: HashMap<u32, StaticData>,
     /// What this sink already recorded per MMSI (IMO, name): vessels repeat their static
     /// report every few minutes, and an unchanged one needs no write.
-    recorded: HashMap<u32, (Option<String>, Option<String>)>,
+    recorded: HashMap<u32, Identity>,
     batch_size: usize,
     counted: DecodeStats,
     report: IngestReport,
@@ -115,7 +123,7 @@ impl AisSink {
             if !identities.is_empty() {
                 app.store.record_vessel_identities(&identities, now).await?;
             }
-            self.recorded.extend(learned);
+            self.remember(learned);
             self.report.statics += identities.len() as u64;
             metrics::counter!("tidemark_ais_static_reports_total")
                 .increment(identities.len() as u64);
@@ -133,6 +141,14 @@ impl AisSink {
             self.positions.clear();
         }
         Ok(())
+    }
+
+    /// Notes identities as recorded, within [`MAX_RECORDED`].
+    fn remember(&mut self, learned: Vec<(u32, Identity)>) {
+        if self.recorded.len() + learned.len() > MAX_RECORDED {
+            self.recorded = HashMap::new();
+        }
+        self.recorded.extend(learned);
     }
 
     /// Counters so far (decoder counters as of the last flush).
@@ -388,6 +404,19 @@ mod tests {
                 b"last without newline".to_vec()
             ]
         );
+    }
+
+    #[test]
+    fn the_identities_a_sink_remembers_are_bounded() {
+        let mut sink = AisSink::new(1_000);
+        for batch in 0..1_000u32 {
+            let learned = (0..1_000u32)
+                .map(|n| (batch * 1_000 + n, (None, Some(format!("VESSEL {n}")))))
+                .collect();
+            sink.remember(learned);
+            assert!(sink.recorded.len() <= MAX_RECORDED);
+        }
+        assert!(!sink.recorded.is_empty());
     }
 
     #[tokio::test]

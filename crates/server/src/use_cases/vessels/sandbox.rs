@@ -118,7 +118,22 @@ impl SandboxAis {
     /// Sends what every tracked sandbox voyage's vessel did since the last tick.
     pub async fn tick(&self, app: &App) -> Result<IngestReport, StoreError> {
         let voyages = app.store.tracked_numbers(SCAC, MAX_VOYAGES).await?;
-        self.send(app, voyages).await
+        let report = self.send(app, voyages.clone()).await;
+        self.forget_all_but(&voyages);
+        report
+    }
+
+    /// Forgets the voyages no longer tracked, so what is remembered stays within the
+    /// voyages followed (a voyage forgotten too early is only sent again, and re-sent
+    /// positions are thinned away).
+    fn forget_all_but(&self, tracked: &[VoyageKey]) {
+        let tracked: std::collections::HashSet<&VoyageKey> = tracked.iter().collect();
+        let mut sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        sent.retain(|voyage, _| tracked.contains(voyage));
+        let kept = sent.len();
+        if sent.capacity() > 64 && kept < sent.capacity() / 4 {
+            sent.shrink_to(kept * 2);
+        }
     }
 
     /// Sends one voyage's track so far at once (its past track and current position), as
@@ -179,5 +194,34 @@ pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
             () = shutdown.cancelled() => return,
             () = tokio::time::sleep(real) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+    use tidemark_geo::reference::ReferenceData;
+
+    use super::*;
+
+    #[test]
+    fn voyages_no_longer_tracked_are_forgotten() {
+        let transmitter = SandboxAis::new(
+            crate::use_cases::tracking::carriers::sandbox(ReferenceData::embedded()),
+            Duration::minutes(5),
+        );
+        let epoch = Utc.timestamp_opt(1_800_000_000, 0).unwrap();
+        let voyage = |n: usize| (format!("TEST-{n}"), epoch);
+        transmitter
+            .sent
+            .lock()
+            .unwrap()
+            .extend((0..10_000).map(|n| (voyage(n), epoch)));
+
+        transmitter.forget_all_but(&[voyage(3), voyage(20_000)]);
+
+        let sent = transmitter.sent.lock().unwrap();
+        assert_eq!(sent.len(), 1);
+        assert!(sent.contains_key(&voyage(3)));
     }
 }
