@@ -12,7 +12,7 @@ use crate::auth::Authenticator;
 use crate::carrier::{Carrier, TrackingQuery};
 use crate::cosco::{CoscoClient, CoscoKeys};
 use crate::dcsa::{DcsaAuth, DcsaClient};
-use crate::dcsa3::Dcsa3Client;
+use crate::dcsa3::{Dcsa3Client, Dialect};
 use crate::event::{CarrierError, CarrierSnapshot};
 use crate::profile::Protocol;
 
@@ -34,23 +34,62 @@ pub enum ConnectorError {
     Build(String),
 }
 
-/// The connector of `scac` over `protocol`.
+/// Where a line's API is: its base URL, and the events path under it when the line does
+/// not use DCSA's (`None`: `/v2/events` or `/v3/events` by protocol).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Endpoint {
+    pub base_url: Url,
+    pub events_path: Option<String>,
+}
+
+impl Endpoint {
+    /// DCSA's path under `base_url`.
+    pub fn at(base_url: Url) -> Self {
+        Self {
+            base_url,
+            events_path: None,
+        }
+    }
+}
+
+/// The connector of `scac` over `protocol` at `endpoint`.
 pub fn connector(
     scac: &str,
     protocol: Protocol,
-    base_url: Url,
+    endpoint: Endpoint,
     credentials: Credentials,
     clock: Arc<dyn Clock>,
 ) -> Result<Arc<dyn Carrier>, ConnectorError> {
     let build = |error: String| ConnectorError::Build(format!("the {scac} connector: {error}"));
+    let Endpoint {
+        base_url,
+        events_path,
+    } = endpoint;
+    let dcsa3 = |auth: Authenticator, dialect: Dialect| {
+        let client = Dcsa3Client::new(scac, base_url.clone(), DcsaAuth::Authenticator(auth))?
+            .speaking(dialect);
+        match &events_path {
+            Some(path) => client.at_path(path),
+            None => Ok(client),
+        }
+    };
     match (protocol, credentials) {
-        (Protocol::Dcsa22, Credentials::Auth(auth)) => Ok(Arc::new(
-            DcsaClient::new(scac, base_url, DcsaAuth::Authenticator(auth))
-                .map_err(|e| build(e.to_string()))?,
-        )),
+        (Protocol::Dcsa22, Credentials::Auth(auth)) => {
+            let client = DcsaClient::new(scac, base_url.clone(), DcsaAuth::Authenticator(auth))
+                .map_err(|e| build(e.to_string()))?;
+            let client = match &events_path {
+                Some(path) => client
+                    .at_path(&base_url, path)
+                    .map_err(|e| build(e.to_string()))?,
+                None => client,
+            };
+            Ok(Arc::new(client))
+        }
         (Protocol::Dcsa30, Credentials::Auth(auth)) => Ok(Arc::new(
-            Dcsa3Client::new(scac, base_url, DcsaAuth::Authenticator(auth))
-                .map_err(|e| build(e.to_string()))?,
+            dcsa3(auth, Dialect::V3_0_0).map_err(|e| build(e.to_string()))?,
+        )),
+        (Protocol::Dcsa30Beta1, Credentials::Auth(auth)) => Ok(Arc::new(
+            dcsa3(auth, Dialect::Beta1).map_err(|e| build(e.to_string()))?,
         )),
         (Protocol::Cosco, Credentials::Cosco(keys)) => Ok(Arc::new(
             CoscoClient::new(scac, base_url, keys, clock).map_err(|e| build(e.to_string()))?,
@@ -138,28 +177,28 @@ mod tests {
         let dcsa = connector(
             "HLCU",
             Protocol::Dcsa22,
-            base(),
+            Endpoint::at(base()),
             Credentials::Auth(Authenticator::none()),
             Arc::clone(&clock),
         );
         let cosco = connector(
             "COSU",
             Protocol::Cosco,
-            base(),
+            Endpoint::at(base()),
             Credentials::Cosco(keys.clone()),
             Arc::clone(&clock),
         );
         let mismatched = connector(
             "HLCU",
             Protocol::Dcsa22,
-            base(),
+            Endpoint::at(base()),
             Credentials::Cosco(keys),
             Arc::clone(&clock),
         );
         let none = connector(
             "WHLC",
             Protocol::None,
-            base(),
+            Endpoint::at(base()),
             Credentials::Auth(Authenticator::none()),
             clock,
         );

@@ -366,6 +366,8 @@ pub fn parse_tracking(body: &[u8], query: &TrackingQuery) -> Result<CarrierSnaps
                     }),
                     document_references: documents.clone(),
                     references: Vec::new(),
+                    // A leg's port of discharge may be a transshipment.
+                    route_hint: None,
                 })
                 .ok_or_else(|| format!("{field} {at:?} is not a COSCO date"));
             push(&mut snapshot, leg, event);
@@ -468,6 +470,7 @@ fn equipment_event(
         }),
         document_references: documents.to_vec(),
         references: Vec::new(),
+        route_hint: None,
     })
 }
 

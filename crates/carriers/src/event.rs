@@ -65,6 +65,51 @@ impl CarrierSnapshot {
     }
 }
 
+impl CarrierSnapshot {
+    /// Leaves out the events that name another transport document, booking or container
+    /// than the one `query` asked for: a server that ignores a filter it does not know
+    /// answers for other shipments, and those must never be attached to this one. Each is
+    /// listed in `skipped` with the reason; events that name nothing (a vessel's arrival)
+    /// stay.
+    pub fn keep_about(&mut self, query: &crate::TrackingQuery) {
+        let asked = &query.reference;
+        let mut kept = Vec::with_capacity(self.events.len());
+        for event in std::mem::take(&mut self.events) {
+            match event.names_another(query.reference_kind, asked) {
+                None => kept.push(event),
+                Some(other) => {
+                    self.skipped.push(format!(
+                        "event {} names {other}, not {asked}",
+                        event.event_id.as_deref().unwrap_or("without an id")
+                    ));
+                    self.skipped_raw
+                        .push(clip_raw(&serde_json::to_string(&event).unwrap_or_default()));
+                }
+            }
+        }
+        self.events = kept;
+    }
+}
+
+/// Whether two references name the same thing: equal but for case, spaces and dashes, or
+/// but for one of them carrying the line's four-letter prefix (`MAEU123456789` and
+/// `123456789`), as carriers write their own numbers both ways.
+pub fn same_reference(a: &str, b: &str) -> bool {
+    let plain = |text: &str| -> String {
+        text.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_uppercase())
+            .collect()
+    };
+    let (a, b) = (plain(a), plain(b));
+    let unprefixed = |long: &str, short: &str| {
+        long.len() == short.len() + 4
+            && long[..4].chars().all(|c| c.is_ascii_alphabetic())
+            && long[4..] == *short
+    };
+    !a.is_empty() && (a == b || unprefixed(&a, &b) || unprefixed(&b, &a))
+}
+
 /// The most of a skipped event's raw JSON that is kept.
 pub const MAX_SKIPPED_RAW_BYTES: usize = 4_096;
 
@@ -110,6 +155,36 @@ pub struct CarrierEvent {
     pub document_references: Vec<DocumentReference>,
     /// The shipper's and forwarder's references (`FF`, `SI`, `PO`, `CR`, `AAO`, `EQ`).
     pub references: Vec<Reference>,
+    /// What the carrier says the event's place is in the shipment's route, when it says
+    /// (DCSA 3.0.0 `shipmentLocationType`, Beta-1 `isTransshipmentMove`).
+    pub route_hint: Option<RouteHint>,
+}
+
+/// A carrier's own word on a place's role in the route, which outranks what Tidemark reads
+/// off the order of events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum RouteHint {
+    /// `POL`: port of loading.
+    PortOfLoading,
+    /// `POD`: port of discharge.
+    PortOfDischarge,
+    /// `PDE`: place of delivery.
+    PlaceOfDelivery,
+    /// A transshipment move (Beta-1 `isTransshipmentMove: true`).
+    Transshipment,
+}
+
+impl RouteHint {
+    /// From a DCSA `shipmentLocationType` code; other codes (`PRE`, `FCD`, …) say nothing
+    /// about the ocean route.
+    pub fn from_location_type(code: &str) -> Option<Self> {
+        match code.trim().to_ascii_uppercase().as_str() {
+            "POL" => Some(Self::PortOfLoading),
+            "POD" => Some(Self::PortOfDischarge),
+            "PDE" => Some(Self::PlaceOfDelivery),
+            _ => None,
+        }
+    }
 }
 
 impl CarrierEvent {
@@ -125,6 +200,47 @@ impl CarrierEvent {
         self.transport_call
             .as_ref()
             .and_then(|call| call.mode_of_transport)
+    }
+
+    /// How the container travels on the event's call, as far as the answer says: the call's
+    /// mode; else a vessel when the call names one (by name or IMO number: many carriers
+    /// leave the mode out, and DCSA 3.0.0's `vesselTransport` implies it); else rail at a
+    /// rail ramp; else unknown. Only an explicit mode says truck or barge.
+    pub fn inferred_mode(&self) -> Option<ModeOfTransport> {
+        let call = self.transport_call.as_ref()?;
+        if let Some(mode) = call.mode_of_transport {
+            return Some(mode);
+        }
+        let named = |text: &Option<String>| text.as_deref().is_some_and(|t| !t.trim().is_empty());
+        if named(&call.vessel_name) || named(&call.vessel_imo) {
+            return Some(ModeOfTransport::Vessel);
+        }
+        (call.facility_type_code.as_deref() == Some("RAMP")).then_some(ModeOfTransport::Rail)
+    }
+
+    /// What the event names instead of `asked` (a `kind` reference), if it names another
+    /// document or container and not `asked`: `None` when it is about `asked` or names
+    /// nothing of that kind.
+    pub fn names_another(&self, kind: crate::ReferenceKind, asked: &str) -> Option<String> {
+        let named: Vec<&str> = match kind {
+            crate::ReferenceKind::Equipment => match self.kind {
+                EventKind::Equipment => self.equipment_reference.as_deref().into_iter().collect(),
+                _ => Vec::new(),
+            },
+            crate::ReferenceKind::BillOfLading => self
+                .document_numbers(DocumentType::TransportDocument)
+                .collect(),
+            crate::ReferenceKind::Booking => self.document_numbers(DocumentType::Booking).collect(),
+        };
+        if named.is_empty() || named.iter().any(|n| same_reference(n, asked)) {
+            return None;
+        }
+        let what = match kind {
+            crate::ReferenceKind::Equipment => "container",
+            crate::ReferenceKind::BillOfLading => "transport document",
+            crate::ReferenceKind::Booking => "booking",
+        };
+        Some(format!("{what} {}", named.join(", ")))
     }
 
     /// The numbers of the documents of the given type that the event refers to.

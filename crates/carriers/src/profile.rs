@@ -50,8 +50,13 @@ fn none<T>() -> Option<T> {
 pub enum Protocol {
     #[serde(rename = "dcsa-2.2")]
     Dcsa22,
+    /// DCSA T&T 3.0.0 (the redesigned query: `transportDocumentReference`, …).
     #[serde(rename = "dcsa-3.0")]
     Dcsa30,
+    /// The 2023 Beta-1 of T&T 3.0 (`documentReference` + `documentTypeCodes`), which Maersk
+    /// serves; answers are read as 3.0's.
+    #[serde(rename = "dcsa-3.0-beta-1")]
+    Dcsa30Beta1,
     /// COSCO's own COP API ([`crate::cosco`]).
     #[serde(rename = "cosco")]
     Cosco,
@@ -65,6 +70,7 @@ impl Protocol {
         match self {
             Self::Dcsa22 => "dcsa-2.2",
             Self::Dcsa30 => "dcsa-3.0",
+            Self::Dcsa30Beta1 => "dcsa-3.0-beta-1",
             Self::Cosco => "cosco",
             Self::None => "none",
         }
@@ -174,6 +180,9 @@ pub struct AuthOption {
 pub struct LineApi {
     pub protocol: Fact<Protocol>,
     pub base_url: Fact<String>,
+    /// Where the events are under `base_url`, when the line does not use DCSA's path
+    /// (`/v2/events`, `/v3/events`): CMA CGM's `/operation/trackandtrace/v1/events`.
+    pub events_path: Option<Fact<String>>,
     /// `bill_of_lading`, `booking_number`, `container`.
     pub request_types: Fact<Vec<String>>,
     pub requests_per_minute: Fact<u32>,
@@ -246,6 +255,8 @@ struct RawProfile {
     #[serde(default)]
     base_url: Option<Fact<String>>,
     #[serde(default)]
+    events_path: Option<Fact<String>>,
+    #[serde(default)]
     request_types: Option<Fact<Vec<String>>>,
     #[serde(default)]
     requests_per_minute: Option<Fact<u32>>,
@@ -286,7 +297,11 @@ impl Profiles {
             let missing = |field: &str| ProfileError(format!("{scac} has no {field}"));
             let kind = match raw.family {
                 Some(family) => {
-                    if raw.protocol.is_some() || !raw.auth.is_empty() || raw.base_url.is_some() {
+                    if raw.protocol.is_some()
+                        || !raw.auth.is_empty()
+                        || raw.base_url.is_some()
+                        || raw.events_path.is_some()
+                    {
                         return Err(ProfileError(format!(
                             "{scac} is a brand of {family}: it takes its family's API"
                         )));
@@ -301,6 +316,7 @@ impl Profiles {
                     let line = LineApi {
                         protocol: raw.protocol.ok_or_else(|| missing("protocol"))?,
                         base_url: raw.base_url.ok_or_else(|| missing("base_url"))?,
+                        events_path: raw.events_path,
                         request_types: raw.request_types.ok_or_else(|| missing("request_types"))?,
                         requests_per_minute: raw
                             .requests_per_minute
@@ -388,6 +404,11 @@ fn check_line(scac: &str, line: &LineApi) -> Result<(), ProfileError> {
         && url::Url::parse(url).is_err()
     {
         return bad(format!("base_url {url:?} is not a URL"));
+    }
+    if let Some(path) = line.events_path.as_ref().and_then(|p| p.value.as_ref())
+        && !path.starts_with('/')
+    {
+        return bad(format!("events_path {path:?} must start with /"));
     }
     for kind in line.request_types.value.iter().flatten() {
         if !matches!(

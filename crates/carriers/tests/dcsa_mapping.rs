@@ -44,6 +44,7 @@ fn event(
         }),
         document_references: Vec::new(),
         references: Vec::new(),
+        route_hint: None,
     }
 }
 
@@ -449,19 +450,66 @@ fn shipment_events_are_document_statuses_only() {
 }
 
 #[test]
-fn empty_or_estimated_equipment_moves_and_moves_without_a_mode_have_no_milestone() {
+fn empty_or_estimated_equipment_moves_have_no_milestone() {
     // The DCSA sample's LOAD events are estimated and empty.
     let estimated_empty_load = event(Load, Estimated, Some(Empty), Some(Vessel));
     let estimated_laden_load = event(Load, Estimated, Some(Laden), Some(Vessel));
-    let load_without_indicator = event(Load, Actual, None, Some(Vessel));
-    let load_without_mode = event(Load, Actual, Some(Laden), None);
+    let empty_load = event(Load, Actual, Some(Empty), Some(Vessel));
 
-    for load in [
-        estimated_empty_load,
-        estimated_laden_load,
-        load_without_indicator,
-        load_without_mode,
-    ] {
+    for load in [estimated_empty_load, estimated_laden_load, empty_load] {
         assert_eq!(t49_event_name(&load, &at(PortOfLading)), None);
     }
+}
+
+#[test]
+fn a_load_without_an_empty_indicator_is_a_laden_boxs() {
+    let load = event(Load, Actual, None, Some(Vessel));
+
+    assert_eq!(
+        t49_event_name(&load, &at(PortOfLading)),
+        Some(T::VesselLoaded)
+    );
+}
+
+#[test]
+fn a_move_without_a_mode_at_a_port_of_the_ocean_route_is_the_vessels() {
+    // DCSA 3.0.0 equipment events usually carry no transport details at all.
+    let load = event(Load, Actual, Some(Laden), None);
+    let discharge = event(Disc, Actual, Some(Laden), None);
+
+    assert_eq!(
+        t49_event_name(&load, &at(PortOfLading)),
+        Some(T::VesselLoaded)
+    );
+    assert_eq!(
+        t49_event_name(&discharge, &at(PortOfDischarge)),
+        Some(T::VesselDischarged)
+    );
+    assert_eq!(
+        t49_event_name(&discharge, &at(Transshipment)),
+        Some(T::TransshipmentDischarged)
+    );
+}
+
+#[test]
+fn a_move_without_a_mode_off_the_ocean_route_has_no_milestone() {
+    let load = event(Load, Actual, Some(Laden), None);
+
+    assert_eq!(t49_event_name(&load, &at(Unknown)), None);
+    assert_eq!(t49_event_name(&load, &at(InlandDestination)), None);
+}
+
+#[test]
+fn a_call_that_names_a_vessel_is_a_vessel_leg_without_a_mode() {
+    let mut arrival = event(Arri, Actual, None, None);
+    arrival.transport_call = Some(TransportCall {
+        vessel_name: Some("MAERSK ESSEX".to_owned()),
+        ..TransportCall::default()
+    });
+
+    assert_eq!(arrival.inferred_mode(), Some(Vessel));
+    assert_eq!(
+        t49_event_name(&arrival, &at(PortOfDischarge)),
+        Some(T::VesselArrived)
+    );
 }

@@ -279,6 +279,8 @@ async fn a_3_0_booking_finds_the_same_voyage_and_other_document_types_find_none(
     let by_instruction = get(app_at(now), &query("SHI")).await;
 
     assert_eq!(by_bill, by_booking);
-    assert_eq!(by_instruction.status(), StatusCode::NOT_FOUND);
+    // 3.0 answers what it does not know with no events, not a 404.
+    assert_eq!(by_instruction.status(), StatusCode::OK);
     assert_eq!(header(&by_instruction, "API-Version"), Some("3.0.0"));
+    assert_eq!(json(by_instruction).await["events"], serde_json::json!([]));
 }

@@ -193,6 +193,7 @@ mod tests {
         let mut created = request(&ids, TrackingRequestStatus::Created);
         let report = CarrierReport {
             pod_terminal: None,
+            transport_document: None,
             containers: vec![ReportedContainer {
                 number: "TDMU1000001".to_owned(),
                 iso_equipment_code: None,

@@ -155,11 +155,16 @@ pub struct ReportedEvent {
 }
 
 /// Decodes the size and type of an ISO 6346 size-type code (`45G1` → 40 ft, high cube,
-/// dry). Unknown codes give `None`s rather than guesses.
+/// dry), or of the all-digit code used before 1996 that carriers still send (`4310` → 40 ft,
+/// 8'6", general purpose). Unknown codes give `None`s rather than guesses.
 pub fn equipment_from_iso_code(
     code: &str,
 ) -> (Option<u32>, Option<&'static str>, Option<&'static str>) {
-    let mut chars = code.trim().chars();
+    let code = code.trim();
+    if code.len() == 4 && code.bytes().all(|b| b.is_ascii_digit()) {
+        return equipment_from_pre_1996_code(code);
+    }
+    let mut chars = code.chars();
     let (Some(size), Some(height), Some(kind)) = (chars.next(), chars.next(), chars.next()) else {
         return (None, None, None);
     };
@@ -187,9 +192,51 @@ pub fn equipment_from_iso_code(
     (length, height, kind)
 }
 
+/// The numeric size-type codes of ISO 2716 and ISO 6346:1984: length, then height (0–1
+/// 8 ft, 2–3 8'6", 4–5 taller), then a two-digit type whose tens give the family (0–1
+/// general purpose, 3 refrigerated, 5 open top, 6 platform, 7 tank).
+fn equipment_from_pre_1996_code(
+    code: &str,
+) -> (Option<u32>, Option<&'static str>, Option<&'static str>) {
+    let digits: Vec<u8> = code.bytes().map(|b| b - b'0').collect();
+    let length = match digits[0] {
+        1 => Some(10),
+        2 => Some(20),
+        3 => Some(30),
+        4 => Some(40),
+        _ => None,
+    };
+    let height = match digits[1] {
+        0..=3 => Some("standard"),
+        4 | 5 => Some("high_cube"),
+        _ => None,
+    };
+    let kind = match digits[2] {
+        0 | 1 => Some("dry"),
+        3 => Some("reefer"),
+        5 => Some("open top"),
+        6 => Some("flat rack"),
+        7 => Some("tank"),
+        _ => None,
+    };
+    (length, height, kind)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pre_1996_numeric_code_is_decoded() {
+        assert_eq!(
+            equipment_from_iso_code("4310"),
+            (Some(40), Some("standard"), Some("dry"))
+        );
+        assert_eq!(
+            equipment_from_iso_code("4532"),
+            (Some(40), Some("high_cube"), Some("reefer"))
+        );
+    }
 
     #[test]
     fn a_forty_foot_high_cube_is_decoded() {

@@ -48,7 +48,14 @@ impl TrackingRequest {
     }
 }
 
-/// Normalizes a submitted number: carriers treat them case-insensitively.
-pub fn normalize_number(number: &str) -> String {
-    number.trim().to_uppercase()
+/// Normalizes a submitted number as its kind allows: a container number is ISO 6346's, in
+/// capitals; a bill of lading or booking is kept as the user wrote it (trimmed), because
+/// some lines' references are case-sensitive (CMA CGM's hashed booking references).
+pub fn normalize_number(request_type: crate::RequestType, number: &str) -> String {
+    match request_type {
+        crate::RequestType::Container => number.trim().to_uppercase(),
+        crate::RequestType::BillOfLading | crate::RequestType::BookingNumber => {
+            number.trim().to_owned()
+        }
+    }
 }

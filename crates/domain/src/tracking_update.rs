@@ -68,6 +68,9 @@ pub struct CarrierReport {
     pub raw_events: Vec<ReportedRawEvent>,
     /// The terminal at the port of discharge, as the carrier named it.
     pub pod_terminal: Option<ReportedFacility>,
+    /// The bill of lading the events name, when they name one: a container request's
+    /// shipment is known by it rather than by the container's number.
+    pub transport_document: Option<String>,
 }
 
 /// A facility as a carrier names it: by its SMDG code, or by name when it has none.
@@ -248,10 +251,15 @@ pub fn plan(
     ids: &dyn IdGenerator,
     now: DateTime<Utc>,
 ) -> TrackingUpdate {
-    let mut shipment = known
-        .shipment
-        .cloned()
-        .unwrap_or_else(|| new_shipment(request, ids, now));
+    let mut shipment = known.shipment.cloned().unwrap_or_else(|| {
+        let mut shipment = new_shipment(request, ids, now);
+        if request.request_type == crate::tracking::RequestType::Container
+            && let Some(document) = &report.transport_document
+        {
+            shipment.bill_of_lading_number.clone_from(document);
+        }
+        shipment
+    });
     let shipment_created = known.shipment.is_none();
 
     let mut containers: Vec<Container> = known.containers.to_vec();
@@ -288,7 +296,14 @@ pub fn plan(
         }
     }
 
-    derive_shipment_fields(&mut shipment, report, &events);
+    if containers.is_empty() {
+        // A bill of lading whose answer has no container yet (vessel estimates, document
+        // events): its shipment-level facts are kept from the milestones themselves.
+        let shipment_level = shipment_level_events(&shipment, report, now);
+        derive_shipment_fields(&mut shipment, report, &shipment_level);
+    } else {
+        derive_shipment_fields(&mut shipment, report, &events);
+    }
     let mut changed_containers = Vec::new();
     let mut container_changesets = Vec::new();
     for container in &mut containers {
@@ -469,6 +484,34 @@ fn record(
     }
 }
 
+/// The report's milestones as the shipment's own events, for a shipment without containers
+/// (they are not stored: transport events belong to containers).
+fn shipment_level_events(
+    shipment: &Shipment,
+    report: &CarrierReport,
+    now: DateTime<Utc>,
+) -> Vec<TransportEvent> {
+    report
+        .milestones
+        .iter()
+        .map(|milestone| TransportEvent {
+            id: TransportEventId(uuid::Uuid::nil()),
+            account_id: shipment.account_id,
+            shipment_id: shipment.id,
+            container_id: ContainerId(uuid::Uuid::nil()),
+            event: milestone.event,
+            timestamp: milestone.at,
+            voyage_number: milestone.voyage_number.clone(),
+            location_locode: milestone.location_locode.clone(),
+            vessel_name: milestone.vessel_name.clone(),
+            vessel_imo: milestone.vessel_imo.clone(),
+            terminal_id: milestone.terminal_id,
+            source_id: milestone.source_id.clone(),
+            created_at: now,
+        })
+        .collect()
+}
+
 /// The time of the first estimate of `event` at `place` ever recorded: what the carrier
 /// promised when tracking began, kept to show how the estimate moved since.
 fn first_estimate(
@@ -560,8 +603,10 @@ fn derive_shipment_fields(
             );
         }
     }
-    // The vessel that brings the cargo to the port of discharge: the last one loaded.
-    if let Some(last_vessel) = events
+    // The vessel that brings the cargo to the port of discharge: the last one loaded, else
+    // the one the latest estimate of the arrival there names.
+    let named = |e: &&TransportEvent| e.vessel_name.is_some() || e.vessel_imo.is_some();
+    let actual = events
         .iter()
         .filter(|e| {
             !e.event.is_estimate()
@@ -573,10 +618,20 @@ fn derive_shipment_fields(
                         | E::VesselDeparted
                         | E::TransshipmentDeparted
                 )
-                && e.vessel_name.is_some()
         })
-        .max_by_key(|e| e.timestamp)
-    {
+        .filter(named)
+        .max_by_key(|e| e.timestamp);
+    let estimated = || {
+        events
+            .iter()
+            .filter(|e| {
+                e.event == E::EstimatedVesselArrived
+                    && (pod.is_none() || e.location_locode.as_deref() == pod.as_deref())
+            })
+            .filter(named)
+            .max_by_key(|e| (e.created_at, e.timestamp))
+    };
+    if let Some(last_vessel) = actual.or_else(estimated) {
         shipment
             .pod_vessel_name
             .clone_from(&last_vessel.vessel_name);
@@ -703,6 +758,7 @@ mod tests {
     fn report(milestones: Vec<Milestone>) -> CarrierReport {
         CarrierReport {
             pod_terminal: None,
+            transport_document: None,
             containers: vec![
                 ReportedContainer {
                     number: "TDMU1000001".to_owned(),

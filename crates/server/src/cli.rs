@@ -88,7 +88,12 @@ pub enum CarriersCommand {
         /// The line's SCAC, e.g. HLCU.
         scac: String,
         /// A number to look up; without one, a made-up number checks the credentials.
+        /// With one, prints what a poll would make of the answer (nothing is stored).
         number: Option<String>,
+        /// Ask the number only as this: bill_of_lading, booking_number or container
+        /// (default: what it looks like, then the other types the line supports).
+        #[arg(long = "type", value_parser = parse_request_type)]
+        request_type: Option<tidemark_domain::RequestType>,
     },
 }
 
@@ -140,9 +145,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Carriers(CarriersCommand::List) => carriers::list(config).await,
-        Command::Carriers(CarriersCommand::Check { scac, number }) => {
-            carriers::check(config, &scac, number.as_deref()).await
-        }
+        Command::Carriers(CarriersCommand::Check {
+            scac,
+            number,
+            request_type,
+        }) => carriers::check(config, &scac, number.as_deref(), request_type).await,
         Command::ApiKeys(command) => api_keys(config, command).await,
         Command::SandboxCarrier { listen } => sandbox_carrier(listen).await,
         Command::AisReplay { file } => ais_replay(config, &file).await,
@@ -320,4 +327,10 @@ async fn ais_replay(config: Config, file: &std::path::Path) -> anyhow::Result<()
         d.fragments_dropped
     );
     Ok(())
+}
+
+/// `--type` of `carriers check`: a request type as the API names it.
+fn parse_request_type(text: &str) -> Result<tidemark_domain::RequestType, String> {
+    tidemark_domain::RequestType::parse(text.trim())
+        .ok_or_else(|| format!("{text:?} is not bill_of_lading, booking_number or container"))
 }

@@ -939,6 +939,34 @@ mod tests {
         assert_eq!(config("dcsa_version = \"3.0\"").unwrap(), Protocol::Dcsa30);
         assert_eq!(config("dcsa_version = 3.0").unwrap(), Protocol::Dcsa30);
         assert_eq!(config("dcsa_version = 2.2").unwrap(), Protocol::Dcsa22);
+        assert_eq!(
+            config("dcsa_version = \"3.0-beta-1\"").unwrap(),
+            Protocol::Dcsa30Beta1
+        );
+    }
+
+    #[test]
+    fn maersk_speaks_3_0_beta_1_and_cma_cgm_has_its_own_events_path() {
+        let maersk = carrier("[carriers.MAEU]\nconsumer_key = \"k\"").unwrap();
+        let cma = carrier("[carriers.CMDU]\napi_key = \"k\"").unwrap();
+
+        assert_eq!(maersk.protocol, Protocol::Dcsa30Beta1);
+        assert_eq!(maersk.events_path, None);
+        assert_eq!(
+            cma.events_path.as_deref(),
+            Some("/operation/trackandtrace/v1/events")
+        );
+    }
+
+    #[test]
+    fn an_events_path_overrides_the_profiles_and_a_bad_one_names_the_setting() {
+        let given =
+            carrier("[carriers.CMDU]\napi_key = \"k\"\nevents_path = \"/tnt/v2/events\"").unwrap();
+        let bad =
+            carrier("[carriers.CMDU]\napi_key = \"k\"\nevents_path = \"/../x?y=1\"").unwrap_err();
+
+        assert_eq!(given.events_path.as_deref(), Some("/tnt/v2/events"));
+        assert_eq!(bad.setting, "TIDEMARK_CARRIERS__CMDU__EVENTS_PATH");
     }
 
     #[test]

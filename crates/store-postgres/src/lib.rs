@@ -26,6 +26,7 @@ mod webhooks;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration as StdDuration, Instant};
 
@@ -40,9 +41,10 @@ use tidemark_domain::{
     WebhookNotification, WebhookNotificationId,
 };
 use tidemark_store::{
-    ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups, NotificationFilter,
-    PageRequest, Paged, ReadCache, RecordedDelivery, SearchEntry, SearchHit, ShipmentFilter,
-    ShipmentRead, Store, StoreError, StoreResult, TrackingRequestFilter, TransportEventFilter,
+    ContainerEventIds, ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups,
+    NotificationFilter, PageRequest, Paged, ReadCache, RecordedDelivery, SearchEntry, SearchHit,
+    ShipmentFilter, ShipmentRead, Store, StoreError, StoreResult, TrackingRequestFilter,
+    TransportEventFilter,
 };
 use tokio_postgres::NoTls;
 
@@ -722,6 +724,14 @@ impl Store for PgStore {
         container: ContainerId,
     ) -> StoreResult<Vec<RawEvent>> {
         shipments::raw_events_of_container(&self.client().await?, account, container).await
+    }
+
+    async fn event_ids_of_containers(
+        &self,
+        account: AccountId,
+        containers: &[ContainerId],
+    ) -> StoreResult<HashMap<ContainerId, ContainerEventIds>> {
+        shipments::event_ids_of_containers(&self.client().await?, account, containers).await
     }
 
     async fn create_party(&self, party: &Party) -> StoreResult<()> {

@@ -85,6 +85,10 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         33,
         include_str!("../migrations/0033_ended_console_sessions.sql"),
     ),
+    (
+        34,
+        include_str!("../migrations/0034_duplicates_in_any_case.sql"),
+    ),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

@@ -3,6 +3,7 @@
 //! A poll's outcome is written by `poll_results`, with the row builders and upserts here:
 //! rows are upserted by id, updating only the columns a later carrier result may change.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
@@ -13,8 +14,8 @@ use tidemark_domain::{
     TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerFilter, PageRequest, Paged, SearchEntry, SearchKind, ShipmentFilter, ShipmentSort,
-    StoreError, StoreResult, TransportEventFilter,
+    ContainerEventIds, ContainerFilter, PageRequest, Paged, SearchEntry, SearchKind,
+    ShipmentFilter, ShipmentSort, StoreError, StoreResult, TransportEventFilter,
 };
 use tokio_postgres::Row;
 use tokio_postgres::types::{FromSql, Json};
@@ -594,6 +595,61 @@ pub async fn raw_events_of_container(
         raw_event_from_row,
     )
     .await
+}
+
+/// Found through the keys the reads of one container use: transport events by
+/// `(container_id, source_id)`, raw events by their key `(shipment_id, source_id)`; the two
+/// queries are sent together.
+pub async fn event_ids_of_containers(
+    client: &impl GenericClient,
+    account: AccountId,
+    containers: &[ContainerId],
+) -> StoreResult<HashMap<ContainerId, ContainerEventIds>> {
+    let mut found: HashMap<ContainerId, ContainerEventIds> = HashMap::new();
+    if containers.is_empty() {
+        return Ok(found);
+    }
+    fn pair(row: &Row) -> StoreResult<(ContainerId, Uuid)> {
+        Ok((
+            ContainerId(row.try_get(0).map_err(backend)?),
+            row.try_get(1).map_err(backend)?,
+        ))
+    }
+    let ids: Vec<Uuid> = containers.iter().map(|id| id.0).collect();
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&ids, &account.0];
+    let (transport, raw) = futures_util::try_join!(
+        query_all(
+            client,
+            "SELECT container_id, id FROM transport_events \
+             WHERE container_id = ANY($1) AND account_id = $2 ORDER BY timestamp, id",
+            &params,
+            pair,
+        ),
+        query_all(
+            client,
+            "SELECT c.id, r.id FROM containers c \
+             JOIN raw_events r ON r.shipment_id = c.shipment_id \
+              AND (r.container_number IS NULL OR r.container_number = c.number) \
+             WHERE c.id = ANY($1) AND c.account_id = $2 ORDER BY r.timestamp, r.id",
+            &params,
+            pair,
+        ),
+    )?;
+    for (container, id) in transport {
+        found
+            .entry(container)
+            .or_default()
+            .transport_events
+            .push(TransportEventId(id));
+    }
+    for (container, id) in raw {
+        found
+            .entry(container)
+            .or_default()
+            .raw_events
+            .push(RawEventId(id));
+    }
+    Ok(found)
 }
 
 /// A change's domain events as rows.

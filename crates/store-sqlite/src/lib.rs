@@ -20,6 +20,7 @@ mod tracking_requests;
 mod vessels;
 mod webhooks;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -36,9 +37,10 @@ use tidemark_domain::{
     WebhookNotification, WebhookNotificationId,
 };
 use tidemark_store::{
-    ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups, NotificationFilter,
-    PageRequest, Paged, ReadCache, RecordedDelivery, SearchEntry, SearchHit, ShipmentFilter,
-    ShipmentRead, Store, StoreError, StoreResult, TrackingRequestFilter, TransportEventFilter,
+    ContainerEventIds, ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups,
+    NotificationFilter, PageRequest, Paged, ReadCache, RecordedDelivery, SearchEntry, SearchHit,
+    ShipmentFilter, ShipmentRead, Store, StoreError, StoreResult, TrackingRequestFilter,
+    TransportEventFilter,
 };
 
 use crate::convert::{api_key_from_row, backend, from_ts, to_ts, uuid_from};
@@ -653,6 +655,14 @@ impl Store for SqliteStore {
         container: ContainerId,
     ) -> StoreResult<Vec<RawEvent>> {
         shipments::raw_events_of_container(&self.reader(), account, container)
+    }
+
+    async fn event_ids_of_containers(
+        &self,
+        account: AccountId,
+        containers: &[ContainerId],
+    ) -> StoreResult<HashMap<ContainerId, ContainerEventIds>> {
+        shipments::event_ids_of_containers(&self.reader(), account, containers)
     }
 
     async fn create_party(&self, party: &Party) -> StoreResult<()> {

@@ -1,6 +1,7 @@
 //! Shipments, containers and transport events on SQLite.
 
 use chrono::{DateTime, Utc};
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use rusqlite::types::{Value, ValueRef};
@@ -12,8 +13,8 @@ use tidemark_domain::{
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerFilter, PageRequest, Paged, SearchEntry, SearchKind, ShipmentFilter, ShipmentSort,
-    StoreError, StoreResult, TransportEventFilter,
+    ContainerEventIds, ContainerFilter, PageRequest, Paged, SearchEntry, SearchKind,
+    ShipmentFilter, ShipmentSort, StoreError, StoreResult, TransportEventFilter,
 };
 use uuid::Uuid;
 
@@ -441,6 +442,64 @@ pub fn raw_events_of_container(
             .and_then(Iterator::collect)
     })
     .map_err(backend)
+}
+
+/// Found through the keys the reads of one container use: transport events by
+/// `(container_id, source_id)`, raw events by `(shipment_id, source_id)`.
+pub fn event_ids_of_containers(
+    conn: &Connection,
+    account: AccountId,
+    containers: &[ContainerId],
+) -> StoreResult<HashMap<ContainerId, ContainerEventIds>> {
+    let mut found: HashMap<ContainerId, ContainerEventIds> = HashMap::new();
+    if containers.is_empty() {
+        return Ok(found);
+    }
+    let ids: Vec<String> = containers.iter().map(|id| id.0.to_string()).collect();
+    let ids = serde_json::to_string(&ids).map_err(backend)?;
+    let pair = |row: &Row<'_>| {
+        let mut c = Columns::new(row);
+        Ok((ContainerId(c.uuid()?), c.uuid()?))
+    };
+    let transport: Vec<(ContainerId, Uuid)> = conn
+        .prepare_cached(
+            "SELECT container_id, id FROM transport_events
+             WHERE container_id IN (SELECT value FROM json_each(?1)) AND account_id = ?2
+             ORDER BY timestamp, id",
+        )
+        .and_then(|mut stmt| {
+            stmt.query_map([&ids, &account.0.to_string()], pair)
+                .and_then(Iterator::collect)
+        })
+        .map_err(backend)?;
+    let raw: Vec<(ContainerId, Uuid)> = conn
+        .prepare_cached(
+            "SELECT c.id, r.id FROM containers c
+             JOIN raw_events r ON r.shipment_id = c.shipment_id
+              AND (r.container_number IS NULL OR r.container_number = c.number)
+             WHERE c.id IN (SELECT value FROM json_each(?1)) AND c.account_id = ?2
+             ORDER BY r.timestamp, r.id",
+        )
+        .and_then(|mut stmt| {
+            stmt.query_map([&ids, &account.0.to_string()], pair)
+                .and_then(Iterator::collect)
+        })
+        .map_err(backend)?;
+    for (container, id) in transport {
+        found
+            .entry(container)
+            .or_default()
+            .transport_events
+            .push(TransportEventId(id));
+    }
+    for (container, id) in raw {
+        found
+            .entry(container)
+            .or_default()
+            .raw_events
+            .push(RawEventId(id));
+    }
+    Ok(found)
 }
 
 /// Writes a tracking result: the shipment, containers, events and raw events it changed, the

@@ -123,6 +123,7 @@ macro_rules! store_contract_tests {
             the_longest_waiting_shipments_are_polled_first,
             shipments_are_read_by_ids_within_their_account,
             raw_events_of_a_container_are_its_own_and_its_vessels,
+            the_event_ids_of_several_containers_are_read_at_once,
             a_corrected_raw_event_replaces_the_recorded_one,
             parties_are_created_listed_and_renamed,
             party_names_are_unique_per_account_ignoring_case,
@@ -1236,6 +1237,7 @@ const TERMINAL: uuid::Uuid = uuid::Uuid::from_u128(0x7e41_0000_0000_5000_8000_00
 fn carrier_report(milestones: Vec<Milestone>) -> CarrierReport {
     CarrierReport {
         pod_terminal: None,
+        transport_document: None,
         containers: vec![
             ReportedContainer {
                 number: "TDMU1000001".to_owned(),
@@ -2422,6 +2424,64 @@ pub async fn raw_events_of_a_container_are_its_own_and_its_vessels(backend: &dyn
         raw_event_of(&departed_voyage()[0]).reported
     );
     assert!(matches!(elsewhere, Err(StoreError::NotFound)));
+}
+
+pub async fn the_event_ids_of_several_containers_are_read_at_once(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let (_, update) = tracked(store.as_ref(), &ids, acme, "TESTBL0001", departed_voyage()).await;
+    let containers: Vec<_> = update.new_containers.iter().map(|c| c.id).collect();
+
+    let found = store
+        .event_ids_of_containers(acme, &containers)
+        .await
+        .unwrap();
+    let elsewhere = store
+        .event_ids_of_containers(other, &containers)
+        .await
+        .unwrap();
+
+    assert_eq!(found.len(), 2);
+    for container in &containers {
+        let transport = store
+            .transport_events_of_container(
+                acme,
+                *container,
+                &TransportEventFilter::default(),
+                PageRequest {
+                    offset: 0,
+                    limit: 100,
+                },
+            )
+            .await
+            .unwrap()
+            .items;
+        let raw = store
+            .raw_events_of_container(acme, *container)
+            .await
+            .unwrap();
+        let listed = &found[container];
+        assert_eq!(
+            listed.transport_events,
+            transport.iter().map(|e| e.id).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            listed.raw_events,
+            raw.iter().map(|e| e.id).collect::<Vec<_>>()
+        );
+        // Its own raw event, the vessel's two, and not the other container's.
+        assert_eq!(listed.raw_events.len(), 3);
+    }
+    assert!(elsewhere.is_empty());
+    assert!(
+        store
+            .event_ids_of_containers(acme, &[])
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 pub async fn a_corrected_raw_event_replaces_the_recorded_one(backend: &dyn TestBackend) {

@@ -17,13 +17,15 @@ mod search;
 mod shipment_read;
 mod vessels;
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use tidemark_domain::tracking_update::TrackingUpdate;
 use tidemark_domain::{
     Account, AccountId, ApiKey, ApiKeyId, Container, ContainerId, ContainerStatus, DeliveryStatus,
     DomainEvent, DomainEventId, Job, JobId, NewJob, NotificationLog, Party, PartyId, RawEvent,
-    Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TrackingRequestStatus,
+    RawEventId, Shipment, ShipmentId, TrackingRequest, TrackingRequestId, TrackingRequestStatus,
     TransportEvent, TransportEventId, TransportEventName, Webhook, WebhookId, WebhookNotification,
     WebhookNotificationId,
 };
@@ -99,6 +101,14 @@ pub enum JobOutcome {
     Failed {
         error: String,
     },
+}
+
+/// The events a container's `transport_events` and `raw_events` relationships list
+/// ([`Store::event_ids_of_containers`]), each in time order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ContainerEventIds {
+    pub transport_events: Vec<TransportEventId>,
+    pub raw_events: Vec<RawEventId>,
 }
 
 /// A window of a list: `limit` items after skipping `offset`.
@@ -463,6 +473,15 @@ pub trait Store:
         account: AccountId,
         container: ContainerId,
     ) -> StoreResult<Vec<RawEvent>>;
+    /// The ids of the events each of these containers of the account lists in its
+    /// relationships, in two queries however many containers there are: its transport
+    /// events, and the raw events concerning it (as [`Store::raw_events_of_container`]),
+    /// each in time order. Containers without events, and other accounts', are left out.
+    async fn event_ids_of_containers(
+        &self,
+        account: AccountId,
+        containers: &[ContainerId],
+    ) -> StoreResult<HashMap<ContainerId, ContainerEventIds>>;
 
     // Search (`GET /v2/search`).
 

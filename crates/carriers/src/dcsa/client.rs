@@ -86,6 +86,8 @@ impl fmt::Debug for DcsaAuth {
 pub enum DcsaClientError {
     #[error("the carrier base URL {0} cannot take a path")]
     BaseUrl(String),
+    #[error("the events path {0:?} is not a path of plain segments (such as /v2/events)")]
+    EventsPath(String),
     #[error("the auth header is not a valid HTTP header: {0}")]
     AuthHeader(#[from] AuthError),
     #[error("could not build the HTTP client: {0}")]
@@ -154,14 +156,7 @@ impl DcsaClient {
         auth: DcsaAuth,
         http: reqwest::Client,
     ) -> Result<Self, DcsaClientError> {
-        let mut events_url = base_url.clone();
-        events_url
-            .path_segments_mut()
-            .map_err(|()| DcsaClientError::BaseUrl(base_url.to_string()))?
-            .pop_if_empty()
-            .extend(["v2", "events"]);
-        events_url.set_query(None);
-        events_url.set_fragment(None);
+        let events_url = url_under(&base_url, DEFAULT_PATH)?;
         let auth = match auth {
             DcsaAuth::None => Authenticator::none(),
             DcsaAuth::Header { name, value } => Authenticator::headers(vec![(name, value)])?,
@@ -191,6 +186,15 @@ impl DcsaClient {
             auth,
             http,
             sends_sandbox_epoch: false,
+        })
+    }
+
+    /// The same client asking at `path` under the base URL (a line's own gateway path, such
+    /// as CMA CGM's `/operation/trackandtrace/v1/events`) instead of `/v2/events`.
+    pub fn at_path(self, base_url: &Url, path: &str) -> Result<Self, DcsaClientError> {
+        Ok(Self {
+            events_url: url_under(base_url, path)?,
+            ..self
         })
     }
 
@@ -291,6 +295,34 @@ impl Carrier for DcsaClient {
             "more than {MAX_PAGES} pages of events"
         )))
     }
+}
+
+/// Where DCSA puts 2.2's events under a carrier's base URL.
+pub const DEFAULT_PATH: &str = "/v2/events";
+
+/// `path` (`/v2/events`, `/operation/trackandtrace/v1/events`…) appended to `base_url`'s
+/// path, without the base's query or fragment. A path of other than plain segments (`..`,
+/// a query, a scheme) is refused: it names a place under the base, nothing else.
+pub(crate) fn url_under(base_url: &Url, path: &str) -> Result<Url, DcsaClientError> {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let plain = |segment: &&str| {
+        *segment != "."
+            && *segment != ".."
+            && segment
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
+    };
+    if segments.is_empty() || !segments.iter().all(plain) {
+        return Err(DcsaClientError::EventsPath(path.to_owned()));
+    }
+    let mut url = base_url.clone();
+    url.path_segments_mut()
+        .map_err(|()| DcsaClientError::BaseUrl(base_url.to_string()))?
+        .pop_if_empty()
+        .extend(segments);
+    url.set_query(None);
+    url.set_fragment(None);
+    Ok(url)
 }
 
 /// The error for a response that is not a success.

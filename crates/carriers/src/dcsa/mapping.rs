@@ -92,18 +92,31 @@ enum Leg {
     Feeder,
     Rail,
     Truck,
-    /// No transport call, or no mode on it.
+    /// No transport call, or no mode on it, away from the ocean route.
     Unknown,
 }
 
 impl Leg {
+    /// The leg from the call's mode ([`CarrierEvent::inferred_mode`]). Without one, a move
+    /// at a port of the ocean route (lading, transshipment, discharge) is taken as the
+    /// vessel's: DCSA 3.0.0 equipment events usually carry no transport details at all,
+    /// and a load or discharge at a seaport is onto or off a ship unless the carrier says
+    /// otherwise.
     fn of(event: &CarrierEvent, context: &LegContext) -> Self {
-        match event.mode_of_transport() {
+        let on_ocean_route = matches!(
+            context.role,
+            LocationRole::PortOfLading
+                | LocationRole::Transshipment
+                | LocationRole::PortOfDischarge
+        );
+        match event.inferred_mode() {
             Some(ModeOfTransport::Vessel) if context.feeder_leg => Self::Feeder,
             Some(ModeOfTransport::Vessel) => Self::Mainline,
             Some(ModeOfTransport::Barge) => Self::Feeder,
             Some(ModeOfTransport::Rail) => Self::Rail,
             Some(ModeOfTransport::Truck) => Self::Truck,
+            None if on_ocean_route && context.feeder_leg => Self::Feeder,
+            None if on_ocean_route => Self::Mainline,
             None => Self::Unknown,
         }
     }
@@ -131,10 +144,17 @@ pub fn t49_event_name(event: &CarrierEvent, context: &LegContext) -> Option<Tran
     let stage = context.stage;
     let destination_side = matches!(context.role, PortOfDischarge | Inland | InlandDestination);
 
+    // A load or discharge whose emptiness the carrier leaves out is a booked box's, laden:
+    // an empty container's move is flagged `EMPTY`. Gate moves still need the indicator,
+    // since an unflagged gate-out could be the empty pick-up.
+    let empty_indicator = match (event.dcsa_code, event.empty_indicator) {
+        (Load | Disc, None) => Some(Laden),
+        (_, indicator) => indicator,
+    };
     let name = match (
         event.dcsa_code,
         event.classifier,
-        event.empty_indicator,
+        empty_indicator,
         Leg::of(event, context),
         context.role,
     ) {

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::event::{
     CarrierError, CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, DocumentReference,
-    DocumentType, EmptyIndicator, EventKind, ModeOfTransport, Reference, TransportCall,
+    DocumentType, EmptyIndicator, EventKind, ModeOfTransport, Reference, RouteHint, TransportCall,
 };
 
 /// Parses a DCSA T&T 2.2 events response.
@@ -127,18 +127,23 @@ fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
         .filter(|code| code.kind() == kind)
         .ok_or_else(|| format!("unknown {code_field} {code_text:?}"))?;
 
-    let classifier_text = raw
-        .event_classifier_code
-        .ok_or("eventClassifierCode is missing")?;
-    let classifier = Classifier::parse(&normalize(&classifier_text))
-        .ok_or_else(|| format!("unknown eventClassifierCode {classifier_text:?}"))?;
-
     let datetime_text = raw.event_date_time.ok_or("eventDateTime is missing")?;
     let event_datetime = parse_datetime(&datetime_text)?;
     // The creation time is metadata: an unreadable one is dropped, not the event.
     let event_created_datetime = raw
         .event_created_date_time
         .and_then(|text| parse_datetime(&text).ok());
+
+    let classifier = match raw.event_classifier_code {
+        Some(text) => Classifier::parse(&normalize(&text))
+            .ok_or_else(|| format!("unknown eventClassifierCode {text:?}"))?,
+        // Some carriers leave it out (an MSC sample does): an event recorded after it
+        // happened is what happened; one dated after it was recorded is an estimate.
+        None => match event_created_datetime {
+            Some(created) if event_datetime > created => Classifier::Estimated,
+            _ => Classifier::Actual,
+        },
+    };
 
     let transport_call = raw.transport_call.map(RawTransportCall::build);
     let un_location_code = raw
@@ -211,6 +216,7 @@ fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
         transport_call,
         document_references,
         references,
+        route_hint: carrier_hint(raw.carrier_specific_data.as_ref()),
     })
 }
 
@@ -249,6 +255,7 @@ const FIELDS_2_2: &[&str] = &[
     "modeOfTransport",
     "vessel",
     "carrierServiceCode",
+    "carrierSpecificData",
     "carrierVoyageNumber",
     "exportVoyageNumber",
     "importVoyageNumber",
@@ -526,6 +533,24 @@ struct RawEvent {
     document_id: Option<String>,
     #[serde(default, deserialize_with = "lenient_string")]
     document_type_code: Option<String>,
+    /// A carrier's own additions (CMA CGM's `transportationPhase`), read for route hints.
+    #[serde(default)]
+    carrier_specific_data: Option<Value>,
+}
+
+/// What a carrier's own data says of the event's place: CMA CGM marks the calls of a
+/// transshipment with `transportationPhase: "Transshipment"`.
+fn carrier_hint(data: Option<&Value>) -> Option<RouteHint> {
+    let phase = data?
+        .as_object()?
+        .iter()
+        .find(|(key, _)| key.eq_ignore_ascii_case("transportationPhase"))?
+        .1
+        .as_str()?;
+    phase
+        .trim()
+        .eq_ignore_ascii_case("transshipment")
+        .then_some(RouteHint::Transshipment)
 }
 
 #[derive(Deserialize)]

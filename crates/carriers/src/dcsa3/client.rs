@@ -1,12 +1,16 @@
-//! The DCSA Track & Trace 3.0 connector: `GET {base}/v3/events` for one reference, page
-//! after page, parsed with [`parse_events`].
+//! The DCSA Track & Trace 3.0 connector: `GET {base}/v3/events` (or the line's own events
+//! path) for one reference, page after page, parsed with [`parse_events`].
 //!
-//! The query is 3.0's: `documentReference` with `documentTypeCodes` (`TRD` for a bill of
-//! lading, `BKG` for a booking), or `equipmentReference`; `API-Version` carries the major
-//! version only (`3`). Pages follow the `Next-Page` response header, a link (absolute or
+//! Two query dialects share the name "3.0" ([`Dialect`]). DCSA's 3.0.0 asks by
+//! `transportDocumentReference`, `carrierBookingReference` or `equipmentReference` and
+//! carries the full version in `API-Version` (`3.0.0`); the 2023 Beta-1, which Maersk serves,
+//! asks by `documentReference` with `documentTypeCodes` (`TRD`, `BKG`) and carries the major
+//! version only (`3`). A strict server refuses the other dialect's names, and a lenient one
+//! ignores them and answers for everything, so the dialect comes from the line's profile,
+//! never from a guess. Pages follow the `Next-Page` response header, a link (absolute or
 //! relative to the events URL) that must stay on the carrier's host, since our credentials go
-//! with it; a `Next-Page-Cursor` header (the later 3.0 drafts) is sent back as `cursor`
-//! beside the first request's parameters.
+//! with it; a `Next-Page-Cursor` header (3.0.0) is sent back as `cursor` beside the first
+//! request's parameters.
 //!
 //! Authentication, TLS, timeouts and the mapping of HTTP answers onto [`CarrierError`] are
 //! the 2.2 connector's ([`DcsaClient`]), which sends every request.
@@ -22,8 +26,28 @@ use crate::carrier::{Carrier, ReferenceKind, TrackingQuery};
 use crate::dcsa::{DcsaAuth, DcsaClient, DcsaClientError};
 use crate::event::{CarrierError, CarrierSnapshot};
 
-/// The T&T major version asked for in `API-Version`.
-const API_VERSION: &str = "3";
+/// The 3.0 query dialect a line speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// DCSA T&T 3.0.0: `transportDocumentReference`, `carrierBookingReference`,
+    /// `equipmentReference`; `API-Version: 3.0.0`.
+    #[default]
+    V3_0_0,
+    /// The 2023 Beta-1: `documentReference` with `documentTypeCodes`, `equipmentReference`;
+    /// `API-Version: 3`.
+    Beta1,
+}
+
+impl Dialect {
+    /// What `API-Version` carries: the full version for 3.0.0, the major for Beta-1 (each
+    /// as its spec says).
+    fn api_version(self) -> &'static str {
+        match self {
+            Self::V3_0_0 => "3.0.0",
+            Self::Beta1 => "3",
+        }
+    }
+}
 /// Pages followed at most: a shipment has tens of events, so more means a paging loop.
 const MAX_PAGES: usize = 50;
 
@@ -31,8 +55,11 @@ const MAX_PAGES: usize = 50;
 pub struct Dcsa3Client {
     /// Sends the requests: auth, TLS, timeouts, errors.
     http: DcsaClient,
-    /// `{base}/v3/events`.
+    /// The line's address, under which the events path goes.
+    base_url: Url,
+    /// `{base}/events` (3.0.0), `{base}/v3/events` (Beta-1), or the line's own path.
     events_url: Url,
+    dialect: Dialect,
 }
 
 impl fmt::Debug for Dcsa3Client {
@@ -40,6 +67,7 @@ impl fmt::Debug for Dcsa3Client {
         f.debug_struct("Dcsa3Client")
             .field("scac", &self.http.scac())
             .field("events_url", &self.events_url.as_str())
+            .field("dialect", &self.dialect)
             .finish_non_exhaustive()
     }
 }
@@ -52,20 +80,49 @@ impl Dcsa3Client {
         base_url: Url,
         auth: DcsaAuth,
     ) -> Result<Self, DcsaClientError> {
-        let events_url = events_url(&base_url)?;
+        let events_url = events_url(&base_url, DEFAULT_PATH)?;
         Ok(Self {
-            http: DcsaClient::new(scac, base_url, auth)?,
+            http: DcsaClient::new(scac, base_url.clone(), auth)?,
+            base_url,
             events_url,
+            dialect: Dialect::default(),
+        })
+    }
+
+    /// The same client asking in `dialect`, at that dialect's path unless one was set with
+    /// [`Self::at_path`] after this.
+    #[must_use]
+    pub fn speaking(self, dialect: Dialect) -> Self {
+        let path = match dialect {
+            Dialect::V3_0_0 => DEFAULT_PATH,
+            Dialect::Beta1 => BETA_1_PATH,
+        };
+        let events_url = events_url(&self.base_url, path).unwrap_or(self.events_url);
+        Self {
+            dialect,
+            events_url,
+            ..self
+        }
+    }
+
+    /// The same client asking at `path` under the base URL (`/operation/trackandtrace/v1/
+    /// events`, say) instead of `/v3/events`.
+    pub fn at_path(self, path: &str) -> Result<Self, DcsaClientError> {
+        Ok(Self {
+            events_url: events_url(&self.base_url, path)?,
+            ..self
         })
     }
 
     /// The connector for the sandbox carrier's `/v3/events` under `base_url`: the only 3.0
     /// connector that sends `tidemarkEpoch` ([`DcsaClient::for_sandbox`]).
     pub fn for_sandbox(base_url: Url) -> Result<Self, DcsaClientError> {
-        let events_url = events_url(&base_url)?;
+        let events_url = events_url(&base_url, DEFAULT_PATH)?;
         Ok(Self {
-            http: DcsaClient::for_sandbox(base_url)?,
+            http: DcsaClient::for_sandbox(base_url.clone())?,
+            base_url,
             events_url,
+            dialect: Dialect::default(),
         })
     }
 
@@ -76,10 +133,12 @@ impl Dcsa3Client {
         auth: DcsaAuth,
         http: reqwest::Client,
     ) -> Result<Self, DcsaClientError> {
-        let events_url = events_url(&base_url)?;
+        let events_url = events_url(&base_url, DEFAULT_PATH)?;
         Ok(Self {
-            http: DcsaClient::with_http_client(scac, base_url, auth, http)?,
+            http: DcsaClient::with_http_client(scac, base_url.clone(), auth, http)?,
+            base_url,
             events_url,
+            dialect: Dialect::default(),
         })
     }
 
@@ -89,16 +148,22 @@ impl Dcsa3Client {
         {
             let mut pairs = url.query_pairs_mut();
             let reference = query.reference.trim();
-            match query.reference_kind {
-                ReferenceKind::BillOfLading => {
+            match (self.dialect, query.reference_kind) {
+                (Dialect::V3_0_0, ReferenceKind::BillOfLading) => {
+                    pairs.append_pair("transportDocumentReference", reference);
+                }
+                (Dialect::V3_0_0, ReferenceKind::Booking) => {
+                    pairs.append_pair("carrierBookingReference", reference);
+                }
+                (Dialect::Beta1, ReferenceKind::BillOfLading) => {
                     pairs.append_pair("documentReference", reference);
                     pairs.append_pair("documentTypeCodes", "TRD");
                 }
-                ReferenceKind::Booking => {
+                (Dialect::Beta1, ReferenceKind::Booking) => {
                     pairs.append_pair("documentReference", reference);
                     pairs.append_pair("documentTypeCodes", "BKG");
                 }
-                ReferenceKind::Equipment => {
+                (_, ReferenceKind::Equipment) => {
                     pairs.append_pair("equipmentReference", reference);
                 }
             }
@@ -142,16 +207,15 @@ impl Dcsa3Client {
     }
 }
 
-/// `{base}/v3/events`.
-fn events_url(base_url: &Url) -> Result<Url, DcsaClientError> {
-    let mut url = base_url.clone();
-    url.path_segments_mut()
-        .map_err(|()| DcsaClientError::BaseUrl(base_url.to_string()))?
-        .pop_if_empty()
-        .extend(["v3", "events"]);
-    url.set_query(None);
-    url.set_fragment(None);
-    Ok(url)
+/// Where DCSA 3.0.0 puts the events under a carrier's address: its spec's one resource is
+/// `/events` (the version, if any, is part of the server's address).
+pub const DEFAULT_PATH: &str = "/events";
+/// Where the 2023 Beta-1 puts them (`/v3/events`, as Maersk and the sandbox serve them).
+pub const BETA_1_PATH: &str = "/v3/events";
+
+/// `path` (such as `/v3/events`) under `base_url`.
+fn events_url(base_url: &Url, path: &str) -> Result<Url, DcsaClientError> {
+    crate::dcsa::client::url_under(base_url, path)
 }
 
 /// The first page's URL with `cursor`: DCSA asks to repeat the first request's parameters.
@@ -173,7 +237,18 @@ impl Carrier for Dcsa3Client {
         let mut url = first.clone();
         let mut seen = vec![url.clone()];
         for page in 1..=MAX_PAGES {
-            let (body, headers) = self.http.get(url, API_VERSION).await?;
+            let (body, headers) = match self.http.get(url, self.dialect.api_version()).await {
+                // 3.0.0 answers an unknown reference with 200 and no events: a 404 is a
+                // wrong address, to retry and fix, never a final "unknown number".
+                Err(CarrierError::NotFound) if self.dialect == Dialect::V3_0_0 => {
+                    return Err(CarrierError::UnexpectedPayload(format!(
+                        "the carrier answered 404 at {}: DCSA 3.0.0 answers 200 for a \
+                         reference it does not know, so check base_url and events_path",
+                        self.events_url
+                    )));
+                }
+                other => other?,
+            };
             let mut page_snapshot = parse_events(&body)?;
             snapshot.events.append(&mut page_snapshot.events);
             snapshot.skipped_raw.append(&mut page_snapshot.skipped_raw);
@@ -237,16 +312,40 @@ mod tests {
     }
 
     #[test]
-    fn a_base_url_gets_the_v3_events_path() {
+    fn a_base_url_gets_3_0_0s_events_path_and_beta_1s_v3_events() {
         assert_eq!(
             client().events_url.as_str(),
+            "https://carrier.test/tnt/events"
+        );
+        assert_eq!(
+            client().speaking(Dialect::Beta1).events_url.as_str(),
             "https://carrier.test/tnt/v3/events"
         );
     }
 
     #[test]
-    fn each_kind_of_number_is_asked_for_with_3_0s_parameters() {
+    fn each_kind_of_number_is_asked_for_with_3_0_0s_parameters() {
         let client = client();
+
+        let cases = [
+            (
+                ReferenceKind::BillOfLading,
+                "transportDocumentReference=HHL1",
+            ),
+            (ReferenceKind::Booking, "carrierBookingReference=HHL1"),
+            (ReferenceKind::Equipment, "equipmentReference=HHL1"),
+        ];
+
+        for (kind, expected) in cases {
+            let url = client.first_page(&query(kind, " HHL1 "));
+
+            assert_eq!(url.query(), Some(expected), "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn a_beta_1_line_is_asked_with_document_reference_and_type_codes() {
+        let client = client().speaking(Dialect::Beta1);
 
         let cases = [
             (
@@ -261,10 +360,24 @@ mod tests {
         ];
 
         for (kind, expected) in cases {
-            let url = client.first_page(&query(kind, " HHL1 "));
+            let url = client.first_page(&query(kind, "HHL1"));
 
             assert_eq!(url.query(), Some(expected), "{kind:?}");
         }
+    }
+
+    #[test]
+    fn a_line_with_its_own_events_path_is_asked_there() {
+        let client = client()
+            .at_path("/operation/trackandtrace/v1/events")
+            .expect("a plain path");
+
+        assert_eq!(
+            client.events_url.as_str(),
+            "https://carrier.test/tnt/operation/trackandtrace/v1/events"
+        );
+        assert!(client.at_path("/../admin").is_err());
+        assert!(self::client().at_path("/events?x=1").is_err());
     }
 
     #[test]
@@ -290,7 +403,7 @@ mod tests {
 
     #[test]
     fn next_page_links_are_followed_absolute_or_relative_on_the_same_host() {
-        let client = client();
+        let client = client().speaking(Dialect::Beta1);
         let first = client.first_page(&query(ReferenceKind::Equipment, "APZU1"));
 
         let cases = [

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use url::Url;
 
-pub use client::Dcsa3Client;
+pub use client::{Dcsa3Client, Dialect};
 pub use parse::parse_events;
 
 use crate::carrier::Carrier;
@@ -25,24 +25,31 @@ pub enum DcsaVersion {
     /// T&T 2.2: `GET /v2/events`, a JSON array of events.
     #[default]
     V2_2,
-    /// T&T 3.0: `GET /v3/events`, `{"events": [...]}`.
+    /// T&T 3.0.0: `GET /v3/events`, `{"events": [...]}`, asked by
+    /// `transportDocumentReference`, `carrierBookingReference` or `equipmentReference`.
     V3_0,
+    /// The 2023 Beta-1 of 3.0 (Maersk's `/v3/events`): asked by `documentReference` with
+    /// `documentTypeCodes`. Its answers are read like 3.0.0's.
+    V3_0Beta1,
 }
 
 impl DcsaVersion {
-    /// As written in settings: `2.2` or `3.0`.
+    /// As written in settings: `2.2`, `3.0` or `3.0-beta-1`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::V2_2 => "2.2",
             Self::V3_0 => "3.0",
+            Self::V3_0Beta1 => "3.0-beta-1",
         }
     }
 
-    /// Reads `2.2` (or `2.2.0`) and `3.0` (or `3`, `3.0.0`); anything else is `None`.
+    /// Reads `2.2` (or `2.2.0`), `3.0` (or `3`, `3.0.0`) and `3.0-beta-1` (or
+    /// `3.0.0-beta-1`, any case); anything else is `None`.
     pub fn parse(text: &str) -> Option<Self> {
-        match text.trim() {
+        match text.trim().to_ascii_lowercase().as_str() {
             "2.2" | "2.2.0" => Some(Self::V2_2),
             "3" | "3.0" | "3.0.0" => Some(Self::V3_0),
+            "3.0-beta-1" | "3.0.0-beta-1" | "3.0.0-beta1" | "3.0-beta1" => Some(Self::V3_0Beta1),
             _ => None,
         }
     }
@@ -64,6 +71,9 @@ pub fn dcsa_client(
     Ok(match version {
         DcsaVersion::V2_2 => Arc::new(DcsaClient::new(scac, base_url, auth)?),
         DcsaVersion::V3_0 => Arc::new(Dcsa3Client::new(scac, base_url, auth)?),
+        DcsaVersion::V3_0Beta1 => {
+            Arc::new(Dcsa3Client::new(scac, base_url, auth)?.speaking(Dialect::Beta1))
+        }
     })
 }
 
@@ -79,6 +89,8 @@ mod tests {
             ("3", Some(DcsaVersion::V3_0)),
             ("3.0", Some(DcsaVersion::V3_0)),
             ("3.0.0", Some(DcsaVersion::V3_0)),
+            ("3.0-beta-1", Some(DcsaVersion::V3_0Beta1)),
+            ("3.0.0-Beta-1", Some(DcsaVersion::V3_0Beta1)),
             ("2.1", None),
             ("3.1", None),
             ("", None),

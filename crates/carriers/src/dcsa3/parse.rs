@@ -31,7 +31,7 @@ use crate::dcsa::parse::{
 };
 use crate::event::{
     CarrierError, CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, DocumentReference,
-    DocumentType, EmptyIndicator, EventKind, ModeOfTransport, Reference, TransportCall,
+    DocumentType, EmptyIndicator, EventKind, ModeOfTransport, Reference, RouteHint, TransportCall,
 };
 
 /// Parses a DCSA T&T 3.0 events response or notification.
@@ -224,6 +224,14 @@ fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
         })
         .collect();
 
+    let route_hint = if raw.is_transshipment_move == Some(true) {
+        Some(RouteHint::Transshipment)
+    } else {
+        shipment
+            .shipment_location_type
+            .as_deref()
+            .and_then(RouteHint::from_location_type)
+    };
     let equipment = raw.equipment_details.unwrap_or_default();
     Ok(CarrierEvent {
         event_id: raw.event_id,
@@ -243,6 +251,7 @@ fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
         transport_call,
         document_references,
         references,
+        route_hint,
     })
 }
 
@@ -273,6 +282,8 @@ const FIELDS_3_0: &[&str] = &[
     "documentReference",
     "additionalDocumentReferences",
     "shipmentReferences",
+    "shipmentLocationType",
+    "isTransshipmentMove",
     "typeCode",
     "reference",
     "transportCall",
@@ -414,6 +425,10 @@ fn from_beta(item: &Map<String, Value>) -> Value {
         );
     }
     event.insert(
+        "isTransshipmentMove".into(),
+        field(payload, "isTransshipmentMove"),
+    );
+    event.insert(
         "equipmentDetails".into(),
         json!({
             "equipmentReference": field(payload, "equipmentReference"),
@@ -448,6 +463,9 @@ struct RawEvent {
     transport_details: Option<RawTransportDetails>,
     #[serde(default, deserialize_with = "lenient_object")]
     equipment_details: Option<RawEquipmentDetails>,
+    /// Beta-1's flag on an equipment event, carried over by [`from_beta`].
+    #[serde(default, deserialize_with = "lenient_bool")]
+    is_transshipment_move: Option<bool>,
 }
 
 /// A boolean that also takes `"true"` / `"false"`; anything else reads as absent.
@@ -536,6 +554,8 @@ struct RawShipmentDetails {
     additional_document_references: Vec<Value>,
     #[serde(default, deserialize_with = "lenient_list")]
     shipment_references: Vec<Value>,
+    #[serde(default, deserialize_with = "lenient_string")]
+    shipment_location_type: Option<String>,
 }
 
 /// `{"typeCode": …, "reference": …}`, the shape of 3.0's document and shipment references.

@@ -10,8 +10,9 @@
 //! - `tidemarkEpoch` (RFC 3339) says when tracking started; voyages are laid out from it.
 //!   Tidemark's connector sends the tracking request's creation time. Without it the epoch is
 //!   the start of the current UTC day, so a voyage stays put for a day.
-//! - An unknown number is a 404 with a DCSA error body, not an empty list, so that Tidemark
-//!   can tell "not found" from "nothing yet".
+//! - Over 2.2, an unknown number is a 404 with a DCSA error body, not an empty list, so that
+//!   Tidemark can tell "not found" from "nothing yet"; over 3.0 it is 200 with no events, as
+//!   3.0.0 says.
 //! - Pages are cut from the events as they stood when the first page was asked for: the
 //!   cursor carries that time, so a voyage moving on between two pages cannot skip or repeat
 //!   events. The cursor goes out as `Next-Page-Cursor` (T&T 3.0's name, which Tidemark's
@@ -55,6 +56,8 @@ pub fn router(sandbox: Arc<Sandbox>, clock: Arc<dyn Clock>) -> Router {
     Router::new()
         .route("/v2/events", get(list_events_v2))
         .route("/v3/events", get(list_events_v3))
+        // 3.0.0's own path (its spec names `/events` under the server's address).
+        .route("/events", get(list_events_v3))
         .with_state(SandboxState { sandbox, clock })
 }
 
@@ -136,6 +139,15 @@ fn list_events(
 ) -> Response {
     let now = state.clock.now();
     let fail = |status: StatusCode, reason: &str, message: String| {
+        // T&T 3.0.0 answers a reference it does not know with 200 and no events (a 404
+        // there means a wrong address); 2.2 with a 404.
+        if version == Version::V3_0 && status == StatusCode::NOT_FOUND {
+            return (
+                [("api-version", API_VERSION_3)],
+                Json(serde_json::json!({"events": []})),
+            )
+                .into_response();
+        }
         dcsa_error(
             version,
             status,

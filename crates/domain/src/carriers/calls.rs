@@ -3,11 +3,13 @@
 //! [`CarrierState::acquire`] or [`CarrierState::record`] runs), so N workers share one
 //! budget instead of spending N of them.
 //!
-//! - Budget per minute: a sliding window, the times of the calls of the last 60 seconds;
-//!   a call is allowed while fewer than `per_minute` are in it, so no 60-second window
-//!   (sliding or on the clock) ever holds more, even when hundreds of polls come due at
-//!   once. Budget per day: a count per UTC day, of which each [`PollPriority`] may use its
-//!   [share](PollPriority::day_share).
+//! - Budget per minute: a sliding window, the times of the calls of the last 60 seconds and
+//!   a [guard](WINDOW_GUARD) (a call reaches the carrier a little after it is allowed, and
+//!   the carrier counts arrivals); a call is allowed while fewer than `per_minute` are in
+//!   it, so no 60-second window the carrier sees ever holds more, even when hundreds of
+//!   polls come due at once. Budget per day: a sliding 24 hours too, counted in
+//!   [10-minute buckets](DAY_BUCKET) (a bucket counts until all of it is more than 24 hours
+//!   old), of which each [`PollPriority`] may use its [share](PollPriority::day_share).
 //! - `429`: the whole carrier waits for its `Retry-After` (a minute when absent, at most an
 //!   hour).
 //! - 5xx and timeouts: after [`FAILURES_TO_OPEN`] in a row the circuit opens for 30 seconds,
@@ -16,7 +18,7 @@
 //! - 401/403: the credentials are refused; polls wait, and one probe every
 //!   [`CREDENTIALS_PROBE`] finds out whether an operator fixed them.
 
-use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::PollPriority;
@@ -35,6 +37,13 @@ pub const CREDENTIALS_PROBE: Duration = Duration::minutes(5);
 pub const DEFAULT_RETRY_AFTER: Duration = Duration::minutes(1);
 pub const MAX_RETRY_AFTER: Duration = Duration::hours(1);
 const WINDOW: Duration = Duration::minutes(1);
+/// Added to the minute's window: the time a call may take to reach the carrier after it is
+/// allowed (a token fetch, a slow connection), so two calls allowed 60 seconds apart never
+/// land inside one minute of the carrier's.
+pub const WINDOW_GUARD: Duration = Duration::seconds(2);
+/// The day's calls are counted per bucket of this length.
+pub const DAY_BUCKET: Duration = Duration::minutes(10);
+const DAY: Duration = Duration::hours(24);
 
 /// Everything shared about one carrier's calls (stored as JSON by the backends).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,9 +52,9 @@ pub struct CarrierState {
     pub scac: String,
     /// When the calls of the last minute were allowed, oldest first.
     pub recent_calls: Vec<DateTime<Utc>>,
-    /// The UTC day `day_calls` counts.
-    pub day: Option<NaiveDate>,
-    pub day_calls: u32,
+    /// The calls of the last 24 hours, per [`DAY_BUCKET`]: `(bucket start, calls)`, oldest
+    /// first.
+    pub day_buckets: Vec<(DateTime<Utc>, u32)>,
     /// A `429`'s `Retry-After`: no call before this.
     pub slowed_until: Option<DateTime<Utc>>,
     /// 5xx and timeouts in a row.
@@ -125,19 +134,29 @@ pub struct Limits {
     pub per_day: Option<u32>,
 }
 
-/// The last 60 seconds' calls, at `now`.
+/// The last minute's calls (and the guard's), at `now`.
 fn in_window(calls: &[DateTime<Utc>], now: DateTime<Utc>) -> Vec<DateTime<Utc>> {
     calls
         .iter()
         .copied()
-        .filter(|&at| at > now - WINDOW && at <= now)
+        .filter(|&at| at > now - WINDOW - WINDOW_GUARD && at <= now)
         .collect()
 }
 
-fn next_midnight(now: DateTime<Utc>) -> DateTime<Utc> {
-    (now.date_naive() + Duration::days(1))
-        .and_hms_opt(0, 0, 0)
-        .map_or(now + Duration::days(1), |midnight| midnight.and_utc())
+/// The start of the [`DAY_BUCKET`] holding `at`.
+fn bucket_of(at: DateTime<Utc>) -> DateTime<Utc> {
+    let length = DAY_BUCKET.num_seconds();
+    let start = at.timestamp().div_euclid(length) * length;
+    DateTime::from_timestamp(start, 0).unwrap_or(at)
+}
+
+/// The buckets that may hold a call of the last 24 hours at `now`: any part of them is.
+fn day_window(buckets: &[(DateTime<Utc>, u32)], now: DateTime<Utc>) -> Vec<(DateTime<Utc>, u32)> {
+    buckets
+        .iter()
+        .copied()
+        .filter(|&(start, _)| start + DAY_BUCKET > now - DAY && start <= now)
+        .collect()
 }
 
 /// The calls of `priority` allowed in a day of `per_day`: at least one.
@@ -190,28 +209,41 @@ impl CarrierState {
             && recent.len() >= per_minute as usize
         {
             // The call that frees a place is the one `per_minute` back from the newest.
-            let frees = recent[recent.len() - per_minute as usize] + WINDOW;
+            let frees = recent[recent.len() - per_minute as usize] + WINDOW + WINDOW_GUARD;
             return wait(
                 frees.max(now + Duration::milliseconds(1)),
                 WaitReason::Budget,
             );
         }
-        let today = now.date_naive();
-        let day_calls = if self.day == Some(today) {
-            self.day_calls
-        } else {
-            0
-        };
-        if let Some(per_day) = limits.per_day
-            && day_calls >= day_allowance(per_day, priority)
-        {
-            return wait(next_midnight(now), WaitReason::Budget);
+        let mut day = day_window(&self.day_buckets, now);
+        if let Some(per_day) = limits.per_day {
+            let allowance = day_allowance(per_day, priority);
+            let mut used: u32 = day.iter().map(|&(_, calls)| calls).sum();
+            if used >= allowance {
+                // A place frees when enough of the oldest buckets have left the 24 hours.
+                let mut frees = now + DAY;
+                for &(start, calls) in &day {
+                    used = used.saturating_sub(calls);
+                    if used < allowance {
+                        frees = start + DAY_BUCKET + DAY;
+                        break;
+                    }
+                }
+                return wait(
+                    frees.max(now + Duration::milliseconds(1)),
+                    WaitReason::Budget,
+                );
+            }
         }
         // Allowed: count it, and let a probe hold the circuit or the credentials' turn.
         self.recent_calls = recent;
         self.recent_calls.push(now);
-        self.day = Some(today);
-        self.day_calls = day_calls + 1;
+        let bucket = bucket_of(now);
+        match day.last_mut() {
+            Some((start, calls)) if *start == bucket => *calls += 1,
+            _ => day.push((bucket, 1)),
+        }
+        self.day_buckets = day;
         if self.circuit_open_until.is_some() {
             self.circuit_open_until = Some(now + PROBE_HOLD);
         }
@@ -293,16 +325,17 @@ impl CarrierState {
             (in_span.max(i64::from(per_minute)) - used).max(0)
         });
         let per_day = limits.per_day.map(|per_day| {
-            let today = now.date_naive();
-            let used = if self.day == Some(today) {
-                self.day_calls
-            } else {
-                0
-            };
-            let midnight = today.and_hms_opt(0, 0, 0).map_or(now, |m| m.and_utc());
-            let elapsed = (now - midnight).num_seconds() + span_seconds;
-            let paced = i64::from(per_day) * elapsed.min(86_400) / 86_400;
-            (paced.max(1) - i64::from(used)).max(0)
+            let day = day_window(&self.day_buckets, now);
+            let used: i64 = day.iter().map(|&(_, calls)| i64::from(calls)).sum();
+            // The last hour's calls against an hour's share of the day, so the budget is
+            // spread over the 24 hours rather than spent at once and then waited for.
+            let last_hour: i64 = day
+                .iter()
+                .filter(|&&(start, _)| start + DAY_BUCKET > now - Duration::hours(1))
+                .map(|&(_, calls)| i64::from(calls))
+                .sum();
+            let hourly = (i64::from(per_day) * (3_600 + span_seconds) / 86_400).max(1);
+            (hourly - last_hour).min(i64::from(per_day) - used).max(0)
         });
         let capacity = match (per_minute, per_day) {
             (None, None) => return None,
@@ -366,11 +399,11 @@ mod tests {
         assert_eq!(
             state.acquire(at(30), TEN_A_MINUTE, PollPriority::NewRequest),
             Acquire::Wait {
-                until: at(60),
+                until: at(62),
                 reason: WaitReason::Budget
             }
         );
-        assert_eq!(state.day_calls, 10);
+        assert_eq!(state.day_buckets, [(at(0), 10)]);
     }
 
     #[test]
@@ -392,15 +425,43 @@ mod tests {
             panic!("at sea may use only 80% of the day");
         };
         assert_eq!(reason, WaitReason::Budget);
-        assert_eq!(until.to_rfc3339(), "2026-03-02T00:00:00+00:00");
+        // The calls of 10:00 leave the 24 hours once their whole bucket has.
+        assert_eq!(until.to_rfc3339(), "2026-03-02T10:10:00+00:00");
         assert_eq!(
             state.acquire(at(9), limits, PollPriority::NewRequest),
             Acquire::Go
         );
-        assert_eq!(
+        assert!(matches!(
             state.acquire(at(86_400), limits, PollPriority::AtSea),
+            Acquire::Wait { .. }
+        ));
+        assert_eq!(
+            state.acquire(at(86_400 + 600), limits, PollPriority::AtSea),
             Acquire::Go
         );
+    }
+
+    #[test]
+    fn no_24_hours_ever_hold_more_calls_than_the_day_budget() {
+        let limits = Limits {
+            per_minute: None,
+            per_day: Some(100),
+        };
+        let mut state = CarrierState::new("COSU");
+        let mut allowed = Vec::new();
+        // A call asked for every 7 minutes over three days, across midnights.
+        for step in 0..(3 * 24 * 60 / 7) {
+            let now = at(step * 420);
+            if state.acquire(now, limits, PollPriority::NewRequest) == Acquire::Go {
+                allowed.push(now);
+            }
+        }
+
+        for (i, start) in allowed.iter().enumerate() {
+            let in_day = allowed[i..].iter().filter(|&&t| t < *start + DAY).count();
+            assert!(in_day <= 100, "{in_day} calls in the 24 hours from {start}");
+        }
+        assert!(allowed.len() > 250, "{} calls in three days", allowed.len());
     }
 
     #[test]
@@ -508,9 +569,9 @@ mod tests {
             per_day: Some(1_000),
         };
 
-        // 10:01 is 601/1440 of the day: about 417 calls may have been made by then.
+        // An hour and a minute's share of 1,000 a day: 42 calls.
         let capacity = state.capacity(at(0), limits, Duration::minutes(1)).unwrap();
-        assert_eq!(capacity, 417);
+        assert_eq!(capacity, 42);
         assert_eq!(
             state.capacity(at(0), TEN_A_MINUTE, Duration::minutes(1)),
             Some(10)

@@ -80,6 +80,15 @@ impl Confidence {
         }
     }
 
+    /// Higher for more confident rows.
+    fn rank(self) -> u8 {
+        match self {
+            Self::High => 2,
+            Self::Medium => 1,
+            Self::Low => 0,
+        }
+    }
+
     /// As a candidate's confidence, 0 to 1.
     pub fn score(self) -> f64 {
         match self {
@@ -167,6 +176,9 @@ pub struct PrefixRow {
 struct Prefixes {
     bills: HashMap<String, PrefixRow>,
     owners: HashMap<String, PrefixRow>,
+    /// Each line's own bill-of-lading prefix, by SCAC: its most confident `bl` row, the
+    /// first listed of equals (MSC's `MEDU` before `MSCU`).
+    bill_prefixes: HashMap<String, (String, Confidence)>,
 }
 
 static TABLE: LazyLock<Prefixes> =
@@ -177,6 +189,7 @@ fn parse_prefixes(text: &str) -> Result<Prefixes, String> {
     let mut table = Prefixes {
         bills: HashMap::new(),
         owners: HashMap::new(),
+        bill_prefixes: HashMap::new(),
     };
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -207,6 +220,15 @@ fn parse_prefixes(text: &str) -> Result<Prefixes, String> {
         };
         let confidence = Confidence::parse(confidence)
             .ok_or_else(|| format!("line {}: unknown confidence {confidence:?}", index + 1))?;
+        if let (Kind::BillOfLading, Some(scac)) = (kind, &scac) {
+            let best = table
+                .bill_prefixes
+                .entry(scac.clone())
+                .or_insert_with(|| (code.to_owned(), confidence));
+            if confidence.rank() > best.1.rank() {
+                *best = (code.to_owned(), confidence);
+            }
+        }
         let row = PrefixRow {
             kind,
             scac,
@@ -236,6 +258,19 @@ pub fn inferable_scacs() -> Vec<&'static str> {
     scacs.sort_unstable();
     scacs.dedup();
     scacs
+}
+
+/// The prefix the line's bills of lading start with (Terminal49's `bol_prefix`), when the
+/// table knows one: the line's most confident `bl` row, so MSC's is `MEDU`. The sandbox's
+/// numbers start with its SCAC.
+pub fn bill_of_lading_prefix(scac: &str) -> Option<&'static str> {
+    if scac == SANDBOX_SCAC {
+        return Some(SANDBOX_SCAC);
+    }
+    TABLE
+        .bill_prefixes
+        .get(scac)
+        .map(|(prefix, _)| prefix.as_str())
 }
 
 /// Upper case, without surrounding whitespace, inner spaces and dashes.
@@ -430,6 +465,16 @@ mod tests {
         assert!(TABLE.owners.len() > 150);
         assert!(TABLE.bills.len() > 20);
         assert!(inferable_scacs().iter().all(|scac| scac.len() == 4));
+    }
+
+    #[test]
+    fn a_lines_bill_of_lading_prefix_is_its_most_confident_bl_row() {
+        assert_eq!(bill_of_lading_prefix("MSCU"), Some("MEDU"));
+        assert_eq!(bill_of_lading_prefix("MAEU"), Some("MAEU"));
+        assert_eq!(bill_of_lading_prefix("HLCU"), Some("HLCU"));
+        assert_eq!(bill_of_lading_prefix("YMLU"), Some("YMLU"));
+        assert_eq!(bill_of_lading_prefix("TEST"), Some("TEST"));
+        assert_eq!(bill_of_lading_prefix("ACLU"), None);
     }
 
     #[test]

@@ -17,15 +17,15 @@ use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::Path;
 use crate::api::jsonapi::Included;
 use crate::api::jsonapi::{
-    BodyType, DEFAULT_PAGE_SIZE, Document, JsonApiBody, ListDocument, QueryParams,
-    ResourceIdentifier, included_object, resource_object,
+    BodyType, DEFAULT_PAGE_SIZE, Document, JsonApiBody, ListDocument, QueryParams, included_object,
+    resource_object,
 };
 use crate::api::shipments::ShipmentResource;
 use crate::api::vessels::vessel_objects;
 use crate::app::AppState;
 pub use crate::resources::containers::{
     ContainerAttributes, ContainerResource, TransportEventAttributes, TransportEventResource,
-    VesselIds, source_events_of, vessels_of,
+    VesselIds, event_ids_of, events_in, source_events_of, vessels_of,
 };
 use crate::resources::ports::port_objects;
 use crate::resources::terminals::{terminal_object, terminal_objects};
@@ -126,6 +126,12 @@ async fn list(
         .store
         .shipments_by_ids(principal.account_id, &shipment_ids)
         .await?;
+    let events = event_ids_of(
+        &state,
+        principal.account_id,
+        found.items.iter().map(|c| c.id),
+    )
+    .await?;
     let base = &state.config.public_url;
     let shipment_of = |c: &Container| shipments.iter().find(|s| s.id == c.shipment_id);
     let data = found
@@ -136,6 +142,7 @@ async fn list(
                 &ContainerResource {
                     container,
                     shipment: shipment_of(container),
+                    events: events_in(&events, container.id),
                     state: &state,
                 },
                 base,
@@ -199,34 +206,16 @@ async fn show(
         .store
         .shipment(principal.account_id, container.shipment_id)
         .await?;
-    let events = state
-        .store
-        .transport_events_of_container(
-            principal.account_id,
-            container.id,
-            &TransportEventFilter::default(),
-            PageRequest {
-                offset: 0,
-                limit: 1_000,
-            },
-        )
-        .await?
-        .items;
+    let ids = event_ids_of(&state, principal.account_id, [container.id]).await?;
     let base = &state.config.public_url;
-    let mut object = resource_object(
+    let object = resource_object(
         &ContainerResource {
             container: &container,
             shipment: Some(&shipment),
+            events: events_in(&ids, container.id),
             state: &state,
         },
         base,
-    );
-    object.relationships = object.relationships.many(
-        "transport_events",
-        events
-            .iter()
-            .map(|e| ResourceIdentifier::new("transport_event", e.id))
-            .collect(),
     );
     let mut included = Vec::new();
     if includes.contains("shipment") {
@@ -240,6 +229,19 @@ async fn show(
         );
     }
     if includes.contains("transport_events") {
+        let events = state
+            .store
+            .transport_events_of_container(
+                principal.account_id,
+                container.id,
+                &TransportEventFilter::default(),
+                PageRequest {
+                    offset: 0,
+                    limit: 1_000,
+                },
+            )
+            .await?
+            .items;
         let vessels = vessels_of(&state, &events).await?;
         let sources = source_events_of(&state, principal.account_id, container.id).await?;
         included.extend(events.iter().map(|event| {
@@ -384,11 +386,13 @@ async fn edit(
         .store
         .shipment(principal.account_id, container.shipment_id)
         .await?;
+    let events = event_ids_of(state, principal.account_id, [container.id]).await?;
     Ok(Document::new(
         resource_object(
             &ContainerResource {
                 container: &container,
                 shipment: Some(&shipment),
+                events: events_in(&events, container.id),
                 state,
             },
             &state.config.public_url,

@@ -10,17 +10,19 @@ use tidemark_domain::custom_fields::{
     DataType, DefinitionChanges, EntityType, NewDefinition, NewOption, OptionChanges,
     ReferenceType, StoredValue,
 };
-use tidemark_store::{DefinitionFilter, DefinitionRecord, OptionRecord};
+use tidemark_store::{DefinitionFilter, DefinitionRecord, OptionRecord, PageRequest, ValueFilter};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+use uuid::Uuid;
 
 use crate::api::auth::Principal;
+use crate::api::custom_fields::VALUE_TYPE;
 use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::{Path, parse_uuid};
 use crate::api::jsonapi::{
-    BodyType, Document, JsonApiBody, ListDocument, QueryParams, Relationships, Resource,
-    ResourceIdentifier, ResourceObject, resource_object, timestamp,
+    BodyType, Document, JsonApiBody, ListDocument, MAX_PAGE_SIZE, QueryParams, Relationships,
+    Resource, ResourceIdentifier, ResourceObject, resource_object, timestamp,
 };
 use crate::app::AppState;
 use crate::use_cases::custom_fields::{self, CustomFieldError};
@@ -50,11 +52,13 @@ pub struct DefinitionAttributes {
     pub data_type: &'static str,
     /// For `reference` fields: `shipment`, `container`, `tracking_request` or `document`.
     pub reference_type: Option<&'static str>,
-    /// `required`, `min`, `max`, `max_length`, `pattern`.
-    #[schema(value_type = Object)]
+    /// `required`, `min`, `max`, `max_length`, `pattern`; `null` when none is set.
+    #[schema(value_type = Option<Object>)]
     pub validation: Value,
     pub default_format: Option<String>,
-    #[schema(value_type = Object)]
+    /// A value of the field's type (text, number, boolean, option values, `{type, id}`),
+    /// or `null`.
+    #[schema(value_type = Value)]
     pub default_value: Value,
     /// Always null: Tidemark has no field templates.
     pub template_id: Option<String>,
@@ -133,30 +137,76 @@ impl Resource for OptionRecord {
     }
 }
 
-/// A definition's object, with its account and links to its options and its values.
+/// What a definition's relationships list: its options, and its values (the first
+/// [`MAX_PAGE_SIZE`] of `fields_total`, oldest first, as `GET /v2/custom_fields` pages them).
+struct Listed {
+    options: Vec<Uuid>,
+    fields: Vec<Uuid>,
+    fields_total: u64,
+}
+
+impl Listed {
+    /// Two queries: a definition's options are few, its values may be one per shipment.
+    async fn of(state: &AppState, definition: &DefinitionRecord) -> Result<Self, ApiError> {
+        let account = definition.account_id;
+        let options = state
+            .store
+            .custom_field_options(account, definition.id)
+            .await?;
+        let fields = state
+            .store
+            .list_custom_field_values(
+                account,
+                &ValueFilter {
+                    definition_id: Some(definition.id),
+                    ..ValueFilter::default()
+                },
+                PageRequest {
+                    offset: 0,
+                    limit: MAX_PAGE_SIZE,
+                },
+            )
+            .await?;
+        Ok(Self {
+            options: options.iter().map(|o| o.id).collect(),
+            fields: fields.items.iter().map(|v| v.id).collect(),
+            fields_total: fields.total,
+        })
+    }
+}
+
+/// A definition's object, with its account, and its options and values listed by id with
+/// links to them (Terminal49 lists both).
 fn definition_object(
     definition: &DefinitionRecord,
+    listed: &Listed,
     base: &str,
 ) -> ResourceObject<DefinitionAttributes> {
     let mut object = resource_object(definition, base);
+    let ids = |kind, ids: &[Uuid]| {
+        ids.iter()
+            .map(|id| ResourceIdentifier::new(kind, id))
+            .collect()
+    };
+    let options_url = format!(
+        "{base}/v2/custom_field_definitions/{}/options",
+        definition.id
+    );
+    let fields_url = format!(
+        "{base}/v2/custom_fields?filter[definition_id]={}",
+        definition.id
+    );
     object.relationships = Relationships::default()
         .one(
             "account",
             Some(ResourceIdentifier::new("account", definition.account_id.0)),
         )
-        .related(
-            "options",
-            format!(
-                "{base}/v2/custom_field_definitions/{}/options",
-                definition.id
-            ),
-        )
-        .related(
+        .listed("options", ids(OPTION_TYPE, &listed.options), options_url)
+        .listed_first(
             "fields",
-            format!(
-                "{base}/v2/custom_fields?filter[definition_id]={}",
-                definition.id
-            ),
+            ids(VALUE_TYPE, &listed.fields),
+            fields_url,
+            listed.fields_total,
         );
     object
 }
@@ -242,14 +292,15 @@ impl From<CustomFieldError> for ApiError {
     }
 }
 
-fn definition_document(
+async fn definition_document(
     record: &DefinitionRecord,
     state: &AppState,
-) -> Document<DefinitionAttributes> {
-    Document::new(
-        definition_object(record, &state.config.public_url),
+) -> Result<Document<DefinitionAttributes>, ApiError> {
+    let listed = Listed::of(state, record).await?;
+    Ok(Document::new(
+        definition_object(record, &listed, &state.config.public_url),
         Vec::new(),
-    )
+    ))
 }
 
 fn option_document(record: &OptionRecord, state: &AppState) -> Document<OptionAttributes> {
@@ -296,12 +347,13 @@ async fn list(
         .list_custom_field_definitions(principal.account_id, &filter, page.into())
         .await?;
     let base = &state.config.public_url;
+    let mut data = Vec::with_capacity(found.items.len());
+    for record in &found.items {
+        let listed = Listed::of(&state, record).await?;
+        data.push(definition_object(record, &listed, base));
+    }
     Ok(ListDocument::page(
-        found
-            .items
-            .iter()
-            .map(|record| definition_object(record, base))
-            .collect(),
+        data,
         Vec::new(),
         &query,
         base,
@@ -329,7 +381,11 @@ async fn create(
 ) -> Result<Response, ApiError> {
     let record =
         custom_fields::create_definition(&state, principal.account_id, &body.attributes.0).await?;
-    Ok((StatusCode::CREATED, definition_document(&record, &state)).into_response())
+    Ok((
+        StatusCode::CREATED,
+        definition_document(&record, &state).await?,
+    )
+        .into_response())
 }
 
 /// Get a custom field definition.
@@ -352,7 +408,7 @@ async fn show(
         .store
         .custom_field_definition(principal.account_id, parse_uuid(&id)?)
         .await?;
-    Ok(definition_document(&record, &state))
+    definition_document(&record, &state).await
 }
 
 /// Change a definition's `display_name`, `description`, `validation`, `default_format` or
@@ -380,7 +436,7 @@ async fn update(
     let record =
         custom_fields::update_definition(&state, principal.account_id, id, &body.attributes.0)
             .await?;
-    Ok(definition_document(&record, &state))
+    definition_document(&record, &state).await
 }
 
 /// Delete a definition, its options and every value of it.

@@ -34,7 +34,7 @@ use crate::api::jsonapi::{
 use crate::app::AppState;
 use crate::use_cases::custom_fields::{self, SetOutcome, ShownValue};
 
-const VALUE_TYPE: &str = "custom_field";
+pub const VALUE_TYPE: &str = "custom_field";
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -67,7 +67,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 pub struct CustomFieldAttributes {
     pub api_slug: String,
     /// Text, number, boolean, a list of option values or `{type, id}`; `null` when cleared.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Value)]
     pub value: Value,
     /// The value as people read it, under the definition's `default_format`.
     pub display_value: Option<String>,

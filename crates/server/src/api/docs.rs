@@ -165,8 +165,9 @@ const EVERY_BODY: &[(&str, &str)] = &[
 /// every annotation: JSON:API answers are `application/vnd.api+json` (not utoipa's
 /// default `application/json`); bodies are accepted as either JSON type; the statuses the
 /// shared layers answer (authentication, rate limit, body checks, timeouts) are listed on
-/// every operation they guard; pages start at 1. Property-based runs
-/// (`scripts/schemathesis.sh`) hold the server to this document.
+/// every operation they guard; pages start at 1; each operation has its own `operationId`
+/// (see [`operation_id`]). Property-based runs (`scripts/schemathesis.sh`) hold the server
+/// to this document.
 fn conform(mut document: serde_json::Value) -> serde_json::Value {
     use serde_json::{Value, json};
     let error_body = json!({"application/vnd.api+json": {"schema": {
@@ -179,6 +180,9 @@ fn conform(mut document: serde_json::Value) -> serde_json::Value {
             continue;
         };
         for (method, operation) in operations.iter_mut() {
+            if let Some(operation) = operation.as_object_mut() {
+                operation.insert("operationId".into(), json!(operation_id(method, path)));
+            }
             let takes_body = operation.get("requestBody").is_some();
             if let Some(content) = operation
                 .pointer_mut("/requestBody/content")
@@ -235,6 +239,24 @@ fn conform(mut document: serde_json::Value) -> serde_json::Value {
         }
     }
     document
+}
+
+/// An operation's `operationId`, unique as OpenAPI requires, in the style of Terminal49's
+/// (`get-containers-id-raw_events`): the method and the path without `/v2` and braces.
+/// utoipa names operations after their handlers, and many are `list` or `show`: a client
+/// generator, or a tester that follows links by `operationId` (schemathesis does), would
+/// take every `list` for the first one.
+fn operation_id(method: &str, path: &str) -> String {
+    let segments = path
+        .strip_prefix("/v2")
+        .unwrap_or(path)
+        .split('/')
+        .filter(|segment| !segment.is_empty())
+        .map(|segment| segment.trim_start_matches('{').trim_end_matches('}'));
+    std::iter::once(method)
+        .chain(segments)
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 /// A route that returns `bytes` bytes without touching auth or the database, used by the

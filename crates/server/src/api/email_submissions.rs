@@ -38,7 +38,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         ("page[number]" = Option<u32>, Query), ("page[size]" = Option<u32>, Query),
     ),
     responses(
-        (status = 200, description = "`data`, `included`, `links`, `meta`", body = Object),
+        (status = 200, description = "`data`, `included`, `links`, `meta`", body = jsonapi::ListDocument<Value>),
         (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
         (status = 429, body = ErrorDocument),
     ),
@@ -78,7 +78,7 @@ pub(super) async fn list(
         ("include" = Option<String>, Query, description = "account, user, documents, documents.last_document_representation (default: the last two)"),
     ),
     responses(
-        (status = 200, description = "The email submission", body = Object),
+        (status = 200, description = "The email submission", body = jsonapi::Document<Value>),
         (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
         (status = 404, body = ErrorDocument), (status = 429, body = ErrorDocument),
     ),

@@ -121,7 +121,7 @@ async fn document_with(
         customers: &customers,
         state,
     };
-    let included = included_of(state, includes, std::slice::from_ref(&resource));
+    let included = included_of(state, includes, std::slice::from_ref(&resource)).await?;
     Ok(Document::new(
         resource_object(&resource, &state.config.public_url),
         included,
@@ -201,7 +201,7 @@ async fn list(
     let base = &state.config.public_url;
     Ok(ListDocument::page(
         resources.iter().map(|r| resource_object(r, base)).collect(),
-        included_of(&state, &includes, &resources),
+        included_of(&state, &includes, &resources).await?,
         &query,
         base,
         page,
@@ -232,8 +232,10 @@ async fn show(
         .shipment_with_containers(principal.account_id, parse_id(&id)?)
         .await?;
     // The document is kept with the read it was made from, and served again while the
-    // store hands out that read, i.e. until the shipment or its containers change. Not
-    // with a customer: its name comes from another read, which may change on its own.
+    // store hands out that read, i.e. until the shipment or its containers change (the
+    // event ids included containers list change only with a tracking result, which
+    // rewrites the shipment). Not with a customer: its name comes from another read, which
+    // may change on its own.
     let key = includes.key();
     if let Some(bytes) = read.rendering(&key) {
         return Ok(json_bytes(bytes));

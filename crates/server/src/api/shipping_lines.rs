@@ -2,6 +2,7 @@
 
 use crate::api::extract::Path;
 use serde::Serialize;
+use tidemark_domain::carriers::inference::bill_of_lading_prefix;
 use tidemark_geo::reference::ShippingLine;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -27,6 +28,9 @@ pub struct ShippingLineAttributes {
     pub short_name: String,
     /// Other SCACs accepted in tracking requests for this line.
     pub alternative_scacs: Vec<String>,
+    /// What the line's bill of lading numbers start with (MSC's `MEDU`), from the prefixes
+    /// `POST /v2/tracking_requests/infer_number` reads; null when Tidemark knows none.
+    pub bol_prefix: Option<&'static str>,
     pub bill_of_lading_tracking_support: bool,
     pub booking_number_tracking_support: bool,
     pub container_number_tracking_support: bool,
@@ -104,6 +108,7 @@ impl Resource for ShippingLine {
             name: self.name.clone(),
             short_name: self.short_name.clone(),
             alternative_scacs: self.alternative_scacs.clone(),
+            bol_prefix: bill_of_lading_prefix(&self.scac),
             bill_of_lading_tracking_support: self.bill_of_lading_tracking_support,
             booking_number_tracking_support: self.booking_number_tracking_support,
             container_number_tracking_support: self.container_number_tracking_support,

@@ -96,11 +96,7 @@ async fn tracked_object_included(
         .iter()
         .map(|r| included_object(r, &state.config.public_url))
         .collect();
-    included.extend(included_of(
-        state,
-        &includes.below("tracked_object"),
-        &resources,
-    ));
+    included.extend(included_of(state, &includes.below("tracked_object"), &resources).await?);
     Ok(included)
 }
 

@@ -6,15 +6,17 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use chrono::{DateTime, Utc};
+use tidemark_carriers::CarrierError;
 use tidemark_carriers::profile::{ProfileKind, Profiles, RateBudget};
-use tidemark_carriers::{CarrierError, ReferenceKind, TrackingQuery};
 use tidemark_domain::Clock;
+use tidemark_domain::RequestType;
 use tidemark_domain::carriers::NumberType;
 
 use crate::app::App;
 use crate::config::{CarrierConfig, Config};
 use crate::use_cases::tracking::carriers::{Carriers, add_configured};
 use crate::use_cases::tracking::limits::{self, CarrierHealth};
+use crate::use_cases::tracking::{engine, report};
 
 /// One row of `carriers list`.
 #[derive(Debug)]
@@ -175,13 +177,98 @@ pub async fn list(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What kind of number `number` is, for the check's one call.
-fn reference_kind(number: &str) -> ReferenceKind {
-    match tidemark_domain::carriers::infer(number).map(|inference| inference.number_type) {
-        Ok(NumberType::Container) => ReferenceKind::Equipment,
-        Ok(NumberType::Booking) => ReferenceKind::Booking,
-        _ => ReferenceKind::BillOfLading,
+/// The request types to ask a number as, in order: `given` alone when the operator names
+/// one; else the kind the number looks like first, then the others the line's profile (or
+/// the reference data) says it can track, so a booking is asked as a booking.
+fn request_types_to_try(scac: &str, number: &str, given: Option<RequestType>) -> Vec<RequestType> {
+    if let Some(given) = given {
+        return vec![given];
     }
+    let inferred = match tidemark_domain::carriers::infer(number).map(|i| i.number_type) {
+        Ok(NumberType::Container) => RequestType::Container,
+        Ok(NumberType::Booking) => RequestType::BookingNumber,
+        _ => RequestType::BillOfLading,
+    };
+    let supported: Vec<RequestType> = match Profiles::embedded().line_api(scac) {
+        Some((_, api)) => api
+            .request_types
+            .value
+            .iter()
+            .flatten()
+            .filter_map(|kind| RequestType::parse(kind))
+            .collect(),
+        None => RequestType::ALL.to_vec(),
+    };
+    let mut order = vec![inferred];
+    order.extend(supported.iter().copied().filter(|t| *t != inferred));
+    // A type the line does not support is still asked first when the number is plainly of
+    // that kind: the check says what the line answers, not what the profile believes.
+    order
+}
+
+/// What a poll would make of an answer, in lines an operator reads: the route, each
+/// milestone with its UTC time, place, vessel and voyage, and what could not be read.
+fn dry_run(snapshot: &tidemark_carriers::CarrierSnapshot) -> String {
+    let report =
+        report::from_snapshot(snapshot, tidemark_geo::reference::ReferenceData::embedded());
+    let mut out = String::new();
+    let place = |p: &Option<String>| p.clone().unwrap_or_else(|| "-".to_owned());
+    let _ = writeln!(
+        out,
+        "  route: port of lading {}, port of discharge {}{}",
+        place(&report.port_of_lading),
+        place(&report.port_of_discharge),
+        report
+            .destination
+            .as_ref()
+            .map_or_else(String::new, |d| format!(", destination {d}"))
+    );
+    if let Some(document) = &report.transport_document {
+        let _ = writeln!(out, "  bill of lading: {document}");
+    }
+    let containers: Vec<&str> = report
+        .containers
+        .iter()
+        .map(|c| c.number.as_str())
+        .collect();
+    let _ = writeln!(
+        out,
+        "  containers: {}",
+        if containers.is_empty() {
+            "-".to_owned()
+        } else {
+            containers.join(", ")
+        }
+    );
+    let mut milestones: Vec<_> = report.milestones.iter().collect();
+    milestones.sort_by_key(|m| m.at);
+    let _ = writeln!(out, "  milestones: {}", milestones.len());
+    for m in milestones {
+        let _ = writeln!(
+            out,
+            "    {}\t{}\t{}\t{}\t{}\t{}",
+            m.at.format("%Y-%m-%dT%H:%M:%SZ"),
+            m.event.as_str(),
+            place(&m.location_locode),
+            place(&m.container_number),
+            place(&m.vessel_name),
+            place(&m.voyage_number)
+        );
+    }
+    let unnamed = report
+        .raw_events
+        .iter()
+        .filter(|e| e.reported.event.is_none())
+        .count();
+    let _ = writeln!(
+        out,
+        "  raw events: {} ({unnamed} without a milestone)",
+        report.raw_events.len()
+    );
+    for skipped in &snapshot.skipped {
+        let _ = writeln!(out, "  left out: {}", skipped.replace(['\t', '\n'], " "));
+    }
+    out
 }
 
 /// An error in words an operator can act on.
@@ -231,8 +318,16 @@ pub fn explain(scac: &str, error: &CarrierError) -> String {
     }
 }
 
-/// `tidemark carriers check SCAC [NUMBER]`: one real call with the configured credentials.
-pub async fn check(config: Config, scac: &str, number: Option<&str>) -> anyhow::Result<()> {
+/// `tidemark carriers check SCAC [NUMBER] [--type TYPE]`: real calls with the configured
+/// credentials, asked exactly as a poll asks ([`engine::query_of`]). With a number, it is
+/// asked as each request type the line supports until one is known, and what a poll would
+/// make of the answer is printed (a dry run: nothing is stored).
+pub async fn check(
+    config: Config,
+    scac: &str,
+    number: Option<&str>,
+    request_type: Option<RequestType>,
+) -> anyhow::Result<()> {
     let scac = scac.trim().to_uppercase();
     let clock: Arc<dyn Clock> = Arc::new(tidemark_domain::SystemClock);
     let mut carriers = Carriers::default();
@@ -255,34 +350,66 @@ pub async fn check(config: Config, scac: &str, number: Option<&str>) -> anyhow::
     if let Some(reason) = carrier.unavailable_reason() {
         bail!("{reason}");
     }
-    // Without a number, a made-up one: any answer but refused credentials, a rate limit
-    // or a network failure shows that the connection works.
-    let given = number.is_some();
-    let number = number.unwrap_or("TDMK0000000");
-    let query = TrackingQuery {
-        reference_kind: reference_kind(number),
-        reference: number.to_owned(),
-        sandbox_epoch: None,
+    let Some(number) = number else {
+        // Without a number, a made-up one: any answer but refused credentials, a rate limit
+        // or a network failure shows that the connection works.
+        let query = engine::query_of(
+            request_type.unwrap_or(RequestType::BillOfLading),
+            "TDMK0000000",
+        );
+        return match carrier.fetch(&query).await {
+            Ok(_) | Err(CarrierError::NotFound) => {
+                println!(
+                    "{scac}: OK, the credentials are accepted (test number unknown, as expected)"
+                );
+                Ok(())
+            }
+            Err(error) => bail!("{}", explain(&scac, &error)),
+        };
     };
-    match carrier.fetch(&query).await {
-        Ok(snapshot) => {
-            println!(
-                "{scac}: OK, {} event(s) for {number}{}",
-                snapshot.events.len(),
-                if snapshot.skipped.is_empty() {
-                    String::new()
-                } else {
-                    format!(", {} unreadable", snapshot.skipped.len())
+    let mut asked = Vec::new();
+    let mut answered_empty = false;
+    for kind in request_types_to_try(&scac, number, request_type) {
+        let query = engine::query_of(kind, number);
+        let as_what = kind.as_str().replace('_', " ");
+        asked.push(as_what.clone());
+        match carrier.fetch(&query).await {
+            Ok(mut snapshot) => {
+                snapshot.keep_about(&query);
+                if snapshot.events.is_empty() && snapshot.skipped.is_empty() {
+                    println!("{scac}: no events for {number} as a {as_what}");
+                    answered_empty = true;
+                    continue;
                 }
-            );
-            Ok(())
+                println!(
+                    "{scac}: OK, {} event(s) for {number} as a {}{}",
+                    snapshot.events.len(),
+                    kind.as_str().replace('_', " "),
+                    if snapshot.skipped.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {} left out", snapshot.skipped.len())
+                    }
+                );
+                print!("{}", dry_run(&snapshot));
+                return Ok(());
+            }
+            Err(CarrierError::NotFound) => {
+                println!("{scac}: {number} is not known as a {as_what}");
+            }
+            Err(error) => bail!("{}", explain(&scac, &error)),
         }
-        Err(CarrierError::NotFound) if !given => {
-            println!("{scac}: OK, the credentials are accepted (test number unknown, as expected)");
-            Ok(())
-        }
-        Err(error) => bail!("{}", explain(&scac, &error)),
     }
+    if answered_empty {
+        // The line took the query and has nothing for the number yet.
+        println!("{scac}: OK, 0 event(s) for {number}");
+        return Ok(());
+    }
+    bail!(
+        "{} (asked as {})",
+        explain(&scac, &CarrierError::NotFound),
+        asked.join(", ")
+    )
 }
 
 #[cfg(test)]

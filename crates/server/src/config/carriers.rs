@@ -21,6 +21,7 @@ pub type RawCarrier = BTreeMap<String, Value>;
 /// Keys every carrier takes, profile or not.
 const COMMON_KEYS: &[&str] = &[
     "base_url",
+    "events_path",
     "dcsa_version",
     "requests_per_minute",
     "requests_per_day",
@@ -102,6 +103,9 @@ pub struct CarrierConfig {
     pub protocol: Protocol,
     /// The part of the API's URL before `/v2/events` (DCSA) or `/info/tracking` (COSCO).
     pub base_url: Url,
+    /// Where the events are under `base_url` when not at DCSA's path: the operator's
+    /// `events_path`, else the profile's (CMA CGM's `/operation/trackandtrace/v1/events`).
+    pub events_path: Option<String>,
     pub auth: CarrierAuth,
     /// The shared secret of the carrier's event subscription, which signs its pushes.
     pub notification_secret: Option<String>,
@@ -120,6 +124,7 @@ impl fmt::Debug for CarrierConfig {
             .field("scac", &self.scac)
             .field("protocol", &self.protocol.as_str())
             .field("base_url", &self.base_url.as_str())
+            .field("events_path", &self.events_path)
             .field("auth", &self.auth)
             .field(
                 "notification_secret",
@@ -249,8 +254,9 @@ pub fn validate_carrier(scac: &str, raw: RawCarrier) -> Result<CarrierConfig, Co
         keys.number("requests_per_day")?,
     );
     let dcsa_version = keys.text("dcsa_version")?;
+    let events_path = events_path(&mut keys)?;
     let generic = keys.has("auth_header") || keys.has("auth_value");
-    let (protocol, base_url, auth, budget, serves, from_profile) = match line {
+    let (protocol, base_url, profile_events_path, auth, budget, serves, from_profile) = match line {
         // A line without an API may still be reached through the generic form (a private
         // API or a gateway).
         Some((profile, api)) if api.protocol() != Protocol::None || keys.has("base_url") => {
@@ -293,7 +299,14 @@ pub fn validate_carrier(scac: &str, raw: RawCarrier) -> Result<CarrierConfig, Co
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
-            (protocol, base_url, auth, budget, serves, true)
+            let profile_path = api
+                .events_path
+                .as_ref()
+                .and_then(|path| path.value.clone())
+                // A path another protocol's default would be wrong for, so only the
+                // profile's own protocol takes it.
+                .filter(|_| protocol == api.protocol());
+            (protocol, base_url, profile_path, auth, budget, serves, true)
         }
         Some((profile, _)) => {
             return Err(keys.invalid(
@@ -316,7 +329,7 @@ pub fn validate_carrier(scac: &str, raw: RawCarrier) -> Result<CarrierConfig, Co
                 per_minute: budget_override.0,
                 per_day: budget_override.1,
             };
-            (protocol, base_url, auth, budget, Vec::new(), false)
+            (protocol, base_url, None, auth, budget, Vec::new(), false)
         }
     };
     if let Some(key) = keys.raw.keys().next() {
@@ -332,6 +345,7 @@ pub fn validate_carrier(scac: &str, raw: RawCarrier) -> Result<CarrierConfig, Co
         scac,
         protocol,
         base_url,
+        events_path: events_path.or(profile_events_path),
         auth,
         notification_secret,
         budget,
@@ -349,7 +363,10 @@ fn protocol_of(
     let Some(version) = dcsa_version else {
         return Ok(protocol);
     };
-    if !matches!(protocol, Protocol::Dcsa22 | Protocol::Dcsa30) {
+    if !matches!(
+        protocol,
+        Protocol::Dcsa22 | Protocol::Dcsa30 | Protocol::Dcsa30Beta1
+    ) {
         return Err(keys.invalid(
             "dcsa_version",
             format!("the line speaks {}, not DCSA", protocol.as_str()),
@@ -359,10 +376,36 @@ fn protocol_of(
     match tidemark_carriers::DcsaVersion::parse(&version) {
         Some(tidemark_carriers::DcsaVersion::V2_2) => Ok(Protocol::Dcsa22),
         Some(tidemark_carriers::DcsaVersion::V3_0) => Ok(Protocol::Dcsa30),
+        Some(tidemark_carriers::DcsaVersion::V3_0Beta1) => Ok(Protocol::Dcsa30Beta1),
         None => Err(keys.invalid(
             "dcsa_version",
-            format!("{version:?} is not \"2.2\" or \"3.0\""),
+            format!("{version:?} is not \"2.2\", \"3.0\" or \"3.0-beta-1\""),
         )),
+    }
+}
+
+/// `events_path`: a path of plain segments starting with `/`, such as
+/// `/operation/trackandtrace/v1/events`.
+fn events_path(keys: &mut Keys<'_>) -> Result<Option<String>, ConfigError> {
+    let Some(path) = keys.text("events_path")? else {
+        return Ok(None);
+    };
+    let plain = path.starts_with('/')
+        && path.split('/').filter(|s| !s.is_empty()).all(|segment| {
+            segment != "."
+                && segment != ".."
+                && segment
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
+        })
+        && path.split('/').any(|s| !s.is_empty());
+    if plain {
+        Ok(Some(path))
+    } else {
+        Err(keys.invalid(
+            "events_path",
+            "expected a path such as /v2/events (plain segments, starting with /)",
+        ))
     }
 }
 

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use tidemark_domain::{AccountId, Container, ContainerId, RawEventId, Shipment, TransportEvent};
-use tidemark_store::StoreError;
+use tidemark_store::{ContainerEventIds, StoreError};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -77,7 +77,7 @@ pub struct ContainerAttributes {
 /// deadlines, origin gate and load times, delivery, and rail legs.
 #[derive(Debug, Default, Serialize, ToSchema)]
 pub struct NotCollected {
-    pub import_deadlines: Option<Value>,
+    pub import_deadlines: ImportDeadlines,
     pub ssl_lfd: Option<String>,
     pub empty_out_at: Option<String>,
     pub pol_full_in_at: Option<String>,
@@ -96,11 +96,54 @@ pub struct NotCollected {
     pub rail_last_tracking_request_at: Option<String>,
 }
 
+/// The last free days for pickup, by who reported them. Terminal49 always sends the object,
+/// each member null when unknown; Tidemark collects no terminal, rail or line deadlines yet,
+/// so every member is null.
+#[derive(Debug, Default, Serialize, ToSchema)]
+pub struct ImportDeadlines {
+    /// The terminal's last free day before demurrage (time zone: `pod_timezone`).
+    #[serde(with = "timestamp::option")]
+    pub pickup_lfd_terminal: Option<DateTime<Utc>>,
+    /// The rail carrier's last free day at the inland destination.
+    #[serde(with = "timestamp::option")]
+    pub pickup_lfd_rail: Option<DateTime<Utc>>,
+    /// The shipping line's last free day.
+    #[serde(with = "timestamp::option")]
+    pub pickup_lfd_line: Option<DateTime<Utc>>,
+}
+
 pub struct ContainerResource<'a> {
     pub container: &'a Container,
     /// The container's shipment, for time zones.
     pub shipment: Option<&'a Shipment>,
+    /// The ids of its events, listed in its relationships (see [`event_ids_of`]).
+    pub events: &'a ContainerEventIds,
     pub state: &'a AppState,
+}
+
+/// The event ids of several containers, by container.
+pub type EventIds = HashMap<ContainerId, ContainerEventIds>;
+
+/// What a container without events lists.
+static NO_EVENTS: ContainerEventIds = ContainerEventIds {
+    transport_events: Vec::new(),
+    raw_events: Vec::new(),
+};
+
+/// The event ids of these containers of the account, in one visit to the store. The ids
+/// are collected before the future starts, so it holds no borrowing iterator.
+pub fn event_ids_of(
+    state: &AppState,
+    account: AccountId,
+    containers: impl IntoIterator<Item = ContainerId>,
+) -> impl Future<Output = Result<EventIds, StoreError>> + Send + '_ {
+    let ids: Vec<ContainerId> = containers.into_iter().collect();
+    async move { state.store.event_ids_of_containers(account, &ids).await }
+}
+
+/// One container's entry of `ids` (none when it has no events).
+pub fn events_in(ids: &EventIds, container: ContainerId) -> &ContainerEventIds {
+    ids.get(&container).unwrap_or(&NO_EVENTS)
 }
 
 impl Resource for ContainerResource<'_> {
@@ -182,15 +225,25 @@ impl Resource for ContainerResource<'_> {
                     .map(|id| ResourceIdentifier::new("terminal", id)),
             )
             .one("pickup_facility", None)
-            .related(
+            .listed(
                 "transport_events",
+                self.events
+                    .transport_events
+                    .iter()
+                    .map(|id| ResourceIdentifier::new("transport_event", id))
+                    .collect(),
                 format!(
                     "{}/v2/containers/{}/transport_events",
                     self.state.config.public_url, self.container.id
                 ),
             )
-            .related(
+            .listed(
                 "raw_events",
+                self.events
+                    .raw_events
+                    .iter()
+                    .map(|id| ResourceIdentifier::new("raw_event", id))
+                    .collect(),
                 format!(
                     "{}/v2/containers/{}/raw_events",
                     self.state.config.public_url, self.container.id

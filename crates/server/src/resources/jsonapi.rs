@@ -47,7 +47,7 @@ impl ResourceIdentifier {
     }
 }
 
-/// A relationship's `data`: one (possibly null) or many identifiers.
+/// A relationship's `data`: one identifier or `null` (to-one), or a list (to-many).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum RelationshipData {
@@ -57,16 +57,32 @@ pub enum RelationshipData {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Relationship {
+    /// Absent when the relationship gives only a link.
+    // Documented as `RelationshipData` itself, which already allows `null` (a to-one
+    // relationship to nothing): the nullable `oneOf` utoipa wraps an `Option` in would let
+    // `null` match two branches, which a `oneOf` forbids, and every answer with an empty
+    // to-one relationship would break its own schema.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = RelationshipData, required = false)]
     pub data: Option<RelationshipData>,
-    /// For to-many relationships too long to list inline: where to fetch them.
+    /// Where to fetch the related resources (to-many relationships).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub links: Option<RelatedLink>,
+    /// For a to-many relationship whose `data` lists only the first of many.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<RelationshipMeta>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct RelatedLink {
     pub related: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct RelationshipMeta {
+    /// How many related resources there are in all (`data` lists at most the first 100;
+    /// `links.related` pages through all of them).
+    pub total: u64,
 }
 
 /// Named relationships, serialized in name order for stable output.
@@ -82,6 +98,7 @@ impl Relationships {
             Relationship {
                 data: Some(RelationshipData::One(target)),
                 links: None,
+                meta: None,
             },
         );
         self
@@ -94,22 +111,51 @@ impl Relationships {
             Relationship {
                 data: Some(RelationshipData::Many(targets)),
                 links: None,
+                meta: None,
             },
         );
         self
     }
 
-    /// A to-many relationship given by a link to the list rather than inline.
+    /// A to-many relationship listing its identifiers, with a link to the list of the
+    /// resources themselves.
     #[must_use]
-    pub fn related(mut self, name: &'static str, url: String) -> Self {
+    pub fn listed(
+        mut self,
+        name: &'static str,
+        targets: Vec<ResourceIdentifier>,
+        url: String,
+    ) -> Self {
         self.0.insert(
             name,
             Relationship {
-                data: None,
+                data: Some(RelationshipData::Many(targets)),
                 links: Some(RelatedLink { related: url }),
+                meta: None,
             },
         );
         self
+    }
+
+    /// A to-many relationship that may be too long to list whole: its first `targets` of
+    /// `total`, with `meta.total` when that is more than they are, and the link that pages
+    /// through them all.
+    #[must_use]
+    pub fn listed_first(
+        self,
+        name: &'static str,
+        targets: Vec<ResourceIdentifier>,
+        url: String,
+        total: u64,
+    ) -> Self {
+        let listed = targets.len() as u64;
+        let mut relationships = self.listed(name, targets, url);
+        if total > listed
+            && let Some(relationship) = relationships.0.get_mut(name)
+        {
+            relationship.meta = Some(RelationshipMeta { total });
+        }
+        relationships
     }
 
     pub fn is_empty(&self) -> bool {

@@ -7,7 +7,7 @@ use tidemark_store::StoreError;
 use utoipa::ToSchema;
 
 use crate::app::AppState;
-use crate::resources::containers::ContainerResource;
+use crate::resources::containers::{ContainerResource, EventIds, event_ids_of, events_in};
 use crate::resources::jsonapi::{
     Included, Includes, Relationships, Resource, ResourceIdentifier, included_object, timestamp,
 };
@@ -197,12 +197,26 @@ impl Resource for ShipmentResource<'_> {
     }
 }
 
-/// The `included` resources asked for of these shipments.
-pub fn included_of(
+/// The `included` resources asked for of these shipments (of one account): one visit to
+/// the store for their containers' event ids when containers are asked for, none otherwise.
+pub async fn included_of(
     state: &AppState,
     includes: &Includes,
     shipments: &[ShipmentResource<'_>],
-) -> Vec<Included> {
+) -> Result<Vec<Included>, StoreError> {
+    let events = match shipments.first() {
+        Some(first) if includes.contains("containers") => {
+            event_ids_of(
+                state,
+                first.shipment.account_id,
+                shipments
+                    .iter()
+                    .flat_map(|r| r.containers.iter().map(|c| c.id)),
+            )
+            .await?
+        }
+        _ => EventIds::new(),
+    };
     let base = &state.config.public_url;
     let mut included: Vec<Included> = Vec::new();
     let mut push = |object: Included| {
@@ -247,6 +261,7 @@ pub fn included_of(
                     &ContainerResource {
                         container,
                         shipment: Some(s),
+                        events: events_in(&events, container.id),
                         state,
                     },
                     base,
@@ -254,5 +269,5 @@ pub fn included_of(
             }
         }
     }
-    included
+    Ok(included)
 }

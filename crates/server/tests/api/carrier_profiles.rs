@@ -282,7 +282,7 @@ async fn strict_cma_cgm() -> MockServer {
         .mount(&server)
         .await;
     Mock::given(method("GET"))
-        .and(path("/cma/v2/events"))
+        .and(path("/cma/operation/trackandtrace/v1/events"))
         .respond_with(NewestTokenOnly { issued: count })
         .mount(&server)
         .await;
@@ -337,7 +337,7 @@ async fn an_oauth2_token_that_expires_mid_run_is_renewed(backend: Backend) {
 async fn a_brand_is_followed_with_its_familys_credentials(backend: Backend) {
     let server = MockServer::start().await;
     Mock::given(method("GET"))
-        .and(path("/cma/v2/events"))
+        .and(path("/cma/operation/trackandtrace/v1/events"))
         .and(header("KeyId", "cma-public-key"))
         .and(query_param("equipmentReference", "ANNU1234568"))
         .respond_with(ResponseTemplate::new(200).set_body_json(loaded("ANNU1234568")))

@@ -3,7 +3,9 @@
 //! request of Tidemark and checks that a client which reads the fixture reads Tidemark's
 //! answer the same way: the same top-level members, the same `links` and `meta` keys, and for
 //! every resource type the same members, attribute names with the same JSON types (Tidemark
-//! may answer `null` where it has no data, never leave a name out) and relationship names.
+//! may answer `null` where it has no data, never leave a name out), the members of object
+//! attributes (`import_deadlines`), and relationship names with the same kind of `data`: a
+//! list of ids where Terminal49 lists them, one id or `null` where it names one.
 //!
 //! Differences made on purpose are listed in [`DELIBERATE`], and in the README's
 //! "Differences from Terminal49".
@@ -226,11 +228,24 @@ fn differences(theirs: &Value, ours: &Value) -> Vec<String> {
         for member in their_shape.members.difference(&our_shape.members) {
             found.push(format!("{kind}: member `{member}` is missing"));
         }
-        for name in their_shape
-            .relationships
-            .difference(&our_shape.relationships)
-        {
-            found.push(format!("{kind}: relationship `{name}` is missing"));
+        for (name, their_data) in &their_shape.relationships {
+            let Some(our_data) = our_shape.relationships.get(name) else {
+                found.push(format!("{kind}: relationship `{name}` is missing"));
+                continue;
+            };
+            for data in their_data.difference(our_data) {
+                found.push(format!(
+                    "{kind}: relationship `{name}` has no {data} `data` (ours: {our_data:?})"
+                ));
+            }
+        }
+        for (name, their_members) in &their_shape.object_members {
+            let ours = our_shape.object_members.get(name);
+            for member in their_members {
+                if !ours.is_some_and(|ours| ours.contains(member)) {
+                    found.push(format!("{kind}: attribute `{name}.{member}` is missing"));
+                }
+            }
         }
         for (name, their_types) in &their_shape.attributes {
             let Some(our_types) = our_shape.attributes.get(name) else {
@@ -277,9 +292,21 @@ fn key_paths(value: &Value) -> BTreeSet<String> {
 #[derive(Default)]
 struct Shape {
     members: BTreeSet<String>,
-    relationships: BTreeSet<String>,
+    /// Relationship name → what its `data` is: a `list` of ids, `one` id or `null`.
+    relationships: BTreeMap<String, BTreeSet<&'static str>>,
     /// Attribute name → the JSON types of its non-null values.
     attributes: BTreeMap<String, BTreeSet<&'static str>>,
+    /// Object attribute name → the members its values have.
+    object_members: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// What a relationship's `data` is: a `list`, `one` (an id or `null`), or none at all.
+fn data_kind(relationship: &Value) -> Option<&'static str> {
+    match relationship.get("data") {
+        Some(Value::Array(_)) => Some("list"),
+        Some(Value::Object(_) | Value::Null) => Some("one"),
+        _ => None,
+    }
 }
 
 fn shapes(document: &Value) -> BTreeMap<String, Shape> {
@@ -296,14 +323,24 @@ fn shapes(document: &Value) -> BTreeMap<String, Shape> {
         };
         let shape = shapes.entry(kind.to_owned()).or_default();
         shape.members.extend(object_keys(resource));
-        shape
-            .relationships
-            .extend(object_keys(&resource["relationships"]));
+        if let Some(relationships) = resource["relationships"].as_object() {
+            for (name, relationship) in relationships {
+                let kinds = shape.relationships.entry(name.clone()).or_default();
+                kinds.extend(data_kind(relationship));
+            }
+        }
         if let Some(attributes) = resource["attributes"].as_object() {
             for (name, value) in attributes {
                 let types = shape.attributes.entry(name.clone()).or_default();
                 if let Some(kind) = json_type(value) {
                     types.insert(kind);
+                }
+                if let Some(members) = value.as_object() {
+                    shape
+                        .object_members
+                        .entry(name.clone())
+                        .or_default()
+                        .extend(members.keys().cloned());
                 }
             }
         }

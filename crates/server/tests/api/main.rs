@@ -10,8 +10,11 @@ mod helpers;
 
 mod api_keys;
 mod auth;
+mod carrier_answers;
+mod carrier_corpus;
 mod carrier_profiles;
 mod carriers;
+mod client_reads;
 mod console;
 mod console_doors;
 mod console_manage;

@@ -283,7 +283,7 @@ async fn polling_again_creates_no_duplicate_events(app: TestApp) {
 
 async fn an_unknown_bill_of_lading_awaits_its_manifest_then_expires(app: TestApp) {
     let app = scripted_app(app.backend, Vec::new()).await;
-    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "TESTSCRIPTED", "MAEU").await;
 
     app.run_pending_jobs().await;
     let waiting = request_of(&app, &id).await;
@@ -307,7 +307,7 @@ async fn an_unknown_bill_of_lading_awaits_its_manifest_then_expires(app: TestApp
 
 async fn editing_a_request_awaiting_its_manifest_does_not_postpone_its_daily_check(app: TestApp) {
     let app = scripted_app(app.backend, Vec::new()).await;
-    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "TESTSCRIPTED", "MAEU").await;
     app.run_pending_jobs().await;
     app.clock.advance(Duration::hours(20));
     let edited = app
@@ -355,7 +355,7 @@ async fn transient_carrier_errors_are_retried_then_exhausted(app: TestApp) {
         .map(|_| Err(CarrierError::Unavailable("503".to_owned())))
         .collect();
     let app = scripted_app(app.backend, answers).await;
-    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "TESTSCRIPTED", "MAEU").await;
 
     app.run_pending_jobs().await;
     let first = request_of(&app, &id).await;
@@ -398,7 +398,7 @@ async fn a_carrier_that_recovers_clears_the_retry_state(app: TestApp) {
         ],
     )
     .await;
-    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "TESTSCRIPTED", "MAEU").await;
     app.run_pending_jobs().await;
     let retrying = request_of(&app, &id).await;
 
@@ -840,12 +840,12 @@ async fn push(
     .await
 }
 
-/// A 2.2 push: the departure of bill of lading MAEU123456789 from Shanghai.
-fn departure_push_of_maeu123456789() -> Vec<u8> {
+/// A 2.2 push: the departure of bill of lading TESTSCRIPTED from Shanghai.
+fn departure_push_of_testscripted() -> Vec<u8> {
     json!([{
         "eventType": "TRANSPORT", "eventClassifierCode": "ACT",
         "eventDateTime": "2026-03-01T10:00:00Z", "transportEventTypeCode": "DEPA",
-        "documentReferences": [{"documentReferenceType": "TRD", "documentReferenceValue": "MAEU123456789"}],
+        "documentReferences": [{"documentReferenceType": "TRD", "documentReferenceValue": "TESTSCRIPTED"}],
         "transportCall": {"UNLocationCode": "CNSHA", "modeOfTransport": "VESSEL"}
     }])
     .to_string()
@@ -875,7 +875,7 @@ async fn push_app(backend: Backend) -> TestApp {
 
 async fn a_signed_carrier_push_polls_the_requests_it_concerns_at_once(app: TestApp) {
     let app = push_app(app.backend).await;
-    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "TESTSCRIPTED", "MAEU").await;
     app.run_pending_jobs().await;
     assert_eq!(
         request_of(&app, &id).await["attributes"]["status"],
@@ -886,7 +886,7 @@ async fn a_signed_carrier_push_polls_the_requests_it_concerns_at_once(app: TestA
         "eventType": "TRANSPORT", "eventClassifierCode": "ACT",
         "eventDateTime": "2026-03-01T10:00:00Z", "eventCreatedDateTime": "2026-03-01T10:05:00Z",
         "transportEventTypeCode": "DEPA",
-        "documentReferences": [{"documentReferenceType": "TRD", "documentReferenceValue": "MAEU123456789"}],
+        "documentReferences": [{"documentReferenceType": "TRD", "documentReferenceValue": "TESTSCRIPTED"}],
         "transportCall": {"UNLocationCode": "CNSHA", "modeOfTransport": "VESSEL"}
     }])
     .to_string()
@@ -912,9 +912,9 @@ async fn a_push_to_a_brand_callback_is_checked_with_its_family_secret_and_reache
     app: TestApp,
 ) {
     let app = push_app(app.backend).await;
-    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "TESTSCRIPTED", "MAEU").await;
     app.run_pending_jobs().await;
-    let body = departure_push_of_maeu123456789();
+    let body = departure_push_of_testscripted();
 
     // Sealand (SEAU) is a Maersk brand: Maersk's API sends its pushes, signed with the one
     // secret the operator set for MAEU.
@@ -936,9 +936,9 @@ async fn a_push_to_a_brand_callback_is_checked_with_its_family_secret_and_reache
 
 async fn a_push_sent_again_is_acknowledged_and_polls_nothing(app: TestApp) {
     let app = push_app(app.backend).await;
-    app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
+    app.track("bill_of_lading", "TESTSCRIPTED", "MAEU").await;
     app.run_pending_jobs().await;
-    let body = departure_push_of_maeu123456789();
+    let body = departure_push_of_testscripted();
     let signature = signed("s3cret-subscription-key", &body);
     push(&app, "MAEU", &signature, &body).await;
     let first_polls = app.run_pending_jobs().await;
@@ -1025,7 +1025,7 @@ async fn a_shipment_its_carrier_stopped_answering_for_stops_being_tracked(app: T
     let mut answers = vec![Ok(sandbox_snapshot())];
     answers.extend((0..100).map(|_| Err(CarrierError::NotFound)));
     let app = scripted_app(app.backend, answers).await;
-    let id = app.track("bill_of_lading", "MAEU123456789", "MAEU").await;
+    let id = app.track("bill_of_lading", "TESTSCRIPTED", "MAEU").await;
     app.run_pending_jobs().await;
     assert_eq!(
         request_of(&app, &id).await["attributes"]["status"],

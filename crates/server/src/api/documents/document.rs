@@ -10,6 +10,7 @@ use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::{Path, parse_uuid};
 use crate::api::jsonapi::{self, QueryParams};
 use crate::app::AppState;
+use crate::resources::documents::DocumentAttributes;
 use crate::use_cases::documents::classify::DocumentType;
 
 use super::input::{
@@ -22,7 +23,7 @@ use super::resource::show_document;
     get, path = "/v2/documents/{id}", tag = "Documents",
     params(("id" = Uuid, Path), ("include" = Option<String>, Query)),
     responses(
-        (status = 200, description = "The document", body = Object),
+        (status = 200, description = "The document", body = jsonapi::Document<DocumentAttributes>),
         (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
         (status = 404, body = ErrorDocument), (status = 429, body = ErrorDocument),
     ),
@@ -51,7 +52,7 @@ pub(super) async fn show(
     params(("id" = Uuid, Path)),
     request_body(content = DocumentInput, description = "`{data: {type: \"document\", attributes: {name, document_type_manual}, relationships: {shipments, cargos}}}`"),
     responses(
-        (status = 200, description = "The document", body = Object),
+        (status = 200, description = "The document", body = jsonapi::Document<DocumentAttributes>),
         (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
         (status = 403, body = ErrorDocument), (status = 404, body = ErrorDocument),
         (status = 409, body = ErrorDocument), (status = 422, body = ErrorDocument),

@@ -9,6 +9,7 @@ use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::jsonapi::{self, ListLinks, ListMeta, QueryParams};
 use crate::app::AppState;
+use crate::resources::documents::DocumentAttributes;
 use crate::use_cases::documents::classify::DocumentType;
 
 use super::INCLUDES;
@@ -29,7 +30,7 @@ const MAX_FILENAME_TERMS: usize = 8;
         ("page[number]" = Option<u32>, Query), ("page[size]" = Option<u32>, Query),
     ),
     responses(
-        (status = 200, description = "`data`, `included`, `links`, `meta`", body = Object),
+        (status = 200, description = "`data`, `included`, `links`, `meta`", body = jsonapi::ListDocument<DocumentAttributes>),
         (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
         (status = 429, body = ErrorDocument),
     ),

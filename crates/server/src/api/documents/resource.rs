@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use tidemark_domain::{Container, ContainerId, Shipment, ShipmentId};
 use tidemark_store::{StoreError, StoredDocument};
 
-use crate::api::containers::ContainerResource;
+use crate::api::containers::{ContainerResource, event_ids_of, events_in};
 use crate::api::error::ApiError;
 use crate::api::jsonapi::{Includes, QueryParams, included_object, timestamp};
 use crate::api::shipments::{ShipmentResource, customers_of};
@@ -94,11 +94,13 @@ pub async fn included(
                 )));
             }
         }
+        let events = event_ids_of(state, account, containers.iter().map(|c| c.id)).await?;
         for container in &containers {
             out.push(to_value(included_object(
                 &ContainerResource {
                     container,
                     shipment: shipments.iter().find(|s| s.id == container.shipment_id),
+                    events: events_in(&events, container.id),
                     state,
                 },
                 base,

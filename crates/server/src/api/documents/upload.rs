@@ -13,6 +13,7 @@ use crate::api::auth::Principal;
 use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::jsonapi;
 use crate::app::AppState;
+use crate::resources::documents::DocumentAttributes;
 use crate::use_cases::documents::upload::{self, NewDocument, UploadError};
 
 use super::input::{
@@ -32,7 +33,7 @@ const MAX_FORM_FIELDS: usize = 64;
     post, path = "/v2/documents", tag = "Documents",
     request_body(content = DocumentInput, description = "multipart/form-data (`file`, `name`, `shipment_ids`, `container_ids`) or `{data: {type: \"document\", attributes: {name, attached_document}, relationships: {shipments, cargos}}}`"),
     responses(
-        (status = 201, description = "The document", body = Object),
+        (status = 201, description = "The document", body = jsonapi::Document<DocumentAttributes>),
         (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
         (status = 403, body = ErrorDocument), (status = 409, body = ErrorDocument),
         (status = 413, body = ErrorDocument), (status = 415, body = ErrorDocument),

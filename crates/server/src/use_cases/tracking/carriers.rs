@@ -138,7 +138,7 @@ pub fn connector_for(
 ) -> anyhow::Result<Arc<dyn Carrier>> {
     use crate::config::CarrierAuth;
     use tidemark_carriers::auth::{Authenticator, OAuth2Settings};
-    use tidemark_carriers::connector::{Credentials, connector};
+    use tidemark_carriers::connector::{Credentials, Endpoint, connector};
     let credentials = match &config.auth {
         CarrierAuth::None => Credentials::Auth(Authenticator::none()),
         CarrierAuth::Header { name, value } => {
@@ -180,7 +180,10 @@ pub fn connector_for(
     connector(
         &config.scac,
         config.protocol,
-        config.base_url.clone(),
+        Endpoint {
+            base_url: config.base_url.clone(),
+            events_path: config.events_path.clone(),
+        },
         credentials,
         clock,
     )

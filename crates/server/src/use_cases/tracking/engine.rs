@@ -87,14 +87,23 @@ fn last_polled(request: &TrackingRequest) -> DateTime<Utc> {
 
 fn query_for(request: &TrackingRequest) -> TrackingQuery {
     TrackingQuery {
-        reference_kind: match request.request_type {
+        // Sent on by the sandbox's connector only; a real carrier's never passes it on.
+        sandbox_epoch: Some(request.created_at),
+        ..query_of(request.request_type, &request.request_number)
+    }
+}
+
+/// The query a poll sends for a number of `request_type`, exactly as the user gave it
+/// (trimmed): some lines' references are case-sensitive. `carriers check` asks with it too.
+pub fn query_of(request_type: RequestType, number: &str) -> TrackingQuery {
+    TrackingQuery {
+        reference_kind: match request_type {
             RequestType::BillOfLading => ReferenceKind::BillOfLading,
             RequestType::BookingNumber => ReferenceKind::Booking,
             RequestType::Container => ReferenceKind::Equipment,
         },
-        reference: request.request_number.clone(),
-        // Sent on by the sandbox's connector only; a real carrier's never passes it on.
-        sandbox_epoch: Some(request.created_at),
+        reference: number.trim().to_owned(),
+        sandbox_epoch: None,
     }
 }
 
@@ -134,9 +143,13 @@ pub async fn poll(
                 });
             match limits::acquire(app, carrier.scac(), priority).await? {
                 Acquire::Go => {
-                    let fetched = carrier.fetch(&query_for(&request)).await;
+                    let query = query_for(&request);
+                    let fetched = carrier.fetch(&query).await;
                     limits::record(app, carrier.scac(), &fetched).await;
-                    fetched
+                    fetched.map(|mut snapshot| {
+                        snapshot.keep_about(&query);
+                        snapshot
+                    })
                 }
                 Acquire::Wait { until, reason } => {
                     return raced(wait(app, status_before, read_at, request, until, reason).await);
@@ -162,7 +175,13 @@ pub async fn poll(
         (Ok(report), Some(shipment)) => {
             record_found(app, status_before, read_at, request, Some(shipment), &report, now).await
         }
-        (Ok(report), None) if !report.containers.is_empty() => {
+        // A bill of lading or booking the carrier answers for is found even before it
+        // names a container: its vessel, estimates and document events are kept.
+        (Ok(report), None)
+            if !report.containers.is_empty()
+                || (request.request_type != RequestType::Container
+                    && !report.raw_events.is_empty()) =>
+        {
             record_found(app, status_before, read_at, request, None, &report, now).await
         }
         (Ok(_) | Err(CarrierError::NotFound), None) => {

@@ -272,11 +272,12 @@ pub async fn health(app: &App) -> Result<Vec<CarrierHealth>, StoreError> {
                 .iter()
                 .filter(|&&at| at > now - Duration::minutes(1))
                 .count(),
-            calls_today: if state.day == Some(now.date_naive()) {
-                state.day_calls
-            } else {
-                0
-            },
+            calls_today: state
+                .day_buckets
+                .iter()
+                .filter(|&&(start, _)| start > now - Duration::hours(24))
+                .map(|&(_, calls)| calls)
+                .sum(),
             drift_events: state.drift_events,
             last_drift: state.last_drift,
             scac: state.scac,

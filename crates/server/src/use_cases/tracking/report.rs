@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 use tidemark_carriers::dcsa::{JourneyStage, LegContext, LocationRole, t49_event_name};
 use tidemark_carriers::{
-    CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, EmptyIndicator, EventKind, ModeOfTransport,
+    CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, DocumentType, EmptyIndicator, EventKind,
+    ModeOfTransport, RouteHint,
 };
 use tidemark_domain::tracking_update::{
     CarrierReport, Milestone, ReportedContainer, ReportedFacility, ReportedRawEvent,
@@ -22,52 +23,141 @@ use uuid::Uuid;
 struct Route {
     port_of_lading: Option<String>,
     port_of_discharge: Option<String>,
+    /// The place of delivery, when the carrier names it and it is not the port of discharge.
+    place_of_delivery: Option<String>,
     transshipments: BTreeSet<String>,
     first_load_at: Option<DateTime<Utc>>,
     full_out_at: Option<DateTime<Utc>>,
-}
-
-fn is_vessel(event: &CarrierEvent) -> bool {
-    matches!(
-        event.mode_of_transport(),
-        Some(ModeOfTransport::Vessel | ModeOfTransport::Barge)
-    )
 }
 
 fn is_laden(event: &CarrierEvent) -> bool {
     event.empty_indicator != Some(EmptyIndicator::Empty)
 }
 
+/// Whether an event is a vessel's call or a move onto or off one: a laden load or discharge,
+/// or a vessel's arrival or departure, by vessel or barge, or with no mode given (DCSA
+/// 3.0.0's equipment events carry none, and a load at a port is onto a ship). Rail and truck
+/// moves are never part of the ocean route.
+fn is_ocean_call(event: &CarrierEvent) -> bool {
+    let moves = match event.dcsa_code {
+        DcsaCode::Load | DcsaCode::Disc => is_laden(event),
+        DcsaCode::Arri | DcsaCode::Depa => true,
+        _ => false,
+    };
+    moves
+        && event.un_location_code.is_some()
+        && matches!(
+            event.inferred_mode(),
+            None | Some(ModeOfTransport::Vessel | ModeOfTransport::Barge)
+        )
+}
+
+/// The last place the carrier marks with `hint`.
+fn hinted(events: &[&CarrierEvent], hint: RouteHint) -> Option<String> {
+    events
+        .iter()
+        .filter(|e| e.route_hint == Some(hint))
+        .filter_map(|e| e.un_location_code.clone())
+        .next_back()
+}
+
+/// The port of discharge from the ocean calls in time order: the last port the container
+/// arrives at or is discharged at (actual, estimated or planned) and does not leave again
+/// by sea. A port where it is discharged and then loaded or sails again is a transshipment,
+/// so an estimated arrival at a later port outranks an earlier actual discharge; a rail or
+/// truck arrival never counts. `None` while the container is still at sea past its last
+/// known port, rather than a guess.
+fn port_of_discharge_of(calls: &[&CarrierEvent], port_of_lading: Option<&str>) -> Option<String> {
+    let mut candidate: Option<&str> = None;
+    for call in calls {
+        let Some(place) = call.un_location_code.as_deref() else {
+            continue;
+        };
+        match call.dcsa_code {
+            // The carrier's own word that the call is a transshipment's.
+            _ if call.route_hint == Some(RouteHint::Transshipment) && Some(place) == candidate => {
+                candidate = None;
+            }
+            _ if call.route_hint == Some(RouteHint::Transshipment) => {}
+            DcsaCode::Disc | DcsaCode::Arri if Some(place) != port_of_lading => {
+                candidate = Some(place);
+            }
+            DcsaCode::Load | DcsaCode::Depa if Some(place) == candidate => candidate = None,
+            _ => {}
+        }
+    }
+    // A port where boxes are loaded and this one is never discharged is a port of loading
+    // (the vessel's arrival there is the call it is loaded on), not its destination.
+    let loaded_never_discharged = |place: &str| {
+        let here = |code| {
+            calls
+                .iter()
+                .any(|e| e.dcsa_code == code && e.un_location_code.as_deref() == Some(place))
+        };
+        here(DcsaCode::Load) && !here(DcsaCode::Disc)
+    };
+    candidate
+        .filter(|place| !loaded_never_discharged(place))
+        .map(str::to_owned)
+}
+
+/// Whether a vessel is loaded at the event's place by it: any load, laden or not, estimated
+/// or not (a call where boxes are loaded is a port of lading or a transshipment for them).
+fn loads_here(event: &CarrierEvent) -> bool {
+    event.dcsa_code == DcsaCode::Load
+        && event.un_location_code.is_some()
+        && matches!(
+            event.inferred_mode(),
+            None | Some(ModeOfTransport::Vessel | ModeOfTransport::Barge)
+        )
+}
+
 fn route_of(events: &[CarrierEvent]) -> Route {
     let mut by_time: Vec<&CarrierEvent> = events.iter().collect();
     by_time.sort_by_key(|e| e.event_datetime);
-    let loads = by_time
+    let calls: Vec<&CarrierEvent> = by_time
         .iter()
-        .filter(|e| e.dcsa_code == DcsaCode::Load && is_vessel(e) && is_laden(e));
-    let discharges = by_time
+        .copied()
+        .filter(|e| is_ocean_call(e) || loads_here(e))
+        .collect();
+    let first_load = calls
         .iter()
-        .filter(|e| e.dcsa_code == DcsaCode::Disc && is_vessel(e) && is_laden(e));
-    let departures = by_time
+        .find(|e| {
+            e.dcsa_code == DcsaCode::Load
+                && is_laden(e)
+                && e.route_hint != Some(RouteHint::Transshipment)
+        })
+        .copied();
+    let port_of_lading = hinted(&by_time, RouteHint::PortOfLoading).or_else(|| {
+        first_load
+            .or_else(|| {
+                calls
+                    .iter()
+                    .find(|e| {
+                        e.dcsa_code == DcsaCode::Depa
+                            && e.route_hint != Some(RouteHint::Transshipment)
+                    })
+                    .copied()
+            })
+            .and_then(|e| e.un_location_code.clone())
+    });
+    let port_of_discharge = hinted(&by_time, RouteHint::PortOfDischarge)
+        .or_else(|| port_of_discharge_of(&calls, port_of_lading.as_deref()));
+    let place_of_delivery = hinted(&by_time, RouteHint::PlaceOfDelivery)
+        .filter(|place| Some(place) != port_of_discharge.as_ref());
+    let hinted_transshipments = by_time
         .iter()
-        .filter(|e| e.kind == EventKind::Transport && e.dcsa_code == DcsaCode::Depa);
-    let arrivals = by_time
+        .filter(|e| e.route_hint == Some(RouteHint::Transshipment))
+        .filter_map(|e| e.un_location_code.clone());
+    let transshipments = calls
         .iter()
-        .filter(|e| e.kind == EventKind::Transport && e.dcsa_code == DcsaCode::Arri);
-    let first_load = loads.clone().next().copied();
-    let port_of_lading = first_load
-        .or_else(|| departures.clone().next().copied())
-        .and_then(|e| e.un_location_code.clone());
-    let port_of_discharge = discharges
-        .clone()
-        .next_back()
-        .or_else(|| arrivals.clone().next_back())
-        .and_then(|e| e.un_location_code.clone());
-    let transshipments = loads
-        .chain(discharges)
-        .chain(departures)
-        .chain(arrivals)
         .filter_map(|e| e.un_location_code.clone())
-        .filter(|l| Some(l) != port_of_lading.as_ref() && Some(l) != port_of_discharge.as_ref())
+        .chain(hinted_transshipments)
+        .filter(|l| {
+            Some(l) != port_of_lading.as_ref()
+                && Some(l) != port_of_discharge.as_ref()
+                && Some(l) != place_of_delivery.as_ref()
+        })
         .collect();
     let full_out_at = by_time
         .iter()
@@ -76,7 +166,8 @@ fn route_of(events: &[CarrierEvent]) -> Route {
                 && is_laden(e)
                 && e.classifier == Classifier::Actual
                 && e.un_location_code.is_some()
-                && e.un_location_code == port_of_discharge
+                && (e.un_location_code == port_of_discharge
+                    || e.un_location_code == place_of_delivery)
         })
         .map(|e| e.event_datetime)
         .next();
@@ -86,6 +177,7 @@ fn route_of(events: &[CarrierEvent]) -> Route {
             .map(|e| e.event_datetime),
         port_of_lading,
         port_of_discharge,
+        place_of_delivery,
         transshipments,
         full_out_at,
     }
@@ -96,6 +188,7 @@ fn context(route: &Route, event: &CarrierEvent) -> LegContext {
         Some(l) if Some(l) == route.port_of_lading.as_deref() => LocationRole::PortOfLading,
         Some(l) if Some(l) == route.port_of_discharge.as_deref() => LocationRole::PortOfDischarge,
         Some(l) if route.transshipments.contains(l) => LocationRole::Transshipment,
+        Some(l) if Some(l) == route.place_of_delivery.as_deref() => LocationRole::InlandDestination,
         _ => LocationRole::Unknown,
     };
     let at = event.event_datetime;
@@ -111,24 +204,65 @@ fn context(route: &Route, event: &CarrierEvent) -> LegContext {
 
 /// The carrier's id for an event, or a stable one built from what identifies it. An
 /// estimate's id leaves its time out, so a moved estimate is the same estimate.
-fn source_id(event: &CarrierEvent) -> String {
-    if let Some(id) = &event.event_id {
-        return id.clone();
+///
+/// `repeated` says the carrier gave the same id to more than one event of this answer (DCSA's
+/// own examples do, and MSC's ids are timestamps to the second): the id then names them
+/// together with what each is about, so none of them overwrites another.
+fn source_id(event: &CarrierEvent, repeated: bool) -> String {
+    let about = || {
+        let mut parts = vec![
+            event.kind.as_str().to_owned(),
+            event.dcsa_code.as_str().to_owned(),
+            event.classifier.as_str().to_owned(),
+            event.un_location_code.clone().unwrap_or_default(),
+            event.equipment_reference.clone().unwrap_or_default(),
+        ];
+        if event.classifier == Classifier::Actual {
+            parts.push(event.event_datetime.timestamp().to_string());
+        }
+        parts
+    };
+    match &event.event_id {
+        Some(id) if repeated => std::iter::once(id.clone())
+            .chain(about())
+            .collect::<Vec<_>>()
+            .join("|"),
+        Some(id) => id.clone(),
+        None => {
+            let mut parts = about();
+            let call_id = event
+                .transport_call
+                .as_ref()
+                .and_then(|c| c.transport_call_id.clone())
+                .unwrap_or_default();
+            // The id of an event without one, as it has always been built (stored ids stay
+            // stable): the call's id after the container.
+            let time = (event.classifier == Classifier::Actual).then(|| parts.pop());
+            parts.push(call_id);
+            if let Some(Some(time)) = time {
+                parts.push(time);
+            }
+            parts.join("|")
+        }
     }
-    let call = event.transport_call.as_ref();
-    let mut parts = vec![
-        event.kind.as_str().to_owned(),
-        event.dcsa_code.as_str().to_owned(),
-        event.classifier.as_str().to_owned(),
-        event.un_location_code.clone().unwrap_or_default(),
-        event.equipment_reference.clone().unwrap_or_default(),
-        call.and_then(|c| c.transport_call_id.clone())
-            .unwrap_or_default(),
-    ];
-    if event.classifier == Classifier::Actual {
-        parts.push(event.event_datetime.timestamp().to_string());
+}
+
+/// The ids of one answer's events, in order ([`source_id`]).
+fn source_ids(events: &[CarrierEvent]) -> Vec<String> {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for id in events.iter().filter_map(|e| e.event_id.as_deref()) {
+        *seen.entry(id).or_default() += 1;
     }
-    parts.join("|")
+    events
+        .iter()
+        .map(|event| {
+            let repeated = event
+                .event_id
+                .as_deref()
+                .is_some_and(|id| seen.get(id).copied().unwrap_or(0) > 1);
+            source_id(event, repeated)
+        })
+        .collect()
 }
 
 /// The event in the carrier's DCSA terms, such as `EQUIPMENT LOAD ACT LADEN` or
@@ -147,24 +281,50 @@ fn original_event(event: &CarrierEvent) -> String {
 
 fn equipment_number(event: &CarrierEvent) -> Option<String> {
     match event.kind {
-        EventKind::Equipment => event
-            .equipment_reference
-            .as_deref()
-            .map(|n| n.trim().to_uppercase()),
+        EventKind::Equipment => container_number(event),
         _ => None,
     }
 }
 
-fn voyage_number(event: &CarrierEvent, route: &Route) -> Option<String> {
+/// The container an event names only among its references (`EQ`), as transport and
+/// shipment events of a bill of lading do, when it is a freight container's number.
+fn referenced_container(event: &CarrierEvent) -> Option<String> {
+    event
+        .references
+        .iter()
+        .filter(|r| r.reference_type.eq_ignore_ascii_case("EQ"))
+        .map(|r| r.value.trim().to_uppercase())
+        .find(|number| is_container_shaped(number))
+}
+
+/// Four letters ending in `U`, then seven digits (ISO 6346's shape).
+fn is_container_shaped(number: &str) -> bool {
+    let bytes = number.as_bytes();
+    bytes.len() == 11
+        && bytes[..3].iter().all(u8::is_ascii_uppercase)
+        && bytes[3] == b'U'
+        && bytes[4..].iter().all(u8::is_ascii_digit)
+}
+
+/// The event's equipment reference when it is a freight container's number: four letters
+/// ending in `U`, then seven digits (ISO 6346). Carriers also track chassis, trailers and
+/// their own equipment ids; those stay raw events, never containers. The check digit is not
+/// held against the carrier: it wrote the number, and a typo in it is still its box.
+fn container_number(event: &CarrierEvent) -> Option<String> {
+    let number = event.equipment_reference.as_deref()?.trim().to_uppercase();
+    is_container_shaped(&number).then_some(number)
+}
+
+/// The voyage the event belongs to: the import voyage for an arrival or a discharge (the
+/// voyage that brought the box), the export voyage for a load or a departure, and whichever
+/// the carrier gives when it gives one only.
+fn voyage_number(event: &CarrierEvent, _route: &Route) -> Option<String> {
     let call = event.transport_call.as_ref()?;
-    let at_discharge =
-        event.un_location_code.is_some() && event.un_location_code == route.port_of_discharge;
-    if at_discharge {
-        call.carrier_import_voyage_number
-            .clone()
-            .or_else(|| call.carrier_export_voyage_number.clone())
-    } else {
-        call.carrier_export_voyage_number.clone()
+    let import = call.carrier_import_voyage_number.clone();
+    let export = call.carrier_export_voyage_number.clone();
+    match event.dcsa_code {
+        DcsaCode::Arri | DcsaCode::Disc => import.or(export),
+        _ => export.or(import),
     }
 }
 
@@ -215,14 +375,16 @@ fn event_terminal(reference: &ReferenceData, event: &CarrierEvent) -> Option<Uui
 fn raw_events(
     route: &Route,
     events: &[CarrierEvent],
+    ids: &[String],
     reference: &ReferenceData,
 ) -> Vec<ReportedRawEvent> {
     events
         .iter()
-        .map(|event| {
+        .zip(ids)
+        .map(|(event, id)| {
             let call = event.transport_call.as_ref();
             ReportedRawEvent {
-                source_id: source_id(event),
+                source_id: id.clone(),
                 container_number: equipment_number(event),
                 reported: ReportedEvent {
                     original_event: original_event(event),
@@ -283,16 +445,36 @@ fn plan_gives_way(
     })
 }
 
+/// What makes two milestones the same: name, container, time and place.
+type MilestoneKey = (
+    TransportEventName,
+    Option<String>,
+    DateTime<Utc>,
+    Option<String>,
+);
+
+/// The value named most often (the first of equals), trimmed; `None` when none is named.
+fn most_named<'a>(values: impl Iterator<Item = &'a str>) -> Option<String> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for value in values.map(str::trim).filter(|v| !v.is_empty()) {
+        match counts.iter_mut().find(|(seen, _)| *seen == value) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((value, 1)),
+        }
+    }
+    let most = counts.iter().map(|(_, count)| *count).max()?;
+    counts
+        .iter()
+        .find(|(_, count)| *count == most)
+        .map(|(value, _)| (*value).to_owned())
+}
+
 /// Reads one poll's events into a report; `reference` names the terminals they happened at.
 pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> CarrierReport {
     let route = route_of(&snapshot.events);
     let mut containers: Vec<ReportedContainer> = Vec::new();
     for event in &snapshot.events {
-        let Some(number) = event
-            .equipment_reference
-            .as_deref()
-            .map(|n| n.trim().to_uppercase())
-        else {
+        let Some(number) = container_number(event).or_else(|| referenced_container(event)) else {
             continue;
         };
         match containers.iter_mut().find(|c| c.number == number) {
@@ -308,18 +490,42 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> C
             }),
         }
     }
-    let named: Vec<(&CarrierEvent, TransportEventName)> = snapshot
+    let ids = source_ids(&snapshot.events);
+    let named: Vec<(&CarrierEvent, &String, TransportEventName)> = snapshot
         .events
         .iter()
-        .filter_map(|event| Some((event, t49_event_name(event, &context(&route, event))?)))
+        .zip(&ids)
+        .filter_map(|(event, id)| {
+            Some((event, id, t49_event_name(event, &context(&route, event))?))
+        })
         .collect();
+    let plain: Vec<(&CarrierEvent, TransportEventName)> = named
+        .iter()
+        .map(|&(event, _, name)| (event, name))
+        .collect();
+    // Two events the carrier sent for one call (the same milestone, container, place and
+    // time under two ids) are one milestone.
+    let mut seen: Vec<MilestoneKey> = Vec::new();
     let milestones = named
         .iter()
-        .filter(|(event, name)| !plan_gives_way(event, *name, &named))
-        .map(|&(event, name)| {
+        .filter(|(event, _, name)| !plan_gives_way(event, *name, &plain))
+        .filter(|(event, _, name)| {
+            let key = (
+                *name,
+                equipment_number(event),
+                event.event_datetime,
+                event.un_location_code.clone(),
+            );
+            let first = !seen.contains(&key);
+            if first {
+                seen.push(key);
+            }
+            first
+        })
+        .map(|&(event, id, name)| {
             let call = event.transport_call.as_ref();
             Milestone {
-                source_id: source_id(event),
+                source_id: id.clone(),
                 event: name,
                 container_number: equipment_number(event),
                 at: event.event_datetime,
@@ -331,7 +537,13 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> C
             }
         })
         .collect();
-    let raw_events = raw_events(&route, &snapshot.events, reference);
+    let raw_events = raw_events(&route, &snapshot.events, &ids, reference);
+    let transport_document = most_named(
+        snapshot
+            .events
+            .iter()
+            .flat_map(|e| e.document_numbers(DocumentType::TransportDocument)),
+    );
     let pod_terminal = pod_terminal(&route, &snapshot.events);
     CarrierReport {
         containers,
@@ -339,7 +551,8 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> C
         pod_terminal,
         port_of_lading: route.port_of_lading,
         port_of_discharge: route.port_of_discharge,
-        destination: None,
+        destination: route.place_of_delivery,
+        transport_document,
         milestones,
     }
 }
@@ -534,6 +747,170 @@ mod tests {
         assert_eq!(etas(&report), [("est", at("2026-03-12T18:00:00Z"))]);
         // The plan is still kept as the carrier sent it.
         assert!(report.raw_events.iter().any(|e| e.source_id == "pln"));
+    }
+
+    /// A DCSA 2.2 equipment event `code` at `place` and `at`, laden, on a vessel call unless
+    /// `mode` says otherwise (`None`: no mode given).
+    fn move_at(id: &str, code: &str, place: &str, at: &str, mode: Option<&str>) -> Value {
+        let mut call = json!({
+            "transportCallID": format!("call-{place}"),
+            "UNLocationCode": place,
+            "vessel": {"vesselIMONumber": "9321483", "vesselName": "KING OF THE SEAS"},
+        });
+        if let Some(mode) = mode {
+            call["modeOfTransport"] = json!(mode);
+        }
+        if mode.is_some_and(|m| m != "VESSEL") {
+            call.as_object_mut().map(|c| c.remove("vessel"));
+        }
+        json!({
+            "eventID": id,
+            "eventType": "EQUIPMENT",
+            "eventClassifierCode": "ACT",
+            "eventDateTime": at,
+            "equipmentEventTypeCode": code,
+            "equipmentReference": "MSKU1234565",
+            "emptyIndicatorCode": "LADEN",
+            "eventLocation": {"UNLocationCode": place},
+            "transportCall": call,
+        })
+    }
+
+    fn names(report: &CarrierReport) -> Vec<(String, &'static str)> {
+        let mut named: Vec<_> = report
+            .milestones
+            .iter()
+            .map(|m| {
+                (
+                    m.location_locode.clone().unwrap_or_default(),
+                    m.event.as_str(),
+                )
+            })
+            .collect();
+        named.sort();
+        named
+    }
+
+    #[test]
+    fn a_port_where_the_box_is_discharged_and_loaded_again_is_a_transshipment() {
+        let report = report_of(&[
+            move_at("1", "LOAD", "CNSHA", "2026-02-01T00:00:00Z", Some("VESSEL")),
+            move_at("2", "DISC", "SGSIN", "2026-02-08T00:00:00Z", Some("VESSEL")),
+            move_at("3", "LOAD", "SGSIN", "2026-02-10T00:00:00Z", Some("VESSEL")),
+        ]);
+
+        assert_eq!(report.port_of_lading.as_deref(), Some("CNSHA"));
+        assert_eq!(report.port_of_discharge, None);
+        assert!(names(&report).contains(&(
+            "SGSIN".to_owned(),
+            "container.transport.transshipment_discharged"
+        )));
+    }
+
+    #[test]
+    fn an_estimated_arrival_at_a_later_port_outranks_an_earlier_actual_discharge() {
+        let mut eta = arrival("eta", "EST", "2026-03-10T06:00:00Z", "call-rtm");
+        eta["transportCall"]["UNLocationCode"] = json!("NLRTM");
+        let report = report_of(&[
+            move_at("1", "LOAD", "CNSHA", "2026-02-01T00:00:00Z", Some("VESSEL")),
+            move_at("2", "DISC", "SGSIN", "2026-02-08T00:00:00Z", Some("VESSEL")),
+            eta,
+        ]);
+
+        assert_eq!(report.port_of_discharge.as_deref(), Some("NLRTM"));
+        assert!(names(&report).contains(&(
+            "SGSIN".to_owned(),
+            "container.transport.transshipment_discharged"
+        )));
+    }
+
+    #[test]
+    fn a_rail_arrival_is_never_the_port_of_discharge() {
+        let mut rail = arrival("rail", "ACT", "2026-03-20T06:00:00Z", "call-chi");
+        rail["transportCall"]["UNLocationCode"] = json!("USCHI");
+        rail["transportCall"]["modeOfTransport"] = json!("RAIL");
+        let report = report_of(&[
+            move_at("1", "LOAD", "CNSHA", "2026-02-01T00:00:00Z", Some("VESSEL")),
+            move_at("2", "DISC", "USLAX", "2026-03-01T00:00:00Z", Some("VESSEL")),
+            rail,
+        ]);
+
+        assert_eq!(report.port_of_discharge.as_deref(), Some("USLAX"));
+    }
+
+    #[test]
+    fn moves_without_a_mode_still_make_the_route_and_its_milestones() {
+        let report = report_of(&[
+            move_at("1", "LOAD", "CNSHA", "2026-02-01T00:00:00Z", None),
+            move_at("2", "DISC", "NLRTM", "2026-03-01T00:00:00Z", None),
+        ]);
+
+        assert_eq!(report.port_of_lading.as_deref(), Some("CNSHA"));
+        assert_eq!(report.port_of_discharge.as_deref(), Some("NLRTM"));
+        assert_eq!(
+            names(&report),
+            [
+                ("CNSHA".to_owned(), "container.transport.vessel_loaded"),
+                ("NLRTM".to_owned(), "container.transport.vessel_discharged"),
+            ]
+        );
+    }
+
+    #[test]
+    fn events_sharing_an_id_are_kept_apart() {
+        let mut pick = move_at("same", "LOAD", "CNSHA", "2026-02-01T00:00:00Z", None);
+        pick["equipmentReference"] = json!("MSKU7654321");
+        let report = report_of(&[
+            move_at("same", "LOAD", "CNSHA", "2026-02-01T00:00:00Z", None),
+            pick,
+        ]);
+
+        let ids: BTreeSet<&str> = report
+            .raw_events
+            .iter()
+            .map(|e| e.source_id.as_str())
+            .collect();
+        assert_eq!(ids.len(), 2, "{ids:?}");
+        assert!(ids.iter().all(|id| id.starts_with("same|")));
+    }
+
+    #[test]
+    fn a_unique_id_stays_the_carriers_own() {
+        let report = report_of(&[move_at(
+            "e-1",
+            "LOAD",
+            "CNSHA",
+            "2026-02-01T00:00:00Z",
+            None,
+        )]);
+
+        assert_eq!(report.raw_events[0].source_id, "e-1");
+    }
+
+    #[test]
+    fn equipment_that_is_not_a_freight_container_is_no_container() {
+        let mut chassis = move_at("1", "LOAD", "CNSHA", "2026-02-01T00:00:00Z", None);
+        chassis["equipmentReference"] = json!("MSKZ1234567");
+        let mut own_id = move_at("2", "LOAD", "CNSHA", "2026-02-01T00:00:00Z", None);
+        own_id["equipmentReference"] = json!("EQ-42");
+
+        let report = report_of(&[chassis, own_id]);
+
+        assert!(report.containers.is_empty(), "{:?}", report.containers);
+        assert_eq!(report.raw_events.len(), 2);
+    }
+
+    #[test]
+    fn the_transport_document_the_events_name_is_reported() {
+        let mut load = move_at("1", "LOAD", "CNSHA", "2026-02-01T00:00:00Z", None);
+        load["documentReferences"] = json!([
+            {"documentReferenceType": "TRD", "documentReferenceValue": "MAEU123456789"},
+            {"documentReferenceType": "BKG", "documentReferenceValue": "987654321"}
+        ]);
+
+        let report = report_of(&[load]);
+
+        assert_eq!(report.transport_document.as_deref(), Some("MAEU123456789"));
     }
 
     #[test]

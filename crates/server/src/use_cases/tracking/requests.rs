@@ -162,7 +162,7 @@ pub fn validate(
     let mut scac = submission
         .scac
         .as_deref()
-        .map(normalize_number)
+        .map(|scac| scac.trim().to_uppercase())
         .unwrap_or_default();
     if scac.is_empty() {
         // Without a SCAC, the number's carrier is inferred; only a confident, single
@@ -223,7 +223,9 @@ pub fn validate(
         }
     }
     match (problems.is_empty(), request_type) {
-        (true, Some(request_type)) => Ok((request_type, normalize_number(number), scac)),
+        (true, Some(request_type)) => {
+            Ok((request_type, normalize_number(request_type, number), scac))
+        }
         _ => Err(problems),
     }
 }

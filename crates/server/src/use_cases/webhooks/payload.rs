@@ -11,7 +11,8 @@ use tidemark_store::StoreError;
 
 use crate::app::AppState;
 use crate::resources::containers::{
-    ContainerResource, TransportEventResource, source_events_of, vessels_of,
+    ContainerResource, EventIds, TransportEventResource, event_ids_of, events_in, source_events_of,
+    vessels_of,
 };
 use crate::resources::documents::included_document;
 use crate::resources::jsonapi::{
@@ -61,10 +62,12 @@ pub struct ShipmentContext {
     shipment: Shipment,
     containers: Vec<Container>,
     customers: Vec<Party>,
+    /// The ids of its containers' events, which the containers list.
+    events: EventIds,
 }
 
-/// The shipments of `ids` with their containers and customers, in three queries however
-/// many there are. Shipments no longer found are left out.
+/// The shipments of `ids` with their containers, customers and their containers' event
+/// ids, in four queries however many there are. Shipments no longer found are left out.
 pub async fn shipment_contexts(
     state: &AppState,
     account: AccountId,
@@ -76,6 +79,7 @@ pub async fn shipment_contexts(
     let shipments = state.store.shipments_by_ids(account, ids).await?;
     let found: Vec<ShipmentId> = shipments.iter().map(|s| s.id).collect();
     let mut containers = state.store.containers_of_shipments(&found).await?;
+    let mut events = event_ids_of(state, account, containers.iter().map(|c| c.id)).await?;
     let customers = customers_of(state, &shipments).await.unwrap_or_default();
     Ok(shipments
         .into_iter()
@@ -89,12 +93,17 @@ pub async fn shipment_contexts(
                 .filter(|p| Some(p.id) == shipment.customer_id)
                 .cloned()
                 .collect();
+            let events = own
+                .iter()
+                .filter_map(|c| events.remove_entry(&c.id))
+                .collect();
             (
                 shipment.id,
                 ShipmentContext {
                     shipment,
                     containers: own,
                     customers,
+                    events,
                 },
             )
         })
@@ -113,6 +122,8 @@ pub async fn included_for(
     let shipment: Option<&Shipment> = context.map(|c| &c.shipment);
     let containers: &[Container] = context.map_or(&[], |c| &c.containers);
     let customers: &[Party] = context.map_or(&[], |c| &c.customers);
+    let no_events = EventIds::new();
+    let events = context.map_or(&no_events, |c| &c.events);
     let shipment_object = |s: &Shipment| {
         included_object(
             &ShipmentResource {
@@ -130,6 +141,7 @@ pub async fn included_for(
                 &ContainerResource {
                     container: c,
                     shipment,
+                    events: events_in(events, c.id),
                     state,
                 },
                 base,
