@@ -294,7 +294,8 @@ const iso = (ms) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-// Voyages by number (upper case, as Tidemark sends it). The rest get a plain voyage.
+// Voyages by number (in any case: Tidemark sends a bill of lading as the user wrote it).
+// The rest get a plain voyage.
 const voyages = new Map();
 let voyageSerial = 0;
 function voyageFor(number) {
@@ -634,7 +635,7 @@ async function seedApi() {
       data: { type: "tracking_request", attributes: { request_type: "bill_of_lading", request_number: c.text, scac: "HLCU" } },
     });
     covered("tracking request number", c.id, ok(r));
-    if (ok(r)) seeded.requests.push({ id: r.json.data.id, number: c.text.trim().toUpperCase(), marker: c.id });
+    if (ok(r)) seeded.requests.push({ id: r.json.data.id, number: c.text.trim(), marker: c.id });
     else note(`tracking request number ${c.id} refused: ${errorsOf(r)}`);
   }
   // The special numbers, with hostile references, tags, customer and initial custom fields.
@@ -656,7 +657,7 @@ async function seedApi() {
     if (!ok(plain)) throw new Error(`cannot track ${number}: ${errorsOf(plain)}`);
     seeded.requests.push({ id: plain.json.data.id, number, name });
   }
-  expect(/^\/track$/, SHORT[0].text.toUpperCase(), "tracking request number (API)");
+  expect(/^\/track$/, SHORT[0].text.trim(), "tracking request number (API)");
 
   // Webhooks: hostile URLs (each where a URL can carry it) and header values.
   const urls = [

@@ -224,3 +224,63 @@ async fn carriers_check_of_an_unconfigured_or_api_less_line_fails_saying_why() {
         text(&no_api)
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn carriers_check_asks_a_booking_as_a_booking_and_prints_what_a_poll_would_make_of_it() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/hl/v2/events"))
+        .and(header("X-IBM-Client-Id", "my-id"))
+        .and(header("X-IBM-Client-Secret", "my-secret"))
+        .and(query_param("carrierBookingReference", "HLbk-ab12"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(serde_json::json!([{
+                "eventID": "load-1",
+                "eventType": "EQUIPMENT",
+                "eventClassifierCode": "ACT",
+                "eventDateTime": "2026-02-20T08:30:00Z",
+                "equipmentEventTypeCode": "LOAD",
+                "equipmentReference": "HLXU1234565",
+                "emptyIndicatorCode": "LADEN",
+                "transportCall": {
+                    "UNLocationCode": "DEHAM",
+                    "vessel": {"vesselIMONumber": "9321483", "vesselName": "BERLIN EXPRESS"},
+                    "exportVoyageNumber": "012W"
+                }
+            }])),
+        )
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(404))
+        .with_priority(10)
+        .mount(&server)
+        .await;
+    let base = format!("{}/hl", server.uri());
+
+    let output = tidemark(
+        &["carriers", "check", "HLCU", "HLbk-ab12"],
+        &[
+            ("TIDEMARK_CARRIERS__HLCU__BASE_URL", &base),
+            ("TIDEMARK_CARRIERS__HLCU__CLIENT_ID", "my-id"),
+            ("TIDEMARK_CARRIERS__HLCU__CLIENT_SECRET", "my-secret"),
+        ],
+    )
+    .await;
+
+    let text = text(&output);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("not known as a bill of lading"), "{text}");
+    assert!(
+        text.contains("OK, 1 event(s) for HLbk-ab12 as a booking number"),
+        "{text}"
+    );
+    assert!(text.contains("port of lading DEHAM"), "{text}");
+    assert!(
+        text.contains(
+            "2026-02-20T08:30:00Z\tcontainer.transport.vessel_loaded\tDEHAM\tHLXU1234565\tBERLIN EXPRESS\t012W"
+        ),
+        "{text}"
+    );
+}
