@@ -411,20 +411,15 @@ fn record(
     ids: &dyn IdGenerator,
     now: DateTime<Utc>,
 ) {
-    let fresh = |source_id: String| TransportEvent {
-        id: TransportEventId::new(ids),
-        account_id: shipment.account_id,
-        shipment_id: shipment.id,
-        container_id: container.id,
-        event: milestone.event,
-        timestamp: milestone.at,
-        voyage_number: milestone.voyage_number.clone(),
-        location_locode: milestone.location_locode.clone(),
-        vessel_name: milestone.vessel_name.clone(),
-        vessel_imo: milestone.vessel_imo.clone(),
-        terminal_id: milestone.terminal_id,
-        source_id,
-        created_at: now,
+    let fresh = |source_id: String| {
+        event_of(
+            milestone,
+            shipment,
+            container.id,
+            TransportEventId::new(ids),
+            source_id,
+            now,
+        )
     };
     if milestone.event.is_estimate() {
         // The latest recorded estimate of this milestone for this container.
@@ -494,22 +489,43 @@ fn shipment_level_events(
     report
         .milestones
         .iter()
-        .map(|milestone| TransportEvent {
-            id: TransportEventId(uuid::Uuid::nil()),
-            account_id: shipment.account_id,
-            shipment_id: shipment.id,
-            container_id: ContainerId(uuid::Uuid::nil()),
-            event: milestone.event,
-            timestamp: milestone.at,
-            voyage_number: milestone.voyage_number.clone(),
-            location_locode: milestone.location_locode.clone(),
-            vessel_name: milestone.vessel_name.clone(),
-            vessel_imo: milestone.vessel_imo.clone(),
-            terminal_id: milestone.terminal_id,
-            source_id: milestone.source_id.clone(),
-            created_at: now,
+        .map(|milestone| {
+            event_of(
+                milestone,
+                shipment,
+                ContainerId(uuid::Uuid::nil()),
+                TransportEventId(uuid::Uuid::nil()),
+                milestone.source_id.clone(),
+                now,
+            )
         })
         .collect()
+}
+
+/// A milestone as a container's transport event.
+fn event_of(
+    milestone: &Milestone,
+    shipment: &Shipment,
+    container_id: ContainerId,
+    id: TransportEventId,
+    source_id: String,
+    now: DateTime<Utc>,
+) -> TransportEvent {
+    TransportEvent {
+        id,
+        account_id: shipment.account_id,
+        shipment_id: shipment.id,
+        container_id,
+        event: milestone.event,
+        timestamp: milestone.at,
+        voyage_number: milestone.voyage_number.clone(),
+        location_locode: milestone.location_locode.clone(),
+        vessel_name: milestone.vessel_name.clone(),
+        vessel_imo: milestone.vessel_imo.clone(),
+        terminal_id: milestone.terminal_id,
+        source_id,
+        created_at: now,
+    }
 }
 
 /// The time of the first estimate of `event` at `place` ever recorded: what the carrier

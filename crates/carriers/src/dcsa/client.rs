@@ -304,17 +304,8 @@ pub const DEFAULT_PATH: &str = "/v2/events";
 /// path, without the base's query or fragment. A path of other than plain segments (`..`,
 /// a query, a scheme) is refused: it names a place under the base, nothing else.
 pub(crate) fn url_under(base_url: &Url, path: &str) -> Result<Url, DcsaClientError> {
-    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let plain = |segment: &&str| {
-        *segment != "."
-            && *segment != ".."
-            && segment
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
-    };
-    if segments.is_empty() || !segments.iter().all(plain) {
-        return Err(DcsaClientError::EventsPath(path.to_owned()));
-    }
+    let segments =
+        plain_segments(path).ok_or_else(|| DcsaClientError::EventsPath(path.to_owned()))?;
     let mut url = base_url.clone();
     url.path_segments_mut()
         .map_err(|()| DcsaClientError::BaseUrl(base_url.to_string()))?
@@ -323,6 +314,21 @@ pub(crate) fn url_under(base_url: &Url, path: &str) -> Result<Url, DcsaClientErr
     url.set_query(None);
     url.set_fragment(None);
     Ok(url)
+}
+
+/// The segments of an events path made of plain segments only (letters, digits, `-`, `_`,
+/// `.`, `~`; no `.` or `..`, no query): `None` for anything else, which would name a place
+/// outside the carrier's base URL. Operators' `events_path` settings are checked with it.
+pub fn plain_segments(path: &str) -> Option<Vec<&str>> {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let plain = |segment: &&str| {
+        *segment != "."
+            && *segment != ".."
+            && segment
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
+    };
+    (!segments.is_empty() && segments.iter().all(plain)).then_some(segments)
 }
 
 /// The error for a response that is not a success.

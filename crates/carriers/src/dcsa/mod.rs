@@ -7,6 +7,6 @@ pub mod client;
 mod mapping;
 pub(crate) mod parse;
 
-pub use client::{DcsaAuth, DcsaClient, DcsaClientError};
+pub use client::{DcsaAuth, DcsaClient, DcsaClientError, plain_segments};
 pub use mapping::{JourneyStage, LegContext, LocationRole, t49_event_name};
 pub use parse::parse_events;

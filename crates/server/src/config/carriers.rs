@@ -390,15 +390,7 @@ fn events_path(keys: &mut Keys<'_>) -> Result<Option<String>, ConfigError> {
     let Some(path) = keys.text("events_path")? else {
         return Ok(None);
     };
-    let plain = path.starts_with('/')
-        && path.split('/').filter(|s| !s.is_empty()).all(|segment| {
-            segment != "."
-                && segment != ".."
-                && segment
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
-        })
-        && path.split('/').any(|s| !s.is_empty());
+    let plain = path.starts_with('/') && tidemark_carriers::dcsa::plain_segments(&path).is_some();
     if plain {
         Ok(Some(path))
     } else {

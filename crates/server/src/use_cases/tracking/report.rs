@@ -318,7 +318,7 @@ fn container_number(event: &CarrierEvent) -> Option<String> {
 /// The voyage the event belongs to: the import voyage for an arrival or a discharge (the
 /// voyage that brought the box), the export voyage for a load or a departure, and whichever
 /// the carrier gives when it gives one only.
-fn voyage_number(event: &CarrierEvent, _route: &Route) -> Option<String> {
+fn voyage_number(event: &CarrierEvent) -> Option<String> {
     let call = event.transport_call.as_ref()?;
     let import = call.carrier_import_voyage_number.clone();
     let export = call.carrier_export_voyage_number.clone();
@@ -397,7 +397,7 @@ fn raw_events(
                     location_name: event.location_name.clone(),
                     vessel_name: call.and_then(|c| c.vessel_name.clone()),
                     vessel_imo: call.and_then(|c| c.vessel_imo.clone()),
-                    voyage_number: voyage_number(event, route),
+                    voyage_number: voyage_number(event),
                     terminal_id: event_terminal(reference, event),
                 },
             }
@@ -532,7 +532,7 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> C
                 location_locode: event.un_location_code.clone(),
                 vessel_name: call.and_then(|c| c.vessel_name.clone()),
                 vessel_imo: call.and_then(|c| c.vessel_imo.clone()),
-                voyage_number: voyage_number(event, &route),
+                voyage_number: voyage_number(event),
                 terminal_id: event_terminal(reference, event),
             }
         })
