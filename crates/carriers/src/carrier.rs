@@ -41,6 +41,12 @@ pub trait Carrier: Send + Sync {
         None
     }
 
+    /// Whether the line has no API and is followed only through the EDI it sends
+    /// ([`crate::connector::EdiFeed`]): polls read the stored feed and call no one.
+    fn fed_by_edi(&self) -> bool {
+        false
+    }
+
     /// Everything the carrier currently publishes about the reference.
     async fn fetch(&self, query: &TrackingQuery) -> Result<CarrierSnapshot, CarrierError>;
 }

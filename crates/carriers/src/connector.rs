@@ -94,7 +94,7 @@ pub fn connector(
         (Protocol::Cosco, Credentials::Cosco(keys)) => Ok(Arc::new(
             CoscoClient::new(scac, base_url, keys, clock).map_err(|e| build(e.to_string()))?,
         )),
-        (Protocol::None, _) => Err(ConnectorError::Unsupported(format!(
+        (Protocol::None | Protocol::Edi, _) => Err(ConnectorError::Unsupported(format!(
             "{scac} has no public tracking API"
         ))),
         (protocol, _) => Err(ConnectorError::Unsupported(format!(
@@ -135,6 +135,37 @@ impl Carrier for NoApi {
 
     async fn fetch(&self, _: &TrackingQuery) -> Result<CarrierSnapshot, CarrierError> {
         Err(CarrierError::Unavailable(self.reason.clone()))
+    }
+}
+
+/// A line whose status arrives only as EDI: nothing to call. Its requests wait for the
+/// feed, and the poll reads what the feed stored instead of asking anyone.
+#[derive(Debug)]
+pub struct EdiFeed {
+    scac: String,
+}
+
+impl EdiFeed {
+    pub fn new(scac: &str) -> Self {
+        Self {
+            scac: scac.to_owned(),
+        }
+    }
+}
+
+#[async_trait]
+impl Carrier for EdiFeed {
+    fn scac(&self) -> &str {
+        &self.scac
+    }
+
+    fn fed_by_edi(&self) -> bool {
+        true
+    }
+
+    /// Nothing is published to fetch: what the line said is in its stored EDI messages.
+    async fn fetch(&self, _: &TrackingQuery) -> Result<CarrierSnapshot, CarrierError> {
+        Ok(CarrierSnapshot::default())
     }
 }
 

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A failed poll of a carrier. Each variant is a decision for the caller.
 #[derive(Debug, thiserror::Error)]
@@ -127,7 +127,7 @@ pub fn clip_raw(raw: &str) -> String {
 
 /// One carrier event: a vessel call (transport), a container move (equipment) or a document
 /// status (shipment).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CarrierEvent {
     /// The carrier's id for the event; events are corrected by re-sending the same id.
     pub event_id: Option<String>,
@@ -162,7 +162,7 @@ pub struct CarrierEvent {
 
 /// A carrier's own word on a place's role in the route, which outranks what Tidemark reads
 /// off the order of events.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RouteHint {
     /// `POL`: port of loading.
     PortOfLoading,
@@ -254,7 +254,7 @@ impl CarrierEvent {
 
 /// A call of a vessel, train, truck or barge at a place, which transport and equipment events
 /// refer to.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TransportCall {
     pub transport_call_id: Option<String>,
     /// Tells apart two calls at the same place within one voyage.
@@ -279,14 +279,14 @@ pub struct TransportCall {
 }
 
 /// A document number that an event refers to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocumentReference {
     pub document_type: DocumentType,
     pub value: String,
 }
 
 /// A party's reference that an event carries, such as a purchase order number.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reference {
     /// DCSA reference type: `FF`, `SI`, `PO`, `CR`, `AAO` or `EQ`.
     pub reference_type: String,

@@ -60,7 +60,13 @@ pub enum Protocol {
     /// COSCO's own COP API ([`crate::cosco`]).
     #[serde(rename = "cosco")]
     Cosco,
-    /// No public tracking API: requests for the line fail at once as `data_unavailable`.
+    /// No public tracking API; the line's status arrives as EDI (X12 315, IFTSTA) that the
+    /// operator receives and hands to Tidemark (`/v2/edi_messages`, a folder, SFTP, email).
+    /// Requests wait as `pending` until the first message names them.
+    #[serde(rename = "edi")]
+    Edi,
+    /// No public tracking API and no feed: requests for the line fail at once as
+    /// `data_unavailable`.
     #[serde(rename = "none")]
     None,
 }
@@ -72,8 +78,14 @@ impl Protocol {
             Self::Dcsa30 => "dcsa-3.0",
             Self::Dcsa30Beta1 => "dcsa-3.0-beta-1",
             Self::Cosco => "cosco",
+            Self::Edi => "edi",
             Self::None => "none",
         }
+    }
+
+    /// Whether Tidemark calls the line's own API (not an EDI feed, not nothing).
+    pub fn has_api(self) -> bool {
+        !matches!(self, Self::Edi | Self::None)
     }
 }
 
@@ -397,7 +409,7 @@ impl Profiles {
 fn check_line(scac: &str, line: &LineApi) -> Result<(), ProfileError> {
     let bad = |why: String| Err(ProfileError(format!("{scac}: {why}")));
     let protocol = line.protocol();
-    if protocol != Protocol::None && line.auth.is_empty() {
+    if protocol.has_api() && line.auth.is_empty() {
         return bad("a line with an API needs at least one auth scheme".to_owned());
     }
     if let Some(url) = &line.base_url.value
@@ -544,13 +556,13 @@ mod tests {
     }
 
     #[test]
-    fn lines_without_an_api_say_so() {
+    fn lines_without_an_api_are_followed_by_edi() {
         let profiles = profiles();
 
         for scac in ["OOLU", "WHLC", "MATS", "PABV", "SMLM"] {
             assert_eq!(
                 profiles.line_api(scac).unwrap().1.protocol(),
-                Protocol::None,
+                Protocol::Edi,
                 "{scac}"
             );
         }

@@ -3,7 +3,7 @@
 //! and [`TerminalFacts`] for availability, last free day, holds, fees and appointments.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tidemark_carriers::{
     CarrierEvent, DocumentReference, DocumentType, Reference, RouteHint, TransportCall,
 };
@@ -199,7 +199,7 @@ fn refine(kind: HoldKind, text: &str) -> HoldKind {
 }
 
 /// What a terminal status says about one container, in Terminal49's terms.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TerminalFacts {
     pub container: Option<String>,
     /// The terminal's place (UN/LOCODE).
@@ -222,7 +222,7 @@ pub struct TerminalFacts {
 
 /// A hold placed or lifted. Terminal49 lists only current holds; a `Released` hold tells the
 /// caller to remove the hold of that name.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hold {
     pub kind: HoldKind,
     pub status: HoldStatus,
@@ -232,7 +232,7 @@ pub struct Hold {
     pub code: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HoldStatus {
     Hold,
@@ -242,7 +242,7 @@ pub enum HoldStatus {
 
 /// A fee the status implies. 315/322 codes say that a fee runs, not how much: `amount` is
 /// filled only by senders that send one.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fee {
     pub kind: FeeKind,
     pub amount: Option<String>,
@@ -251,7 +251,7 @@ pub struct Fee {
 }
 
 /// Terminal49's fee types (`fees_at_pod_terminal[].type`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FeeKind {
     Demurrage,

@@ -95,7 +95,7 @@ fn zone_of_time_code(code: &str) -> Option<Zone> {
 
 /// The place's zone from the reference data, noting when there is none.
 fn zone_of_place(locode: Option<&str>, notes: &mut Vec<Note>) -> Option<Zone> {
-    let zone = locode.and_then(|locode| ReferenceData::embedded().time_zone_of(locode));
+    let zone = locode.and_then(|locode| ReferenceData::embedded().time_zone_of_place(locode));
     match zone.and_then(named) {
         Some(zone) => Some(zone),
         None => {

@@ -163,6 +163,8 @@ pub struct ReferenceData {
     port_by_id: HashMap<Uuid, usize>,
     /// Ports by the id of their metro area ([`metro_area_id`]).
     port_by_metro_id: HashMap<Uuid, usize>,
+    /// The IANA zone of each country whose ports nearly all share one (`CN`, not `US`).
+    zone_by_country: HashMap<String, String>,
     /// Sorted by SCAC.
     shipping_lines: Vec<ShippingLine>,
     /// Primary and alternative SCACs, uppercase.
@@ -212,6 +214,27 @@ impl ReferenceData {
             .map(|(i, p)| (metro_area_id(&p.locode), i))
             .collect();
 
+        // A few coastal ports fall across a zone boundary in the shapes (a Chinese port in
+        // Asia/Yangon): a zone that nine ports in ten of a country share is the country's.
+        let mut zones_by_country: HashMap<&str, HashMap<&str, usize>> = HashMap::new();
+        for port in &ports {
+            *zones_by_country
+                .entry(port.country_code.as_str())
+                .or_default()
+                .entry(port.time_zone.as_str())
+                .or_default() += 1;
+        }
+        let zone_by_country = zones_by_country
+            .into_iter()
+            .filter_map(|(country, zones)| {
+                let total: usize = zones.values().sum();
+                let (zone, count) = zones
+                    .into_iter()
+                    .max_by_key(|(zone, count)| (*count, *zone))?;
+                (count * 10 >= total * 9).then(|| (country.to_ascii_uppercase(), zone.to_owned()))
+            })
+            .collect();
+
         let mut line_by_scac = HashMap::new();
         for (i, line) in lines.iter().enumerate() {
             line_by_scac.insert(line.scac.clone(), i);
@@ -243,6 +266,7 @@ impl ReferenceData {
             port_by_locode,
             port_by_id,
             port_by_metro_id,
+            zone_by_country,
             shipping_lines: lines,
             line_by_scac,
             line_by_id,
@@ -320,6 +344,17 @@ impl ReferenceData {
     #[must_use]
     pub fn time_zone_of(&self, locode: &str) -> Option<&str> {
         self.port_by_locode(locode).map(|p| p.time_zone.as_str())
+    }
+
+    /// The IANA zone of a place by its UN/LOCODE: its port's, else its country's when nine
+    /// in ten of the country's ports share one zone (an inland place or a port missing from
+    /// the table, in a one-zone country). `None` where that cannot be known.
+    #[must_use]
+    pub fn time_zone_of_place(&self, locode: &str) -> Option<&str> {
+        self.time_zone_of(locode).or_else(|| {
+            let country = locode.trim().get(..2)?.to_ascii_uppercase();
+            self.zone_by_country.get(&country).map(String::as_str)
+        })
     }
 
     /// All shipping lines, sorted by SCAC.
@@ -899,6 +934,21 @@ mod tests {
 
     fn data() -> &'static ReferenceData {
         ReferenceData::embedded()
+    }
+
+    #[test]
+    fn a_place_missing_from_the_ports_takes_its_countrys_only_zone() {
+        // Querétaro is inland: not a port, but Mexico's ports are not all in one zone.
+        assert_eq!(data().time_zone_of_place("MXQRO"), None);
+        // An unlisted Chinese place: China's ports share one zone.
+        assert_eq!(data().time_zone_of_place("CNZZZ"), Some("Asia/Shanghai"));
+        // A listed port keeps its own.
+        assert_eq!(
+            data().time_zone_of_place("USHOU"),
+            data().time_zone_of("USHOU")
+        );
+        // The United States spans zones: no guess.
+        assert_eq!(data().time_zone_of_place("USZZZ"), None);
     }
 
     #[test]

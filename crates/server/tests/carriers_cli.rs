@@ -102,7 +102,7 @@ async fn carriers_list_shows_every_profile_with_its_configuration_and_budget() {
     assert_eq!(row("HLCU")[8..], ["-", "closed"]);
     assert_eq!(row("MAEU")[2], "no");
     assert_eq!(row("ANNU")[2], "no (via CMDU)");
-    assert_eq!(row("WHLC")[2..4], ["no API", "none"]);
+    assert_eq!(row("WHLC")[2..4], ["no API", "edi"]);
     assert_eq!(row("COSU")[5], "1000/day");
     assert!(!stdout.contains("my-secret"));
 }
@@ -219,7 +219,8 @@ async fn carriers_check_of_an_unconfigured_or_api_less_line_fails_saying_why() {
     );
     assert!(!no_api.status.success());
     assert!(
-        text(&no_api).contains("no public tracking API"),
+        text(&no_api).contains("no public tracking API")
+            && text(&no_api).contains("/v2/edi_messages"),
         "{}",
         text(&no_api)
     );

@@ -11,6 +11,7 @@ mod carriers;
 mod convert;
 mod custom_fields;
 mod documents;
+mod edi;
 mod jobs;
 mod migrations;
 mod parties;

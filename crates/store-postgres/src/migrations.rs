@@ -89,6 +89,7 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         34,
         include_str!("../migrations/0034_duplicates_in_any_case.sql"),
     ),
+    (35, include_str!("../migrations/0035_edi_messages.sql")),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

@@ -16,14 +16,14 @@ use tokio_postgres::types::{Json, ToSql};
 
 use crate::convert::{backend, on_unique, query_all, query_one, to_int};
 
-const COLUMNS: &str = "id, account_id, request_type, request_number, scac, ref_numbers, \
+pub(crate) const COLUMNS: &str = "id, account_id, request_type, request_number, scac, ref_numbers, \
                        shipment_tags, status, failed_reason, is_retrying, retry_count, \
                        shipment_id, initial_custom_fields, created_at, updated_at, \
                        customer_id, submitted_by, polled_at";
 
 type Param = Box<dyn ToSql + Sync + Send>;
 
-fn from_row(row: &Row) -> StoreResult<TrackingRequest> {
+pub(crate) fn from_row(row: &Row) -> StoreResult<TrackingRequest> {
     let request_type: &str = row.try_get(2).map_err(backend)?;
     let status: &str = row.try_get(7).map_err(backend)?;
     let failed_reason: Option<&str> = row.try_get(8).map_err(backend)?;

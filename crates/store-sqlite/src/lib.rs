@@ -10,6 +10,7 @@ mod carriers;
 mod convert;
 mod custom_fields;
 mod documents;
+mod edi;
 mod group_commit;
 mod jobs;
 mod migrations;

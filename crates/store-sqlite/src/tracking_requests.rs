@@ -13,7 +13,7 @@ use tidemark_store::{
 
 use crate::convert::{backend, from_ts, on_unique, to_ts, uuid_from};
 
-const COLUMNS: &str = "id, account_id, request_type, request_number, scac, ref_numbers, \
+pub(crate) const COLUMNS: &str = "id, account_id, request_type, request_number, scac, ref_numbers, \
                        shipment_tags, status, failed_reason, is_retrying, retry_count, \
                        shipment_id, initial_custom_fields, created_at, updated_at, \
                        customer_id, submitted_by, polled_at";
@@ -31,7 +31,7 @@ fn json_column<T: serde::de::DeserializeOwned>(row: &Row<'_>, index: usize) -> r
     serde_json::from_str(&text).map_err(|e| invalid(index, e.to_string()))
 }
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<TrackingRequest> {
+pub(crate) fn from_row(row: &Row<'_>) -> rusqlite::Result<TrackingRequest> {
     let request_type: String = row.get(2)?;
     let status: String = row.get(7)?;
     let failed_reason: Option<String> = row.get(8)?;

@@ -11,6 +11,7 @@ pub mod contract;
 mod custom_fields;
 mod document_search;
 mod documents;
+mod edi;
 mod error;
 mod read_cache;
 mod search;
@@ -41,6 +42,7 @@ pub use documents::{
     DocumentSortField, DocumentStore, EmailSubmission, LinkTargets, MailboxCursor, Representation,
     StoredDocument,
 };
+pub use edi::{EdiFinish, EdiMessage, EdiMessageFilter, EdiStore, EdiTransactionRecord};
 pub use error::{BoxError, StoreError};
 pub use read_cache::{RECENT_EVICTIONS, ReadCache, Ticket};
 pub use search::{
@@ -237,9 +239,10 @@ pub enum IdempotencyState {
 
 #[async_trait]
 /// Each feature's methods live in its own trait ([`VesselStore`], [`DocumentStore`],
-/// [`CustomFieldStore`], [`CarrierStore`]); `Store` is all of them, so callers hold one `Arc<dyn Store>`.
+/// [`CustomFieldStore`], [`CarrierStore`], [`EdiStore`]); `Store` is all of them, so callers
+/// hold one `Arc<dyn Store>`.
 pub trait Store:
-    Send + Sync + VesselStore + DocumentStore + CustomFieldStore + CarrierStore
+    Send + Sync + VesselStore + DocumentStore + CustomFieldStore + CarrierStore + EdiStore
 {
     /// Answers when the database does: used by `/readyz`.
     async fn ping(&self) -> StoreResult<()>;

@@ -43,6 +43,13 @@ const TAGS: &[(&str, &str)] = &[
         "Emails received by the built-in SMTP receiver (`TIDEMARK_EMAIL__SMTP_LISTEN`), each \
          with the documents made of its attachments.",
     ),
+    (
+        "EDI Messages",
+        "Status EDI as lines and terminals send it (X12 315 and 322, EDIFACT IFTSTA), handed \
+         over as the raw body or picked up from a folder, SFTP or email. Each accepted \
+         transaction updates the tracking requests its numbers name, as a carrier's answer \
+         would; `GET …/acknowledgement` gives the 997 or CONTRL to send back.",
+    ),
 ];
 
 /// Info, tags and security scheme; paths and schemas are added by the routers.

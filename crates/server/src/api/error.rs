@@ -84,6 +84,9 @@ pub enum ApiError {
     PayloadTooLarge { limit: usize },
     #[error("unsupported media type")]
     UnsupportedMediaType,
+    /// An endpoint that takes other bodies than JSON: what it takes, as a sentence.
+    #[error("unsupported media type")]
+    MediaTypeNotAccepted { accepted: &'static str },
     /// Well-formed but invalid input; several fields may be wrong at once.
     #[error("unprocessable entity")]
     Invalid(Vec<FieldError>),
@@ -131,7 +134,9 @@ impl ApiError {
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::TypeMismatch { .. } | Self::Conflict { .. } => StatusCode::CONFLICT,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::UnsupportedMediaType | Self::MediaTypeNotAccepted { .. } => {
+                StatusCode::UNSUPPORTED_MEDIA_TYPE
+            }
             Self::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
@@ -148,7 +153,9 @@ impl ApiError {
             Self::MethodNotAllowed => "Method Not Allowed",
             Self::TypeMismatch { .. } | Self::Conflict { .. } => "Conflict",
             Self::PayloadTooLarge { .. } => "Payload Too Large",
-            Self::UnsupportedMediaType => "Unsupported Media Type",
+            Self::UnsupportedMediaType | Self::MediaTypeNotAccepted { .. } => {
+                "Unsupported Media Type"
+            }
             Self::Invalid(_) => "Unprocessable Entity",
             Self::TooManyRequests { .. } => "Too Many Requests",
             Self::Unavailable => "Service Unavailable",
@@ -213,6 +220,11 @@ impl ApiError {
             Self::UnsupportedMediaType => single(
                 Some("unsupported_media_type"),
                 Some("Send the body as application/json or application/vnd.api+json.".to_owned()),
+                None,
+            ),
+            Self::MediaTypeNotAccepted { accepted } => single(
+                Some("unsupported_media_type"),
+                Some((*accepted).to_owned()),
                 None,
             ),
             Self::TooManyRequests {

@@ -118,6 +118,7 @@ fn body_limit(state: &AppState, request: &Request) -> usize {
             .config
             .max_document_bytes
             .saturating_add(state.config.max_body_bytes),
+        Some(crate::api::edi_messages::PATH) => crate::use_cases::edi::MAX_BYTES,
         _ => state.config.max_body_bytes,
     }
 }

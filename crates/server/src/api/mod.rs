@@ -14,6 +14,7 @@ pub mod direct_uploads;
 pub mod docs;
 pub mod document_schemas;
 pub mod documents;
+pub mod edi_messages;
 pub mod email_submissions;
 pub mod error;
 pub mod extract;
@@ -62,6 +63,7 @@ pub fn v2_routes() -> OpenApiRouter<AppState> {
         .merge(documents::router())
         .merge(document_schemas::router())
         .merge(email_submissions::router())
+        .merge(edi_messages::router())
         .merge(direct_uploads::router())
         .merge(custom_fields::router())
         .merge(custom_field_definitions::router())

@@ -65,7 +65,7 @@ fn rows(config: &Config) -> Vec<Row> {
         };
         let config = configured(&profile.scac);
         let protocol = config.map_or(api.protocol(), |c| c.protocol);
-        let no_api = protocol == tidemark_carriers::profile::Protocol::None && config.is_none();
+        let no_api = !protocol.has_api() && config.is_none();
         let configured = match (&profile.kind, config, no_api) {
             (_, _, true) => "no API".to_owned(),
             (ProfileKind::Brand { family, .. }, Some(_), _) => format!("via {family}"),
@@ -349,6 +349,14 @@ pub async fn check(
     };
     if let Some(reason) = carrier.unavailable_reason() {
         bail!("{reason}");
+    }
+    if carrier.fed_by_edi() {
+        bail!(
+            "{scac} has no public tracking API: it is followed through the EDI (X12 315 or \
+             IFTSTA) it sends you. Ask the line (or its EDI provider) for a 315 feed and hand \
+             it to Tidemark: POST /v2/edi_messages, a watched folder or email (see the \
+             README's EDI section). Its tracking requests wait as pending until then."
+        );
     }
     let Some(number) = number else {
         // Without a number, a made-up one: any answer but refused credentials, a rate limit

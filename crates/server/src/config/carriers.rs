@@ -259,11 +259,11 @@ pub fn validate_carrier(scac: &str, raw: RawCarrier) -> Result<CarrierConfig, Co
     let (protocol, base_url, profile_events_path, auth, budget, serves, from_profile) = match line {
         // A line without an API may still be reached through the generic form (a private
         // API or a gateway).
-        Some((profile, api)) if api.protocol() != Protocol::None || keys.has("base_url") => {
+        Some((profile, api)) if api.protocol().has_api() || keys.has("base_url") => {
             // A private API of a line without a public one is taken as DCSA 2.2.
             let default_protocol = match api.protocol() {
-                Protocol::None => Protocol::Dcsa22,
-                protocol => protocol,
+                protocol if protocol.has_api() => protocol,
+                _ => Protocol::Dcsa22,
             };
             let protocol = protocol_of(&mut keys, default_protocol, dcsa_version)?;
             let base_url = match keys.url("base_url")? {
@@ -284,7 +284,7 @@ pub fn validate_carrier(scac: &str, raw: RawCarrier) -> Result<CarrierConfig, Co
                         )
                     })?,
             };
-            let auth = if generic || api.protocol() == Protocol::None {
+            let auth = if generic || !api.protocol().has_api() {
                 generic_auth(&mut keys)?
             } else {
                 profile_auth(&mut keys, profile, api)?
@@ -312,8 +312,9 @@ pub fn validate_carrier(scac: &str, raw: RawCarrier) -> Result<CarrierConfig, Co
             return Err(keys.invalid(
                 "base_url",
                 format!(
-                    "{} has no public tracking API; its tracking requests fail as \
-                     data_unavailable (give base_url and auth_header/auth_value to use a \
+                    "{} has no public tracking API; it is followed through the EDI it sends \
+                     (POST /v2/edi_messages, a folder or email) and its requests wait as \
+                     pending until then (give base_url and auth_header/auth_value to use a \
                      private DCSA 2.2 API)",
                     profile.name
                 ),

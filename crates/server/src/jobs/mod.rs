@@ -164,6 +164,42 @@ impl JobHandler for Dispatcher {
                 tracing::info!(?outcome, document.id = %payload.document_id, "rotated a document");
                 Ok(())
             }
+            Some(JobKind::ProcessEdiMessage) => {
+                let payload: EdiMessagePayload = serde_json::from_value(job.payload.clone())
+                    .map_err(|e| JobError::fail(anyhow::anyhow!("bad EDI payload: {e}")))?;
+                match crate::use_cases::edi::process(
+                    &self.app,
+                    payload.account_id,
+                    payload.edi_message_id,
+                )
+                .await
+                {
+                    Ok(message) => {
+                        tracing::debug!(edi_message.id = %message.id, status = %message.status, "read an EDI interchange");
+                        Ok(())
+                    }
+                    Err(StoreError::NotFound) => Ok(()),
+                    Err(error) => Err(error.into()),
+                }
+            }
+            Some(JobKind::ApplyEdi) => {
+                let payload: TrackPayload = serde_json::from_value(job.payload.clone())
+                    .map_err(|e| JobError::fail(anyhow::anyhow!("bad EDI payload: {e}")))?;
+                match crate::use_cases::tracking::engine::apply_edi(
+                    &self.app,
+                    payload.account_id,
+                    payload.tracking_request_id,
+                )
+                .await
+                {
+                    Ok(outcome) => {
+                        tracing::debug!(?outcome, tracking_request.id = %payload.tracking_request_id, "applied EDI");
+                        Ok(())
+                    }
+                    Err(StoreError::NotFound) => Ok(()),
+                    Err(error) => Err(error.into()),
+                }
+            }
             None => Err(JobError::fail(anyhow::anyhow!(
                 "unknown job kind {:?}",
                 job.kind
@@ -195,6 +231,12 @@ struct RotatePayload {
 struct DeliverPayload {
     account_id: tidemark_domain::AccountId,
     webhook_id: tidemark_domain::WebhookId,
+}
+
+#[derive(serde::Deserialize)]
+struct EdiMessagePayload {
+    account_id: tidemark_domain::AccountId,
+    edi_message_id: uuid::Uuid,
 }
 
 #[derive(serde::Deserialize)]

@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod custom_fields;
 pub mod documents;
+pub mod edi;
 pub mod email;
 pub mod parties;
 pub mod queue;

@@ -21,6 +21,10 @@ pub enum JobKind {
     ProcessDocument,
     /// Rotates the pages of a PDF document (a new file; the uploaded one stays).
     RotateDocument,
+    /// Reads one received EDI interchange (if it was not read at once).
+    ProcessEdiMessage,
+    /// Applies the stored EDI statuses naming one tracking request.
+    ApplyEdi,
 }
 
 impl JobKind {
@@ -31,6 +35,8 @@ impl JobKind {
             Self::DeliverWebhook => "deliver_webhook",
             Self::ProcessDocument => "process_document",
             Self::RotateDocument => "rotate_document",
+            Self::ProcessEdiMessage => "process_edi_message",
+            Self::ApplyEdi => "apply_edi",
         }
     }
 
@@ -41,6 +47,8 @@ impl JobKind {
             "deliver_webhook" => Some(Self::DeliverWebhook),
             "process_document" => Some(Self::ProcessDocument),
             "rotate_document" => Some(Self::RotateDocument),
+            "process_edi_message" => Some(Self::ProcessEdiMessage),
+            "apply_edi" => Some(Self::ApplyEdi),
             _ => None,
         }
     }

@@ -45,7 +45,7 @@ on_both!(
     an_oauth2_token_that_expires_mid_run_is_renewed,
     a_brand_is_followed_with_its_familys_credentials,
     cosco_is_followed_with_signed_requests,
-    a_line_without_an_api_fails_at_once_as_data_unavailable,
+    a_line_without_an_api_waits_for_its_edi_instead_of_failing,
 );
 
 /// One DCSA 2.2 equipment event: the container loaded at Shanghai.
@@ -459,14 +459,14 @@ async fn cosco_is_followed_with_signed_requests(backend: Backend) {
     assert_eq!(app.app.carriers.budget("COSU").per_day, Some(1000));
 }
 
-async fn a_line_without_an_api_fails_at_once_as_data_unavailable(backend: Backend) {
+async fn a_line_without_an_api_waits_for_its_edi_instead_of_failing(backend: Backend) {
     let Some(app) = app(backend, &[]).await else {
         return;
     };
 
     let request = track(&app, "container", "WHLU1234560", "WHLC").await;
 
-    assert_eq!(request["status"], "failed", "{request}");
-    assert_eq!(request["failed_reason"], "data_unavailable");
+    assert_eq!(request["status"], "pending", "{request}");
+    assert_eq!(request["failed_reason"], serde_json::Value::Null);
     assert_eq!(request["is_retrying"], false);
 }

@@ -363,6 +363,39 @@ pub async fn send_to(router: &Router, request: Request<Body>) -> TestResponse {
 /// (skipped unless `TIDEMARK_TEST_POSTGRES_URL` is set).
 #[macro_export]
 macro_rules! on_both_backends {
+    (carriers = configured; $($case:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test]
+                async fn $case() {
+                    let app = $crate::helpers::TestApp::with_configured_carriers(
+                        $crate::helpers::Backend::Sqlite,
+                        &[],
+                    )
+                    .await
+                    .expect("SQLite is always available");
+                    super::$case(app).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test]
+                async fn $case() {
+                    let Some(app) = $crate::helpers::TestApp::with_configured_carriers(
+                        $crate::helpers::Backend::Postgres,
+                        &[],
+                    )
+                    .await
+                    else {
+                        eprintln!("TIDEMARK_TEST_POSTGRES_URL is not set: skipped");
+                        return;
+                    };
+                    super::$case(app).await;
+                }
+            )*
+        }
+    };
     (settings = $settings:expr; $($case:ident),* $(,)?) => {
         mod sqlite {
             $(

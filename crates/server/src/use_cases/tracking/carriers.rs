@@ -55,7 +55,7 @@ impl Carriers {
         let mut scacs: Vec<&str> = self
             .by_scac
             .iter()
-            .filter(|(_, carrier)| carrier.unavailable_reason().is_none())
+            .filter(|(_, carrier)| carrier.unavailable_reason().is_none() && !carrier.fed_by_edi())
             .map(|(scac, _)| scac.as_str())
             .collect();
         scacs.sort_unstable();
@@ -200,17 +200,21 @@ pub fn add_configured(
 ) -> anyhow::Result<()> {
     use tidemark_carriers::profile::{ProfileKind, Profiles, Protocol};
     for profile in Profiles::embedded().all() {
-        if let ProfileKind::Line(api) = &profile.kind
-            && api.protocol() == Protocol::None
-        {
-            let no_api: Arc<dyn Carrier> = Arc::new(tidemark_carriers::connector::NoApi::new(
+        let ProfileKind::Line(api) = &profile.kind else {
+            continue;
+        };
+        let no_api: Arc<dyn Carrier> = match api.protocol() {
+            Protocol::None => Arc::new(tidemark_carriers::connector::NoApi::new(
                 &profile.scac,
                 &profile.name,
-            ));
-            carriers.insert(Arc::clone(&no_api));
-            for scac in Profiles::embedded().served_by(&profile.scac) {
-                carriers.insert_as(scac, Arc::clone(&no_api));
-            }
+            )),
+            // Followed through the EDI the operator receives from the line.
+            Protocol::Edi => Arc::new(tidemark_carriers::connector::EdiFeed::new(&profile.scac)),
+            _ => continue,
+        };
+        carriers.insert(Arc::clone(&no_api));
+        for scac in Profiles::embedded().served_by(&profile.scac) {
+            carriers.insert_as(scac, Arc::clone(&no_api));
         }
     }
     for config in configs {

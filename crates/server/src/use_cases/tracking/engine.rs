@@ -72,6 +72,11 @@ pub fn due_at(
         (TrackingRequestStatus::AwaitingManifest, None) => {
             Some(last_polled(request) + Duration::days(1))
         }
+        // A line followed by its EDI: each interchange applies itself when it arrives; the
+        // daily look is only a safety net.
+        (_, None) if request.polled_at.is_some() && fed_by_edi(app, &request.scac) => {
+            Some(last_polled(request) + Duration::days(1))
+        }
         (_, None) if request.is_retrying => Some(
             last_polled(request) + RETRY_POLICY.delay_after(request.retry_count.unwrap_or(1), 0.5),
         ),
@@ -130,6 +135,10 @@ pub async fn poll(
         return Ok(PollOutcome::Skipped);
     }
     let fetched = match app.carriers.get(&request.scac) {
+        // A line whose status comes as EDI: read what its feed stored, call no one.
+        Some(carrier) if carrier.fed_by_edi() => {
+            return raced(apply_edi_to(app, status_before, read_at, request, shipment).await);
+        }
         // A line without a tracking API: nothing to wait for.
         Some(carrier) if carrier.unavailable_reason().is_some() => {
             let reason = carrier.unavailable_reason().unwrap_or_default().to_owned();
@@ -265,6 +274,95 @@ pub async fn poll(
         }
         .await,
     )
+}
+
+fn fed_by_edi(app: &App, scac: &str) -> bool {
+    app.carriers
+        .get(scac)
+        .is_some_and(|carrier| carrier.fed_by_edi())
+}
+
+/// At most this many stored EDI transactions are read for one request: years of statuses.
+const EDI_TRANSACTIONS_PER_REQUEST: u32 = 5_000;
+
+/// Applies what stored EDI interchanges say about a request's numbers (its own, its
+/// shipment's bill of lading and containers), as one carrier answer: after an interchange
+/// naming it arrives, or when the request is created after the interchange. Calls no
+/// carrier. A lost race is an error here, so the job that asked for it runs again.
+pub async fn apply_edi(
+    app: &App,
+    account: AccountId,
+    id: TrackingRequestId,
+) -> Result<PollOutcome, StoreError> {
+    let request = app.store.tracking_request(account, id).await?;
+    if !matches!(
+        request.status,
+        TrackingRequestStatus::Pending
+            | TrackingRequestStatus::AwaitingManifest
+            | TrackingRequestStatus::Created
+    ) {
+        return Ok(PollOutcome::Skipped);
+    }
+    let shipment = match request.shipment_id {
+        Some(shipment_id) => Some(app.store.shipment(account, shipment_id).await?),
+        None => None,
+    };
+    let (status_before, read_at) = (request.status, request.updated_at);
+    apply_edi_to(app, status_before, read_at, request, shipment).await
+}
+
+async fn apply_edi_to(
+    app: &App,
+    status_before: TrackingRequestStatus,
+    read_at: DateTime<Utc>,
+    mut request: TrackingRequest,
+    shipment: Option<Shipment>,
+) -> Result<PollOutcome, StoreError> {
+    let now = app.clock.now();
+    let mut numbers = vec![request.request_number.trim().to_uppercase()];
+    if let Some(shipment) = &shipment {
+        numbers.push(shipment.bill_of_lading_number.trim().to_uppercase());
+        numbers.extend(
+            app.store
+                .containers_of_shipment(shipment.id)
+                .await?
+                .into_iter()
+                .map(|container| container.number),
+        );
+    }
+    numbers.sort();
+    numbers.dedup();
+    let transactions = app
+        .store
+        .edi_transactions_naming(request.account_id, &numbers, EDI_TRANSACTIONS_PER_REQUEST)
+        .await?;
+    let mut snapshot = tidemark_carriers::CarrierSnapshot::default();
+    for transaction in &transactions {
+        match serde_json::from_value::<Vec<tidemark_carriers::CarrierEvent>>(
+            transaction.events.clone(),
+        ) {
+            Ok(events) => snapshot.events.extend(events),
+            Err(error) => tracing::warn!(
+                edi_message.id = %transaction.message_id, %error,
+                "stored EDI events cannot be read back"
+            ),
+        }
+    }
+    snapshot.keep_about(&query_of(request.request_type, &request.request_number));
+    if snapshot.events.is_empty() {
+        if shipment.is_none() && request.polled_at.is_none() && fed_by_edi(app, &request.scac) {
+            // Waits as `pending` for the line's first interchange naming it.
+            request.polled_at = Some(now);
+            record(app, status_before, read_at, &request, None).await?;
+        }
+        return Ok(PollOutcome::Skipped);
+    }
+    let account = request.account_id;
+    let report = report::from_snapshot(&snapshot, app.reference);
+    let outcome =
+        record_found(app, status_before, read_at, request, shipment, &report, now).await?;
+    app.store.mark_edi_matched(account, &numbers, now).await?;
+    Ok(outcome)
 }
 
 /// A poll that may not call its carrier now. A request still waiting for its first answer

@@ -248,6 +248,25 @@ pub async fn submit(
     submitted_by: ApiKeyId,
     submission: Submission,
 ) -> Result<TrackingRequest, SubmitError> {
+    submit_by(app, account, Some(submitted_by), submission).await
+}
+
+/// Accepts a tracking request that an inbound EDI feed starts (`create_shipments`): no API
+/// key submitted it.
+pub async fn submit_from_feed(
+    app: &App,
+    account: AccountId,
+    submission: Submission,
+) -> Result<TrackingRequest, SubmitError> {
+    submit_by(app, account, None, submission).await
+}
+
+async fn submit_by(
+    app: &App,
+    account: AccountId,
+    submitted_by: Option<ApiKeyId>,
+    submission: Submission,
+) -> Result<TrackingRequest, SubmitError> {
     let (request_type, request_number, scac) =
         validate(app, &submission).map_err(SubmitError::Invalid)?;
     let customer_id = customer_of(app, account, &submission).await?;
@@ -274,7 +293,7 @@ pub async fn submit(
         shipment_id: None,
         initial_custom_fields,
         customer_id,
-        submitted_by: Some(submitted_by),
+        submitted_by,
         polled_at: None,
         created_at: now,
         updated_at: now,
@@ -284,6 +303,10 @@ pub async fn submit(
             // If this is lost (a crash right here), the scheduler's sweep queues it again.
             if let Err(error) = super::queue_poll(app, account, request.id).await {
                 tracing::warn!(error = ?error, "cannot queue the first poll; the sweep will");
+            }
+            // EDI that named the number before anyone tracked it applies now.
+            if let Err(error) = crate::use_cases::edi::apply_waiting(app, &request).await {
+                tracing::warn!(error = ?error, "cannot apply earlier EDI; the next interchange will");
             }
             Ok(request)
         }

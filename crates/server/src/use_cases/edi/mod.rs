@@ -1,0 +1,529 @@
+//! EDI in: an interchange (X12 315/322, EDIFACT IFTSTA) from any channel (the API, a
+//! watched folder, SFTP, email) becomes the same events, fields and webhooks as a carrier's
+//! API answer.
+//!
+//! 1. [`receive`] stores the bytes as received, with a job to read them, in one transaction;
+//!    a crash after that loses nothing.
+//! 2. [`process`] reads them (`tidemark_edi`), once: an interchange whose sender and control
+//!    number were seen is a `duplicate` and changes nothing; a broken transaction is listed
+//!    with its position and reason while the others are kept. Each accepted transaction is
+//!    stored with the numbers it names and the carrier events its statuses stand for.
+//! 3. Each tracking request a transaction names gets an `apply_edi` job
+//!    ([`crate::use_cases::tracking::engine::apply_edi`]): the stored events for its
+//!    numbers go through the report pipeline like a poll's answer. A transaction naming
+//!    nothing tracked is `unmatched` until a request for one of its numbers arrives (that
+//!    request's first poll reads it), or starts one itself where the channel says
+//!    `create_shipments`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tidemark_domain::{AccountId, TrackingRequestId};
+use tidemark_edi::{Interchange, StatusReport, Syntax, Transaction, TransactionError};
+use tidemark_store::{EdiFinish, EdiMessage, EdiTransactionRecord, StoreError};
+use uuid::Uuid;
+
+use crate::app::App;
+use crate::use_cases::queue::{self, JobKind};
+
+/// The largest interchange accepted, as `tidemark_edi::Limits` reads it.
+pub const MAX_BYTES: usize = 16 * 1024 * 1024;
+
+/// How an interchange arrived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Channel {
+    Api,
+    Folder,
+    Sftp,
+    Email,
+}
+
+impl Channel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Api => "api",
+            Self::Folder => "folder",
+            Self::Sftp => "sftp",
+            Self::Email => "email",
+        }
+    }
+}
+
+/// Where an interchange came from and what its channel allows.
+#[derive(Clone, Debug)]
+pub struct Inbound {
+    pub channel: Channel,
+    /// The file, remote path or email it came in.
+    pub source_name: Option<String>,
+    /// Transactions naming nothing tracked start tracking requests of their own.
+    pub create_shipments: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReceiveError {
+    #[error("the interchange is empty")]
+    Empty,
+    #[error("the interchange is {bytes} bytes, over the limit of {limit}")]
+    TooLarge { bytes: usize, limit: usize },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Whether bytes look like an interchange at all: `ISA` (X12), `UNA` or `UNB` (EDIFACT),
+/// after any byte-order mark and white space. Email attachments are routed by it.
+pub fn looks_like_edi(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    let head = &bytes[start..];
+    head.starts_with(b"ISA") || head.starts_with(b"UNA") || head.starts_with(b"UNB")
+}
+
+/// Stores an interchange as received and reads it at once. The returned message is the
+/// finished one (or still `received` if reading failed on the database: its job reads it
+/// again).
+pub async fn receive(
+    app: &App,
+    account: AccountId,
+    inbound: &Inbound,
+    bytes: &[u8],
+) -> Result<EdiMessage, ReceiveError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ReceiveError::Empty);
+    }
+    if bytes.len() > MAX_BYTES {
+        return Err(ReceiveError::TooLarge {
+            bytes: bytes.len(),
+            limit: MAX_BYTES,
+        });
+    }
+    let now = app.clock.now();
+    let message = EdiMessage {
+        id: app.ids.next_id(),
+        account_id: account,
+        channel: inbound.channel.as_str().to_owned(),
+        source_name: inbound.source_name.clone(),
+        syntax: None,
+        sender: None,
+        receiver: None,
+        control_number: None,
+        status: "received".to_owned(),
+        transactions: 0,
+        rejected_transactions: 0,
+        statuses: 0,
+        events: 0,
+        drift: 0,
+        unmatched: 0,
+        errors: serde_json::json!([]),
+        duplicate_of: None,
+        create_shipments: inbound.create_shipments,
+        size_bytes: bytes.len() as u64,
+        created_at: now,
+        updated_at: now,
+    };
+    let job = queue::new_job(
+        app,
+        JobKind::ProcessEdiMessage,
+        serde_json::json!({"account_id": account, "edi_message_id": message.id}),
+        Some(format!("edi-message:{}", message.id)),
+        // The job is the safety net for a crash before the read below finishes.
+        now + chrono::Duration::seconds(30),
+    );
+    app.store.insert_edi_message(&message, bytes, &job).await?;
+    Ok(process(app, account, message.id).await?)
+}
+
+/// Reads a `received` interchange and applies it; one already read is returned as it is.
+pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<EdiMessage, StoreError> {
+    let mut message = app.store.edi_message(account, id).await?;
+    if message.status != "received" {
+        return Ok(message);
+    }
+    let raw = app.store.edi_message_raw(account, id).await?;
+    message.updated_at = app.clock.now();
+    let interchange = match tidemark_edi::read(&raw) {
+        Ok(interchange) => interchange,
+        Err(error) => {
+            message.status = "rejected".to_owned();
+            message.errors = serde_json::json!([{ "reason": error.to_string() }]);
+            app.store.finish_edi_message(&message, None, &[]).await?;
+            return app.store.edi_message(account, id).await;
+        }
+    };
+    let read = Read::of(&interchange, &message);
+    let requests = app
+        .store
+        .tracking_requests_naming(account, &read.all_numbers())
+        .await?;
+    let mut found: BTreeMap<String, BTreeSet<TrackingRequestId>> = BTreeMap::new();
+    for (number, request) in &requests {
+        found.entry(number.clone()).or_default().insert(request.id);
+    }
+    let mut transactions = read.transactions;
+    for transaction in &mut transactions {
+        transaction.matched = transaction.numbers.iter().any(|n| found.contains_key(n));
+    }
+    read.summary.apply_to(&mut message, &transactions);
+    let key = interchange_key(&interchange);
+    let finish = match app
+        .store
+        .finish_edi_message(&message, Some(&key), &transactions)
+        .await
+    {
+        // Another process finished the same interchange first: this one is its duplicate.
+        Err(StoreError::Conflict {
+            constraint: "edi_messages_interchange",
+        }) => {
+            app.store
+                .finish_edi_message(&message, Some(&key), &transactions)
+                .await?
+        }
+        other => other?,
+    };
+    if finish == EdiFinish::Finished {
+        let mut to_apply: BTreeSet<TrackingRequestId> = found.into_values().flatten().collect();
+        if message.create_shipments {
+            to_apply.extend(start_tracking(app, account, &transactions).await);
+        }
+        for request in to_apply {
+            queue::enqueue(
+                app,
+                JobKind::ApplyEdi,
+                serde_json::json!({"account_id": account, "tracking_request_id": request}),
+                Some(format!("apply-edi:{request}")),
+                app.clock.now(),
+            )
+            .await?;
+        }
+    }
+    app.store.edi_message(account, id).await
+}
+
+/// Queues the application of stored EDI naming a new request's number, if any does (a
+/// line fed by EDI reads its feed on its first poll anyway).
+pub async fn apply_waiting(
+    app: &App,
+    request: &tidemark_domain::TrackingRequest,
+) -> Result<(), StoreError> {
+    let number = number_key(&request.request_number);
+    let waiting = app
+        .store
+        .edi_transactions_naming(request.account_id, &[number], 1)
+        .await?;
+    if waiting.is_empty() {
+        return Ok(());
+    }
+    queue::enqueue(
+        app,
+        JobKind::ApplyEdi,
+        serde_json::json!({"account_id": request.account_id, "tracking_request_id": request.id}),
+        Some(format!("apply-edi:{}", request.id)),
+        app.clock.now(),
+    )
+    .await
+    .map(|_| ())
+}
+
+/// The same sender's interchange with the same control number is the same interchange.
+fn interchange_key(interchange: &Interchange) -> String {
+    let envelope = &interchange.envelope;
+    format!(
+        "{}|{}|{}|{}",
+        syntax_name(interchange.syntax),
+        envelope
+            .sender_qualifier
+            .as_deref()
+            .unwrap_or_default()
+            .trim(),
+        envelope.sender_id.trim(),
+        envelope.control_number.trim()
+    )
+}
+
+fn syntax_name(syntax: Syntax) -> &'static str {
+    match syntax {
+        Syntax::X12 => "x12",
+        Syntax::Edifact => "edifact",
+    }
+}
+
+/// What reading an interchange gave, before anything is matched.
+struct Read {
+    transactions: Vec<EdiTransactionRecord>,
+    summary: Summary,
+}
+
+#[derive(Default)]
+struct Summary {
+    syntax: &'static str,
+    sender: String,
+    receiver: String,
+    control_number: String,
+    rejected: u32,
+    statuses: u32,
+    events: u32,
+    drift: u32,
+    errors: Vec<serde_json::Value>,
+}
+
+impl Summary {
+    fn apply_to(&self, message: &mut EdiMessage, transactions: &[EdiTransactionRecord]) {
+        let accepted = u32::try_from(transactions.len()).unwrap_or(u32::MAX);
+        message.syntax = Some(self.syntax.to_owned());
+        message.sender = Some(self.sender.clone());
+        message.receiver = Some(self.receiver.clone());
+        message.control_number = Some(self.control_number.clone());
+        message.transactions = accepted.saturating_add(self.rejected);
+        message.rejected_transactions = self.rejected;
+        message.statuses = self.statuses;
+        message.events = self.events;
+        message.drift = self.drift;
+        message.unmatched =
+            u32::try_from(transactions.iter().filter(|t| !t.matched).count()).unwrap_or(u32::MAX);
+        message.errors = serde_json::Value::Array(self.errors.clone());
+        message.status = match (accepted, self.rejected) {
+            (0, rejected) if rejected > 0 => "rejected",
+            (_, 0) => "processed",
+            _ => "partially_processed",
+        }
+        .to_owned();
+    }
+}
+
+impl Read {
+    fn of(interchange: &Interchange, message: &EdiMessage) -> Self {
+        let mut summary = Summary {
+            syntax: syntax_name(interchange.syntax),
+            sender: interchange.envelope.sender_id.trim().to_owned(),
+            receiver: interchange.envelope.receiver_id.trim().to_owned(),
+            control_number: interchange.envelope.control_number.trim().to_owned(),
+            ..Summary::default()
+        };
+        let mut transactions = Vec::new();
+        for result in &interchange.transactions {
+            match result {
+                Ok(transaction) => {
+                    transactions.push(record_of(transaction, message, &mut summary));
+                }
+                Err(error) => {
+                    summary.rejected += 1;
+                    summary.errors.push(error_of(error));
+                }
+            }
+        }
+        if interchange.transactions.is_empty() {
+            summary.rejected += 1;
+            summary.errors.push(serde_json::json!({
+                "reason": "the interchange holds no transaction"
+            }));
+        }
+        Self {
+            transactions,
+            summary,
+        }
+    }
+
+    fn all_numbers(&self) -> Vec<String> {
+        let numbers: BTreeSet<&String> =
+            self.transactions.iter().flat_map(|t| &t.numbers).collect();
+        numbers.into_iter().cloned().collect()
+    }
+}
+
+/// A number as transactions are found by: trimmed, upper-cased, without spaces.
+pub fn number_key(number: &str) -> String {
+    number
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_uppercase()
+}
+
+fn numbers_of(statuses: &[StatusReport]) -> Vec<String> {
+    let mut numbers = BTreeSet::new();
+    for status in statuses {
+        let references = &status.references;
+        for number in references
+            .bills_of_lading
+            .iter()
+            .chain(&references.bookings)
+            .chain(&references.container)
+        {
+            let key = number_key(number);
+            if !key.is_empty() {
+                numbers.insert(key);
+            }
+        }
+    }
+    numbers.into_iter().collect()
+}
+
+fn record_of(
+    transaction: &Transaction,
+    message: &EdiMessage,
+    summary: &mut Summary,
+) -> EdiTransactionRecord {
+    let mut events = Vec::new();
+    let mut facts = Vec::new();
+    for status in &transaction.statuses {
+        summary.statuses += 1;
+        if status.is_drift() {
+            summary.drift += 1;
+        }
+        if let Ok(event) = status.to_carrier_event() {
+            summary.events += 1;
+            events.push(event);
+        }
+        if let Some(fact) = status.terminal_facts() {
+            facts.push(fact);
+        }
+    }
+    EdiTransactionRecord {
+        message_id: message.id,
+        account_id: message.account_id,
+        position: u32::try_from(transaction.index).unwrap_or(u32::MAX),
+        set_id: transaction.set_id.clone(),
+        control_number: transaction.control_number.clone(),
+        numbers: numbers_of(&transaction.statuses),
+        scac: transaction
+            .statuses
+            .iter()
+            .find_map(|status| status.references.scac.clone()),
+        events: serde_json::to_value(&events).unwrap_or_else(|_| serde_json::json!([])),
+        facts: serde_json::to_value(&facts).unwrap_or_else(|_| serde_json::json!([])),
+        segments: transaction.segments.join("\n"),
+        matched: false,
+        created_at: message.updated_at,
+    }
+}
+
+/// A rejected transaction as the `errors` member lists it.
+fn error_of(error: &TransactionError) -> serde_json::Value {
+    serde_json::json!({
+        "transaction": error.index + 1,
+        "set_id": error.set_id,
+        "control_number": error.control_number,
+        "segment": error.segment.as_ref().map(|s| s.tag.clone()),
+        "position": error.segment.as_ref().map(|s| s.position),
+        "reason": error.fault.to_string(),
+    })
+}
+
+/// Starts a tracking request for each unmatched transaction that names a line: by its bill
+/// of lading, else its booking, else its container. Returns the requests started.
+async fn start_tracking(
+    app: &App,
+    account: AccountId,
+    transactions: &[EdiTransactionRecord],
+) -> Vec<TrackingRequestId> {
+    let mut started = Vec::new();
+    let mut asked = BTreeSet::new();
+    for transaction in transactions.iter().filter(|t| !t.matched) {
+        let Some(scac) = &transaction.scac else {
+            continue;
+        };
+        let Some((request_type, number)) = tracked_number(transaction) else {
+            continue;
+        };
+        if !asked.insert((scac.clone(), number.clone())) {
+            continue;
+        }
+        let submission = crate::use_cases::tracking::requests::Submission {
+            request_type: Some(request_type.to_owned()),
+            request_number: Some(number.clone()),
+            scac: Some(scac.clone()),
+            ..Default::default()
+        };
+        match crate::use_cases::tracking::requests::submit_from_feed(app, account, submission).await
+        {
+            Ok(request) => started.push(request.id),
+            Err(error) => tracing::info!(
+                scac, number, error = ?error,
+                "an EDI transaction could not start tracking; it stays unmatched"
+            ),
+        }
+    }
+    started
+}
+
+/// The number a transaction is best tracked by, with its request type.
+fn tracked_number(transaction: &EdiTransactionRecord) -> Option<(&'static str, String)> {
+    let events: Vec<tidemark_carriers::CarrierEvent> =
+        serde_json::from_value(transaction.events.clone()).unwrap_or_default();
+    let document = |kind: tidemark_carriers::DocumentType| {
+        events
+            .iter()
+            .find_map(|event| event.document_numbers(kind).next().map(str::to_owned))
+    };
+    document(tidemark_carriers::DocumentType::TransportDocument)
+        .map(|number| ("bill_of_lading", number))
+        .or_else(|| {
+            document(tidemark_carriers::DocumentType::Booking)
+                .map(|number| ("booking_number", number))
+        })
+        .or_else(|| {
+            events
+                .iter()
+                .find_map(|event| event.equipment_reference.clone())
+                .map(|number| ("container", number))
+        })
+}
+
+/// An acknowledgement ready to send: X12 997 or EDIFACT CONTRL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Acknowledgement {
+    pub media_type: &'static str,
+    pub body: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AcknowledgementError {
+    /// Its envelope could not be read: there is nothing to address an acknowledgement to.
+    #[error("the interchange could not be read ({0}), so it cannot be acknowledged")]
+    Unreadable(String),
+    #[error("the interchange is still being read")]
+    NotReadYet,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The 997 (X12) or CONTRL (EDIFACT) for a received interchange, as its sender expects:
+/// each transaction accepted, or rejected with the fault's code. Its own control numbers
+/// come from the message's id, so asking twice gives the same acknowledgement.
+pub async fn acknowledgement(
+    app: &App,
+    account: AccountId,
+    id: Uuid,
+) -> Result<Acknowledgement, AcknowledgementError> {
+    let message = app.store.edi_message(account, id).await?;
+    if message.status == "received" {
+        return Err(AcknowledgementError::NotReadYet);
+    }
+    let raw = app.store.edi_message_raw(account, id).await?;
+    let interchange = tidemark_edi::read(&raw)
+        .map_err(|error| AcknowledgementError::Unreadable(error.to_string()))?;
+    // Nine digits at most (X12 ISA13), never zero.
+    let number = u32::try_from(id.as_u128() % 999_999_999).unwrap_or(0) + 1;
+    let control = tidemark_edi::ack::AckControl {
+        interchange_control_number: number,
+        group_control_number: number,
+        at: message.created_at.naive_utc(),
+    };
+    let (media_type, built) = match interchange.syntax {
+        Syntax::X12 => (
+            X12_MEDIA_TYPE,
+            tidemark_edi::ack::x12_997(&interchange, &control),
+        ),
+        Syntax::Edifact => (
+            EDIFACT_MEDIA_TYPE,
+            tidemark_edi::ack::edifact_contrl(&interchange, &control),
+        ),
+    };
+    let body = built.map_err(|error| AcknowledgementError::Unreadable(error.to_string()))?;
+    Ok(Acknowledgement { media_type, body })
+}
+
+/// RFC 1767's media types for X12 and EDIFACT.
+pub const X12_MEDIA_TYPE: &str = "application/edi-x12";
+pub const EDIFACT_MEDIA_TYPE: &str = "application/edifact";

@@ -1,0 +1,401 @@
+//! EDI over HTTP (`/v2/edi_messages`): public interchanges (X12 315/322 4010, 5010 and
+//! 7010, EDIFACT IFTSTA D.99B and D.00B; each fixture's source is beside it in
+//! `crates/edi/tests/fixtures/`) become the same shipments, containers and events as a
+//! carrier's answer; duplicates, broken transactions, unmatched numbers and bad bodies are
+//! handled without losing anything.
+
+use axum::http::{Method, StatusCode};
+use serde_json::Value;
+
+use crate::helpers::TestApp;
+use crate::on_both_backends;
+
+/// The lines without an API are followed by EDI as the server configures them.
+mod edi_lines {
+    use super::*;
+
+    on_both_backends!(carriers = configured;
+        a_line_without_an_api_waits_pending_until_its_first_interchange,
+    );
+}
+
+on_both_backends!(
+    a_discharge_status_for_a_tracked_bill_becomes_its_shipment_container_and_event,
+    an_interchange_naming_nothing_tracked_is_unmatched_until_its_request_arrives,
+    the_same_interchange_sent_twice_is_a_duplicate_and_changes_nothing,
+    a_broken_transaction_is_listed_with_its_position_while_the_others_apply,
+    every_envelope_version_and_iftsta_directory_is_read,
+    bodies_that_are_not_edi_are_refused_or_recorded_as_rejected,
+    each_interchange_is_acknowledged_in_its_own_syntax,
+    interchanges_are_listed_by_status_and_seen_only_by_their_account,
+);
+
+const HAMSUD_DISCHARGED: &[u8] =
+    include_bytes!("../../../edi/tests/fixtures/x12_4010_315_hamsud_discharged.edi");
+const TWO_GROUPS_ONE_BROKEN: &[u8] =
+    include_bytes!("../../../edi/tests/fixtures/x12_4010_315_two_groups_one_broken.edi");
+const CARGOSMART_IFTSTA: &[u8] =
+    include_bytes!("../../../edi/tests/fixtures/iftsta_d99b_cargosmart_departed.edi");
+
+/// Every public fixture, with its syntax's media type.
+const FIXTURES: &[(&str, &str, &[u8])] = &[
+    (
+        "iftsta_d00b_rail_departed",
+        "application/edifact",
+        include_bytes!("../../../edi/tests/fixtures/iftsta_d00b_rail_departed.edi"),
+    ),
+    (
+        "iftsta_d99b_cargosmart_departed",
+        "application/edifact",
+        CARGOSMART_IFTSTA,
+    ),
+    (
+        "iftsta_d99b_cargosmart_departed_una",
+        "application/edifact",
+        include_bytes!("../../../edi/tests/fixtures/iftsta_d99b_cargosmart_departed_una.edi"),
+    ),
+    (
+        "x12_4010_315_cmacgm_departed_loaded",
+        "application/edi-x12",
+        include_bytes!("../../../edi/tests/fixtures/x12_4010_315_cmacgm_departed_loaded.edi"),
+    ),
+    (
+        "x12_4010_315_hamsud_discharged",
+        "application/edi-x12",
+        HAMSUD_DISCHARGED,
+    ),
+    (
+        "x12_4010_322_hamsud_last_free_day",
+        "application/edi-x12",
+        include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_last_free_day.edi"),
+    ),
+    (
+        "x12_4010_322_hamsud_rail_arrival",
+        "application/edi-x12",
+        include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_rail_arrival.edi"),
+    ),
+    (
+        "x12_5010_315_transshipment_arrival",
+        "application/edi-x12",
+        include_bytes!("../../../edi/tests/fixtures/x12_5010_315_transshipment_arrival.edi"),
+    ),
+    (
+        "x12_7010_315_empty_arrival_crlf",
+        "application/edi-x12",
+        include_bytes!("../../../edi/tests/fixtures/x12_7010_315_empty_arrival_crlf.edi"),
+    ),
+];
+
+async fn post_edi(app: &TestApp, media_type: &str, body: &[u8]) -> crate::helpers::TestResponse {
+    app.request(
+        Method::POST,
+        "/v2/edi_messages",
+        Some(&app.key),
+        Some((media_type, body.to_vec())),
+    )
+    .await
+}
+
+/// Posts an interchange that must be accepted, and returns its resource.
+async fn posted(app: &TestApp, media_type: &str, body: &[u8]) -> Value {
+    let response = post_edi(app, media_type, body).await;
+    assert_eq!(
+        response.status,
+        StatusCode::CREATED,
+        "{}",
+        String::from_utf8_lossy(&response.body)
+    );
+    response.json()["data"].clone()
+}
+
+async fn shipment_of(app: &TestApp, request_id: &str) -> Value {
+    let request = app
+        .get_ok(&format!("/v2/tracking_requests/{request_id}"))
+        .await;
+    let shipment = request["data"]["relationships"]["tracked_object"]["data"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no shipment yet: {request}"))
+        .to_owned();
+    app.get_ok(&format!("/v2/shipments/{shipment}?include=containers"))
+        .await
+}
+
+fn event_names(events: &Value) -> Vec<String> {
+    events["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["attributes"]["event"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn a_discharge_status_for_a_tracked_bill_becomes_its_shipment_container_and_event(
+    app: TestApp,
+) {
+    let request = app
+        .track("bill_of_lading", "SUDUN2SL008733AF", "SUDU")
+        .await;
+
+    let message = posted(&app, "application/edi-x12", HAMSUD_DISCHARGED).await;
+    app.run_pending_jobs().await;
+
+    assert_eq!(message["attributes"]["status"], "processed");
+    assert_eq!(message["attributes"]["transactions_count"], 1);
+    assert_eq!(message["attributes"]["unmatched_transactions_count"], 0);
+    assert_eq!(message["attributes"]["sender"], "HAMSUD");
+    let shipment = shipment_of(&app, &request).await;
+    assert_eq!(
+        shipment["data"]["attributes"]["port_of_discharge_locode"],
+        "MXZLO"
+    );
+    let container = &shipment["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "container")
+        .expect("the container the status names")["attributes"];
+    assert_eq!(container["number"], "MRSU4371639");
+    assert!(
+        container["pod_discharged_at"]
+            .as_str()
+            .is_some_and(|at| at.starts_with("2022-11-21")),
+        "{container}"
+    );
+    let id = shipment["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "container")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let events = app
+        .get_ok(&format!("/v2/containers/{id}/transport_events"))
+        .await;
+    assert!(
+        event_names(&events).contains(&"container.transport.vessel_discharged".to_owned()),
+        "{events}"
+    );
+}
+
+async fn a_line_without_an_api_waits_pending_until_its_first_interchange(app: TestApp) {
+    // OOCL sends its status through CargoSmart, whose IFTSTA uses 315 codes.
+    let request = app.track("bill_of_lading", "1234567890AB", "OOLU").await;
+    app.tick().await;
+    let waiting = app
+        .get_ok(&format!("/v2/tracking_requests/{request}"))
+        .await;
+    assert_eq!(waiting["data"]["attributes"]["status"], "pending");
+    assert_eq!(waiting["data"]["attributes"]["failed_reason"], Value::Null);
+
+    posted(&app, "application/edifact", CARGOSMART_IFTSTA).await;
+    app.run_pending_jobs().await;
+
+    let found = app
+        .get_ok(&format!("/v2/tracking_requests/{request}"))
+        .await;
+    assert_ne!(found["data"]["attributes"]["status"], "pending", "{found}");
+    let shipment = shipment_of(&app, &request).await;
+    assert_eq!(
+        shipment["data"]["attributes"]["port_of_lading_locode"],
+        "CNXGG"
+    );
+}
+
+async fn an_interchange_naming_nothing_tracked_is_unmatched_until_its_request_arrives(
+    app: TestApp,
+) {
+    let message = posted(&app, "application/edi-x12", HAMSUD_DISCHARGED).await;
+    assert_eq!(message["attributes"]["unmatched_transactions_count"], 1);
+    let unmatched = app
+        .get_ok("/v2/edi_messages?filter[status]=unmatched")
+        .await;
+    assert_eq!(unmatched["data"][0]["id"], message["id"]);
+
+    let request = app.track("container", "MRSU4371639", "SUDU").await;
+    app.run_pending_jobs().await;
+
+    let shipment = shipment_of(&app, &request).await;
+    assert_eq!(
+        shipment["data"]["attributes"]["bill_of_lading_number"],
+        "SUDUN2SL008733AF"
+    );
+    let unmatched = app
+        .get_ok("/v2/edi_messages?filter[status]=unmatched")
+        .await;
+    assert_eq!(unmatched["data"], serde_json::json!([]), "{unmatched}");
+}
+
+async fn the_same_interchange_sent_twice_is_a_duplicate_and_changes_nothing(app: TestApp) {
+    let request = app
+        .track("bill_of_lading", "SUDUN2SL008733AF", "SUDU")
+        .await;
+    let first = posted(&app, "application/edi-x12", HAMSUD_DISCHARGED).await;
+    app.run_pending_jobs().await;
+    let shipment = shipment_of(&app, &request).await;
+    let container = shipment["data"]["relationships"]["containers"]["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let raw_before = app
+        .get_ok(&format!("/v2/containers/{container}/raw_events"))
+        .await;
+
+    let second = posted(&app, "application/edi-x12", HAMSUD_DISCHARGED).await;
+    app.run_pending_jobs().await;
+
+    assert_eq!(second["attributes"]["status"], "duplicate");
+    assert_eq!(
+        second["relationships"]["duplicate_of"]["data"]["id"],
+        first["id"]
+    );
+    let raw_after = app
+        .get_ok(&format!("/v2/containers/{container}/raw_events"))
+        .await;
+    assert!(!raw_before["data"].as_array().unwrap().is_empty());
+    assert_eq!(raw_before["data"], raw_after["data"]);
+}
+
+async fn a_broken_transaction_is_listed_with_its_position_while_the_others_apply(app: TestApp) {
+    let message = posted(&app, "application/edi-x12", TWO_GROUPS_ONE_BROKEN).await;
+
+    let attributes = &message["attributes"];
+    assert_eq!(attributes["status"], "partially_processed", "{message}");
+    assert_eq!(attributes["transactions_count"], 3);
+    assert_eq!(attributes["rejected_transactions_count"], 1);
+    let error = &attributes["errors"][0];
+    assert_eq!(error["transaction"], 2, "{error}");
+    assert!(error["reason"].as_str().is_some_and(|r| !r.is_empty()));
+    assert!(
+        error["position"].is_number()
+            || error["segment"].is_string()
+            || error["reason"].is_string()
+    );
+}
+
+async fn every_envelope_version_and_iftsta_directory_is_read(app: TestApp) {
+    // Some guides' examples share a control number (the CargoSmart IFTSTA with and
+    // without UNA, Hamburg Süd's two 322s): the second of each is, rightly, a duplicate.
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, media_type, body) in FIXTURES {
+        let message = posted(&app, media_type, body).await;
+        let status = message["attributes"]["status"].as_str().unwrap();
+        let key = (
+            message["attributes"]["sender"].clone().to_string(),
+            message["attributes"]["control_number"].clone().to_string(),
+        );
+        if !seen.insert(key) {
+            assert_eq!(status, "duplicate", "{name}: {message}");
+            continue;
+        }
+        assert!(
+            status == "processed" || status == "partially_processed",
+            "{name}: {message}"
+        );
+        assert!(
+            message["attributes"]["statuses_count"].as_u64().unwrap() >= 1,
+            "{name}: {message}"
+        );
+    }
+}
+
+async fn bodies_that_are_not_edi_are_refused_or_recorded_as_rejected(app: TestApp) {
+    let json = post_edi(&app, "application/json", b"{}").await;
+    assert_eq!(json.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert!(
+        json.error_member("detail")
+            .as_str()
+            .unwrap()
+            .contains("application/edi-x12")
+    );
+
+    let empty = post_edi(&app, "application/edi-x12", b"  \n").await;
+    assert_eq!(empty.status, StatusCode::BAD_REQUEST);
+
+    let read_only = app
+        .request(
+            Method::POST,
+            "/v2/edi_messages",
+            Some(&app.read_only_key),
+            Some(("application/edi-x12", HAMSUD_DISCHARGED.to_vec())),
+        )
+        .await;
+    assert_eq!(read_only.status, StatusCode::FORBIDDEN);
+
+    // Kept, so nothing sent is lost, and said why.
+    let garbage = posted(
+        &app,
+        "application/edi-x12",
+        b"<html><script>alert(1)</script>",
+    )
+    .await;
+    assert_eq!(garbage["attributes"]["status"], "rejected");
+    assert!(
+        garbage["attributes"]["errors"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("neither X12")
+    );
+    let ack = app
+        .get(&format!(
+            "/v2/edi_messages/{}/acknowledgement",
+            garbage["id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(ack.status, StatusCode::CONFLICT);
+}
+
+async fn each_interchange_is_acknowledged_in_its_own_syntax(app: TestApp) {
+    let x12 = posted(&app, "application/edi-x12", TWO_GROUPS_ONE_BROKEN).await;
+    let edifact = posted(&app, "application/edifact", CARGOSMART_IFTSTA).await;
+
+    let ack = app
+        .get(&format!(
+            "/v2/edi_messages/{}/acknowledgement",
+            x12["id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(ack.status, StatusCode::OK);
+    assert_eq!(ack.header("content-type"), Some("application/edi-x12"));
+    let text = String::from_utf8(ack.body.clone()).unwrap();
+    assert!(text.starts_with("ISA"), "{text}");
+    assert!(text.contains("ST*997"), "{text}");
+    // The broken transaction is rejected (AK5*R), the good ones accepted.
+    assert!(text.contains("AK5*R"), "{text}");
+    assert!(text.contains("AK5*A"), "{text}");
+
+    let ack = app
+        .get(&format!(
+            "/v2/edi_messages/{}/acknowledgement",
+            edifact["id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(ack.status, StatusCode::OK);
+    assert_eq!(ack.header("content-type"), Some("application/edifact"));
+    assert!(String::from_utf8_lossy(&ack.body).contains("CONTRL"));
+}
+
+async fn interchanges_are_listed_by_status_and_seen_only_by_their_account(app: TestApp) {
+    let good = posted(&app, "application/edi-x12", HAMSUD_DISCHARGED).await;
+    let bad = posted(&app, "application/edi-x12", b"not edi at all").await;
+
+    let all = app.get_ok("/v2/edi_messages").await;
+    assert_eq!(all["meta"]["total"], 2, "{all}");
+    assert_eq!(all["data"][0]["id"], bad["id"], "newest first");
+    let rejected = app.get_ok("/v2/edi_messages?filter[status]=rejected").await;
+    assert_eq!(rejected["data"].as_array().unwrap().len(), 1);
+    let bad_filter = app.get("/v2/edi_messages?filter[status]=lost").await;
+    assert_eq!(bad_filter.status, StatusCode::BAD_REQUEST);
+
+    let other = app.other_account_key().await;
+    let elsewhere = app
+        .request(
+            Method::GET,
+            &format!("/v2/edi_messages/{}", good["id"].as_str().unwrap()),
+            Some(&other),
+            None,
+        )
+        .await;
+    assert_eq!(elsewhere.status, StatusCode::NOT_FOUND);
+}
