@@ -194,6 +194,7 @@ mod tests {
         let report = CarrierReport {
             pod_terminal: None,
             transport_document: None,
+            pickup: Vec::new(),
             containers: vec![ReportedContainer {
                 number: "TDMU1000001".to_owned(),
                 iso_equipment_code: None,

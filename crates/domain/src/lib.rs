@@ -12,6 +12,7 @@ pub mod domain_event;
 pub mod ids;
 pub mod job;
 pub mod party;
+pub mod pickup;
 pub mod shipment;
 pub mod timestamp_text;
 pub mod tracking;

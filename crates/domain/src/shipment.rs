@@ -94,6 +94,10 @@ pub struct Container {
     pub empty_terminated_at: Option<DateTime<Utc>>,
     pub availability_known: bool,
     pub available_for_pickup: bool,
+    /// Last free day, holds, fees, appointment and yard place, as terminals and EDI report.
+    pub pickup: crate::pickup::PickupFacts,
+    /// The rail leg inland, derived from the rail milestones.
+    pub inland: crate::pickup::InlandFacts,
     pub current_status: ContainerStatus,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,

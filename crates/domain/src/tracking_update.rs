@@ -71,6 +71,9 @@ pub struct CarrierReport {
     /// The bill of lading the events name, when they name one: a container request's
     /// shipment is known by it rather than by the container's number.
     pub transport_document: Option<String>,
+    /// Reports on containers' pick-up (last free day, holds, fees, appointment) from
+    /// terminals and EDI, applied in time order.
+    pub pickup: Vec<crate::pickup::PickupObservation>,
 }
 
 /// A facility as a carrier names it: by its SMDG code, or by name when it has none.
@@ -206,6 +209,8 @@ fn new_container(
         empty_terminated_at: None,
         availability_known: false,
         available_for_pickup: false,
+        pickup: crate::pickup::PickupFacts::default(),
+        inland: crate::pickup::InlandFacts::default(),
         current_status: ContainerStatus::New,
         created_at: now,
         updated_at: now,
@@ -306,9 +311,17 @@ pub fn plan(
     }
     let mut changed_containers = Vec::new();
     let mut container_changesets = Vec::new();
+    let mut pickup: Vec<&crate::pickup::PickupObservation> = report.pickup.iter().collect();
+    pickup.sort_by_key(|observation| observation.observed_at);
     for container in &mut containers {
         let before = container.clone();
         derive_container_fields(container, &shipment, &events);
+        for observation in pickup
+            .iter()
+            .filter(|o| o.container_number == container.number)
+        {
+            container.pickup.apply(observation);
+        }
         let is_new = new_containers.iter().any(|c| c.id == container.id);
         if is_new {
             if let Some(slot) = new_containers.iter_mut().find(|c| c.id == container.id) {
@@ -354,6 +367,32 @@ fn pickup_changeset(
             serde_json::json!([before.available_for_pickup, after.available_for_pickup]),
         );
     }
+    let (was, is) = (&before.pickup, &after.pickup);
+    let mut changed = |name: &str, was: serde_json::Value, is: serde_json::Value| {
+        if was != is {
+            changeset.insert(name.to_owned(), serde_json::json!([was, is]));
+        }
+    };
+    changed(
+        "holds_at_pod_terminal",
+        serde_json::json!(was.holds),
+        serde_json::json!(is.holds),
+    );
+    changed(
+        "fees_at_pod_terminal",
+        serde_json::json!(was.fees),
+        serde_json::json!(is.fees),
+    );
+    changed(
+        "pickup_lfd",
+        serde_json::json!(was.last_free_day),
+        serde_json::json!(is.last_free_day),
+    );
+    changed(
+        "pickup_appointment_at",
+        serde_json::json!(was.appointment_at),
+        serde_json::json!(is.appointment_at),
+    );
     changeset
 }
 
@@ -684,6 +723,13 @@ fn derive_container_fields(container: &mut Container, shipment: &Shipment, all: 
         .iter()
         .filter(|e| !e.event.is_estimate())
         .max_by_key(|e| e.timestamp);
+    container.inland = crate::pickup::InlandFacts {
+        pod_rail_loaded_at: at(E::RailLoaded),
+        pod_rail_departed_at: at(E::RailDeparted),
+        ind_eta_at: at(E::EstimatedArrivedAtInlandDestination),
+        ind_ata_at: at(E::RailArrived).or_else(|| at(E::ArrivedAtInlandDestination)),
+        ind_rail_unloaded_at: at(E::RailUnloaded),
+    };
     let availability = events
         .iter()
         .filter(|e| matches!(e.event, E::Available | E::NotAvailable))
@@ -775,6 +821,7 @@ mod tests {
         CarrierReport {
             pod_terminal: None,
             transport_document: None,
+            pickup: Vec::new(),
             containers: vec![
                 ReportedContainer {
                     number: "TDMU1000001".to_owned(),

@@ -116,6 +116,10 @@ impl StatusReport {
             container: self.references.container.clone(),
             location: self.location.locode.clone(),
             observed_at: self.time.as_ref().and_then(|time| time.utc),
+            at_rail_ramp: self
+                .transport
+                .as_ref()
+                .is_some_and(|t| t.mode == Some(tidemark_carriers::ModeOfTransport::Rail)),
             ..TerminalFacts::default()
         };
         let text = match &self.description {
@@ -216,6 +220,10 @@ pub struct TerminalFacts {
     pub appointment_at: Option<DateTime<Utc>>,
     /// An in-bond movement was authorized or changed.
     pub in_bond: bool,
+    /// Reported by a rail ramp (its 322 names the railroad): its last free day is the
+    /// rail's (`pickup_lfd_rail`), not the port terminal's.
+    #[serde(default)]
+    pub at_rail_ramp: bool,
     /// When the status happened, in UTC when known.
     pub observed_at: Option<DateTime<Utc>>,
 }

@@ -648,13 +648,26 @@ fn read_322(
         }
         let w2 = equipment.iter().find(|segment| segment.tag == "W2");
         let v1 = equipment.iter().find(|segment| segment.tag == "V1");
-        let transport = v1.map(|v1| Transport {
-            mode: Some(ModeOfTransport::Vessel),
-            name: v1.value(2),
-            imo: imo(v1.el(1)),
-            voyage: v1.value(4),
-            code: v1.value(1).filter(|code| imo(code).is_none()),
-        });
+        // A ramp's 322 names its railroad (N1*RR) and no vessel: its moves are the rail's.
+        let railroad = equipment
+            .iter()
+            .find(|segment| segment.tag == "N1" && segment.el(1).trim() == "RR");
+        let transport = match (v1, railroad) {
+            (Some(v1), _) => Some(Transport {
+                mode: Some(ModeOfTransport::Vessel),
+                name: v1.value(2),
+                imo: imo(v1.el(1)),
+                voyage: v1.value(4),
+                code: v1.value(1).filter(|code| imo(code).is_none()),
+            }),
+            (None, Some(n1)) => Some(Transport {
+                mode: Some(ModeOfTransport::Rail),
+                name: n1.value(2),
+                code: n1.value(4),
+                ..Transport::default()
+            }),
+            (None, None) => None,
+        };
         let location_role = role_of(place.locode.as_deref(), &calls);
         let container_valid = references
             .container

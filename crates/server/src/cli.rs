@@ -1,5 +1,5 @@
-//! The command line (DESIGN.md §5): `serve`, `migrate`, `carriers`, `api-keys`,
-//! `sandbox-carrier`.
+//! The command line (DESIGN.md §5): `serve`, `migrate`, `carriers`, `terminals`,
+//! `api-keys`, `sandbox-carrier`.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,6 +10,7 @@ use tidemark_domain::{ApiKeyId, ApiKeyScope};
 use tokio_util::sync::CancellationToken;
 
 pub mod carriers;
+pub mod terminals;
 
 use crate::app::App;
 use crate::config::Config;
@@ -49,6 +50,9 @@ pub enum Command {
     /// Real carriers: their profiles, configuration and health, and a live check.
     #[command(subcommand)]
     Carriers(CarriersCommand),
+    /// Container terminals: their profiles and configuration, and a live lookup.
+    #[command(subcommand)]
+    Terminals(TerminalsCommand),
     /// Manage API keys.
     #[command(name = "api-keys", subcommand)]
     ApiKeys(ApiKeysCommand),
@@ -94,6 +98,29 @@ pub enum CarriersCommand {
         /// (default: what it looks like, then the other types the line supports).
         #[arg(long = "type", value_parser = parse_request_type)]
         request_type: Option<tidemark_domain::RequestType>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TerminalsCommand {
+    /// Every terminal profile: ports reached, configured?, protocol and auth, budget, batch
+    /// size, the base URL and how sure it is, and the settings still to give.
+    List,
+    /// One real lookup with the configured settings, printed as a report: the facts in
+    /// force, the answer and how it was read (availability, last free day, holds, fees).
+    /// Exits non-zero when the lookup fails or the container is not found.
+    Check {
+        /// The terminal's profile id, e.g. port_of_virginia (see `terminals list`).
+        profile: String,
+        /// A container to look up; without one, a made-up container checks that the
+        /// terminal answers and accepts the credentials.
+        container: Option<String>,
+        /// The container's bill of lading (the Port of Virginia needs it).
+        bill_of_lading: Option<String>,
+        /// The sandbox only: when the container was discharged (RFC 3339; default two
+        /// days ago).
+        #[arg(long)]
+        discharged_at: Option<chrono::DateTime<chrono::Utc>>,
     },
 }
 
@@ -150,6 +177,25 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             number,
             request_type,
         }) => carriers::check(config, &scac, number.as_deref(), request_type).await,
+        Command::Terminals(TerminalsCommand::List) => {
+            terminals::list(&config);
+            Ok(())
+        }
+        Command::Terminals(TerminalsCommand::Check {
+            profile,
+            container,
+            bill_of_lading,
+            discharged_at,
+        }) => {
+            terminals::check(
+                config,
+                &profile,
+                container.as_deref(),
+                bill_of_lading.as_deref(),
+                discharged_at,
+            )
+            .await
+        }
         Command::ApiKeys(command) => api_keys(config, command).await,
         Command::SandboxCarrier { listen } => sandbox_carrier(listen).await,
         Command::AisReplay { file } => ais_replay(config, &file).await,

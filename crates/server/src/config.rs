@@ -15,16 +15,22 @@ use url::Url;
 const DEFAULTS: &str = include_str!("defaults.toml");
 
 mod carriers;
+mod edi;
 mod email;
+pub mod terminals;
 
 pub use carriers::{CarrierAuth, CarrierConfig};
+pub use edi::{EdiConfig, InboundFolder};
 pub use email::{EmailConfig, ImapConfig};
+pub use terminals::TerminalConfig;
 
 /// The settings as read, before validation; a setting not listed here stops start-up.
 #[derive(Debug, Deserialize)]
 struct RawConfig {
     #[serde(default)]
     carriers: std::collections::BTreeMap<String, carriers::RawCarrier>,
+    #[serde(default)]
+    terminals: std::collections::BTreeMap<String, terminals::RawTerminal>,
     listen: String,
     database_url: String,
     storage_url: String,
@@ -62,6 +68,8 @@ struct RawConfig {
     signed_url_seconds: u64,
     #[serde(default)]
     email: email::RawEmail,
+    #[serde(default)]
+    edi: edi::RawEdi,
     #[serde(flatten)]
     limits: crate::limits::RawLimits,
     /// Whatever no field above took: refused by name in [`Config::from_figment`]. (serde's
@@ -264,12 +272,17 @@ pub struct Config {
     pub signed_url_ttl: chrono::Duration,
     /// Real carriers' DCSA connections (`[carriers.SCAC]` in the config file).
     pub carriers: Vec<CarrierConfig>,
+    /// Container terminals' connections (`[terminals.<profile_id>]`), sorted by profile id;
+    /// the sandbox terminal is built in and never listed.
+    pub terminals: Vec<TerminalConfig>,
     /// AIS ingest and vessel settings.
     pub ais: AisConfig,
     /// Bounds on connections, uploads' extraction and unauthenticated clients.
     pub limits: crate::limits::Limits,
     /// Documents received by email.
     pub email: EmailConfig,
+    /// EDI channels the server watches itself (`[[edi.inbound]]` folders).
+    pub edi: EdiConfig,
 }
 
 /// A setting that failed validation, named as the operator writes it.
@@ -360,13 +373,26 @@ fn is_carrier_key(key: &UncasedStr) -> bool {
     key.as_str().to_lowercase().starts_with("carriers__")
 }
 
-/// Variables whose values are plain text whatever they look like: a carrier's, and the
-/// IMAP mailbox's user and password.
+fn is_terminal_key(key: &UncasedStr) -> bool {
+    key.as_str().to_lowercase().starts_with("terminals__")
+}
+
+/// Variables whose values are plain text whatever they look like: a carrier's, a
+/// terminal's, and the IMAP mailbox's user and password.
 fn is_text_key(key: &UncasedStr) -> bool {
     is_carrier_key(key)
+        || is_terminal_key(key)
         || ["email__imap_username", "email__imap_password"]
             .iter()
             .any(|text| key.as_str().eq_ignore_ascii_case(text))
+        || is_edi_folder_text_key(key)
+}
+
+/// A watched EDI folder's `dir` or `account` given entry by entry
+/// (`TIDEMARK_EDI__INBOUND__0__DIR`): a path or a name, whatever it looks like.
+fn is_edi_folder_text_key(key: &UncasedStr) -> bool {
+    let key = key.as_str().to_lowercase();
+    key.starts_with("edi__inbound__") && (key.ends_with("__dir") || key.ends_with("__account"))
 }
 
 /// `TIDEMARK_CARRIERS__*` and the IMAP credentials as `(key path, text)`: plain text (a
@@ -401,7 +427,8 @@ fn environment_key(name: &UncasedStr) -> Uncased<'_> {
 }
 
 /// The provider's data with the SCACs under `carriers` upper-cased, so `[carriers.maeu]`
-/// in a file and `TIDEMARK_CARRIERS__MAEU__*` merge into one carrier.
+/// in a file and `TIDEMARK_CARRIERS__MAEU__*` merge into one carrier; likewise the profile
+/// ids under `terminals` lower-cased (`[terminals.Port_Of_Virginia]`).
 fn upper_case_scacs(provider: impl Provider) -> Result<Serialized<Dict>, ConfigError> {
     let mut data = provider.data().map_err(|error| ConfigError {
         setting: "--config".to_owned(),
@@ -421,6 +448,7 @@ fn upper_case_scacs(provider: impl Provider) -> Result<Serialized<Dict>, ConfigE
         }
         dict.insert("carriers".to_owned(), Value::Dict(tag, upper));
     }
+    terminals::normalize_ids(&mut dict)?;
     Ok(Serialized::defaults(dict))
 }
 
@@ -537,6 +565,11 @@ impl RawConfig {
             .into_iter()
             .map(|(scac, raw)| carriers::validate_carrier(&scac, raw))
             .collect::<Result<Vec<_>, _>>()?;
+        let terminals = self
+            .terminals
+            .into_iter()
+            .map(|(id, raw)| terminals::validate_terminal(&id, raw))
+            .collect::<Result<Vec<_>, _>>()?;
         let sandbox_carrier_url = match self.sandbox_carrier_url.trim() {
             "" => None,
             url => Some(
@@ -581,9 +614,11 @@ impl RawConfig {
                 .map(crate::use_cases::documents::signing::SigningKey::from_secret),
             signed_url_ttl: seconds(self.signed_url_seconds),
             carriers,
+            terminals,
             ais,
             limits: self.limits.validate()?,
             email: self.email.validate()?,
+            edi: self.edi.validate()?,
         })
     }
 }

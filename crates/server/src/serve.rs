@@ -86,9 +86,31 @@ impl App {
     }
 
     /// Runs the background workers and the scheduler until `shutdown` is cancelled; jobs
-    /// already started are finished first.
+    /// already started are finished first. The watched EDI folders (`[[edi.inbound]]`) are
+    /// scanned alongside, in the processes that run the workers.
     pub async fn run_workers(self: Arc<Self>, shutdown: CancellationToken) {
+        let folders = self.config.edi.inbound.clone();
+        let watcher = (!folders.is_empty()).then(|| {
+            for folder in &folders {
+                tracing::info!(
+                    dir = %folder.dir.display(),
+                    account = folder.account,
+                    create_shipments = folder.create_shipments,
+                    "receiving EDI from a watched folder"
+                );
+            }
+            tokio::spawn(crate::use_cases::edi::folder::watch(
+                Arc::clone(&self),
+                folders,
+                shutdown.clone(),
+            ))
+        });
         jobs::run(self, shutdown).await;
+        if let Some(watcher) = watcher
+            && let Err(error) = watcher.await
+        {
+            tracing::error!(%error, "the EDI folder watcher stopped");
+        }
     }
 }
 

@@ -90,6 +90,7 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         include_str!("../migrations/0034_duplicates_in_any_case.sql"),
     ),
     (35, include_str!("../migrations/0035_edi_messages.sql")),
+    (36, include_str!("../migrations/0036_container_pickup.sql")),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

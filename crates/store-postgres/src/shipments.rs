@@ -14,7 +14,7 @@ use tidemark_domain::{
     TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerEventIds, ContainerFilter, PageRequest, Paged, SearchEntry, SearchKind,
+    ContainerEventIds, ContainerFilter, PageRequest, Paged, PickupFilter, SearchEntry, SearchKind,
     ShipmentFilter, ShipmentSort, StoreError, StoreResult, TransportEventFilter,
 };
 use tokio_postgres::Row;
@@ -262,7 +262,7 @@ const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, seal_numbe
     iso_equipment_code, equipment_type, equipment_length, equipment_height, weight_in_lbs, \
     pod_arrived_at, pod_discharged_at, pod_full_out_at, final_destination_full_out_at, \
     empty_terminated_at, availability_known, available_for_pickup, current_status, created_at, \
-    updated_at, ref_numbers";
+    updated_at, ref_numbers, pickup, inland";
 
 fn container_from_row(row: &Row) -> StoreResult<Container> {
     read_container(&mut Columns::new(row))
@@ -295,6 +295,14 @@ fn read_container(c: &mut Columns<'_>) -> StoreResult<Container> {
         created_at: c.get()?,
         updated_at: c.get()?,
         ref_numbers: c.strings()?,
+        pickup: {
+            let Json(pickup) = c.get::<Json<tidemark_domain::pickup::PickupFacts>>()?;
+            pickup
+        },
+        inland: {
+            let Json(inland) = c.get::<Json<tidemark_domain::pickup::InlandFacts>>()?;
+            inland
+        },
     })
 }
 
@@ -308,6 +316,7 @@ pub(crate) const CONTAINER_UPSERT: &str =
     empty_terminated_at = excluded.empty_terminated_at,
     availability_known = excluded.availability_known,
     available_for_pickup = excluded.available_for_pickup,
+    pickup = excluded.pickup, inland = excluded.inland,
     current_status = excluded.current_status, updated_at = excluded.updated_at";
 
 pub(crate) fn container_rows<'a>(containers: &[&'a Container]) -> StoreResult<Rows<'a>> {
@@ -386,6 +395,16 @@ pub(crate) fn container_rows<'a>(containers: &[&'a Container]) -> StoreResult<Ro
             "ref_numbers",
             "jsonb",
             containers.iter().map(|c| Json(&c.ref_numbers)).collect(),
+        )
+        .column(
+            "pickup",
+            "jsonb",
+            containers.iter().map(|c| Json(&c.pickup)).collect(),
+        )
+        .column(
+            "inland",
+            "jsonb",
+            containers.iter().map(|c| Json(&c.inland)).collect(),
         ))
 }
 
@@ -868,6 +887,13 @@ pub async fn list_shipments(
              AND c.current_status = {placeholder})"
         ));
     }
+    if !filter.pickup.is_empty() {
+        let inner = pickup_clauses(&filter.pickup, &mut condition);
+        condition.clauses.push(format!(
+            "EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = s.id AND {})",
+            inner.join(" AND ")
+        ));
+    }
     if let Some(since) = filter.updated_since {
         let placeholder = condition.bind(since);
         condition
@@ -1193,6 +1219,9 @@ pub async fn list_containers(
             .clauses
             .push(format!("s.customer_id = {placeholder}"));
     }
+    for clause in pickup_clauses(&filter.pickup, &mut condition) {
+        condition.clauses.push(clause);
+    }
     crate::custom_fields::filter_clauses(account, &filter.custom_fields, "c.id", &mut condition);
     paged(
         client,
@@ -1291,4 +1320,26 @@ pub async fn shipments_due(
         shipment_from_row,
     )
     .await
+}
+
+/// The clauses of a pick-up filter on containers aliased `c`, their values bound.
+fn pickup_clauses(filter: &PickupFilter, condition: &mut Condition) -> Vec<String> {
+    let mut clauses = Vec::new();
+    if let Some(available) = filter.available_for_pickup {
+        let placeholder = condition.bind(available);
+        clauses.push(format!("c.available_for_pickup = {placeholder}"));
+    }
+    if let Some(on_hold) = filter.on_hold {
+        let comparison = if on_hold { "> 0" } else { "= 0" };
+        clauses.push(format!(
+            "jsonb_array_length(coalesce(c.pickup -> 'holds', '[]'::jsonb)) {comparison}"
+        ));
+    }
+    if let Some(day) = filter.pickup_lfd_by {
+        let placeholder = condition.bind(day.format("%Y-%m-%d").to_string());
+        clauses.push(format!(
+            "c.pod_full_out_at IS NULL AND (c.pickup ->> 'last_free_day') <= {placeholder}"
+        ));
+    }
+    clauses
 }

@@ -13,7 +13,7 @@ use tidemark_domain::{
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerEventIds, ContainerFilter, PageRequest, Paged, SearchEntry, SearchKind,
+    ContainerEventIds, ContainerFilter, PageRequest, Paged, PickupFilter, SearchEntry, SearchKind,
     ShipmentFilter, ShipmentSort, StoreError, StoreResult, TransportEventFilter,
 };
 use uuid::Uuid;
@@ -197,7 +197,7 @@ const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, seal_numbe
     iso_equipment_code, equipment_type, equipment_length, equipment_height, weight_in_lbs, \
     pod_arrived_at, pod_discharged_at, pod_full_out_at, final_destination_full_out_at, \
     empty_terminated_at, availability_known, available_for_pickup, current_status, created_at, \
-    updated_at, ref_numbers";
+    updated_at, ref_numbers, pickup, inland";
 
 fn container_from_row(row: &Row<'_>) -> rusqlite::Result<Container> {
     read_container(&mut Columns::new(row))
@@ -230,14 +230,24 @@ fn read_container(c: &mut Columns<'_, '_>) -> rusqlite::Result<Container> {
         created_at: c.ts()?,
         updated_at: c.ts()?,
         ref_numbers: c.strings()?,
+        pickup: {
+            let text: String = c.get()?;
+            serde_json::from_str(&text).map_err(|e| c.invalid(e.to_string()))?
+        },
+        inland: {
+            let text: String = c.get()?;
+            serde_json::from_str(&text).map_err(|e| c.invalid(e.to_string()))?
+        },
     })
 }
 
 fn upsert_container(tx: &Connection, c: &Container) -> StoreResult<()> {
     let ref_numbers = json(&c.ref_numbers)?;
+    let pickup = serde_json::to_string(&c.pickup).map_err(backend)?;
+    let inland = serde_json::to_string(&c.inland).map_err(backend)?;
     tx.prepare_cached(&format!(
         "INSERT INTO containers ({CONTAINER_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
-             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)
+             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)
              ON CONFLICT (id) DO UPDATE SET seal_number = excluded.seal_number,
                 pod_arrived_at = excluded.pod_arrived_at,
                 pod_discharged_at = excluded.pod_discharged_at,
@@ -246,6 +256,7 @@ fn upsert_container(tx: &Connection, c: &Container) -> StoreResult<()> {
                 empty_terminated_at = excluded.empty_terminated_at,
                 availability_known = excluded.availability_known,
                 available_for_pickup = excluded.available_for_pickup,
+                pickup = excluded.pickup, inland = excluded.inland,
                 current_status = excluded.current_status, updated_at = excluded.updated_at"
     ))
     .and_then(|mut stmt| {
@@ -271,6 +282,8 @@ fn upsert_container(tx: &Connection, c: &Container) -> StoreResult<()> {
             to_ts(c.created_at),
             to_ts(c.updated_at),
             ref_numbers,
+            pickup,
+            inland,
         ])
     })
     .map_err(backend)?;
@@ -810,6 +823,14 @@ pub fn list_shipments(
         );
         values.push(Value::Text(status.as_str().to_owned()));
     }
+    if !filter.pickup.is_empty() {
+        let mut inner = Vec::new();
+        pickup_clauses(&filter.pickup, &mut inner, &mut values);
+        clauses.push(format!(
+            "EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = s.id AND {})",
+            inner.join(" AND ")
+        ));
+    }
     if let Some(since) = filter.updated_since {
         clauses.push("s.updated_at >= ?".to_owned());
         values.push(Value::Text(to_ts(since)));
@@ -1035,6 +1056,7 @@ pub fn list_containers(
         clauses.push("s.customer_id = ?".to_owned());
         values.push(Value::Text(customer.0.to_string()));
     }
+    pickup_clauses(&filter.pickup, &mut clauses, &mut values);
     crate::custom_fields::filter_clauses(
         account,
         &filter.custom_fields,
@@ -1136,4 +1158,25 @@ pub fn shipments_due(
     )
     .and_then(Iterator::collect)
     .map_err(backend)
+}
+
+/// The clauses of a pick-up filter on containers aliased `c`.
+fn pickup_clauses(filter: &PickupFilter, clauses: &mut Vec<String>, values: &mut Vec<Value>) {
+    if let Some(available) = filter.available_for_pickup {
+        clauses.push("c.available_for_pickup = ?".to_owned());
+        values.push(Value::Integer(i64::from(available)));
+    }
+    if let Some(on_hold) = filter.on_hold {
+        let comparison = if on_hold { "> 0" } else { "= 0" };
+        clauses.push(format!(
+            "coalesce(json_array_length(c.pickup, '$.holds'), 0) {comparison}"
+        ));
+    }
+    if let Some(day) = filter.pickup_lfd_by {
+        clauses.push(
+            "c.pod_full_out_at IS NULL AND json_extract(c.pickup, '$.last_free_day') <= ?"
+                .to_owned(),
+        );
+        values.push(Value::Text(day.format("%Y-%m-%d").to_string()));
+    }
 }

@@ -1238,6 +1238,7 @@ fn carrier_report(milestones: Vec<Milestone>) -> CarrierReport {
     CarrierReport {
         pod_terminal: None,
         transport_document: None,
+        pickup: Vec::new(),
         containers: vec![
             ReportedContainer {
                 number: "TDMU1000001".to_owned(),

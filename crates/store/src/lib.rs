@@ -164,6 +164,8 @@ pub struct ShipmentFilter {
     /// Shipments not arrived yet whose ETA at the port of discharge is in this window
     /// (both ends included).
     pub arriving_between: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// Shipments with a container matching this.
+    pub pickup: PickupFilter,
     /// The order of the list.
     pub sort: ShipmentSort,
 }
@@ -193,6 +195,23 @@ pub struct ContainerFilter {
     pub customer: Option<PartyId>,
     /// Containers whose custom field values match every one of these.
     pub custom_fields: Vec<CustomFieldFilter>,
+    pub pickup: PickupFilter,
+}
+
+/// Containers by what they show about pick-up (for shipments: any of its containers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PickupFilter {
+    pub available_for_pickup: Option<bool>,
+    /// With (true) or without (false) a hold in force at the terminal.
+    pub on_hold: Option<bool>,
+    /// Not yet out, with a last free day on or before this day.
+    pub pickup_lfd_by: Option<chrono::NaiveDate>,
+}
+
+impl PickupFilter {
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 /// Which webhook notifications to list. Every set field must match.

@@ -46,6 +46,7 @@ fn a_322_free_time_status_gives_the_ramps_last_free_day() {
     assert_eq!(facts.last_free_day, NaiveDate::from_ymd_opt(2016, 6, 25));
     assert_eq!(facts.container.as_deref(), Some("HASU4316170"));
     assert_eq!(facts.location.as_deref(), Some("USCHI"));
+    assert!(facts.at_rail_ramp, "N1*RR names BNSF");
     assert_eq!(facts.available, None);
     assert!(facts.holds.is_empty());
     assert_eq!(
@@ -101,4 +102,22 @@ fn a_322_arrival_is_a_dcsa_arrival_with_its_n7_estimates() {
     assert_eq!(event.kind, EventKind::Transport);
     assert_eq!(event.dcsa_code, DcsaCode::Arri);
     assert_eq!(event.route_hint, None);
+}
+
+#[test]
+fn a_ramps_322_naming_its_railroad_is_a_rail_move() {
+    let interchange = read_fixture(ARRIVAL);
+    let status = only_status(&interchange);
+
+    let transport = status.transport.as_ref().expect("N1*RR names the railroad");
+    assert_eq!(
+        transport.mode,
+        Some(tidemark_carriers::ModeOfTransport::Rail)
+    );
+    assert_eq!(transport.code.as_deref(), Some("BNSF"));
+    let event = status.to_carrier_event().expect("A is an arrival");
+    assert_eq!(
+        event.mode_of_transport(),
+        Some(tidemark_carriers::ModeOfTransport::Rail)
+    );
 }

@@ -76,6 +76,9 @@ fn event_filter(query: &QueryParams) -> Result<TransportEventFilter, ApiError> {
         ("filter[scac]" = Option<String>, Query),
         ("filter[updated_since]" = Option<String>, Query, description = "ISO 8601"),
         ("filter[custom_fields][api_slug]" = Option<String>, Query, description = "a custom field value; put the field's api_slug in place of api_slug (up to 5 such filters)"),
+        ("filter[available_for_pickup]" = Option<bool>, Query),
+        ("filter[on_hold]" = Option<bool>, Query, description = "with (true) or without (false) a hold in force at the terminal"),
+        ("filter[pickup_lfd_within_days]" = Option<u32>, Query, description = "not yet out, with a last free day at most this many days from today (UTC); past ones included"),
         ("include" = Option<String>, Query, description = "shipment"),
         ("page[number]" = Option<u32>, Query), ("page[size]" = Option<u32>, Query),
     ),
@@ -114,6 +117,7 @@ async fn list(
             &query,
         )
         .await?,
+        pickup: pickup_filter(&state, &query)?,
     };
     let found = state
         .store
@@ -529,4 +533,16 @@ async fn refresh(
     Ok(crate::api::jsonapi::json_body(&RefreshStarted {
         message: "Started refresh for Shipping line",
     }))
+}
+
+/// `filter[available_for_pickup]`, `filter[on_hold]` and `filter[pickup_lfd_within_days]`.
+fn pickup_filter(
+    state: &AppState,
+    query: &QueryParams,
+) -> Result<tidemark_store::PickupFilter, ApiError> {
+    Ok(tidemark_store::PickupFilter {
+        available_for_pickup: query.flag("filter[available_for_pickup]")?,
+        on_hold: query.flag("filter[on_hold]")?,
+        pickup_lfd_by: super::shipments::pickup_lfd_by(query, state.clock.now())?,
+    })
 }

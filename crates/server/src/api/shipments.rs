@@ -95,7 +95,38 @@ fn filter_from(query: &QueryParams, now: DateTime<Utc>) -> Result<ShipmentFilter
         updated_since: query.time("filter[updated_since]")?,
         customer: query.id("filter[customer_id]")?.map(PartyId),
         custom_fields: Vec::new(),
+        pickup: tidemark_store::PickupFilter {
+            available_for_pickup: query.flag("filter[available_for_pickup]")?,
+            on_hold: query.flag("filter[on_hold]")?,
+            pickup_lfd_by: pickup_lfd_by(query, now)?,
+        },
     })
+}
+
+/// `filter[pickup_lfd_within_days]=N`: containers not yet out whose last free day is at
+/// most today (UTC) plus N days.
+pub(crate) fn pickup_lfd_by(
+    query: &QueryParams,
+    now: DateTime<Utc>,
+) -> Result<Option<chrono::NaiveDate>, ApiError> {
+    const NAME: &str = "filter[pickup_lfd_within_days]";
+    query
+        .filter(NAME)
+        .map(|value| {
+            value
+                .parse::<u16>()
+                .map(|days| now.date_naive() + chrono::Duration::days(i64::from(days)))
+                .map_err(|_| {
+                    ApiError::parameter(
+                        NAME,
+                        "invalid_filter",
+                        format!(
+                            "{NAME} must be a whole number of days (0 to 65535); got {value:?}."
+                        ),
+                    )
+                })
+        })
+        .transpose()
 }
 
 async fn document(
@@ -142,6 +173,9 @@ async fn document_with(
         ("filter[updated_since]" = Option<String>, Query, description = "ISO 8601"),
         ("filter[tag]" = Option<String>, Query, description = "Shipments carrying this tag (ignoring case)"),
         ("filter[arriving_within_days]" = Option<u32>, Query, description = "Shipments not arrived yet whose ETA at the port of discharge is within this many days from now"),
+        ("filter[available_for_pickup]" = Option<bool>, Query, description = "Shipments with a container available (true) or not (false)"),
+        ("filter[on_hold]" = Option<bool>, Query, description = "Shipments with a container held (true) or with one not held (false) at the terminal"),
+        ("filter[pickup_lfd_within_days]" = Option<u32>, Query, description = "Shipments with a container not yet out whose last free day is at most this many days from today (UTC); past ones included"),
         ("sort" = Option<String>, Query, description = "-created_at (default, newest first), pod_eta_at (soonest ETA first) or -pod_eta_at; shipments without an ETA last"),
         ("filter[custom_fields][api_slug]" = Option<String>, Query, description = "a custom field value; put the field's api_slug in place of api_slug (up to 5 such filters)"),
         ("include" = Option<String>, Query, description = "containers, port_of_lading, port_of_discharge, destination"),

@@ -44,6 +44,12 @@ pub struct BoardQuery {
     /// Days: shipments not arrived yet with an ETA within this many days.
     #[serde(default)]
     arriving: String,
+    /// `available`, `held` or empty: shipments with a container available, or on hold.
+    #[serde(default)]
+    pickup: String,
+    /// Days: shipments with a container not yet out whose last free day is this close.
+    #[serde(default)]
+    lfd: String,
     /// A shipment custom field's api_slug, and the value it must have.
     #[serde(default)]
     field: String,
@@ -75,6 +81,20 @@ impl BoardQuery {
         };
         let sort = shipments::sort_named(&self.sort)
             .ok_or_else(|| format!("Unknown order {:?}.", self.sort))?;
+        let pickup_lfd_by = match non_empty(&self.lfd) {
+            None => None,
+            Some(days) => {
+                let days: u16 = days.parse().map_err(|_| {
+                    format!("Last free day within must be a whole number of days; got {days:?}.")
+                })?;
+                Some(now.date_naive() + chrono::Duration::days(i64::from(days)))
+            }
+        };
+        let pickup = tidemark_store::PickupFilter {
+            available_for_pickup: (self.pickup == "available").then_some(true),
+            on_hold: (self.pickup == "held").then_some(true),
+            pickup_lfd_by,
+        };
         Ok(ShipmentFilter {
             q: non_empty(&self.q),
             scac: non_empty(&self.carrier).map(|s| s.to_uppercase()),
@@ -89,6 +109,7 @@ impl BoardQuery {
             tag: non_empty(&self.tag),
             arriving_between,
             sort,
+            pickup,
             ..ShipmentFilter::default()
         })
     }
@@ -124,6 +145,8 @@ impl BoardQuery {
             ("tracking", &self.tracking),
             ("tag", &self.tag),
             ("arriving", &self.arriving),
+            ("pickup", &self.pickup),
+            ("lfd", &self.lfd),
             ("field", &self.field),
             ("value", &self.value),
             ("sort", &self.sort),
@@ -305,7 +328,7 @@ fn rows_markup(app: &App, query: &BoardQuery, page: &BoardPage) -> Markup {
     html! {
         tbody #board-rows hx-get=(refresh) hx-trigger={"every " (REFRESH_SECONDS) "s"} hx-swap="outerHTML" {
             @if page.rows.is_empty() {
-                tr { td colspan="8" { "No shipments match." } }
+                tr { td colspan="11" { "No shipments match." } }
             }
             @for (shipment, containers) in &page.rows {
                 tr {
@@ -335,10 +358,55 @@ fn rows_markup(app: &App, query: &BoardQuery, page: &BoardPage) -> Markup {
                         }
                     }
                     td { (status_of(shipment, containers)) }
+                    td { @for container in containers { (availability(container)) br; } }
+                    td { @for container in containers { (holds(container)) br; } }
+                    td { @for container in containers { (lfd_left(app, container)) br; } }
                 }
             }
         }
     }
+}
+
+/// "yes", "no" or "unknown" (no terminal or feed has said yet).
+pub(super) fn availability(container: &Container) -> &'static str {
+    match (container.availability_known, container.available_for_pickup) {
+        (_, true) => "yes",
+        (true, false) => "no",
+        (false, false) => "unknown",
+    }
+}
+
+/// The holds in force, by name ("customs, freight"), or "none".
+pub(super) fn holds(container: &Container) -> String {
+    if container.pickup.holds.is_empty() {
+        return "none".to_owned();
+    }
+    container
+        .pickup
+        .holds
+        .iter()
+        .map(|hold| match hold.status.as_str() {
+            "pending" => format!("{} (pending)", hold.name),
+            _ => hold.name.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The last free day with the days left ("2026-03-06 (3 days left)", "… (2 days ago)").
+pub(super) fn lfd_left(app: &App, container: &Container) -> String {
+    let Some(day) = container.pickup.last_free_day else {
+        return String::new();
+    };
+    let left = (day - app.clock.now().date_naive()).num_days();
+    let when = match left {
+        0 => "today".to_owned(),
+        1 => "1 day left".to_owned(),
+        n if n > 1 => format!("{n} days left"),
+        -1 => "1 day ago".to_owned(),
+        n => format!("{} days ago", -n),
+    };
+    format!("{day} ({when})")
 }
 
 fn pager(query: &BoardQuery, total: u64) -> Markup {
@@ -397,6 +465,11 @@ fn filters(query: &BoardQuery, fields: &[(String, String)]) -> Markup {
                 (choices("tracking", &query.tracking, &[("", "all"), ("tracking", "being tracked"), ("stopped", "stopped")]))
             }
             div { label for="arriving" { "Arriving within (days)" } input #arriving name="arriving" inputmode="numeric" value=(query.arriving) size="4"; }
+            div {
+                label for="pickup" { "Pick-up" }
+                (choices("pickup", &query.pickup, &[("", "any"), ("available", "available"), ("held", "on hold")]))
+            }
+            div { label for="lfd" { "LFD within (days)" } input #lfd name="lfd" inputmode="numeric" value=(query.lfd) size="4"; }
             div { label for="tag" { "Tag" } input #tag name="tag" value=(query.tag) size="10"; }
             @if !fields.is_empty() {
                 div { label for="field" { "Custom field" } (choices("field", &query.field, &field_options)) }
@@ -430,6 +503,8 @@ pub fn render(app: &App, session: &Session, query: &BoardQuery, page: &BoardPage
                             a href={"/?" (query.sorted_by_eta())} { "ETA (port time)" }
                         }
                         th scope="col" { "Last event" } th scope="col" { "Status" }
+                        th scope="col" { "Available" } th scope="col" { "Holds" }
+                        th scope="col" { "LFD (days left)" }
                     }
                 }
                 (rows_markup(app, query, page))

@@ -57,6 +57,58 @@ fn when(app: &App, locode: Option<&str>, at: Option<DateTime<Utc>>) -> String {
 /// A milestone: its name, when it happened, when it is expected.
 type Milestone = (&'static str, Option<DateTime<Utc>>, Option<DateTime<Utc>>);
 
+/// Can the container be picked up, and if not why; by when; what it costs; when.
+fn pickup_panel(app: &App, pod: Option<&str>, container: &Container) -> Markup {
+    let facts = &container.pickup;
+    html! {
+        section.pickup aria-label={"Pick-up of " (container.number)} {
+            h3 { (container.number) }
+            dl {
+                dt { "Available" }
+                dd {
+                    (super::board::availability(container))
+                    @if !container.available_for_pickup && !facts.holds.is_empty() { " — on hold" }
+                    @if container.pod_full_out_at.is_some() { " (picked up)" }
+                }
+                dt { "Holds" }
+                dd {
+                    @if facts.holds.is_empty() { "none" }
+                    @else {
+                        ul {
+                            @for hold in &facts.holds {
+                                li { strong { (hold.name) } " (" (hold.status) ")" @if !hold.description.is_empty() { ": " (hold.description) } }
+                            }
+                        }
+                    }
+                }
+                dt { "Last free day" }
+                dd {
+                    @let left = super::board::lfd_left(app, container);
+                    @if left.is_empty() { "unknown" } @else { (left) }
+                    @if let Some(line) = facts.line_last_free_day { br; span.muted { "line's: " (line) } }
+                    @if let Some(rail) = facts.rail_last_free_day { br; span.muted { "rail ramp's: " (rail) } }
+                }
+                dt { "Fees" }
+                dd {
+                    @if facts.fees.is_empty() { "none reported" }
+                    @else {
+                        ul {
+                            @for fee in &facts.fees {
+                                li { (fee.kind.replace('_', " ")) ": " (fee.amount.as_deref().unwrap_or("amount not given")) " " (fee.currency_code.as_deref().unwrap_or("")) }
+                            }
+                        }
+                    }
+                }
+                dt { "Appointment" }
+                dd { (when(app, pod, facts.appointment_at)) }
+                @if let Some(location) = &facts.location { dt { "Yard place" } dd { (location) } }
+                dt { "Last reported" }
+                dd { (when(app, pod, facts.checked_at)) }
+            }
+        }
+    }
+}
+
 /// One container's milestones.
 fn milestones(shipment: &Shipment, container: &Container) -> [Milestone; 6] {
     [
@@ -401,10 +453,14 @@ async fn render(
                             td { (container.number) }
                             td { (container.equipment_type.as_deref().unwrap_or("")) " " (container.equipment_length.map(|l| l.to_string()).unwrap_or_default()) }
                             td { (container.current_status.as_str().replace('_', " ")) }
-                            td { @if container.available_for_pickup { "yes" } @else if container.availability_known { "no" } @else { "unknown" } }
+                            td { (super::board::availability(container)) }
                         }
                     }
                 }
+            }
+            h2 { "Pick-up" }
+            @for container in &containers {
+                (pickup_panel(app, pod, container))
             }
             h2 { "Timeline" }
             @for container in &containers {

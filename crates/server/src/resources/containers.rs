@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
+use tidemark_domain::pickup::LfdSource;
 use tidemark_domain::{AccountId, Container, ContainerId, RawEventId, Shipment, TransportEvent};
 use tidemark_store::{ContainerEventIds, StoreError};
 use utoipa::ToSchema;
@@ -24,10 +25,13 @@ pub struct ContainerAttributes {
     pub equipment_length: Option<u32>,
     pub equipment_height: Option<String>,
     pub weight_in_lbs: Option<u32>,
-    /// Terminal data is not collected yet: always empty.
-    pub fees_at_pod_terminal: Vec<Value>,
-    /// Terminal data is not collected yet: always empty.
-    pub holds_at_pod_terminal: Vec<Value>,
+    /// Fees owed at the terminal (`{type, amount, currency_code}`), as terminals and EDI
+    /// report them.
+    #[schema(value_type = Vec<Object>)]
+    pub fees_at_pod_terminal: Vec<tidemark_domain::pickup::PickupFee>,
+    /// Holds in force at the terminal (`{name, status, description}`).
+    #[schema(value_type = Vec<Object>)]
+    pub holds_at_pod_terminal: Vec<tidemark_domain::pickup::PickupHold>,
     #[serde(with = "timestamp::option")]
     pub pickup_lfd: Option<DateTime<Utc>>,
     #[serde(with = "timestamp::option")]
@@ -56,10 +60,10 @@ pub struct ContainerAttributes {
     /// Terminal data (not collected yet: DCSA Track & Trace has none), always null.
     #[serde(with = "timestamp::option")]
     pub pod_last_tracking_request_at: Option<DateTime<Utc>>,
-    /// Terminal data, always null for now.
+    /// When a terminal or an EDI status last reported on the container.
     #[serde(with = "timestamp::option")]
     pub terminal_checked_at: Option<DateTime<Utc>>,
-    /// Terminal data, always null for now.
+    /// The yard place the terminal reported.
     pub location_at_pod_terminal: Option<String>,
     /// Terminal data, always null for now.
     pub pod_full_out_chassis_number: Option<String>,
@@ -73,8 +77,9 @@ pub struct ContainerAttributes {
     pub not_collected: NotCollected,
 }
 
-/// Container attributes Terminal49 sends that Tidemark has no source for yet: terminal
-/// deadlines, origin gate and load times, delivery, and rail legs.
+/// Container attributes Terminal49 sends that Tidemark fills only when a source says:
+/// import deadlines and the rail leg (from terminals, EDI and rail milestones); origin gate
+/// and load times, delivery and the rail carriers' SCACs stay null.
 #[derive(Debug, Default, Serialize, ToSchema)]
 pub struct NotCollected {
     pub import_deadlines: ImportDeadlines,
@@ -96,9 +101,8 @@ pub struct NotCollected {
     pub rail_last_tracking_request_at: Option<String>,
 }
 
-/// The last free days for pickup, by who reported them. Terminal49 always sends the object,
-/// each member null when unknown; Tidemark collects no terminal, rail or line deadlines yet,
-/// so every member is null.
+/// The last free days for pickup, by who reported them (terminals and EDI: 322 `NF`,
+/// IFTSTA). Terminal49 always sends the object, each member null when unknown.
 #[derive(Debug, Default, Serialize, ToSchema)]
 pub struct ImportDeadlines {
     /// The terminal's last free day before demurrage (time zone: `pod_timezone`).
@@ -110,6 +114,19 @@ pub struct ImportDeadlines {
     /// The shipping line's last free day.
     #[serde(with = "timestamp::option")]
     pub pickup_lfd_line: Option<DateTime<Utc>>,
+}
+
+/// A last free day as Terminal49 shows it: the start of that day where the container is
+/// (the port of discharge's zone, else UTC), in UTC.
+fn start_of(day: Option<chrono::NaiveDate>, zone: Option<&str>) -> Option<DateTime<Utc>> {
+    let midnight = day?.and_hms_opt(0, 0, 0)?;
+    match zone.and_then(|zone| zone.parse::<chrono_tz::Tz>().ok()) {
+        Some(zone) => midnight
+            .and_local_timezone(zone)
+            .earliest()
+            .map(|at| at.with_timezone(&Utc)),
+        None => Some(midnight.and_utc()),
+    }
 }
 
 pub struct ContainerResource<'a> {
@@ -179,10 +196,10 @@ impl Resource for ContainerResource<'_> {
             equipment_length: c.equipment_length,
             equipment_height: c.equipment_height.clone(),
             weight_in_lbs: c.weight_in_lbs,
-            fees_at_pod_terminal: Vec::new(),
-            holds_at_pod_terminal: Vec::new(),
-            pickup_lfd: None,
-            pickup_appointment_at: None,
+            fees_at_pod_terminal: c.pickup.fees.clone(),
+            holds_at_pod_terminal: c.pickup.holds.clone(),
+            pickup_lfd: start_of(c.pickup.last_free_day, pod_zone.as_deref()),
+            pickup_appointment_at: c.pickup.appointment_at,
             availability_known: c.availability_known,
             available_for_pickup: c.available_for_pickup,
             pod_arrived_at: c.pod_arrived_at,
@@ -194,18 +211,39 @@ impl Resource for ContainerResource<'_> {
                 .final_destination_full_out_at
                 .and(destination_zone.clone()),
             empty_terminated_timezone: c.empty_terminated_at.and(destination_zone),
-            pod_timezone: pod_zone,
+            pod_timezone: pod_zone.clone(),
             current_status: c.current_status.as_str(),
             ref_numbers: c.ref_numbers.clone(),
             shipment_last_tracking_request_at: self
                 .shipment
                 .and_then(|s| s.line_tracking_last_attempted_at),
             pod_last_tracking_request_at: None,
-            terminal_checked_at: None,
-            location_at_pod_terminal: None,
+            terminal_checked_at: c.pickup.checked_at,
+            location_at_pod_terminal: c.pickup.location.clone(),
             pod_full_out_chassis_number: None,
             pol_vessel_departed_at: self.shipment.and_then(|s| s.pol_atd_at),
-            not_collected: NotCollected::default(),
+            not_collected: NotCollected {
+                import_deadlines: ImportDeadlines {
+                    pickup_lfd_terminal: start_of(
+                        (c.pickup.lfd_source == LfdSource::Terminal)
+                            .then_some(c.pickup.last_free_day)
+                            .flatten(),
+                        pod_zone.as_deref(),
+                    ),
+                    pickup_lfd_rail: start_of(c.pickup.rail_last_free_day, pod_zone.as_deref()),
+                    pickup_lfd_line: start_of(c.pickup.line_last_free_day, pod_zone.as_deref()),
+                },
+                ind_facility_lfd_on: c
+                    .pickup
+                    .rail_last_free_day
+                    .map(|day| day.format("%Y-%m-%d").to_string()),
+                ind_eta_at: c.inland.ind_eta_at.map(timestamp::format),
+                ind_ata_at: c.inland.ind_ata_at.map(timestamp::format),
+                ind_rail_unloaded_at: c.inland.ind_rail_unloaded_at.map(timestamp::format),
+                pod_rail_loaded_at: c.inland.pod_rail_loaded_at.map(timestamp::format),
+                pod_rail_departed_at: c.inland.pod_rail_departed_at.map(timestamp::format),
+                ..NotCollected::default()
+            },
         }
     }
 

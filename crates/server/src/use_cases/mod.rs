@@ -9,6 +9,7 @@ pub mod email;
 pub mod parties;
 pub mod queue;
 pub mod search;
+pub mod terminals;
 pub mod tracking;
 pub mod vessels;
 pub mod webhooks;

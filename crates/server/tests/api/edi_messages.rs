@@ -5,6 +5,7 @@
 //! handled without losing anything.
 
 use axum::http::{Method, StatusCode};
+use chrono::{TimeZone, Utc};
 use serde_json::Value;
 
 use crate::helpers::TestApp;
@@ -28,6 +29,8 @@ on_both_backends!(
     bodies_that_are_not_edi_are_refused_or_recorded_as_rejected,
     each_interchange_is_acknowledged_in_its_own_syntax,
     interchanges_are_listed_by_status_and_seen_only_by_their_account,
+    a_ramps_arrival_and_last_free_day_show_on_the_container,
+    containers_are_listed_by_last_free_day_hold_and_availability,
 );
 
 const HAMSUD_DISCHARGED: &[u8] =
@@ -398,4 +401,95 @@ async fn interchanges_are_listed_by_status_and_seen_only_by_their_account(app: T
         )
         .await;
     assert_eq!(elsewhere.status, StatusCode::NOT_FOUND);
+}
+
+/// A container with its ramp's last free day (2016-06-25), on the clock of that summer.
+async fn container_with_a_ramp_last_free_day(app: &TestApp) -> (String, Value) {
+    const RAIL_ARRIVAL: &[u8] =
+        include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_rail_arrival.edi");
+    const LAST_FREE_DAY: &[u8] =
+        include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_last_free_day.edi");
+    // The guide's two examples share one control number; the second is renumbered (ISA13
+    // and IEA02 only) so that it counts as the next interchange, as it would in a feed.
+    let last_free_day = String::from_utf8(LAST_FREE_DAY.to_vec())
+        .unwrap()
+        .replace("053849086", "053849087");
+    // Then, not years later: a shipment long past its arrival stops being followed.
+    app.clock
+        .set(Utc.with_ymd_and_hms(2016, 5, 27, 12, 0, 0).unwrap());
+    let request = app.track("container", "HASU4316170", "SUDU").await;
+    posted(app, "application/edi-x12", RAIL_ARRIVAL).await;
+    app.run_pending_jobs().await;
+    let message = posted(app, "application/edi-x12", last_free_day.as_bytes()).await;
+    app.run_pending_jobs().await;
+    assert_eq!(message["attributes"]["status"], "processed", "{message}");
+    let shipment = shipment_of(app, &request).await;
+    let container = shipment["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "container")
+        .expect("the container")
+        .clone();
+    (container["id"].as_str().unwrap().to_owned(), container)
+}
+
+async fn a_ramps_arrival_and_last_free_day_show_on_the_container(app: TestApp) {
+    let (_, container) = container_with_a_ramp_last_free_day(&app).await;
+
+    let attributes = &container["attributes"];
+    assert!(
+        attributes["pickup_lfd"]
+            .as_str()
+            .is_some_and(|at| at.starts_with("2016-06-2")),
+        "{attributes}"
+    );
+    assert_eq!(
+        attributes["import_deadlines"]["pickup_lfd_rail"],
+        attributes["pickup_lfd"]
+    );
+    assert!(
+        attributes["terminal_checked_at"].is_string(),
+        "{attributes}"
+    );
+    assert_eq!(attributes["ind_facility_lfd_on"], "2016-06-25");
+    // The ramp's arrival (its 322 names the railroad) is the rail leg's, never the ship's
+    // (with no ocean route known yet it stays a raw event).
+    assert_eq!(attributes["pod_arrived_at"], Value::Null, "{attributes}");
+}
+
+async fn containers_are_listed_by_last_free_day_hold_and_availability(app: TestApp) {
+    let (id, _) = container_with_a_ramp_last_free_day(&app).await;
+    let ids = |list: Value| -> Vec<String> {
+        list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    app.clock
+        .set(Utc.with_ymd_and_hms(2016, 6, 20, 12, 0, 0).unwrap());
+
+    let within_7 = app
+        .get_ok("/v2/containers?filter[pickup_lfd_within_days]=7")
+        .await;
+    let within_3 = app
+        .get_ok("/v2/containers?filter[pickup_lfd_within_days]=3")
+        .await;
+    let not_held = app.get_ok("/v2/containers?filter[on_hold]=false").await;
+    let held = app.get_ok("/v2/containers?filter[on_hold]=true").await;
+    let available = app
+        .get_ok("/v2/containers?filter[available_for_pickup]=true")
+        .await;
+    let bad = app
+        .get("/v2/containers?filter[pickup_lfd_within_days]=soon")
+        .await;
+
+    assert_eq!(ids(within_7), vec![id.clone()]);
+    assert!(ids(within_3).is_empty());
+    assert_eq!(ids(not_held), vec![id]);
+    assert!(ids(held).is_empty());
+    assert!(ids(available).is_empty());
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
 }

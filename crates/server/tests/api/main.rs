@@ -25,6 +25,7 @@ mod dcsa3;
 mod document_actions;
 mod document_extraction;
 mod documents;
+mod edi_channels;
 mod edi_messages;
 mod email_imap;
 mod email_limits;

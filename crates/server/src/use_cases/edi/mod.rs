@@ -25,6 +25,8 @@ use uuid::Uuid;
 use crate::app::App;
 use crate::use_cases::queue::{self, JobKind};
 
+pub mod folder;
+
 /// The largest interchange accepted, as `tidemark_edi::Limits` reads it.
 pub const MAX_BYTES: usize = 16 * 1024 * 1024;
 
@@ -527,3 +529,98 @@ pub async fn acknowledgement(
 /// RFC 1767's media types for X12 and EDIFACT.
 pub const X12_MEDIA_TYPE: &str = "application/edi-x12";
 pub const EDIFACT_MEDIA_TYPE: &str = "application/edifact";
+
+/// What stored transactions say about containers' pick-up: one observation per terminal
+/// status (last free day, holds, fees, appointment, yard place), and each availability
+/// status as an `available` / `not_available` milestone. A last free day a rail ramp
+/// reports, or one reported away from the port of discharge (`pod`), is the rail's.
+pub fn pickup_of(
+    transactions: &[EdiTransactionRecord],
+    pod: Option<&str>,
+) -> (
+    Vec<tidemark_domain::pickup::PickupObservation>,
+    Vec<tidemark_domain::tracking_update::Milestone>,
+) {
+    use tidemark_domain::TransportEventName;
+    use tidemark_domain::pickup::{
+        HoldState, LfdSource, ObservedHold, PickupFee, PickupObservation,
+    };
+    use tidemark_edi::{HoldStatus, TerminalFacts};
+
+    let mut observations = Vec::new();
+    let mut milestones = Vec::new();
+    for transaction in transactions {
+        let facts: Vec<TerminalFacts> =
+            serde_json::from_value(transaction.facts.clone()).unwrap_or_default();
+        for fact in facts {
+            let Some(container) = fact.container.as_deref().map(number_key) else {
+                continue;
+            };
+            let observed_at = fact.observed_at.unwrap_or(transaction.created_at);
+            let away = fact.at_rail_ramp
+                || matches!((fact.location.as_deref(), pod), (Some(here), Some(pod)) if here != pod);
+            observations.push(PickupObservation {
+                container_number: container.clone(),
+                observed_at,
+                last_free_day: fact.last_free_day,
+                lfd_source: if away {
+                    LfdSource::Rail
+                } else {
+                    LfdSource::Terminal
+                },
+                holds: fact
+                    .holds
+                    .iter()
+                    .map(|hold| ObservedHold {
+                        name: hold.kind.as_str().to_owned(),
+                        state: match hold.status {
+                            HoldStatus::Hold => HoldState::Hold,
+                            HoldStatus::Pending => HoldState::Pending,
+                            HoldStatus::Released => HoldState::Released,
+                        },
+                        description: hold.description.clone(),
+                    })
+                    .collect(),
+                complete_holds: false,
+                fees: fact
+                    .fees
+                    .iter()
+                    .map(|fee| PickupFee {
+                        kind: serde_json::to_value(fee.kind)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_owned))
+                            .unwrap_or_else(|| "other".to_owned()),
+                        amount: fee.amount.clone(),
+                        currency_code: fee.currency.clone(),
+                    })
+                    .collect(),
+                complete_fees: false,
+                appointment_at: fact.appointment_at,
+                location: None,
+            });
+            if let Some(available) = fact.available {
+                milestones.push(tidemark_domain::tracking_update::Milestone {
+                    source_id: format!(
+                        "edi|{}|{}|{container}|{}",
+                        transaction.message_id,
+                        transaction.position,
+                        observed_at.timestamp()
+                    ),
+                    event: if available {
+                        TransportEventName::Available
+                    } else {
+                        TransportEventName::NotAvailable
+                    },
+                    container_number: Some(container),
+                    at: observed_at,
+                    location_locode: fact.location.clone(),
+                    vessel_name: None,
+                    vessel_imo: None,
+                    voyage_number: None,
+                    terminal_id: None,
+                });
+            }
+        }
+    }
+    (observations, milestones)
+}

@@ -1,7 +1,9 @@
 //! One received message: measured (parts, nesting, header lines: [`shape`]), parsed (MIME,
 //! with `mail-parser`), checked, recorded as an `email_submission`, its attachments stored
 //! as documents through the upload use case (so they are sniffed, size-checked,
-//! deduplicated and read like any upload).
+//! deduplicated and read like any upload). An attachment that is an EDI interchange (named
+//! `*.edi`, `*.x12`, `*.txt` or `*.edifact` and starting as one: [`is_edi_attachment`])
+//! is received as EDI instead ([`crate::use_cases::edi::receive`], channel `email`).
 //!
 //! Everything recorded of a message is cut to a few KB (at a character boundary), so a list
 //! of submissions stays small whatever was sent.
@@ -17,6 +19,7 @@ use super::shape::{self, Bounds};
 use crate::app::App;
 use crate::use_cases::documents::process::link_numbers;
 use crate::use_cases::documents::upload::{self, NewDocument};
+use crate::use_cases::edi;
 
 /// The part of a text body kept on the submission, in bytes.
 const MAX_BODY_BYTES: usize = 20_000;
@@ -43,15 +46,35 @@ const MAX_NOTE_NAME_BYTES: usize = 200;
 
 /// `status` of a submission whose attachments are being stored.
 pub const RECEIVED: &str = "received";
-/// `status` of a submission of which at least one attachment became a document.
+/// `status` of a submission of which at least one attachment became a document or an EDI
+/// interchange.
 pub const PROCESSED: &str = "processed";
 /// `status` of a submission of which nothing was kept.
 pub const REJECTED: &str = "rejected";
 
+/// Extensions of attachments read as EDI when their bytes start as an interchange.
+const EDI_EXTENSIONS: &[&str] = &["edi", "x12", "txt", "edifact"];
+
+/// Whether an attachment is an EDI interchange: named `*.edi`, `*.x12`, `*.txt` or
+/// `*.edifact` (any case), with bytes that start as one
+/// ([`looks_like_edi`](edi::looks_like_edi)). Anything else stays a document.
+pub fn is_edi_attachment(file_name: &str, bytes: &[u8]) -> bool {
+    let named = std::path::Path::new(file_name)
+        .extension()
+        .and_then(|extension| extension.to_str())
+        .is_some_and(|extension| {
+            EDI_EXTENSIONS
+                .iter()
+                .any(|edi| extension.eq_ignore_ascii_case(edi))
+        });
+    named && edi::looks_like_edi(bytes)
+}
+
 /// What happened to a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ingested {
-    /// Recorded; `documents` of its attachments became documents.
+    /// Recorded; `documents` of its attachments became documents (its EDI interchanges are
+    /// counted in its `status_reason`).
     Processed { submission: Uuid, documents: usize },
     /// Recorded as rejected, with the reason.
     Rejected { submission: Uuid, reason: String },
@@ -211,9 +234,31 @@ pub async fn ingest(app: &App, arrival: Arrival<'_>, raw: &[u8]) -> Result<Inges
         return Ok(Ingested::AlreadyRecorded);
     }
     let mut kept = 0;
+    let mut interchanges = 0usize;
     let mut notes = Vec::new();
     for (file_name, declared, bytes) in attachments {
         let shown = clip(&file_name, MAX_NOTE_NAME_BYTES);
+        if is_edi_attachment(&file_name, &bytes) {
+            let inbound = edi::Inbound {
+                channel: edi::Channel::Email,
+                source_name: Some(clip(&file_name, MAX_NOTE_NAME_BYTES)),
+                create_shipments: false,
+            };
+            match edi::receive(app, account, &inbound, &bytes).await {
+                Ok(message) => {
+                    interchanges += 1;
+                    if message.status == "rejected" {
+                        notes.push(format!("{shown}: EDI message {} was rejected", message.id));
+                    }
+                }
+                Err(edi::ReceiveError::Store(error)) => {
+                    tracing::warn!(error = ?error, "cannot store an emailed EDI interchange");
+                    notes.push(format!("{shown}: EDI interchange not stored ({error})"));
+                }
+                Err(error) => notes.push(format!("{shown}: {error}")),
+            }
+            continue;
+        }
         let new = NewDocument {
             account,
             uploaded_by: None,
@@ -238,7 +283,14 @@ pub async fn ingest(app: &App, arrival: Arrival<'_>, raw: &[u8]) -> Result<Inges
             "{unread} more attachment(s) not read: at most {MAX_ATTACHMENTS} are"
         ));
     }
-    let (status, reason) = if kept == 0 {
+    if interchanges > 0 {
+        // First, so the listing of notes never cuts it off.
+        notes.insert(
+            0,
+            format!("{interchanges} EDI interchange(s) received as EDI messages"),
+        );
+    }
+    let (status, reason) = if kept == 0 && interchanges == 0 {
         (
             REJECTED,
             Some(clip(
@@ -264,7 +316,7 @@ pub async fn ingest(app: &App, arrival: Arrival<'_>, raw: &[u8]) -> Result<Inges
         tracing::warn!(error = ?error, "cannot queue webhook deliveries");
     }
     Ok(match reason {
-        Some(reason) if kept == 0 => Ingested::Rejected {
+        Some(reason) if kept == 0 && interchanges == 0 => Ingested::Rejected {
             submission: submission.id,
             reason,
         },
@@ -510,6 +562,24 @@ mod tests {
         assert!(reason.ends_with("; … and 799990 more"), "{reason}");
         assert!(reason.len() <= MAX_REASON_BYTES);
         assert!(summary(&["x".repeat(10 * MAX_REASON_BYTES)]).len() <= MAX_REASON_BYTES);
+    }
+
+    #[test]
+    fn an_attachment_is_edi_when_named_so_and_starting_as_an_interchange() {
+        let x12 = b"ISA*00*          *00*          *ZZ*HAMSUD";
+        let edifact = b"\xEF\xBB\xBFUNB+UNOA:2+SENDER";
+
+        assert!(is_edi_attachment("status.edi", x12));
+        assert!(is_edi_attachment("STATUS.X12", x12));
+        assert!(is_edi_attachment("315.Txt", x12));
+        assert!(is_edi_attachment("iftsta.EDIFACT", edifact));
+        assert!(!is_edi_attachment("status.pdf", x12));
+        assert!(!is_edi_attachment("status", x12));
+        assert!(!is_edi_attachment(
+            "notes.txt",
+            b"Dear customer, ISA is late"
+        ));
+        assert!(!is_edi_attachment("empty.edi", b""));
     }
 
     #[test]

@@ -349,7 +349,11 @@ async fn apply_edi_to(
         }
     }
     snapshot.keep_about(&query_of(request.request_type, &request.request_number));
-    if snapshot.events.is_empty() {
+    let pod = shipment
+        .as_ref()
+        .and_then(|s| s.port_of_discharge_locode.clone());
+    let (pickup, availability) = crate::use_cases::edi::pickup_of(&transactions, pod.as_deref());
+    if snapshot.events.is_empty() && (shipment.is_none() || pickup.is_empty()) {
         if shipment.is_none() && request.polled_at.is_none() && fed_by_edi(app, &request.scac) {
             // Waits as `pending` for the line's first interchange naming it.
             request.polled_at = Some(now);
@@ -358,7 +362,9 @@ async fn apply_edi_to(
         return Ok(PollOutcome::Skipped);
     }
     let account = request.account_id;
-    let report = report::from_snapshot(&snapshot, app.reference);
+    let mut report = report::from_snapshot(&snapshot, app.reference);
+    report.pickup = pickup;
+    report.milestones.extend(availability);
     let outcome =
         record_found(app, status_before, read_at, request, shipment, &report, now).await?;
     app.store.mark_edi_matched(account, &numbers, now).await?;

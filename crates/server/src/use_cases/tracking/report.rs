@@ -553,6 +553,7 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> C
         port_of_discharge: route.port_of_discharge,
         destination: route.place_of_delivery,
         transport_document,
+        pickup: Vec::new(),
         milestones,
     }
 }
