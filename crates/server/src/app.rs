@@ -48,6 +48,8 @@ pub struct App {
     /// When this process loaded its settings (by the injected clock): the settings'
     /// "last updated" time, as in `GET /v2/webhooks/ips`.
     pub started_at: chrono::DateTime<chrono::Utc>,
+    /// The terminals asked about discharged containers (`[terminals.<id>]` and the sandbox).
+    pub terminals: crate::use_cases::terminals::Terminals,
 }
 
 /// The axum state: a cheap handle on the one [`App`].
@@ -85,7 +87,22 @@ impl App {
                     .unwrap_or_else(|_| chrono::Duration::minutes(5)),
             ))
         });
+        let terminals = crate::use_cases::terminals::Terminals::from_config(
+            &config.terminals,
+            Arc::clone(&clock),
+            crate::use_cases::terminals::no_discharges(),
+        )
+        .unwrap_or_else(|error| {
+            tracing::error!(%error, "the configured terminals cannot be built; only the sandbox's is asked");
+            crate::use_cases::terminals::Terminals::from_config(
+                &[],
+                Arc::clone(&clock),
+                crate::use_cases::terminals::no_discharges(),
+            )
+            .expect("the sandbox terminal needs no client")
+        });
         Self {
+            terminals,
             started_at: clock.now(),
             sandbox_ais,
             documents,

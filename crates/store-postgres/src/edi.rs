@@ -119,6 +119,7 @@ impl EdiStore for PgStore {
         m: &EdiMessage,
         interchange_key: Option<&str>,
         transactions: &[EdiTransactionRecord],
+        jobs: &[NewJob],
     ) -> StoreResult<EdiFinish> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(backend)?;
@@ -252,6 +253,9 @@ impl EdiStore for PgStore {
             .await
             .map_err(backend)?;
         }
+        for job in jobs {
+            crate::jobs::enqueue(&tx, job, m.updated_at).await?;
+        }
         tx.commit().await.map_err(backend)?;
         Ok(EdiFinish::Finished)
     }
@@ -369,32 +373,30 @@ impl EdiStore for PgStore {
         if numbers.is_empty() {
             return Ok(());
         }
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(backend)?;
-        let changed = tx
-            .execute(
-                "UPDATE edi_transactions SET matched = true
-                 WHERE NOT matched AND (message_id, position) IN (
-                     SELECT message_id, position FROM edi_references
-                     WHERE account_id = $1 AND number = ANY($2))",
-                &[&account.0, &numbers],
+        // A row flips once (a second writer waits for the first and finds it matched), so
+        // lowering `unmatched` by the rows flipped keeps it exact without counting the
+        // interchange again.
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(
+                "WITH flipped AS (
+                     UPDATE edi_transactions SET matched = true
+                     WHERE NOT matched AND (message_id, position) IN (
+                         SELECT message_id, position FROM edi_references
+                         WHERE account_id = $1 AND number = ANY($2::text[]))
+                     RETURNING message_id)
+                 UPDATE edi_messages m SET unmatched = greatest(m.unmatched - f.count, 0),
+                        updated_at = $3
+                 FROM (SELECT message_id, count(*)::int AS count FROM flipped
+                       GROUP BY message_id) f
+                 WHERE m.id = f.message_id AND m.account_id = $1",
             )
             .await
             .map_err(backend)?;
-        if changed > 0 {
-            tx.execute(
-                "UPDATE edi_messages m SET updated_at = $3, unmatched = (
-                     SELECT count(*) FROM edi_transactions t
-                     WHERE t.message_id = m.id AND NOT t.matched)
-                 WHERE m.account_id = $1 AND m.id IN (
-                     SELECT message_id FROM edi_references
-                     WHERE account_id = $1 AND number = ANY($2))",
-                &[&account.0, &numbers, &at],
-            )
+        client
+            .execute(&statement, &[&account.0, &numbers, &at])
             .await
             .map_err(backend)?;
-        }
-        tx.commit().await.map_err(backend)?;
         Ok(())
     }
 
@@ -407,28 +409,37 @@ impl EdiStore for PgStore {
             return Ok(Vec::new());
         }
         let columns = crate::tracking_requests::COLUMNS;
-        query_all(
-            &self.client().await?,
-            &format!(
-                "SELECT {columns}, found_by FROM (
+        // Planned for these numbers each time, never from the statement cache: a generic
+        // plan tests `= ANY($2)` against each candidate row by walking the array (thousands
+        // of numbers an interchange), where a custom plan hashes it or searches the index
+        // (510 ms against 5 ms for 3,000 numbers and 10,000 requests without statistics).
+        let rows = self
+            .client()
+            .await?
+            .query(
+                &format!(
+                    "SELECT {columns}, found_by FROM (
                      SELECT t.*, upper(t.request_number) AS found_by FROM tracking_requests t
                      WHERE t.account_id = $1
                        AND t.status IN ('pending', 'awaiting_manifest', 'created')
-                       AND upper(t.request_number) = ANY($2)
+                       AND upper(t.request_number) = ANY($2::text[])
                      UNION ALL
                      SELECT t.*, c.number AS found_by FROM containers c
                      JOIN tracking_requests t ON t.shipment_id = c.shipment_id
-                     WHERE c.account_id = $1 AND c.number = ANY($2)
+                     WHERE c.account_id = $1 AND c.number = ANY($2::text[])
                        AND t.status IN ('pending', 'awaiting_manifest', 'created')) found
                  ORDER BY id"
-            ),
-            &[&account.0, &numbers],
-            |row| {
+                ),
+                &[&account.0, &numbers],
+            )
+            .await
+            .map_err(backend)?;
+        rows.iter()
+            .map(|row| {
                 let found_by: String = row.try_get(18).map_err(backend)?;
                 Ok((found_by, crate::tracking_requests::from_row(row)?))
-            },
-        )
-        .await
+            })
+            .collect()
     }
 }
 

@@ -670,6 +670,23 @@ impl Store for PgStore {
         shipments::containers_of_shipments(&self.client().await?, shipments).await
     }
 
+    async fn containers_awaiting_pickup(
+        &self,
+        ports: Option<&[String]>,
+        scac: Option<&str>,
+        checked_before: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<Container>> {
+        shipments::containers_awaiting_pickup(
+            &self.client().await?,
+            ports,
+            scac,
+            checked_before,
+            limit,
+        )
+        .await
+    }
+
     async fn transport_events_of_shipment(
         &self,
         shipment: ShipmentId,

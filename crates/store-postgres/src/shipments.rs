@@ -1343,3 +1343,32 @@ fn pickup_clauses(filter: &PickupFilter, condition: &mut Condition) -> Vec<Strin
     }
     clauses
 }
+
+/// See `Store::containers_awaiting_pickup`.
+pub async fn containers_awaiting_pickup(
+    client: &impl GenericClient,
+    ports: Option<&[String]>,
+    scac: Option<&str>,
+    checked_before: DateTime<Utc>,
+    limit: u32,
+) -> StoreResult<Vec<Container>> {
+    let ports: Option<Vec<String>> = ports.map(<[String]>::to_vec);
+    query_all(
+        client,
+        &format!(
+            "SELECT {} FROM containers c JOIN shipments s ON s.id = c.shipment_id
+             WHERE s.line_tracking_stopped_at IS NULL
+               AND c.pod_discharged_at IS NOT NULL AND c.pod_full_out_at IS NULL
+               AND c.empty_terminated_at IS NULL
+               AND ($1::text[] IS NULL OR s.port_of_discharge_locode = ANY($1))
+               AND ($2::text IS NULL OR s.shipping_line_scac = $2)
+               AND coalesce((c.pickup ->> 'checked_at')::timestamptz, '-infinity') < $3
+             ORDER BY coalesce((c.pickup ->> 'checked_at')::timestamptz, '-infinity'), c.id
+             LIMIT $4",
+            prefixed(CONTAINER_COLUMNS, "c")
+        ),
+        &[&ports, &scac, &checked_before, &i64::from(limit)],
+        container_from_row,
+    )
+    .await
+}

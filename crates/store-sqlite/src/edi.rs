@@ -1,5 +1,7 @@
 //! EDI interchanges and their transactions (see `tidemark_store::EdiStore`).
 
+use std::collections::BTreeMap;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, Row, params};
@@ -131,6 +133,234 @@ impl EdiStore for SqliteStore {
         m: &EdiMessage,
         interchange_key: Option<&str>,
         transactions: &[EdiTransactionRecord],
+        jobs: &[NewJob],
+    ) -> StoreResult<EdiFinish> {
+        let finish = self.finish_edi_message_in(m, interchange_key, transactions, jobs)?;
+        if finish == EdiFinish::Finished && !jobs.is_empty() {
+            self.wakeups.wake();
+        }
+        Ok(finish)
+    }
+
+    async fn edi_message(&self, account: AccountId, id: Uuid) -> StoreResult<EdiMessage> {
+        self.reader()
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM edi_messages WHERE id = ?1 AND account_id = ?2"
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_row(
+                    params![id.to_string(), account.0.to_string()],
+                    message_from_row,
+                )
+                .optional()
+            })
+            .map_err(backend)?
+            .ok_or(StoreError::NotFound)
+    }
+    async fn edi_message_raw(&self, account: AccountId, id: Uuid) -> StoreResult<Vec<u8>> {
+        self.reader()
+            .prepare_cached("SELECT raw FROM edi_messages WHERE id = ?1 AND account_id = ?2")
+            .and_then(|mut stmt| {
+                stmt.query_row(params![id.to_string(), account.0.to_string()], |row| {
+                    row.get(0)
+                })
+                .optional()
+            })
+            .map_err(backend)?
+            .ok_or(StoreError::NotFound)
+    }
+
+    async fn list_edi_messages(
+        &self,
+        account: AccountId,
+        filter: &EdiMessageFilter,
+        page: PageRequest,
+    ) -> StoreResult<Paged<EdiMessage>> {
+        let condition = match filter.status.as_deref() {
+            None => "1 = 1",
+            Some("unmatched") => "unmatched > 0",
+            Some(_) => "status = ?2",
+        };
+        let status = filter.status.clone().unwrap_or_default();
+        let conn = self.reader();
+        let total: i64 = conn
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM edi_messages WHERE account_id = ?1 AND {condition}
+                   AND ?2 = ?2"
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_row(params![account.0.to_string(), status], |row| row.get(0))
+            })
+            .map_err(backend)?;
+        let items = conn
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM edi_messages WHERE account_id = ?1 AND {condition}
+                   AND ?2 = ?2
+                 ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4"
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_map(
+                    params![
+                        account.0.to_string(),
+                        status,
+                        page.limit,
+                        i64::try_from(page.offset).unwrap_or(i64::MAX)
+                    ],
+                    message_from_row,
+                )?
+                .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(backend)?;
+        Ok(Paged {
+            items,
+            total: u64::try_from(total).unwrap_or(0),
+        })
+    }
+
+    async fn edi_transactions_naming(
+        &self,
+        account: AccountId,
+        numbers: &[String],
+        limit: u32,
+    ) -> StoreResult<Vec<EdiTransactionRecord>> {
+        if numbers.is_empty() {
+            return Ok(Vec::new());
+        }
+        let numbers = numbers_json(numbers)?;
+        // The limit is written in, not bound: SQLite plans with a bound LIMIT's value, so
+        // binding one recompiles the cached statement on every call (a third of the call).
+        self.reader()
+            .prepare_cached(&format!(
+                "SELECT {TRANSACTION_COLUMNS} FROM edi_transactions t
+                 WHERE (t.message_id, t.position) IN (
+                     SELECT message_id, position FROM edi_references
+                     WHERE account_id = ?1 AND number IN (SELECT value FROM json_each(?2)))
+                 ORDER BY t.created_at, t.message_id, t.position LIMIT {limit}"
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_map(
+                    params![account.0.to_string(), numbers],
+                    transaction_from_row,
+                )?
+                .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(backend)
+    }
+
+    async fn edi_transactions_of(
+        &self,
+        account: AccountId,
+        message: Uuid,
+    ) -> StoreResult<Vec<EdiTransactionRecord>> {
+        self.reader()
+            .prepare_cached(&format!(
+                "SELECT {TRANSACTION_COLUMNS} FROM edi_transactions t
+                 WHERE t.account_id = ?1 AND t.message_id = ?2 ORDER BY t.position"
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_map(
+                    params![account.0.to_string(), message.to_string()],
+                    transaction_from_row,
+                )?
+                .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(backend)
+    }
+
+    async fn mark_edi_matched(
+        &self,
+        account: AccountId,
+        numbers: &[String],
+        at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        if numbers.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.writer();
+        let tx = conn.transaction().map_err(backend)?;
+        let account = account.0.to_string();
+        // Each row flips once (the writer is one connection), so lowering `unmatched` by
+        // the rows flipped keeps it exact without counting the interchange again.
+        let mut flipped: BTreeMap<String, u32> = BTreeMap::new();
+        {
+            let mut flip = tx
+                .prepare_cached(
+                    "UPDATE edi_transactions SET matched = 1
+                     WHERE matched = 0 AND (message_id, position) IN (
+                         SELECT message_id, position FROM edi_references
+                         WHERE account_id = ?1 AND number IN (SELECT value FROM json_each(?2)))
+                     RETURNING message_id",
+                )
+                .map_err(backend)?;
+            let mut rows = flip
+                .query(params![account, numbers_json(numbers)?])
+                .map_err(backend)?;
+            while let Some(row) = rows.next().map_err(backend)? {
+                *flipped.entry(row.get(0).map_err(backend)?).or_default() += 1;
+            }
+        }
+        if !flipped.is_empty() {
+            let mut lower = tx
+                .prepare_cached(
+                    "UPDATE edi_messages SET unmatched = max(unmatched - ?3, 0), updated_at = ?4
+                     WHERE id = ?1 AND account_id = ?2",
+                )
+                .map_err(backend)?;
+            let at = to_ts(at);
+            for (message, count) in &flipped {
+                lower
+                    .execute(params![message, account, count, at])
+                    .map_err(backend)?;
+            }
+        }
+        tx.commit().map_err(backend)?;
+        Ok(())
+    }
+
+    async fn tracking_requests_naming(
+        &self,
+        account: AccountId,
+        numbers: &[String],
+    ) -> StoreResult<Vec<(String, TrackingRequest)>> {
+        if numbers.is_empty() {
+            return Ok(Vec::new());
+        }
+        let columns = crate::tracking_requests::COLUMNS;
+        let numbers = numbers_json(numbers)?;
+        self.reader()
+            .prepare_cached(&format!(
+                "SELECT {columns}, found_by FROM (
+                     SELECT *, upper(request_number) AS found_by FROM tracking_requests
+                     WHERE account_id = ?1
+                       AND status IN ('pending', 'awaiting_manifest', 'created')
+                       AND upper(request_number) IN (SELECT value FROM json_each(?2))
+                     UNION ALL
+                     SELECT t.*, c.number AS found_by FROM containers c
+                     JOIN tracking_requests t ON t.shipment_id = c.shipment_id
+                     WHERE c.account_id = ?1
+                       AND c.number IN (SELECT value FROM json_each(?2))
+                       AND t.status IN ('pending', 'awaiting_manifest', 'created'))
+                 ORDER BY id"
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_map(params![account.0.to_string(), numbers], |row| {
+                    let found_by: String = row.get(18)?;
+                    Ok((found_by, crate::tracking_requests::from_row(row)?))
+                })?
+                .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(backend)
+    }
+}
+
+impl SqliteStore {
+    /// [`EdiStore::finish_edi_message`]'s transaction.
+    fn finish_edi_message_in(
+        &self,
+        m: &EdiMessage,
+        interchange_key: Option<&str>,
+        transactions: &[EdiTransactionRecord],
+        jobs: &[NewJob],
     ) -> StoreResult<EdiFinish> {
         let mut conn = self.writer();
         let tx = conn
@@ -138,12 +368,11 @@ impl EdiStore for SqliteStore {
             .map_err(backend)?;
         let account = m.account_id.0.to_string();
         let status: Option<String> = tx
-            .query_row(
-                "SELECT status FROM edi_messages WHERE id = ?1 AND account_id = ?2",
-                params![m.id.to_string(), account],
-                |row| row.get(0),
-            )
-            .optional()
+            .prepare_cached("SELECT status FROM edi_messages WHERE id = ?1 AND account_id = ?2")
+            .and_then(|mut stmt| {
+                stmt.query_row(params![m.id.to_string(), account], |row| row.get(0))
+                    .optional()
+            })
             .map_err(backend)?;
         match status.as_deref() {
             None => return Err(StoreError::NotFound),
@@ -152,12 +381,13 @@ impl EdiStore for SqliteStore {
         }
         let earlier: Option<String> = match interchange_key {
             Some(key) => tx
-                .query_row(
+                .prepare_cached(
                     "SELECT id FROM edi_messages WHERE account_id = ?1 AND interchange_key = ?2",
-                    params![account, key],
-                    |row| row.get(0),
                 )
-                .optional()
+                .and_then(|mut stmt| {
+                    stmt.query_row(params![account, key], |row| row.get(0))
+                        .optional()
+                })
                 .map_err(backend)?,
             None => None,
         };
@@ -182,13 +412,15 @@ impl EdiStore for SqliteStore {
             let earlier = Uuid::parse_str(&earlier).map_err(backend)?;
             return Ok(EdiFinish::Duplicate(earlier));
         }
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE edi_messages SET syntax = ?3, sender = ?4, receiver = ?5,
                     control_number = ?6, interchange_key = ?7, status = ?8, transactions = ?9,
                     rejected_transactions = ?10, statuses = ?11, events = ?12, drift = ?13,
                     unmatched = ?14, errors = ?15, updated_at = ?16
              WHERE id = ?1 AND account_id = ?2",
-            params![
+        )
+        .and_then(|mut stmt| {
+            stmt.execute(params![
                 m.id.to_string(),
                 account,
                 m.syntax,
@@ -205,8 +437,8 @@ impl EdiStore for SqliteStore {
                 m.unmatched,
                 m.errors.to_string(),
                 to_ts(m.updated_at),
-            ],
-        )
+            ])
+        })
         .map_err(|e| on_unique(e, "edi_messages_interchange"))?;
         {
             let mut insert = tx
@@ -248,205 +480,10 @@ impl EdiStore for SqliteStore {
                 }
             }
         }
+        for job in jobs {
+            crate::jobs::enqueue(&tx, job, m.updated_at)?;
+        }
         tx.commit().map_err(backend)?;
         Ok(EdiFinish::Finished)
-    }
-
-    async fn edi_message(&self, account: AccountId, id: Uuid) -> StoreResult<EdiMessage> {
-        self.reader()
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM edi_messages WHERE id = ?1 AND account_id = ?2"
-            ))
-            .and_then(|mut stmt| {
-                stmt.query_row(
-                    params![id.to_string(), account.0.to_string()],
-                    message_from_row,
-                )
-                .optional()
-            })
-            .map_err(backend)?
-            .ok_or(StoreError::NotFound)
-    }
-
-    async fn edi_message_raw(&self, account: AccountId, id: Uuid) -> StoreResult<Vec<u8>> {
-        self.reader()
-            .prepare_cached("SELECT raw FROM edi_messages WHERE id = ?1 AND account_id = ?2")
-            .and_then(|mut stmt| {
-                stmt.query_row(params![id.to_string(), account.0.to_string()], |row| {
-                    row.get(0)
-                })
-                .optional()
-            })
-            .map_err(backend)?
-            .ok_or(StoreError::NotFound)
-    }
-
-    async fn list_edi_messages(
-        &self,
-        account: AccountId,
-        filter: &EdiMessageFilter,
-        page: PageRequest,
-    ) -> StoreResult<Paged<EdiMessage>> {
-        let condition = match filter.status.as_deref() {
-            None => "1 = 1",
-            Some("unmatched") => "unmatched > 0",
-            Some(_) => "status = ?2",
-        };
-        let status = filter.status.clone().unwrap_or_default();
-        let conn = self.reader();
-        let total: i64 = conn
-            .query_row(
-                &format!(
-                    "SELECT count(*) FROM edi_messages WHERE account_id = ?1 AND {condition}
-                       AND ?2 = ?2"
-                ),
-                params![account.0.to_string(), status],
-                |row| row.get(0),
-            )
-            .map_err(backend)?;
-        let items = conn
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM edi_messages WHERE account_id = ?1 AND {condition}
-                   AND ?2 = ?2
-                 ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4"
-            ))
-            .and_then(|mut stmt| {
-                stmt.query_map(
-                    params![
-                        account.0.to_string(),
-                        status,
-                        page.limit,
-                        i64::try_from(page.offset).unwrap_or(i64::MAX)
-                    ],
-                    message_from_row,
-                )?
-                .collect::<Result<Vec<_>, _>>()
-            })
-            .map_err(backend)?;
-        Ok(Paged {
-            items,
-            total: u64::try_from(total).unwrap_or(0),
-        })
-    }
-
-    async fn edi_transactions_naming(
-        &self,
-        account: AccountId,
-        numbers: &[String],
-        limit: u32,
-    ) -> StoreResult<Vec<EdiTransactionRecord>> {
-        if numbers.is_empty() {
-            return Ok(Vec::new());
-        }
-        let numbers = numbers_json(numbers)?;
-        self.reader()
-            .prepare_cached(&format!(
-                "SELECT {TRANSACTION_COLUMNS} FROM edi_transactions t
-                 WHERE (t.message_id, t.position) IN (
-                     SELECT message_id, position FROM edi_references
-                     WHERE account_id = ?1 AND number IN (SELECT value FROM json_each(?2)))
-                 ORDER BY t.created_at, t.message_id, t.position LIMIT ?3"
-            ))
-            .and_then(|mut stmt| {
-                stmt.query_map(
-                    params![account.0.to_string(), numbers, limit],
-                    transaction_from_row,
-                )?
-                .collect::<Result<Vec<_>, _>>()
-            })
-            .map_err(backend)
-    }
-
-    async fn edi_transactions_of(
-        &self,
-        account: AccountId,
-        message: Uuid,
-    ) -> StoreResult<Vec<EdiTransactionRecord>> {
-        self.reader()
-            .prepare_cached(&format!(
-                "SELECT {TRANSACTION_COLUMNS} FROM edi_transactions t
-                 WHERE t.account_id = ?1 AND t.message_id = ?2 ORDER BY t.position"
-            ))
-            .and_then(|mut stmt| {
-                stmt.query_map(
-                    params![account.0.to_string(), message.to_string()],
-                    transaction_from_row,
-                )?
-                .collect::<Result<Vec<_>, _>>()
-            })
-            .map_err(backend)
-    }
-
-    async fn mark_edi_matched(
-        &self,
-        account: AccountId,
-        numbers: &[String],
-        at: DateTime<Utc>,
-    ) -> StoreResult<()> {
-        if numbers.is_empty() {
-            return Ok(());
-        }
-        let mut conn = self.writer();
-        let tx = conn.transaction().map_err(backend)?;
-        let account = account.0.to_string();
-        let numbers = numbers_json(numbers)?;
-        let changed = tx
-            .execute(
-                "UPDATE edi_transactions SET matched = 1
-                 WHERE matched = 0 AND (message_id, position) IN (
-                     SELECT message_id, position FROM edi_references
-                     WHERE account_id = ?1 AND number IN (SELECT value FROM json_each(?2)))",
-                params![account, numbers],
-            )
-            .map_err(backend)?;
-        if changed > 0 {
-            tx.execute(
-                "UPDATE edi_messages SET updated_at = ?3, unmatched = (
-                     SELECT count(*) FROM edi_transactions t
-                     WHERE t.message_id = edi_messages.id AND t.matched = 0)
-                 WHERE account_id = ?1 AND id IN (
-                     SELECT message_id FROM edi_references
-                     WHERE account_id = ?1 AND number IN (SELECT value FROM json_each(?2)))",
-                params![account, numbers, to_ts(at)],
-            )
-            .map_err(backend)?;
-        }
-        tx.commit().map_err(backend)?;
-        Ok(())
-    }
-
-    async fn tracking_requests_naming(
-        &self,
-        account: AccountId,
-        numbers: &[String],
-    ) -> StoreResult<Vec<(String, TrackingRequest)>> {
-        if numbers.is_empty() {
-            return Ok(Vec::new());
-        }
-        let columns = crate::tracking_requests::COLUMNS;
-        let numbers = numbers_json(numbers)?;
-        self.reader()
-            .prepare_cached(&format!(
-                "SELECT {columns}, found_by FROM (
-                     SELECT *, upper(request_number) AS found_by FROM tracking_requests
-                     WHERE account_id = ?1
-                       AND status IN ('pending', 'awaiting_manifest', 'created')
-                       AND upper(request_number) IN (SELECT value FROM json_each(?2))
-                     UNION ALL
-                     SELECT t.*, c.number AS found_by FROM containers c
-                     JOIN tracking_requests t ON t.shipment_id = c.shipment_id
-                     WHERE c.account_id = ?1
-                       AND c.number IN (SELECT value FROM json_each(?2))
-                       AND t.status IN ('pending', 'awaiting_manifest', 'created'))
-                 ORDER BY id"
-            ))
-            .and_then(|mut stmt| {
-                stmt.query_map(params![account.0.to_string(), numbers], |row| {
-                    let found_by: String = row.get(18)?;
-                    Ok((found_by, crate::tracking_requests::from_row(row)?))
-                })?
-                .collect::<Result<Vec<_>, _>>()
-            })
-            .map_err(backend)
     }
 }

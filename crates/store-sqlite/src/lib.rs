@@ -608,6 +608,16 @@ impl Store for SqliteStore {
         shipments::containers_of_shipments(&self.reader(), shipments)
     }
 
+    async fn containers_awaiting_pickup(
+        &self,
+        ports: Option<&[String]>,
+        scac: Option<&str>,
+        checked_before: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<Container>> {
+        shipments::containers_awaiting_pickup(&self.reader(), ports, scac, checked_before, limit)
+    }
+
     async fn transport_events_of_shipment(
         &self,
         shipment: ShipmentId,

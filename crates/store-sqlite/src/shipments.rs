@@ -1180,3 +1180,39 @@ fn pickup_clauses(filter: &PickupFilter, clauses: &mut Vec<String>, values: &mut
         values.push(Value::Text(day.format("%Y-%m-%d").to_string()));
     }
 }
+
+/// See `Store::containers_awaiting_pickup`. `checked_at` is compared as the text serde
+/// writes (RFC 3339 in UTC), which orders as time does.
+pub fn containers_awaiting_pickup(
+    conn: &Connection,
+    ports: Option<&[String]>,
+    scac: Option<&str>,
+    checked_before: DateTime<Utc>,
+    limit: u32,
+) -> StoreResult<Vec<Container>> {
+    let ports = ports
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(backend)?;
+    let before = serde_json::to_value(checked_before)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {} FROM containers c JOIN shipments s ON s.id = c.shipment_id
+             WHERE s.line_tracking_stopped_at IS NULL
+               AND c.pod_discharged_at IS NOT NULL AND c.pod_full_out_at IS NULL
+               AND c.empty_terminated_at IS NULL
+               AND (?1 IS NULL OR s.port_of_discharge_locode IN (SELECT value FROM json_each(?1)))
+               AND (?2 IS NULL OR s.shipping_line_scac = ?2)
+               AND coalesce(json_extract(c.pickup, '$.checked_at'), '') < ?3
+             ORDER BY coalesce(json_extract(c.pickup, '$.checked_at'), ''), c.id
+             LIMIT ?4",
+            prefixed(CONTAINER_COLUMNS, "c")
+        ))
+        .map_err(backend)?;
+    stmt.query_map(params![ports, scac, before, limit], container_from_row)
+        .and_then(Iterator::collect)
+        .map_err(backend)
+}

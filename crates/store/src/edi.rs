@@ -109,13 +109,16 @@ pub trait EdiStore: Send + Sync {
     ) -> StoreResult<()>;
 
     /// Records what reading a `received` interchange found, with its accepted
-    /// transactions, in one transaction. With an `interchange_key` (sender and control
-    /// number) already finished for the account, the interchange becomes a `duplicate`.
+    /// transactions and the `jobs` that apply them, in one transaction. With an
+    /// `interchange_key` (sender and control number) already finished for the account, the
+    /// interchange becomes a `duplicate` and `jobs` are not queued (nor when it was
+    /// finished already).
     async fn finish_edi_message(
         &self,
         message: &EdiMessage,
         interchange_key: Option<&str>,
         transactions: &[EdiTransactionRecord],
+        jobs: &[NewJob],
     ) -> StoreResult<EdiFinish>;
 
     async fn edi_message(&self, account: AccountId, id: Uuid) -> StoreResult<EdiMessage>;
@@ -147,8 +150,8 @@ pub trait EdiStore: Send + Sync {
         message: Uuid,
     ) -> StoreResult<Vec<EdiTransactionRecord>>;
 
-    /// Marks the account's transactions naming any of `numbers` as matched, and updates
-    /// their interchanges' `unmatched` counts.
+    /// Marks the account's transactions naming any of `numbers` as matched, and lowers
+    /// their interchanges' `unmatched` counts by as many as it flipped.
     async fn mark_edi_matched(
         &self,
         account: AccountId,

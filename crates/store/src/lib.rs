@@ -449,6 +449,17 @@ pub trait Store:
         account: AccountId,
         id: ShipmentId,
     ) -> StoreResult<std::sync::Arc<ShipmentRead>>;
+    /// Across accounts, up to `limit` containers of tracked shipments that are discharged
+    /// and not yet out, at one of `ports` (their shipment's port of discharge; any port when
+    /// `None`) and of line `scac` when given, last reported on by a terminal before
+    /// `checked_before` (never, first): whom a terminal is asked about.
+    async fn containers_awaiting_pickup(
+        &self,
+        ports: Option<&[String]>,
+        scac: Option<&str>,
+        checked_before: DateTime<Utc>,
+        limit: u32,
+    ) -> StoreResult<Vec<Container>>;
     /// The containers of several shipments at once (one query for a page of shipments), by
     /// shipment then number.
     async fn containers_of_shipments(

@@ -60,6 +60,14 @@ type Milestone = (&'static str, Option<DateTime<Utc>>, Option<DateTime<Utc>>);
 /// Can the container be picked up, and if not why; by when; what it costs; when.
 fn pickup_panel(app: &App, pod: Option<&str>, container: &Container) -> Markup {
     let facts = &container.pickup;
+    if facts.is_empty() && !container.availability_known {
+        return html! {
+            section.pickup aria-label={"Pick-up of " (container.number)} {
+                h3 { (container.number) }
+                p.muted { "No terminal or EDI feed has reported on it yet." }
+            }
+        };
+    }
     html! {
         section.pickup aria-label={"Pick-up of " (container.number)} {
             h3 { (container.number) }
@@ -100,10 +108,10 @@ fn pickup_panel(app: &App, pod: Option<&str>, container: &Container) -> Markup {
                     }
                 }
                 dt { "Appointment" }
-                dd { (when(app, pod, facts.appointment_at)) }
+                dd { @if facts.appointment_at.is_some() { (when(app, pod, facts.appointment_at)) } @else { "none" } }
                 @if let Some(location) = &facts.location { dt { "Yard place" } dd { (location) } }
                 dt { "Last reported" }
-                dd { (when(app, pod, facts.checked_at)) }
+                dd { @if facts.checked_at.is_some() { (when(app, pod, facts.checked_at)) } @else { "never" } }
             }
         }
     }

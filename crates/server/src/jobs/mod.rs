@@ -200,6 +200,17 @@ impl JobHandler for Dispatcher {
                     Err(error) => Err(error.into()),
                 }
             }
+            Some(JobKind::CheckTerminal) => {
+                let terminal = job
+                    .payload
+                    .get("terminal")
+                    .and_then(serde_json::Value::as_str)
+                    .ok_or_else(|| JobError::fail(anyhow::anyhow!("bad terminal payload")))?;
+                let outcome =
+                    crate::use_cases::terminals::check::check(&self.app, terminal).await?;
+                tracing::debug!(terminal, ?outcome, "checked a terminal");
+                Ok(())
+            }
             None => Err(JobError::fail(anyhow::anyhow!(
                 "unknown job kind {:?}",
                 job.kind

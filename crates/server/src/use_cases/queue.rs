@@ -25,6 +25,8 @@ pub enum JobKind {
     ProcessEdiMessage,
     /// Applies the stored EDI statuses naming one tracking request.
     ApplyEdi,
+    /// Asks one terminal about a batch of its discharged containers.
+    CheckTerminal,
 }
 
 impl JobKind {
@@ -37,6 +39,7 @@ impl JobKind {
             Self::RotateDocument => "rotate_document",
             Self::ProcessEdiMessage => "process_edi_message",
             Self::ApplyEdi => "apply_edi",
+            Self::CheckTerminal => "check_terminal",
         }
     }
 
@@ -49,6 +52,7 @@ impl JobKind {
             "rotate_document" => Some(Self::RotateDocument),
             "process_edi_message" => Some(Self::ProcessEdiMessage),
             "apply_edi" => Some(Self::ApplyEdi),
+            "check_terminal" => Some(Self::CheckTerminal),
             _ => None,
         }
     }

@@ -41,6 +41,7 @@ mod parity_ops;
 mod parties;
 mod reference_data;
 mod spreadsheets;
+mod terminal_checks;
 mod tracking;
 mod tracking_requests;
 mod vessels;

@@ -149,7 +149,9 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<EdiMessa
         Err(error) => {
             message.status = "rejected".to_owned();
             message.errors = serde_json::json!([{ "reason": error.to_string() }]);
-            app.store.finish_edi_message(&message, None, &[]).await?;
+            app.store
+                .finish_edi_message(&message, None, &[], &[])
+                .await?;
             return app.store.edi_message(account, id).await;
         }
     };
@@ -168,9 +170,16 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<EdiMessa
     }
     read.summary.apply_to(&mut message, &transactions);
     let key = interchange_key(&interchange);
+    // The requests found are applied by jobs queued with the transactions, in their
+    // transaction: one write, and nothing lost to a crash in between.
+    let to_apply: BTreeSet<TrackingRequestId> = found.into_values().flatten().collect();
+    let jobs: Vec<_> = to_apply
+        .iter()
+        .map(|&request| apply_edi_job(app, account, request))
+        .collect();
     let finish = match app
         .store
-        .finish_edi_message(&message, Some(&key), &transactions)
+        .finish_edi_message(&message, Some(&key), &transactions, &jobs)
         .await
     {
         // Another process finished the same interchange first: this one is its duplicate.
@@ -178,28 +187,36 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<EdiMessa
             constraint: "edi_messages_interchange",
         }) => {
             app.store
-                .finish_edi_message(&message, Some(&key), &transactions)
+                .finish_edi_message(&message, Some(&key), &transactions, &jobs)
                 .await?
         }
         other => other?,
     };
-    if finish == EdiFinish::Finished {
-        let mut to_apply: BTreeSet<TrackingRequestId> = found.into_values().flatten().collect();
-        if message.create_shipments {
-            to_apply.extend(start_tracking(app, account, &transactions).await);
-        }
-        for request in to_apply {
-            queue::enqueue(
-                app,
-                JobKind::ApplyEdi,
-                serde_json::json!({"account_id": account, "tracking_request_id": request}),
-                Some(format!("apply-edi:{request}")),
-                app.clock.now(),
-            )
-            .await?;
+    if finish == EdiFinish::Finished && message.create_shipments {
+        for request in start_tracking(app, account, &transactions).await {
+            if to_apply.contains(&request) {
+                continue;
+            }
+            let job = apply_edi_job(app, account, request);
+            app.store.enqueue_job(&job, app.clock.now()).await?;
         }
     }
     app.store.edi_message(account, id).await
+}
+
+/// The job applying stored EDI to a request (one pending per request).
+fn apply_edi_job(
+    app: &App,
+    account: AccountId,
+    request: TrackingRequestId,
+) -> tidemark_domain::NewJob {
+    queue::new_job(
+        app,
+        JobKind::ApplyEdi,
+        serde_json::json!({"account_id": account, "tracking_request_id": request}),
+        Some(format!("apply-edi:{request}")),
+        app.clock.now(),
+    )
 }
 
 /// Queues the application of stored EDI naming a new request's number, if any does (a

@@ -6,6 +6,8 @@
 //! server knows: [`Terminals::from_config`] takes where to read it as a
 //! [`DischargeTimes`]; [`no_discharges`] knows none (the sandbox then knows no container).
 
+pub mod check;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

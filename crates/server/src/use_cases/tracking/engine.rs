@@ -365,9 +365,15 @@ async fn apply_edi_to(
     let mut report = report::from_snapshot(&snapshot, app.reference);
     report.pickup = pickup;
     report.milestones.extend(availability);
+    // Transactions that named a tracked number when they arrived were stored matched:
+    // only those read unmatched (or past the limit, unread) need marking.
+    let all_matched = transactions.iter().all(|t| t.matched)
+        && u32::try_from(transactions.len()).is_ok_and(|n| n < EDI_TRANSACTIONS_PER_REQUEST);
     let outcome =
         record_found(app, status_before, read_at, request, shipment, &report, now).await?;
-    app.store.mark_edi_matched(account, &numbers, now).await?;
+    if !all_matched {
+        app.store.mark_edi_matched(account, &numbers, now).await?;
+    }
     Ok(outcome)
 }
 
@@ -486,7 +492,7 @@ fn pod_terminal(
     report::terminal_of(app.reference, pod, facility)
 }
 
-async fn record_found(
+pub(crate) async fn record_found(
     app: &App,
     status_before: TrackingRequestStatus,
     read_at: DateTime<Utc>,

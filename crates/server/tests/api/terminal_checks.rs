@@ -1,0 +1,162 @@
+//! Terminals asked about discharged containers: the sandbox terminal's story on a sandbox
+//! voyage, through the workers' own ticks — silent for a while after discharge, a customs
+//! hold, then released and available with a last free day — on both stores.
+
+use chrono::Duration;
+use serde_json::Value;
+
+use crate::helpers::TestApp;
+use crate::on_both_backends;
+
+on_both_backends!(
+    a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day,
+    the_console_shows_and_filters_what_the_terminal_said,
+);
+
+/// The first container of the request's shipment, as the API shows it.
+async fn first_container(app: &TestApp, request: &str) -> Value {
+    let request = app
+        .get_ok(&format!("/v2/tracking_requests/{request}"))
+        .await;
+    let Some(shipment) = request["data"]["relationships"]["tracked_object"]["data"]["id"].as_str()
+    else {
+        return Value::Null;
+    };
+    let shipment = app
+        .get_ok(&format!("/v2/shipments/{shipment}?include=containers"))
+        .await;
+    shipment["included"]
+        .as_array()
+        .and_then(|included| included.iter().find(|i| i["type"] == "container"))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+async fn a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day(app: TestApp) {
+    let request = app.track("bill_of_lading", "TEST-TERMINAL-1", "TEST").await;
+    app.run_pending_jobs().await;
+    // Sail until the first container is discharged (the sandbox's clock is the test's).
+    let mut container = Value::Null;
+    for _ in 0..(90 * 4) {
+        app.clock.advance(Duration::hours(6));
+        app.tick().await;
+        container = first_container(&app, &request).await;
+        if container["attributes"]["pod_discharged_at"].is_string() {
+            break;
+        }
+    }
+    assert!(
+        container["attributes"]["pod_discharged_at"].is_string(),
+        "never discharged: {container}"
+    );
+    assert!(container["attributes"]["pod_full_out_at"].is_null());
+
+    // The terminal is asked at once (the workers' job, without another carrier poll that
+    // could reveal the box already gone): a customs hold, or already released.
+    let check = || async {
+        tidemark_server::use_cases::terminals::check::check(&app.app, "sandbox")
+            .await
+            .expect("terminal check")
+    };
+    app.clock.advance(Duration::hours(9));
+    let first = check().await;
+    assert_eq!(first.answered, 1, "{first:?}");
+    let held = first_container(&app, &request).await["attributes"].clone();
+    assert!(held["terminal_checked_at"].is_string(), "{held}");
+    assert!(held["availability_known"].as_bool().unwrap(), "{held}");
+    assert!(held["location_at_pod_terminal"].is_string(), "{held}");
+    let holds = held["holds_at_pod_terminal"].as_array().unwrap().clone();
+    if !held["available_for_pickup"].as_bool().unwrap() {
+        assert_eq!(
+            holds.first().map(|h| h["name"].clone()),
+            Some(Value::from("customs")),
+            "{held}"
+        );
+    }
+
+    // Two days on, unless its number is one the sandbox never releases, it is free to go,
+    // with a last free day four days after discharge.
+    app.clock.advance(Duration::hours(48));
+    check().await;
+    let released = first_container(&app, &request).await;
+    let number = released["attributes"]["number"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let never = tidemark_terminals::sandbox::never_released(
+        &tidemark_domain::ContainerNumber::parse(&number).unwrap(),
+    );
+    let attributes = &released["attributes"];
+    assert_eq!(attributes["available_for_pickup"], !never, "{attributes}");
+    assert_eq!(
+        attributes["holds_at_pod_terminal"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        !never,
+        "{attributes}"
+    );
+    assert!(attributes["pickup_lfd"].is_string(), "{attributes}");
+    let id = released["id"].as_str().unwrap();
+    let events = app
+        .get_ok(&format!("/v2/containers/{id}/transport_events"))
+        .await;
+    let names: Vec<&str> = events["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["attributes"]["event"].as_str())
+        .collect();
+    let expected = if never {
+        "container.transport.not_available"
+    } else {
+        "container.transport.available"
+    };
+    assert!(names.contains(&expected), "{names:?}");
+}
+
+async fn the_console_shows_and_filters_what_the_terminal_said(app: TestApp) {
+    let request = app.track("bill_of_lading", "TEST-TERMINAL-2", "TEST").await;
+    app.run_pending_jobs().await;
+    let mut container = Value::Null;
+    for _ in 0..(90 * 4) {
+        app.clock.advance(Duration::hours(6));
+        app.tick().await;
+        container = first_container(&app, &request).await;
+        if container["attributes"]["pod_discharged_at"].is_string() {
+            break;
+        }
+    }
+    app.clock.advance(Duration::hours(9));
+    tidemark_server::use_cases::terminals::check::check(&app.app, "sandbox")
+        .await
+        .expect("terminal check");
+    let number = container["attributes"]["number"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let cookie = crate::console::sign_in(&app, &app.key).await;
+
+    let board = crate::console::text(&crate::console::page(&app, "/", &cookie).await);
+    let held = crate::console::text(&crate::console::page(&app, "/?pickup=held", &cookie).await);
+    let shipment = app
+        .get_ok(&format!("/v2/tracking_requests/{request}"))
+        .await["data"]["relationships"]["tracked_object"]["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let page = crate::console::text(
+        &crate::console::page(&app, &format!("/shipments/{shipment}"), &cookie).await,
+    );
+
+    assert!(board.contains("LFD (days left)"), "{board}");
+    let attributes = first_container(&app, &request).await["attributes"].clone();
+    if attributes["available_for_pickup"] == false {
+        assert!(held.contains(&number), "{held}");
+        assert!(page.contains("customs"), "{page}");
+    } else {
+        assert!(!held.contains(&number), "{held}");
+    }
+    assert!(page.contains("Pick-up"), "{page}");
+    assert!(page.contains("Yard place"), "{page}");
+}
