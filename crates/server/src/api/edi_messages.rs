@@ -49,7 +49,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// control number sent again is a `duplicate` and changes nothing.
 #[utoipa::path(
     post, path = "/v2/edi_messages", tag = "EDI Messages",
-    request_body(content = String, description = "The interchange, as received", content_type = "application/edi-x12"),
+    request_body(content = String, description = "The interchange, as received. Send it with `Content-Type: application/edi-x12` (X12 315 or 322) or `application/edifact` (IFTSTA); `text/plain` is taken too", content_type = "text/plain"),
     responses(
         (status = 201, description = "The interchange as read", body = jsonapi::Document<Value>),
         (status = 400, body = ErrorDocument), (status = 401, body = ErrorDocument),
