@@ -189,6 +189,12 @@ impl PickupFacts {
         }
     }
 
+    /// The terminal's own last free day, when a terminal set the one shown.
+    pub fn terminal_last_free_day(&self) -> Option<NaiveDate> {
+        self.last_free_day
+            .filter(|_| self.lfd_source == LfdSource::Terminal)
+    }
+
     pub fn is_empty(&self) -> bool {
         *self == Self::default()
     }

@@ -121,6 +121,9 @@ pub struct TransportEvent {
     pub terminal_id: Option<uuid::Uuid>,
     /// The carrier's id of the event this came from: a re-sent event is recognised by it.
     pub source_id: String,
+    /// What a pick-up notice announces: the new last free day (`2026-07-03`) or
+    /// appointment time; `None` for moves, and for a value withdrawn.
+    pub value: Option<String>,
     pub created_at: DateTime<Utc>,
 }
 

@@ -197,6 +197,13 @@ string_enum! {
         EstimatedVesselArrived => "container.transport.estimated.vessel_arrived",
         EstimatedArrivedAtInlandDestination =>
             "container.transport.estimated.arrived_at_inland_destination",
+        // Pick-up notices: a last free day or an appointment changed; the event's `value`
+        // carries the new one (empty when it was withdrawn).
+        PickupLfdChanged => "container.pickup_lfd.changed",
+        PickupLfdLineChanged => "container.pickup_lfd_line.changed",
+        PickupLfdTerminalChanged => "container.pickup_lfd_terminal.changed",
+        PickupLfdRailChanged => "container.pickup_lfd_rail.changed",
+        PickupAppointmentChanged => "container.pickup_appointment.changed",
     }
 }
 
@@ -230,8 +237,27 @@ impl TransportEventName {
             Self::ArrivedAtInlandDestination | Self::EstimatedArrivedAtInlandDestination => {
                 "arrived_at_destination"
             }
-            Self::VesselBerthed | Self::NotAvailable => return None,
+            Self::VesselBerthed
+            | Self::NotAvailable
+            | Self::PickupLfdChanged
+            | Self::PickupLfdLineChanged
+            | Self::PickupLfdTerminalChanged
+            | Self::PickupLfdRailChanged
+            | Self::PickupAppointmentChanged => return None,
         })
+    }
+
+    /// Whether the event announces a changed last free day or appointment rather than a
+    /// move of the container: it never sets the container's status or a milestone field.
+    pub fn is_pickup_notice(self) -> bool {
+        matches!(
+            self,
+            Self::PickupLfdChanged
+                | Self::PickupLfdLineChanged
+                | Self::PickupLfdTerminalChanged
+                | Self::PickupLfdRailChanged
+                | Self::PickupAppointmentChanged
+        )
     }
 
     /// Whether the event announces an estimate rather than something that happened.
@@ -356,15 +382,18 @@ mod tests {
         assert_eq!(TrackingRequestStatus::ALL.len(), 5);
         assert_eq!(FailedReason::ALL.len(), 11);
         assert_eq!(ContainerStatus::ALL.len(), 13);
-        // 43 webhook events, less 4 tracking_request, 3 container, 5 pickup LFD or
-        // appointment, 2 document and shipment.estimated.arrival.
-        assert_eq!(TransportEventName::ALL.len(), 43 - 4 - 3 - 5 - 2 - 1);
+        // 43 webhook events, less 4 tracking_request, 3 container, 2 document and
+        // shipment.estimated.arrival (NOTES §9: the pick-up notices are transport events).
+        assert_eq!(TransportEventName::ALL.len(), 43 - 4 - 3 - 2 - 1);
     }
 
     #[test]
-    fn transport_event_names_all_live_under_container_transport() {
+    fn transport_event_names_are_moves_or_pickup_notices() {
         for name in TransportEventName::ALL {
-            assert!(name.as_str().starts_with("container.transport."), "{name}");
+            let is_move = name.as_str().starts_with("container.transport.");
+            let is_notice = name.as_str().starts_with("container.pickup_");
+            assert!(is_move != is_notice, "{name}");
+            assert_eq!(name.is_pickup_notice(), is_notice, "{name}");
         }
     }
 

@@ -323,6 +323,15 @@ pub fn plan(
             container.pickup.apply(observation);
         }
         let is_new = new_containers.iter().any(|c| c.id == container.id);
+        let was = if is_new {
+            crate::pickup::PickupFacts::default()
+        } else {
+            before.pickup.clone()
+        };
+        for notice in pickup_notices(&was, container, &shipment, ids, now) {
+            events.push(notice.clone());
+            new_events.push(notice);
+        }
         if is_new {
             if let Some(slot) = new_containers.iter_mut().find(|c| c.id == container.id) {
                 *slot = container.clone();
@@ -353,6 +362,85 @@ pub fn plan(
     }
 }
 
+/// The `container.pickup_*.changed` transport events for what changed between two states
+/// of a container's pick-up facts: the last free day it shows, each source's own (line,
+/// terminal, rail ramp) and the appointment. The new value (a date, or the appointment's
+/// time) is the event's `value`; `None` when it was withdrawn.
+fn pickup_notices(
+    was: &crate::pickup::PickupFacts,
+    container: &Container,
+    shipment: &Shipment,
+    ids: &dyn IdGenerator,
+    now: DateTime<Utc>,
+) -> Vec<TransportEvent> {
+    use TransportEventName as E;
+    let is = &container.pickup;
+    let day = |day: Option<chrono::NaiveDate>| day.map(|d| d.format("%Y-%m-%d").to_string());
+    let changes = [
+        (
+            E::PickupLfdChanged,
+            day(was.last_free_day),
+            day(is.last_free_day),
+        ),
+        (
+            E::PickupLfdLineChanged,
+            day(was.line_last_free_day),
+            day(is.line_last_free_day),
+        ),
+        (
+            E::PickupLfdTerminalChanged,
+            day(was.terminal_last_free_day()),
+            day(is.terminal_last_free_day()),
+        ),
+        (
+            E::PickupLfdRailChanged,
+            day(was.rail_last_free_day),
+            day(is.rail_last_free_day),
+        ),
+        (
+            E::PickupAppointmentChanged,
+            was.appointment_at.map(rfc3339),
+            is.appointment_at.map(rfc3339),
+        ),
+    ];
+    let at = is.checked_at.unwrap_or(now);
+    changes
+        .into_iter()
+        .filter(|(_, before, after)| before != after)
+        .map(|(event, _, value)| {
+            // A rail ramp's day is kept at the inland destination, the others at the port.
+            let place = if event == E::PickupLfdRailChanged {
+                shipment.destination_locode.clone()
+            } else {
+                shipment.port_of_discharge_locode.clone()
+            };
+            TransportEvent {
+                id: TransportEventId::new(ids),
+                account_id: shipment.account_id,
+                shipment_id: shipment.id,
+                container_id: container.id,
+                event,
+                timestamp: at,
+                voyage_number: None,
+                location_locode: place,
+                vessel_name: None,
+                vessel_imo: None,
+                terminal_id: shipment
+                    .pod_terminal_id
+                    .filter(|_| event != E::PickupLfdRailChanged),
+                // Each change is its own event, like a new estimate.
+                source_id: format!("{event}@{}", now.timestamp_micros()),
+                value,
+                created_at: now,
+            }
+        })
+        .collect()
+}
+
+fn rfc3339(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
 /// The pickup fields Terminal49 reports in `container.updated` changesets, where they
 /// differ. Tidemark derives only availability from carrier events; terminal fields (last
 /// free day, holds, fees, appointments) have no source yet.
@@ -367,32 +455,22 @@ fn pickup_changeset(
             serde_json::json!([before.available_for_pickup, after.available_for_pickup]),
         );
     }
-    let (was, is) = (&before.pickup, &after.pickup);
-    let mut changed = |name: &str, was: serde_json::Value, is: serde_json::Value| {
+    use crate::pickup::PickupFacts;
+    use serde_json::{Value, json};
+    let fields: [(&str, fn(&PickupFacts) -> Value); 6] = [
+        ("holds_at_pod_terminal", |f| json!(f.holds)),
+        ("fees_at_pod_terminal", |f| json!(f.fees)),
+        ("pickup_lfd", |f| json!(f.last_free_day)),
+        ("pickup_lfd_line", |f| json!(f.line_last_free_day)),
+        ("pickup_lfd_rail", |f| json!(f.rail_last_free_day)),
+        ("pickup_appointment_at", |f| json!(f.appointment_at)),
+    ];
+    for (name, value_of) in fields {
+        let (was, is) = (value_of(&before.pickup), value_of(&after.pickup));
         if was != is {
-            changeset.insert(name.to_owned(), serde_json::json!([was, is]));
+            changeset.insert(name.to_owned(), json!([was, is]));
         }
-    };
-    changed(
-        "holds_at_pod_terminal",
-        serde_json::json!(was.holds),
-        serde_json::json!(is.holds),
-    );
-    changed(
-        "fees_at_pod_terminal",
-        serde_json::json!(was.fees),
-        serde_json::json!(is.fees),
-    );
-    changed(
-        "pickup_lfd",
-        serde_json::json!(was.last_free_day),
-        serde_json::json!(is.last_free_day),
-    );
-    changed(
-        "pickup_appointment_at",
-        serde_json::json!(was.appointment_at),
-        serde_json::json!(is.appointment_at),
-    );
+    }
     changeset
 }
 
@@ -563,6 +641,7 @@ fn event_of(
         vessel_imo: milestone.vessel_imo.clone(),
         terminal_id: milestone.terminal_id,
         source_id,
+        value: None,
         created_at: now,
     }
 }
@@ -721,7 +800,7 @@ fn derive_container_fields(container: &mut Container, shipment: &Shipment, all: 
     }
     let last_actual = events
         .iter()
-        .filter(|e| !e.event.is_estimate())
+        .filter(|e| !e.event.is_estimate() && !e.event.is_pickup_notice())
         .max_by_key(|e| e.timestamp);
     container.inland = crate::pickup::InlandFacts {
         pod_rail_loaded_at: at(E::RailLoaded),
@@ -1342,5 +1421,155 @@ mod tests {
                 .iter()
                 .all(|c| c.current_status == ContainerStatus::New)
         );
+    }
+
+    fn terminal_says(day: u32, hours: i64) -> crate::pickup::PickupObservation {
+        crate::pickup::PickupObservation {
+            container_number: "TDMU1000001".to_owned(),
+            observed_at: t(hours),
+            last_free_day: chrono::NaiveDate::from_ymd_opt(2026, 5, day),
+            lfd_source: crate::pickup::LfdSource::Terminal,
+            ..Default::default()
+        }
+    }
+
+    /// Plans `report` on top of a first poll of the voyage so far, as the store would.
+    fn after_first_poll(report: &CarrierReport, ids: &SequentialIds) -> TrackingUpdate {
+        let request = request(ids);
+        let first = plan(
+            &request,
+            Known::default(),
+            &self::report(voyage_so_far()),
+            ids,
+            t(30),
+        );
+        let (mut containers, mut events) = (Vec::new(), Vec::new());
+        applied(&first, &mut containers, &mut events);
+        plan(
+            &request,
+            Known {
+                shipment: Some(&first.shipment),
+                containers: &containers,
+                events: &events,
+                ..Known::default()
+            },
+            report,
+            ids,
+            t(40),
+        )
+    }
+
+    fn notices(update: &TrackingUpdate) -> Vec<(&str, Option<&str>)> {
+        update
+            .new_events
+            .iter()
+            .filter(|e| e.event.is_pickup_notice())
+            .map(|e| (e.event.as_str(), e.value.as_deref()))
+            .collect()
+    }
+
+    #[test]
+    fn a_terminals_first_last_free_day_is_announced_with_its_value() {
+        let ids = SequentialIds::default();
+        let mut report = report(voyage_so_far());
+        report.pickup = vec![terminal_says(7, 35)];
+
+        let update = after_first_poll(&report, &ids);
+
+        assert_eq!(
+            notices(&update),
+            vec![
+                ("container.pickup_lfd.changed", Some("2026-05-07")),
+                ("container.pickup_lfd_terminal.changed", Some("2026-05-07")),
+            ]
+        );
+        let notice = &update.new_events[0];
+        assert_eq!(notice.timestamp, t(35), "when the terminal said it");
+        assert_eq!(notice.location_locode.as_deref(), Some("NLRTM"));
+    }
+
+    #[test]
+    fn a_last_free_day_said_again_is_not_announced_again() {
+        let ids = SequentialIds::default();
+        let request = request(&ids);
+        let mut report = report(voyage_so_far());
+        report.pickup = vec![terminal_says(7, 35)];
+        let first = plan(&request, Known::default(), &report, &ids, t(30));
+        let (mut containers, mut events) = (Vec::new(), Vec::new());
+        applied(&first, &mut containers, &mut events);
+        report.pickup = vec![terminal_says(7, 36)];
+
+        let again = plan(
+            &request,
+            Known {
+                shipment: Some(&first.shipment),
+                containers: &containers,
+                events: &events,
+                ..Known::default()
+            },
+            &report,
+            &ids,
+            t(40),
+        );
+
+        assert_eq!(notices(&first).len(), 2, "the first report announces it");
+        assert!(notices(&again).is_empty());
+    }
+
+    #[test]
+    fn a_lines_last_free_day_after_the_terminals_is_announced_as_the_lines_only() {
+        let ids = SequentialIds::default();
+        let mut report = report(voyage_so_far());
+        let mut line = terminal_says(9, 36);
+        line.lfd_source = crate::pickup::LfdSource::Line;
+        report.pickup = vec![terminal_says(7, 35), line];
+
+        let update = after_first_poll(&report, &ids);
+
+        assert_eq!(
+            notices(&update),
+            vec![
+                ("container.pickup_lfd.changed", Some("2026-05-07")),
+                ("container.pickup_lfd_line.changed", Some("2026-05-09")),
+                ("container.pickup_lfd_terminal.changed", Some("2026-05-07")),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_appointment_is_announced_with_its_time() {
+        let ids = SequentialIds::default();
+        let mut report = report(voyage_so_far());
+        report.pickup = vec![crate::pickup::PickupObservation {
+            appointment_at: Some(t(60)),
+            ..terminal_says(7, 35)
+        }];
+        report.pickup[0].last_free_day = None;
+
+        let update = after_first_poll(&report, &ids);
+
+        assert_eq!(
+            notices(&update),
+            vec![(
+                "container.pickup_appointment.changed",
+                Some("2026-05-03T12:00:00Z")
+            )]
+        );
+    }
+
+    #[test]
+    fn a_pickup_notice_leaves_the_containers_status_as_its_moves_say() {
+        let ids = SequentialIds::default();
+        let mut report = report(voyage_so_far());
+        report.pickup = vec![terminal_says(7, 900)];
+
+        let update = after_first_poll(&report, &ids);
+
+        let container = update
+            .changed_containers
+            .iter()
+            .find(|c| c.number == "TDMU1000001")
+            .expect("its pick-up facts changed");
+        assert_eq!(container.current_status, ContainerStatus::OnShip);
     }
 }

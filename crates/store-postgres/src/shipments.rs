@@ -409,7 +409,8 @@ pub(crate) fn container_rows<'a>(containers: &[&'a Container]) -> StoreResult<Ro
 }
 
 const EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_id, event, timestamp, \
-    voyage_number, location_locode, vessel_name, vessel_imo, terminal_id, source_id, created_at";
+    voyage_number, location_locode, vessel_name, vessel_imo, terminal_id, source_id, created_at, \
+    value";
 
 fn event_from_row(row: &Row) -> StoreResult<TransportEvent> {
     let mut c = Columns::new(row);
@@ -431,6 +432,7 @@ fn event_from_row(row: &Row) -> StoreResult<TransportEvent> {
         terminal_id: c.get()?,
         source_id: c.get()?,
         created_at: c.get()?,
+        value: c.get()?,
     })
 }
 
@@ -474,6 +476,7 @@ pub(crate) fn event_rows<'a>(events: &[&'a TransportEvent]) -> Rows<'a> {
         )
         .column("source_id", "text", text(|e| Some(&e.source_id)))
         .column("created_at", "timestamptz", time(|e| e.created_at))
+        .column("value", "text", text(|e| e.value.as_deref()))
 }
 
 const RAW_EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_number, source_id, \

@@ -291,7 +291,8 @@ fn upsert_container(tx: &Connection, c: &Container) -> StoreResult<()> {
 }
 
 const EVENT_COLUMNS: &str = "id, account_id, shipment_id, container_id, event, timestamp, \
-    voyage_number, location_locode, vessel_name, vessel_imo, terminal_id, source_id, created_at";
+    voyage_number, location_locode, vessel_name, vessel_imo, terminal_id, source_id, created_at, \
+    value";
 
 fn event_from_row(row: &Row<'_>) -> rusqlite::Result<TransportEvent> {
     let mut c = Columns::new(row);
@@ -313,13 +314,14 @@ fn event_from_row(row: &Row<'_>) -> rusqlite::Result<TransportEvent> {
         terminal_id: c.opt_uuid()?,
         source_id: c.get()?,
         created_at: c.ts()?,
+        value: c.get()?,
     })
 }
 
 fn upsert_event(tx: &Connection, e: &TransportEvent) -> StoreResult<()> {
     tx.prepare_cached(&format!(
         "INSERT INTO transport_events ({EVENT_COLUMNS})
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
              ON CONFLICT (id) DO UPDATE SET event = excluded.event,
                 timestamp = excluded.timestamp, voyage_number = excluded.voyage_number,
                 location_locode = excluded.location_locode, vessel_name = excluded.vessel_name,
@@ -340,6 +342,7 @@ fn upsert_event(tx: &Connection, e: &TransportEvent) -> StoreResult<()> {
             e.terminal_id.map(|id| id.to_string()),
             e.source_id,
             to_ts(e.created_at),
+            e.value,
         ])
     })
     .map_err(backend)?;

@@ -33,6 +33,30 @@ fn parse_shipment(id: &str) -> Result<ShipmentId, PageError> {
         .map_err(|_| PageError::NotFound)
 }
 
+/// What an event says, for people: a move by its name ("vessel loaded"), a pick-up notice
+/// with what it announces ("last free day (terminal): 2026-03-22").
+fn event_label(event: &TransportEvent) -> String {
+    use tidemark_domain::TransportEventName as E;
+    let notice = match event.event {
+        E::PickupLfdChanged => "last free day",
+        E::PickupLfdTerminalChanged => "last free day (terminal)",
+        E::PickupLfdLineChanged => "last free day (line)",
+        E::PickupLfdRailChanged => "last free day (rail)",
+        E::PickupAppointmentChanged => "pick-up appointment",
+        _ => {
+            return event
+                .event
+                .as_str()
+                .trim_start_matches("container.transport.")
+                .replace('_', " ");
+        }
+    };
+    format!(
+        "{notice}: {}",
+        event.value.as_deref().unwrap_or("withdrawn")
+    )
+}
+
 /// Where an event happened, for people: the terminal when the carrier named one Tidemark
 /// knows, then the port by name and UN/LOCODE ("Virginia International Gateway, Norfolk
 /// (USORF)").
@@ -495,7 +519,7 @@ async fn render(
                             tr {
                                 td { (when(app, event.location_locode.as_deref(), Some(event.timestamp))) }
                                 td { (containers.iter().find(|c| c.id == event.container_id).map(|c| c.number.as_str()).unwrap_or("")) }
-                                td { (event.event.as_str().trim_start_matches("container.transport.").replace('_', " ")) }
+                                td { (event_label(event)) }
                                 td { (event_place(app, event)) }
                                 td { (event.vessel_name.as_deref().unwrap_or("")) }
                             }

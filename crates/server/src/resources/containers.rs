@@ -7,7 +7,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use tidemark_domain::pickup::LfdSource;
-use tidemark_domain::{AccountId, Container, ContainerId, RawEventId, Shipment, TransportEvent};
+use tidemark_domain::{
+    AccountId, Container, ContainerId, RawEventId, Shipment, TransportEvent, TransportEventName,
+};
 use tidemark_store::{ContainerEventIds, StoreError};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -126,6 +128,17 @@ fn start_of(day: Option<chrono::NaiveDate>, zone: Option<&str>) -> Option<DateTi
             .earliest()
             .map(|at| at.with_timezone(&Utc)),
         None => Some(midnight.and_utc()),
+    }
+}
+
+/// A pick-up notice's value as the container shows the same fact: a last free day as the
+/// start of that day where the event happened (like `pickup_lfd`), an appointment as is.
+fn notice_value(event: &TransportEvent, zone: Option<&str>) -> Option<String> {
+    let value = event.value.as_deref()?;
+    let day = chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d").ok();
+    match day.and_then(|day| start_of(Some(day), zone)) {
+        Some(start) => Some(start.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+        None => Some(value.to_owned()),
     }
 }
 
@@ -301,11 +314,14 @@ pub struct TransportEventAttributes {
     pub voyage_number: Option<String>,
     pub location_locode: Option<String>,
     pub timezone: Option<String>,
-    /// Where it came from: `shipping_line`.
+    /// Where it came from: `shipping_line`, or `terminal` for a terminal's last free day
+    /// and appointment notices.
     pub data_source: &'static str,
     /// Always null: Tidemark corrects an event in place rather than invalidating it.
     pub invalidated_at: Option<String>,
-    /// Always null: no event Tidemark names carries a value yet.
+    /// On `container.pickup_*.changed` notices, the new last free day (the start of that
+    /// day at the event's place, as `pickup_lfd` shows it) or appointment time; null when
+    /// it was withdrawn, and on moves.
     pub value: Option<String>,
 }
 
@@ -383,20 +399,25 @@ impl Resource for TransportEventResource<'_> {
 
     fn attributes(&self) -> TransportEventAttributes {
         let e = self.event;
+        let timezone = e
+            .location_locode
+            .as_deref()
+            .and_then(|l| self.state.reference.time_zone_of(l))
+            .map(str::to_owned);
         TransportEventAttributes {
             event: e.event.as_str(),
             created_at: e.created_at,
             timestamp: e.timestamp,
             voyage_number: e.voyage_number.clone(),
             location_locode: e.location_locode.clone(),
-            timezone: e
-                .location_locode
-                .as_deref()
-                .and_then(|l| self.state.reference.time_zone_of(l))
-                .map(str::to_owned),
-            data_source: "shipping_line",
+            timezone: timezone.clone(),
+            data_source: match e.event {
+                TransportEventName::PickupLfdTerminalChanged
+                | TransportEventName::PickupAppointmentChanged => "terminal",
+                _ => "shipping_line",
+            },
             invalidated_at: None,
-            value: None,
+            value: notice_value(e, timezone.as_deref()),
         }
     }
 
@@ -434,6 +455,12 @@ impl Resource for TransportEventResource<'_> {
                 "source_event",
                 self.sources
                     .get(&e.source_id)
+                    // An estimate is recorded as `{carrier's id}@{when it was learnt}`.
+                    .or_else(|| {
+                        let (id, learnt) = e.source_id.rsplit_once('@')?;
+                        let learnt = learnt.bytes().all(|b| b.is_ascii_digit());
+                        self.sources.get(id).filter(|_| learnt)
+                    })
                     .map(|id| ResourceIdentifier::new("raw_event", id)),
             )
             .one("previous_version", None)

@@ -10,6 +10,7 @@ use crate::on_both_backends;
 
 on_both_backends!(
     a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day,
+    a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_notification,
     the_console_shows_and_filters_what_the_terminal_said,
 );
 
@@ -32,15 +33,15 @@ async fn first_container(app: &TestApp, request: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
-async fn a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day(app: TestApp) {
-    let request = app.track("bill_of_lading", "TEST-TERMINAL-1", "TEST").await;
+/// Sails the request's voyage until its first container is discharged (the sandbox's clock
+/// is the test's), and returns that container.
+async fn sail_until_discharged(app: &TestApp, request: &str) -> Value {
     app.run_pending_jobs().await;
-    // Sail until the first container is discharged (the sandbox's clock is the test's).
     let mut container = Value::Null;
     for _ in 0..(90 * 4) {
         app.clock.advance(Duration::hours(6));
         app.tick().await;
-        container = first_container(&app, &request).await;
+        container = first_container(app, request).await;
         if container["attributes"]["pod_discharged_at"].is_string() {
             break;
         }
@@ -49,6 +50,12 @@ async fn a_discharged_sandbox_container_is_held_then_released_with_a_last_free_d
         container["attributes"]["pod_discharged_at"].is_string(),
         "never discharged: {container}"
     );
+    container
+}
+
+async fn a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day(app: TestApp) {
+    let request = app.track("bill_of_lading", "TEST-TERMINAL-1", "TEST").await;
+    let container = sail_until_discharged(&app, &request).await;
     assert!(container["attributes"]["pod_full_out_at"].is_null());
 
     // The terminal is asked at once (the workers' job, without another carrier poll that
@@ -113,6 +120,71 @@ async fn a_discharged_sandbox_container_is_held_then_released_with_a_last_free_d
         "container.transport.available"
     };
     assert!(names.contains(&expected), "{names:?}");
+}
+
+async fn a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_notification(
+    app: TestApp,
+) {
+    let webhook = app
+        .post_json(
+            "/v2/webhooks",
+            &serde_json::json!({"data": {"type": "webhook", "attributes": {
+                "url": "https://hooks.example.com/tidemark",
+                "events": ["container.pickup_lfd.changed", "container.pickup_lfd_terminal.changed"],
+            }}}),
+        )
+        .await;
+    assert_eq!(webhook.status.as_u16(), 201, "{:?}", webhook.json());
+    let request = app.track("bill_of_lading", "TEST-TERMINAL-2", "TEST").await;
+    sail_until_discharged(&app, &request).await;
+    for hours in [9, 48] {
+        app.clock.advance(Duration::hours(hours));
+        tidemark_server::use_cases::terminals::check::check(&app.app, "sandbox")
+            .await
+            .expect("terminal check");
+    }
+
+    let container = first_container(&app, &request).await;
+    let lfd = container["attributes"]["pickup_lfd"].clone();
+    assert!(lfd.is_string(), "{container}");
+    let id = container["id"].as_str().unwrap();
+    let events = app
+        .get_ok(&format!("/v2/containers/{id}/transport_events"))
+        .await;
+    let notices: Vec<(&str, &Value)> = events["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| {
+            let name = e["attributes"]["event"].as_str()?;
+            name.starts_with("container.pickup_lfd")
+                .then_some((name, &e["attributes"]["value"]))
+        })
+        .collect();
+    assert_eq!(
+        notices,
+        vec![
+            ("container.pickup_lfd.changed", &lfd),
+            ("container.pickup_lfd_terminal.changed", &lfd),
+        ],
+        "once each, carrying the day: {events}"
+    );
+    let status = container["attributes"]["current_status"].as_str().unwrap();
+    assert!(
+        ["available", "not_available"].contains(&status),
+        "a notice is not a move: {status}"
+    );
+    let notified = app
+        .get_ok("/v2/webhook_notifications?filter[event]=container.pickup_lfd.changed&include=reference_object")
+        .await;
+    assert_eq!(notified["meta"]["total"], 1, "{notified}");
+    let reference = notified["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "transport_event")
+        .expect("the notice itself is included");
+    assert_eq!(reference["attributes"]["value"], lfd, "{reference}");
 }
 
 async fn the_console_shows_and_filters_what_the_terminal_said(app: TestApp) {

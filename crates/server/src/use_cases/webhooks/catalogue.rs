@@ -429,7 +429,7 @@ mod tests {
         }
         let transport = catalogue()
             .iter()
-            .filter(|info| info.name.starts_with("container.transport."))
+            .filter(|info| info.reference_type == "transport_event")
             .count();
         assert_eq!(transport, TransportEventName::ALL.len());
     }
