@@ -20,8 +20,9 @@
 // - an AIS feed: type 5 static reports (encoded here in AIS's 6-bit alphabet) name the
 //   vessels of tracked shipments `<BASE HREF=//E.CO>` and `<STYLE ONLOAD=P(51)>`, with
 //   positions so they are drawn on the route map.
-// - terminals: Tidemark has no terminal intake (terminal data is its built-in reference
-//   list and what carriers name), so the carrier's facility names stand for it.
+// - terminals: an X12 322 posted to `/v2/edi_messages` puts the corpus in a hold's
+//   description and place, shown in the shipment page's pick-up panel; the carrier's
+//   facility names stand for the terminals' own names.
 //
 // Then every console page (board, each shipment page, hovering the map's vessel and port
 // markers, documents and each document, webhooks and each webhook with a test delivery,
@@ -817,6 +818,37 @@ async function seedAis() {
 }
 
 // Email: a message to the SMTP receiver, over a raw socket.
+// EDI: a terminal's X12 322 for the hostile carrier shipment's first container, whose hold
+// description and place are hostile (the console's pick-up panel shows both).
+async function seedEdi() {
+  const shipment = seeded.shipments.carrier;
+  const r = await api("GET", `/v2/shipments/${shipment}?include=containers`);
+  const number = r.json?.included?.find((i) => i.type === "container")?.attributes?.number;
+  if (!number) throw new Error(`no container on the carrier's shipment: ${r.text.slice(0, 200)}`);
+  const stamp = iso(now).replace(/[-:]/g, "");
+  const [day, time] = [stamp.slice(0, 8), stamp.slice(9, 13)];
+  const segments = [
+    `ISA*00*          *00*          *ZZ*SECTERMINAL    *ZZ*TIDEMARK       *${day.slice(2)}*${time}*U*00401*000000777*0*P*|`,
+    `GS*SO*SECTERMINAL*TIDEMARK*${day}*${time}*777*X*004010`,
+    "ST*322*0001",
+    `Q5*PA*${day}*${time}*LT*${hostile("edi-hold")}*${hostile("edi-city")}**US`,
+    `N7*${number.slice(0, 4)}*${number.slice(4)}`,
+    `N9*BM*${NUM.carrier}`,
+    "SE*5*0001",
+    "GE*1*777",
+    "IEA*1*000000777",
+  ];
+  const response = await fetch(`${origin}/v2/edi_messages`, {
+    method: "POST",
+    headers: { authorization: `Token ${key}`, "content-type": "application/edi-x12", accept: "application/vnd.api+json" },
+    body: segments.join("~") + "~",
+  });
+  const text = await response.text();
+  if (response.status !== 201) throw new Error(`EDI refused (${response.status}): ${text.slice(0, 300)}`);
+  covered("EDI 322 hold description", "edi-hold", true);
+  expect(/^\/shipments\//, hostile("edi-hold"), "EDI hold description (X12 322)");
+}
+
 async function seedEmail() {
   const boundary = "tidemark-security-boundary";
   const b64 = (buffer) => buffer.toString("base64").replace(/.{76}/g, "$&\r\n");
@@ -1222,6 +1254,7 @@ function allHostileMarkers() {
     "c-pol", "c-vessel", "c-voyage", "c-service", "c-facility", "c-iso", "c-locname", "c-eventid", "c-eventtype", "c-ctr", "c-cursor", "c-map-facility",
     "w-body", "w-header", "wh-hdr", "cf-name", "cf-desc", "tr-ref", "tr-tag", "tr-cf", "doc-name",
     "e-from", "e-subject", "e-body", "e-file1", "e-file3", "up-file", "csv-file", "link-bl", "wf-url",
+    "edi-hold", "edi-city",
   ];
   return [
     ...names.map((n) => [n, hostile(n)]),
@@ -1253,6 +1286,8 @@ try {
   await seedShipments();
   console.log("- seeding through AIS (type 5 and type 1 over UDP)");
   await seedAis();
+  console.log("- seeding through EDI (an X12 322 over HTTP)");
+  await seedEdi();
   console.log("- seeding through email (SMTP)");
   await seedEmail();
   // The carrier whose cursor repeats is on the carriers page once it was tried.
