@@ -457,7 +457,8 @@ fn pickup_changeset(
     }
     use crate::pickup::PickupFacts;
     use serde_json::{Value, json};
-    let fields: [(&str, fn(&PickupFacts) -> Value); 6] = [
+    type Field = (&'static str, fn(&PickupFacts) -> Value);
+    let fields: [Field; 6] = [
         ("holds_at_pod_terminal", |f| json!(f.holds)),
         ("fees_at_pod_terminal", |f| json!(f.fees)),
         ("pickup_lfd", |f| json!(f.last_free_day)),

@@ -442,6 +442,7 @@ pub async fn revoke_api_key(
 /// count against its family's line, whose health it shows.
 pub async fn carriers(state: AppState, session: Session) -> Result<Markup, PageError> {
     let health = limits::health(&state).await?;
+    let terminals = crate::use_cases::terminals::health::health(&state).await?;
     let now = state.clock.now();
     let profiles = Profiles::embedded();
     let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
@@ -493,6 +494,38 @@ pub async fn carriers(state: AppState, session: Session) -> Result<Markup, PageE
                 }
                 p.muted { "The same as " code { "tidemark carriers list" } "; " code { "tidemark carriers check SCAC" } " makes one real call." }
             }
+            h2 { "Terminals" }
+            table {
+                caption.muted { "Terminals asked about discharged containers, and their health" }
+                thead { tr {
+                    th scope="col" { "Terminal" } th scope="col" { "State" } th scope="col" { "Last success" }
+                    th scope="col" { "Last error" } th scope="col" { "Calls (minute / today)" }
+                } }
+                tbody {
+                    @for t in &terminals {
+                        tr {
+                            td { (t.id) }
+                            td {
+                                @if t.id == crate::use_cases::terminals::SANDBOX { "built in (TEST voyages)" }
+                                @else if let Some(since) = t.credentials_refused_since { span.error { "paused: credentials refused since " (time(since)) } }
+                                @else if let Some(until) = t.circuit_open_until { span.error { "circuit open until " (time(until)) } }
+                                @else if t.rate_limited_until.is_some() { "rate limited" }
+                                @else if t.last_success_at.is_some() { "working" }
+                                @else { "not asked yet" }
+                            }
+                            td { (t.last_success_at.map(time).unwrap_or_else(|| "—".to_owned())) }
+                            td {
+                                @match t.last_error.as_deref() {
+                                    Some(error) => { (t.last_error_at.map(time).unwrap_or_default()) br; span.muted { (error) } }
+                                    None => { "—" }
+                                }
+                            }
+                            td { (t.calls_last_minute) " / " (t.calls_today) }
+                        }
+                    }
+                }
+            }
+            p.muted { code { "tidemark terminals list" } " shows their settings; " code { "tidemark terminals check PROFILE" } " makes one real call." }
         },
     ))
 }

@@ -120,6 +120,28 @@ async fn a_discharged_sandbox_container_is_held_then_released_with_a_last_free_d
         "container.transport.available"
     };
     assert!(names.contains(&expected), "{names:?}");
+    let answers_kept = || async {
+        let raw = app.get_ok(&format!("/v2/containers/{id}/raw_events")).await;
+        raw["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| {
+                e["attributes"]["original_event"]
+                    .as_str()
+                    .is_some_and(|text| text.starts_with("terminal sandbox: {"))
+            })
+            .count()
+    };
+    let kept = answers_kept().await;
+    assert!(kept >= 1, "the terminal's answers are kept raw");
+    app.clock.advance(Duration::minutes(16));
+    check().await;
+    assert_eq!(
+        answers_kept().await,
+        kept,
+        "the same answer again is not kept twice"
+    );
 }
 
 async fn a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_notification(
@@ -231,4 +253,99 @@ async fn the_console_shows_and_filters_what_the_terminal_said(app: TestApp) {
     }
     assert!(page.contains("Pick-up"), "{page}");
     assert!(page.contains("Yard place"), "{page}");
+}
+
+/// A test app with Port of Virginia's terminal configured (its host never called here).
+async fn with_virginia(backend: crate::helpers::Backend) -> Option<TestApp> {
+    TestApp::with_config(
+        backend,
+        &[
+            ("terminals.port_of_virginia.api_key", "k-0123"),
+            ("terminals.port_of_virginia.requests_per_minute", "2"),
+        ],
+    )
+    .await
+}
+
+async fn a_terminal_that_refuses_our_credentials_is_paused_and_shown_so(app: TestApp) {
+    use tidemark_domain::carriers::{Acquire, WaitReason};
+    use tidemark_server::use_cases::terminals::health;
+    let terminal = "port_of_virginia";
+    assert_eq!(
+        health::acquire(&app.app, terminal).await.unwrap(),
+        Acquire::Go
+    );
+
+    let refused = Err(tidemark_terminals::TerminalError::CredentialsRefused(
+        "401 from the gateway".to_owned(),
+    ));
+    health::record(&app.app, terminal, &refused).await;
+
+    assert!(
+        matches!(
+            health::acquire(&app.app, terminal).await.unwrap(),
+            Acquire::Wait {
+                reason: WaitReason::CredentialsRefused,
+                ..
+            }
+        ),
+        "paused until a probe finds the credentials fixed"
+    );
+    let cookie = crate::console::sign_in(&app, &app.key).await;
+    let page = crate::console::text(&crate::console::page(&app, "/carriers", &cookie).await);
+    assert!(page.contains("paused: credentials refused since"), "{page}");
+    assert!(page.contains("401 from the gateway"), "{page}");
+    assert!(
+        !page.contains("<td>terminal:"),
+        "a terminal is not listed as a line: {page}"
+    );
+}
+
+async fn a_terminals_budget_holds_in_every_minute(app: TestApp) {
+    use tidemark_domain::carriers::Acquire;
+    use tidemark_server::use_cases::terminals::health;
+    let terminal = "port_of_virginia";
+    for _ in 0..2 {
+        assert_eq!(
+            health::acquire(&app.app, terminal).await.unwrap(),
+            Acquire::Go
+        );
+    }
+
+    let third = health::acquire(&app.app, terminal).await.unwrap();
+    app.clock.advance(Duration::seconds(65));
+    let a_minute_on = health::acquire(&app.app, terminal).await.unwrap();
+
+    assert!(matches!(third, Acquire::Wait { .. }), "{third:?}");
+    assert_eq!(a_minute_on, Acquire::Go);
+}
+
+mod configured_terminal {
+    use crate::helpers::Backend;
+
+    #[tokio::test]
+    async fn a_terminal_that_refuses_our_credentials_is_paused_and_shown_so_on_sqlite() {
+        let app = super::with_virginia(Backend::Sqlite).await.unwrap();
+        super::a_terminal_that_refuses_our_credentials_is_paused_and_shown_so(app).await;
+    }
+
+    #[tokio::test]
+    async fn a_terminal_that_refuses_our_credentials_is_paused_and_shown_so_on_postgres() {
+        if let Some(app) = super::with_virginia(Backend::Postgres).await {
+            super::a_terminal_that_refuses_our_credentials_is_paused_and_shown_so(app).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_terminals_budget_holds_in_every_minute_on_sqlite() {
+        let app = super::with_virginia(Backend::Sqlite).await.unwrap();
+        super::a_terminals_budget_holds_in_every_minute(app).await;
+    }
+
+    #[tokio::test]
+    async fn a_terminals_budget_holds_in_every_minute_on_postgres() {
+        if let Some(app) = super::with_virginia(Backend::Postgres).await {
+            super::a_terminals_budget_holds_in_every_minute(app).await;
+        }
+    }
 }

@@ -12,15 +12,16 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
+use tidemark_domain::carriers::Acquire;
 use tidemark_domain::pickup::{HoldState, ObservedHold, PickupFee, PickupObservation};
-use tidemark_domain::tracking_update::{self, CarrierReport, Known, Milestone};
-use tidemark_domain::{Container, ContainerNumber, ShipmentId, TransportEventName};
+use tidemark_domain::tracking_update::{self, CarrierReport, Known, Milestone, ReportedRawEvent};
+use tidemark_domain::{Container, ContainerNumber, ReportedEvent, ShipmentId, TransportEventName};
 use tidemark_store::StoreError;
 use tidemark_terminals::{ContainerQuery, TerminalStatus};
 
 use crate::app::App;
 use crate::use_cases::queue::{self, JobKind};
-use crate::use_cases::terminals::SANDBOX;
+use crate::use_cases::terminals::{SANDBOX, health};
 use crate::use_cases::tracking::engine;
 
 /// A container is asked again this long after its terminal last answered.
@@ -95,7 +96,13 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
                 Some(ContainerQuery::new(number, None))
             })
             .collect();
-        match connector.lookup(&queries).await {
+        if let Acquire::Wait { reason, until } = health::acquire(app, terminal).await? {
+            tracing::debug!(terminal, reason = reason.as_str(), %until, "the terminal waits");
+            return Ok(CheckOutcome::default());
+        }
+        let result = connector.lookup(&queries).await;
+        health::record(app, terminal, &result).await;
+        match result {
             Ok(statuses) => statuses,
             Err(error) => {
                 tracing::warn!(terminal, %error, "the terminal could not be asked; next tick asks again");
@@ -123,7 +130,7 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
             .push((container, status));
     }
     for (shipment, answers) in by_shipment {
-        match write(app, shipment, &answers, now).await {
+        match write(app, terminal, shipment, &answers, now).await {
             Ok(()) => outcome.shipments_updated += 1,
             // Another write came first: this shipment is asked again next tick.
             Err(StoreError::Conflict { .. }) => {}
@@ -138,6 +145,7 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
 /// for is still marked as asked, so the batch moves on.
 async fn write(
     app: &App,
+    terminal: &str,
     shipment_id: ShipmentId,
     answers: &[(&Container, Option<&TerminalStatus>)],
     now: DateTime<Utc>,
@@ -151,10 +159,11 @@ async fn write(
         .tracking_request(shipment.account_id, shipment.tracking_request_id)
         .await?;
     let mut report = CarrierReport::default();
+    let pod = shipment.port_of_discharge_locode.as_deref();
     for (container, status) in answers {
         match status {
             Some(status) => {
-                let (observation, milestone) = observation_of(&container.number, status);
+                let (observation, availability) = observation_of(&container.number, status, pod);
                 report.pickup.push(observation);
                 // Only a change of answer is a milestone (and a webhook).
                 let changed = |m: &Milestone| {
@@ -162,7 +171,13 @@ async fn write(
                         || container.available_for_pickup
                             != (m.event == TransportEventName::Available)
                 };
-                report.milestones.extend(milestone.filter(changed));
+                report.milestones.extend(availability.filter(changed));
+                report
+                    .milestones
+                    .extend(moves_of(&container.number, status, pod));
+                report
+                    .raw_events
+                    .push(raw_answer(terminal, &container.number, status, pod));
             }
             None => report.pickup.push(PickupObservation {
                 container_number: container.number.clone(),
@@ -201,6 +216,7 @@ async fn write(
 pub fn observation_of(
     container: &str,
     status: &TerminalStatus,
+    pod: Option<&str>,
 ) -> (PickupObservation, Option<Milestone>) {
     let observation = PickupObservation {
         container_number: container.to_owned(),
@@ -245,11 +261,85 @@ pub fn observation_of(
         },
         container_number: Some(container.to_owned()),
         at: status.checked_at,
-        location_locode: None,
+        location_locode: pod.map(str::to_owned),
         vessel_name: None,
         vessel_imo: None,
         voyage_number: None,
         terminal_id: None,
     });
     (observation, milestone)
+}
+
+/// The moves a terminal saw: the full container leaving its gate (`full_out`) and the empty
+/// one coming back (`empty_in`), each at the time the terminal gives. Their ids name the
+/// container and the move only, so a terminal that says it again changes nothing and one
+/// that corrects the time corrects the event.
+fn moves_of(container: &str, status: &TerminalStatus, pod: Option<&str>) -> Vec<Milestone> {
+    [
+        (TransportEventName::FullOut, status.full_out_at, "full_out"),
+        (
+            TransportEventName::EmptyIn,
+            status.empty_returned_at,
+            "empty_in",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(event, at, name)| {
+        Some(Milestone {
+            source_id: format!("terminal|{container}|{name}"),
+            event,
+            container_number: Some(container.to_owned()),
+            at: at?,
+            location_locode: pod.map(str::to_owned),
+            vessel_name: None,
+            vessel_imo: None,
+            voyage_number: None,
+            terminal_id: None,
+        })
+    })
+    .collect()
+}
+
+/// The terminal's own answer for one container, kept as a raw event beside the carrier's
+/// (`/v2/containers/{id}/raw_events`), so nothing it said is lost and drift shows. Its id
+/// is the answer's digest: the same answer again is the same raw event, a new one is kept
+/// beside the earlier ones.
+fn raw_answer(
+    terminal: &str,
+    container: &str,
+    status: &TerminalStatus,
+    pod: Option<&str>,
+) -> ReportedRawEvent {
+    use sha2::{Digest, Sha256};
+    let answer = if status.raw.is_null() {
+        // A source without an answer of its own (the sandbox): what it reported, less when
+        // it was asked, so the same news is the same raw event.
+        let mut said = status.clone();
+        said.checked_at = DateTime::<Utc>::UNIX_EPOCH;
+        serde_json::to_string(&said).unwrap_or_default()
+    } else {
+        status.raw.to_string()
+    };
+    let digest = hex::encode(&Sha256::digest(answer.as_bytes())[..8]);
+    let event = match (status.full_out_at, status.availability) {
+        (Some(_), _) => Some("full_out"),
+        (None, Some(true)) => Some("available"),
+        _ => None,
+    };
+    ReportedRawEvent {
+        source_id: format!("terminal|{terminal}|{container}|{digest}"),
+        container_number: Some(container.to_owned()),
+        reported: ReportedEvent {
+            original_event: format!("terminal {terminal}: {answer}"),
+            event: event.map(str::to_owned),
+            timestamp: status.checked_at,
+            estimated: false,
+            location_locode: pod.map(str::to_owned),
+            location_name: None,
+            vessel_name: None,
+            vessel_imo: None,
+            voyage_number: None,
+            terminal_id: None,
+        },
+    }
 }

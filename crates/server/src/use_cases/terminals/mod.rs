@@ -7,6 +7,7 @@
 //! [`DischargeTimes`]; [`no_discharges`] knows none (the sandbox then knows no container).
 
 pub mod check;
+pub mod health;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -1,0 +1,174 @@
+//! Calls to terminals within their limits, and their health, across every worker process.
+//!
+//! A terminal's calls are counted, paused and probed exactly as a carrier's are
+//! ([`tidemark_domain::carriers::CarrierState`]), in the same shared table under the key
+//! `terminal:<profile id>`: the budget holds in every sliding minute and day whichever
+//! process asks; refused credentials pause the terminal (one probe now and then finds out
+//! whether the operator fixed them); repeated failures open its circuit. The carriers'
+//! own views leave these keys out ([`is_terminal_key`]).
+
+use std::sync::Mutex;
+
+use chrono::{DateTime, Duration, Utc};
+use tidemark_domain::carriers::{Acquire, CallOutcome, CarrierState, Limits, PollPriority};
+use tidemark_store::StoreError;
+use tidemark_terminals::{TerminalError, TerminalStatus};
+
+use crate::app::App;
+
+const KEY_PREFIX: &str = "terminal:";
+
+/// The shared state's key of a terminal.
+pub fn state_key(terminal: &str) -> String {
+    format!("{KEY_PREFIX}{terminal}")
+}
+
+/// Whether a shared state's key is a terminal's rather than a carrier's SCAC.
+pub fn is_terminal_key(key: &str) -> bool {
+    key.starts_with(KEY_PREFIX)
+}
+
+fn limits(app: &App, terminal: &str) -> Limits {
+    let budget = app
+        .terminals
+        .get(terminal)
+        .map(|connector| connector.profile().budget())
+        .unwrap_or_default();
+    Limits {
+        per_minute: budget.per_minute,
+        per_day: budget.per_day,
+    }
+}
+
+/// Asks for one call to `terminal` now: `Go` (counted) or wait, for its budget, a 429, an
+/// open circuit or refused credentials.
+pub async fn acquire(app: &App, terminal: &str) -> Result<Acquire, StoreError> {
+    let now = app.clock.now();
+    let limits = limits(app, terminal);
+    let answer = Mutex::new(None);
+    app.store
+        .change_carrier_state(&state_key(terminal), &|state| {
+            let decision = state.acquire(now, limits, PollPriority::NearMilestone);
+            *answer
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(decision);
+        })
+        .await?;
+    Ok(answer
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .unwrap_or(Acquire::Go))
+}
+
+fn outcome_of(result: &Result<Vec<TerminalStatus>, TerminalError>) -> CallOutcome {
+    match result {
+        Ok(_) => CallOutcome::Answered,
+        Err(TerminalError::CredentialsRefused(why)) => CallOutcome::CredentialsRefused(why.clone()),
+        Err(TerminalError::RateLimited { retry_after }) => CallOutcome::RateLimited {
+            retry_after: retry_after.and_then(|wait| Duration::from_std(wait).ok()),
+        },
+        Err(TerminalError::Unavailable(why)) => CallOutcome::Unavailable(why.clone()),
+        Err(error) => CallOutcome::Unreadable(error.to_string()),
+    }
+}
+
+/// Records how a call to `terminal` ended, and logs what an operator must know. A failure
+/// to record is logged, never fatal.
+pub async fn record(
+    app: &App,
+    terminal: &str,
+    result: &Result<Vec<TerminalStatus>, TerminalError>,
+) {
+    let now = app.clock.now();
+    let outcome = outcome_of(result);
+    let refused_before = Mutex::new(None);
+    let written = app
+        .store
+        .change_carrier_state(&state_key(terminal), &|state| {
+            *refused_before
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                Some(state.credentials_refused_at);
+            state.record(now, &outcome);
+        })
+        .await;
+    if let Err(error) = written {
+        tracing::error!(terminal, error = ?error, "cannot record a terminal call's outcome");
+        return;
+    }
+    let was_refused = refused_before
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .flatten();
+    match (&outcome, was_refused) {
+        (CallOutcome::CredentialsRefused(why), None) => tracing::error!(
+            terminal,
+            error = %why,
+            "the terminal refuses our credentials: it is paused (asked again only to probe); \
+             check its credentials"
+        ),
+        (CallOutcome::Answered, Some(_)) => {
+            tracing::info!(terminal, "the terminal accepts our credentials again");
+        }
+        _ => {}
+    }
+}
+
+/// One terminal's health, for `tidemark terminals list` and the console's Carriers page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TerminalHealth {
+    pub id: String,
+    pub per_minute: Option<u32>,
+    pub per_day: Option<u32>,
+    pub last_success_at: Option<DateTime<Utc>>,
+    pub last_error_at: Option<DateTime<Utc>>,
+    pub last_error: Option<String>,
+    /// Since when it refuses our credentials: it is paused until a probe succeeds.
+    pub credentials_refused_since: Option<DateTime<Utc>>,
+    pub circuit_open_until: Option<DateTime<Utc>>,
+    pub rate_limited_until: Option<DateTime<Utc>>,
+    pub calls_last_minute: usize,
+    pub calls_today: u32,
+}
+
+/// Every terminal with a connector (the sandbox's included), by id.
+pub async fn health(app: &App) -> Result<Vec<TerminalHealth>, StoreError> {
+    let now = app.clock.now();
+    let states = app.store.carrier_states().await?;
+    Ok(app
+        .terminals
+        .ids()
+        .into_iter()
+        .map(|id| {
+            let key = state_key(id);
+            let state = states
+                .iter()
+                .find(|state| state.scac == key)
+                .cloned()
+                .unwrap_or_else(|| CarrierState::new(&key));
+            let limits = limits(app, id);
+            TerminalHealth {
+                id: id.to_owned(),
+                per_minute: limits.per_minute,
+                per_day: limits.per_day,
+                last_success_at: state.last_success_at,
+                last_error_at: state.last_error_at,
+                last_error: state.last_error.clone(),
+                credentials_refused_since: state.credentials_refused_at,
+                circuit_open_until: state.circuit_open_until.filter(|&until| until > now),
+                rate_limited_until: state.slowed_until.filter(|&until| until > now),
+                calls_last_minute: state
+                    .recent_calls
+                    .iter()
+                    .filter(|&&at| at > now - Duration::minutes(1))
+                    .count(),
+                calls_today: state
+                    .day_buckets
+                    .iter()
+                    .filter(|&&(start, _)| start > now - Duration::hours(24))
+                    .map(|&(_, calls)| calls)
+                    .sum(),
+            }
+        })
+        .collect())
+}
