@@ -1,5 +1,5 @@
 //! The connector for a line, picked by its profile's protocol: DCSA T&T 2.2, DCSA T&T 3.0,
-//! COSCO's own API, or none (a line without a public tracking API, whose requests fail at
+//! COSCO's own API, HMM's own gateway, or none (a line without a public tracking API, whose requests fail at
 //! once with a clear reason).
 
 use std::sync::Arc;
@@ -14,6 +14,7 @@ use crate::cosco::{CoscoClient, CoscoKeys};
 use crate::dcsa::{DcsaAuth, DcsaClient};
 use crate::dcsa3::{Dcsa3Client, Dialect};
 use crate::event::{CarrierError, CarrierSnapshot};
+use crate::hmm::HmmClient;
 use crate::profile::Protocol;
 
 /// What a connector authenticates with.
@@ -35,11 +36,66 @@ pub enum ConnectorError {
 }
 
 /// Where a line's API is: its base URL, and the events path under it when the line does
-/// not use DCSA's (`None`: `/v2/events` or `/v3/events` by protocol).
+/// not use DCSA's (`None`: `/v2/events` or `/v3/events` by protocol; [`BASE_URL_ITSELF`]:
+/// the base URL itself, as ZIM's gateway serves them).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Endpoint {
     pub base_url: Url,
     pub events_path: Option<String>,
+}
+
+/// The events path that names the base URL itself (ZIM's `GET /` under
+/// `https://apigw.zim.com/trackAndTrace-sandbox/v1`).
+pub const BASE_URL_ITSELF: &str = "/";
+
+/// Whether `path` is an events path a profile or an operator may give: [`BASE_URL_ITSELF`],
+/// or plain segments starting with `/` (`/v2/events`, `/operation/trackandtrace/v1/events`);
+/// nothing that could name a place outside the base URL (`..`, a query, a scheme).
+pub fn is_events_path(path: &str) -> bool {
+    path == BASE_URL_ITSELF
+        || (path.starts_with('/') && crate::dcsa::plain_segments(path).is_some())
+}
+
+/// For events at the base URL itself: the base URL's parent and its last segment as a path
+/// under it (`https://h/a/v1` is `https://h/a` and `/v1`), which is how the DCSA clients are
+/// told where to ask. A base URL without a path segment has no parent to put it under.
+fn parent_and_last(base_url: &Url) -> Result<(Url, String), String> {
+    let segments: Vec<String> = base_url
+        .path_segments()
+        .map(|s| s.filter(|s| !s.is_empty()).map(str::to_owned).collect())
+        .unwrap_or_default();
+    let Some((last, parents)) = segments.split_last() else {
+        return Err(format!(
+            "events_path \"{BASE_URL_ITSELF}\" (the base URL itself) needs a base URL with a \
+             path, not {base_url}"
+        ));
+    };
+    let mut parent = base_url.clone();
+    parent
+        .path_segments_mut()
+        .map_err(|()| format!("the base URL {base_url} cannot take a path"))?
+        .clear()
+        .extend(parents);
+    Ok((parent, format!("/{last}")))
+}
+
+/// The base URL and events path the DCSA clients are built with: a path under the parent
+/// for [`BASE_URL_ITSELF`], else as given.
+fn dcsa_endpoint(
+    base_url: &Url,
+    events_path: Option<&str>,
+) -> Result<(Url, Option<String>), String> {
+    match events_path {
+        Some(BASE_URL_ITSELF) => {
+            let (parent, last) = parent_and_last(base_url)?;
+            Ok((parent, Some(last)))
+        }
+        Some(path) if !is_events_path(path) => Err(format!(
+            "events_path {path:?} is not a path of plain segments starting with / (or / for \
+             the base URL itself)"
+        )),
+        other => Ok((base_url.clone(), other.map(str::to_owned))),
+    }
 }
 
 impl Endpoint {
@@ -65,31 +121,37 @@ pub fn connector(
         base_url,
         events_path,
     } = endpoint;
+    let dcsa_base = || dcsa_endpoint(&base_url, events_path.as_deref()).map_err(&build);
     let dcsa3 = |auth: Authenticator, dialect: Dialect| {
-        let client = Dcsa3Client::new(scac, base_url.clone(), DcsaAuth::Authenticator(auth))?
+        let (base, path) = dcsa_base()?;
+        let client = Dcsa3Client::new(scac, base, DcsaAuth::Authenticator(auth))
+            .map_err(|e| build(e.to_string()))?
             .speaking(dialect);
-        match &events_path {
-            Some(path) => client.at_path(path),
+        match &path {
+            Some(path) => client.at_path(path).map_err(|e| build(e.to_string())),
             None => Ok(client),
         }
     };
     match (protocol, credentials) {
         (Protocol::Dcsa22, Credentials::Auth(auth)) => {
-            let client = DcsaClient::new(scac, base_url.clone(), DcsaAuth::Authenticator(auth))
+            let (base, path) = dcsa_base()?;
+            let client = DcsaClient::new(scac, base.clone(), DcsaAuth::Authenticator(auth))
                 .map_err(|e| build(e.to_string()))?;
-            let client = match &events_path {
+            let client = match &path {
                 Some(path) => client
-                    .at_path(&base_url, path)
+                    .at_path(&base, path)
                     .map_err(|e| build(e.to_string()))?,
                 None => client,
             };
             Ok(Arc::new(client))
         }
-        (Protocol::Dcsa30, Credentials::Auth(auth)) => Ok(Arc::new(
-            dcsa3(auth, Dialect::V3_0_0).map_err(|e| build(e.to_string()))?,
-        )),
-        (Protocol::Dcsa30Beta1, Credentials::Auth(auth)) => Ok(Arc::new(
-            dcsa3(auth, Dialect::Beta1).map_err(|e| build(e.to_string()))?,
+        (Protocol::Dcsa30, Credentials::Auth(auth)) => Ok(Arc::new(dcsa3(auth, Dialect::V3_0_0)?)),
+        (Protocol::Dcsa30Beta1, Credentials::Auth(auth)) => {
+            Ok(Arc::new(dcsa3(auth, Dialect::Beta1)?))
+        }
+        (Protocol::Hmm, Credentials::Auth(auth)) => Ok(Arc::new(
+            HmmClient::new(scac, &base_url, events_path.as_deref(), auth)
+                .map_err(|e| build(e.to_string()))?,
         )),
         (Protocol::Cosco, Credentials::Cosco(keys)) => Ok(Arc::new(
             CoscoClient::new(scac, base_url, keys, clock).map_err(|e| build(e.to_string()))?,
@@ -195,6 +257,37 @@ mod tests {
                 .contains("no public tracking API")
         );
         assert!(no_api.fetch(&query).await.is_err());
+    }
+
+    #[test]
+    fn the_base_url_itself_and_plain_paths_are_events_paths_and_nothing_else() {
+        for path in ["/", "/v2/events", "/operation/trackandtrace/v1/events"] {
+            assert!(is_events_path(path), "{path}");
+        }
+        for path in [
+            "",
+            "v2/events",
+            "/../x",
+            "/x?y=1",
+            "//",
+            "/a/./b",
+            "https://x/y",
+        ] {
+            assert!(!is_events_path(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn events_at_the_base_url_itself_are_asked_under_its_parent_at_its_last_segment() {
+        let base = Url::parse("https://apigw.zim.example/trackAndTrace-sandbox/v1/").unwrap();
+
+        let (parent, path) = dcsa_endpoint(&base, Some(BASE_URL_ITSELF)).unwrap();
+
+        assert_eq!(
+            parent.as_str(),
+            "https://apigw.zim.example/trackAndTrace-sandbox"
+        );
+        assert_eq!(path.as_deref(), Some("/v1"));
     }
 
     #[test]

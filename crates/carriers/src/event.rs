@@ -50,7 +50,7 @@ pub struct CarrierSnapshot {
 
 impl CarrierSnapshot {
     /// The error an answer stands for when the carrier sent events and none could be read
-    /// (IoT or reefer events only, or events in a shape we do not know): an answer we do not
+    /// (events in a shape or with codes we do not know): an answer we do not
     /// understand, to retry as `unrecognized_response`, never "the carrier does not know the
     /// number". `None` when an event was read, or when there were none at all (`[]`).
     pub fn unreadable(&self) -> Option<CarrierError> {
@@ -155,13 +155,14 @@ pub struct CarrierEvent {
     pub document_references: Vec<DocumentReference>,
     /// The shipper's and forwarder's references (`FF`, `SI`, `PO`, `CR`, `AAO`, `EQ`).
     pub references: Vec<Reference>,
-    /// What the carrier says the event's place is in the shipment's route, when it says
-    /// (DCSA 3.0.0 `shipmentLocationType`, Beta-1 `isTransshipmentMove`).
+    /// What the carrier says the event's place is in the shipment's route, or which side of
+    /// it the move is on, when it says (DCSA 3.0.0 `shipmentLocationType` and
+    /// `movementType`, Beta-1 `isTransshipmentMove`).
     pub route_hint: Option<RouteHint>,
 }
 
-/// A carrier's own word on a place's role in the route, which outranks what Tidemark reads
-/// off the order of events.
+/// A carrier's own word on a place's role in the route, or on the side of the route a move
+/// is on, which outranks what Tidemark reads off the order of events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RouteHint {
     /// `POL`: port of loading.
@@ -170,8 +171,14 @@ pub enum RouteHint {
     PortOfDischarge,
     /// `PDE`: place of delivery.
     PlaceOfDelivery,
-    /// A transshipment move (Beta-1 `isTransshipmentMove: true`).
+    /// A transshipment move (Beta-1 `isTransshipmentMove: true`, 3.0.0 `movementType:
+    /// TRANSSHIPMENT`).
     Transshipment,
+    /// A move on the import side, after the ocean leg (3.0.0 `movementType: IMPORT`): an
+    /// empty container gated in on this side has been returned.
+    ImportMove,
+    /// A move on the export side, before the ocean leg (3.0.0 `movementType: EXPORT`).
+    ExportMove,
 }
 
 impl RouteHint {
@@ -182,6 +189,17 @@ impl RouteHint {
             "POL" => Some(Self::PortOfLoading),
             "POD" => Some(Self::PortOfDischarge),
             "PDE" => Some(Self::PlaceOfDelivery),
+            _ => None,
+        }
+    }
+
+    /// From a DCSA 3.0.0 `movementType` (`IMPORT`, `EXPORT`, `TRANSSHIPMENT`); other codes
+    /// say nothing.
+    pub fn from_movement_type(code: &str) -> Option<Self> {
+        match code.trim().to_ascii_uppercase().as_str() {
+            "IMPORT" => Some(Self::ImportMove),
+            "EXPORT" => Some(Self::ExportMove),
+            "TRANSSHIPMENT" => Some(Self::Transshipment),
             _ => None,
         }
     }
@@ -223,10 +241,10 @@ impl CarrierEvent {
     /// nothing of that kind.
     pub fn names_another(&self, kind: crate::ReferenceKind, asked: &str) -> Option<String> {
         let named: Vec<&str> = match kind {
-            crate::ReferenceKind::Equipment => match self.kind {
-                EventKind::Equipment => self.equipment_reference.as_deref().into_iter().collect(),
-                _ => Vec::new(),
-            },
+            crate::ReferenceKind::Equipment if self.kind.concerns_equipment() => {
+                self.equipment_reference.as_deref().into_iter().collect()
+            }
+            crate::ReferenceKind::Equipment => Vec::new(),
             crate::ReferenceKind::BillOfLading => self
                 .document_numbers(DocumentType::TransportDocument)
                 .collect(),
@@ -298,7 +316,9 @@ pub struct Reference {
 use tidemark_domain::string_enum as dcsa_codes;
 
 dcsa_codes! {
-    /// The three families of DCSA T&T events (`eventType`).
+    /// The families of DCSA T&T events (`eventType`, 3.0's `eventTypeCode`): 2.2's three,
+    /// and 3.0's IoT and reefer events, which are about one container but are no move of it:
+    /// they are kept as the carrier sent them and never become milestones.
     pub enum EventKind {
         /// A vessel, train, truck or barge arrived or departed.
         Transport => "TRANSPORT",
@@ -306,13 +326,26 @@ dcsa_codes! {
         Equipment => "EQUIPMENT",
         /// A document changed status: booking confirmed, bill of lading issued…
         Shipment => "SHIPMENT",
+        /// A device on the container detected something (T&T 3.0: a door opened, a position).
+        Iot => "IOT",
+        /// A reefer container's settings were measured or adjusted (T&T 3.0).
+        Reefer => "REEFER",
+    }
+}
+
+impl EventKind {
+    /// Whether events of this family are about the one container they name
+    /// (`equipmentReference`): equipment, IoT and reefer events.
+    pub fn concerns_equipment(self) -> bool {
+        matches!(self, Self::Equipment | Self::Iot | Self::Reefer)
     }
 }
 
 dcsa_codes! {
     /// What happened: `transportEventTypeCode`, `equipmentEventTypeCode` or
-    /// `shipmentEventTypeCode`. T&T 2.2's codes, plus the 3.0 equipment codes that carriers
-    /// already send and our mapping uses.
+    /// `shipmentEventTypeCode` (and 3.0's `iotEventTypeCode` and `reeferEventTypeCode`).
+    /// T&T 2.2's codes, plus the 3.0 equipment codes that carriers already send and our
+    /// mapping uses, and 3.0's IoT and reefer codes.
     pub enum DcsaCode {
         // Transport.
         Arri => "ARRI",
@@ -352,6 +385,11 @@ dcsa_codes! {
         Cmpl => "CMPL",
         Hold => "HOLD",
         Rels => "RELS",
+        // IoT, T&T 3.0: what the device noticed is in `iotDetails`.
+        Detc => "DETC",
+        // Reefer, T&T 3.0.
+        Meas => "MEAS",
+        Adju => "ADJU",
     }
 }
 
@@ -392,6 +430,8 @@ impl DcsaCode {
             | Self::Cmpl
             | Self::Hold
             | Self::Rels => EventKind::Shipment,
+            Self::Detc => EventKind::Iot,
+            Self::Meas | Self::Adju => EventKind::Reefer,
         }
     }
 }
@@ -442,5 +482,66 @@ dcsa_codes! {
         Customs => "CUS",
         DangerousGoodsDeclaration => "DGD",
         OutOfGauge => "OOG",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+    use crate::{ReferenceKind, TrackingQuery};
+
+    /// An event of `kind` and `code` about the container `number`.
+    fn about(kind: EventKind, code: DcsaCode, number: &str) -> CarrierEvent {
+        CarrierEvent {
+            event_id: Some(format!("{kind}-{number}")),
+            kind,
+            dcsa_code: code,
+            classifier: Classifier::Actual,
+            event_datetime: Utc
+                .with_ymd_and_hms(2026, 1, 20, 16, 45, 0)
+                .single()
+                .expect("a valid date"),
+            event_created_datetime: None,
+            equipment_reference: Some(number.to_owned()),
+            iso_equipment_code: None,
+            empty_indicator: None,
+            un_location_code: None,
+            location_name: None,
+            transport_call: None,
+            document_references: Vec::new(),
+            references: Vec::new(),
+            route_hint: None,
+        }
+    }
+
+    #[test]
+    fn iot_and_reefer_codes_belong_to_their_own_families() {
+        assert_eq!(DcsaCode::Detc.kind(), EventKind::Iot);
+        assert_eq!(DcsaCode::Meas.kind(), EventKind::Reefer);
+        assert_eq!(DcsaCode::Adju.kind(), EventKind::Reefer);
+    }
+
+    #[test]
+    fn iot_and_reefer_events_about_another_container_are_left_out_of_a_container_query() {
+        let mut snapshot = CarrierSnapshot {
+            events: vec![
+                about(EventKind::Iot, DcsaCode::Detc, "APZU4812090"),
+                about(EventKind::Iot, DcsaCode::Detc, "MSKU1234565"),
+                about(EventKind::Reefer, DcsaCode::Meas, "MSKU1234565"),
+            ],
+            ..CarrierSnapshot::default()
+        };
+        let query = TrackingQuery {
+            reference_kind: ReferenceKind::Equipment,
+            reference: "APZU4812090".to_owned(),
+            sandbox_epoch: None,
+        };
+
+        snapshot.keep_about(&query);
+
+        assert_eq!(snapshot.events.len(), 1);
+        assert_eq!(snapshot.skipped.len(), 2, "{:?}", snapshot.skipped);
     }
 }

@@ -60,6 +60,10 @@ pub enum Protocol {
     /// COSCO's own COP API ([`crate::cosco`]).
     #[serde(rename = "cosco")]
     Cosco,
+    /// HMM's own gateway ([`crate::hmm`]): booking and container together, its own answer
+    /// shape.
+    #[serde(rename = "hmm")]
+    Hmm,
     /// No public tracking API; the line's status arrives as EDI (X12 315, IFTSTA) that the
     /// operator receives and hands to Tidemark (`/v2/edi_messages`, a folder, SFTP, email).
     /// Requests wait as `pending` until the first message names them.
@@ -78,6 +82,7 @@ impl Protocol {
             Self::Dcsa30 => "dcsa-3.0",
             Self::Dcsa30Beta1 => "dcsa-3.0-beta-1",
             Self::Cosco => "cosco",
+            Self::Hmm => "hmm",
             Self::Edi => "edi",
             Self::None => "none",
         }
@@ -193,7 +198,8 @@ pub struct LineApi {
     pub protocol: Fact<Protocol>,
     pub base_url: Fact<String>,
     /// Where the events are under `base_url`, when the line does not use DCSA's path
-    /// (`/v2/events`, `/v3/events`): CMA CGM's `/operation/trackandtrace/v1/events`.
+    /// (`/v2/events`, `/v3/events`): CMA CGM's `/operation/trackandtrace/v1/events`, or
+    /// `/` for the base URL itself (ZIM's).
     pub events_path: Option<Fact<String>>,
     /// `bill_of_lading`, `booking_number`, `container`.
     pub request_types: Fact<Vec<String>>,
@@ -418,9 +424,12 @@ fn check_line(scac: &str, line: &LineApi) -> Result<(), ProfileError> {
         return bad(format!("base_url {url:?} is not a URL"));
     }
     if let Some(path) = line.events_path.as_ref().and_then(|p| p.value.as_ref())
-        && !path.starts_with('/')
+        && !crate::connector::is_events_path(path)
     {
-        return bad(format!("events_path {path:?} must start with /"));
+        return bad(format!(
+            "events_path {path:?} must be plain segments starting with /, or / for the base \
+             URL itself"
+        ));
     }
     for kind in line.request_types.value.iter().flatten() {
         if !matches!(

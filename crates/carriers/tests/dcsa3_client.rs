@@ -429,18 +429,18 @@ async fn the_sandbox_serves_the_same_voyage_over_3_0_as_over_2_2_in_pages() {
 
 #[tokio::test]
 async fn a_3_0_answer_whose_events_cannot_be_read_is_unreadable_not_not_found() {
-    let reefer = json!({
-        "eventID": "reefer-1",
+    let unknown_family = json!({
+        "eventID": "weather-1",
         "eventDateTime": "2026-01-20T12:30:00Z",
         "eventClassification": {
-            "eventTypeCode": "REEFER",
+            "eventTypeCode": "WEATHER",
             "eventClassifierCode": "ACT",
-            "reeferEventTypeCode": "MEAS"
+            "weatherEventTypeCode": "STRM"
         }
     });
     let server = MockServer::start().await;
     Mock::given(path("/tnt/v3/events"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"events": [reefer]})))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"events": [unknown_family]})))
         .mount(&server)
         .await;
 
@@ -455,4 +455,35 @@ async fn a_3_0_answer_whose_events_cannot_be_read_is_unreadable_not_not_found() 
         matches!(unreadable, Some(CarrierError::UnexpectedPayload(_))),
         "{unreadable:?}"
     );
+}
+
+#[tokio::test]
+async fn a_3_0_answer_of_reefer_events_only_is_read_about_its_container() {
+    let reefer = json!({
+        "eventID": "reefer-1",
+        "eventDateTime": "2026-01-20T12:30:00Z",
+        "eventClassification": {
+            "eventTypeCode": "REEFER",
+            "eventClassifierCode": "ACT",
+            "reeferEventTypeCode": "MEAS"
+        },
+        "equipmentDetails": {"equipmentReference": "MSCU1234566"}
+    });
+    let server = MockServer::start().await;
+    Mock::given(path("/tnt/v3/events"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"events": [reefer]})))
+        .mount(&server)
+        .await;
+
+    let snapshot = client(&server, DcsaAuth::None)
+        .fetch(&query(ReferenceKind::Equipment, "MSCU1234566"))
+        .await
+        .unwrap();
+
+    assert_eq!(snapshot.events.len(), 1, "{:?}", snapshot.skipped);
+    assert_eq!(
+        snapshot.events[0].equipment_reference.as_deref(),
+        Some("MSCU1234566")
+    );
+    assert!(snapshot.unreadable().is_none());
 }

@@ -3,7 +3,7 @@
 use chrono::{TimeZone, Utc};
 use tidemark_carriers::dcsa::{JourneyStage, LegContext, LocationRole, t49_event_name};
 use tidemark_carriers::{
-    CarrierEvent, Classifier, DcsaCode, EmptyIndicator, ModeOfTransport, TransportCall,
+    CarrierEvent, Classifier, DcsaCode, EmptyIndicator, ModeOfTransport, RouteHint, TransportCall,
 };
 use tidemark_domain::TransportEventName as T;
 
@@ -237,6 +237,44 @@ fn an_empty_gate_in_after_full_out_is_empty_in() {
         Some(T::EmptyIn)
     );
     assert_eq!(t49_event_name(&gate_in, &at(PortOfDischarge)), None);
+}
+
+#[test]
+fn an_empty_gate_in_the_carrier_calls_an_import_move_is_empty_in_without_a_full_out() {
+    let mut gate_in = event(Gtin, Actual, Some(Empty), None);
+    gate_in.route_hint = Some(RouteHint::ImportMove);
+
+    for stage in [JourneyStage::BeforeFirstLoad, JourneyStage::Underway] {
+        assert_eq!(
+            t49_event_name(&gate_in, &at(Unknown).in_stage(stage)),
+            Some(T::EmptyIn),
+            "{stage:?}"
+        );
+    }
+}
+
+#[test]
+fn an_empty_gate_in_on_the_export_side_is_no_empty_in() {
+    let mut gate_in = event(Gtin, Actual, Some(Empty), None);
+    gate_in.route_hint = Some(RouteHint::ExportMove);
+
+    assert_eq!(
+        t49_event_name(
+            &gate_in,
+            &at(Unknown).in_stage(JourneyStage::BeforeFirstLoad)
+        ),
+        None
+    );
+}
+
+#[test]
+fn iot_and_reefer_events_are_never_milestones() {
+    for code in [DcsaCode::Detc, DcsaCode::Meas, DcsaCode::Adju] {
+        let reading = event(code, Actual, None, Some(Vessel));
+        for role in [PortOfLading, Transshipment, PortOfDischarge, Unknown] {
+            assert_eq!(t49_event_name(&reading, &at(role)), None, "{code} {role:?}");
+        }
+    }
 }
 
 #[test]

@@ -11,7 +11,9 @@
 
 use tidemark_domain::TransportEventName;
 
-use crate::event::{CarrierEvent, Classifier, DcsaCode, EmptyIndicator, ModeOfTransport};
+use crate::event::{
+    CarrierEvent, Classifier, DcsaCode, EmptyIndicator, ModeOfTransport, RouteHint,
+};
 
 /// Where a place sits in a shipment's route.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -143,6 +145,9 @@ pub fn t49_event_name(event: &CarrierEvent, context: &LegContext) -> Option<Tran
     let facility = event.facility_type_code();
     let stage = context.stage;
     let destination_side = matches!(context.role, PortOfDischarge | Inland | InlandDestination);
+    // The carrier's word that the move is on the import side (3.0.0 `movementType`): an
+    // empty box gated in there is the empty returned, whatever else the answer shows.
+    let import_move = event.route_hint == Some(RouteHint::ImportMove);
 
     // A load or discharge whose emptiness the carrier leaves out is a booked box's, laden:
     // an empty container's move is flagged `EMPTY`. Gate moves still need the indicator,
@@ -196,7 +201,9 @@ pub fn t49_event_name(event: &CarrierEvent, context: &LegContext) -> Option<Tran
         (Disc, Actual, Some(Laden), Leg::Mainline, PortOfDischarge) => T::VesselDischarged,
         (Avpu, Actual, Some(Laden), _, PortOfDischarge | InlandDestination) => T::Available,
         (Gtot, Actual, Some(Laden), _, PortOfDischarge | InlandDestination) => T::FullOut,
-        (Gtin, Actual, Some(Empty), _, _) if stage == JourneyStage::AfterFullOut => T::EmptyIn,
+        (Gtin, Actual, Some(Empty), _, _) if stage == JourneyStage::AfterFullOut || import_move => {
+            T::EmptyIn
+        }
 
         // Rail and the final inland leg, on the destination side where Terminal49 tracks them.
         (Load, Actual, Some(Laden), Leg::Rail, _) if destination_side => T::RailLoaded,

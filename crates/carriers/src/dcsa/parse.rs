@@ -111,13 +111,22 @@ fn read_through_value(item: &RawValue) -> Result<RawEvent, Skip> {
 
 fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
     let kind_text = raw.event_type.ok_or("eventType is missing")?;
+    // 2.2 has three families; IoT and reefer events are 3.0's, and unknown here.
     let kind = EventKind::parse(&normalize(&kind_text))
+        .filter(|kind| {
+            matches!(
+                kind,
+                EventKind::Transport | EventKind::Equipment | EventKind::Shipment
+            )
+        })
         .ok_or_else(|| format!("unknown eventType {kind_text:?}"))?;
 
     let (code_field, code_text) = match kind {
         EventKind::Transport => ("transportEventTypeCode", raw.transport_event_type_code),
-        EventKind::Equipment => ("equipmentEventTypeCode", raw.equipment_event_type_code),
         EventKind::Shipment => ("shipmentEventTypeCode", raw.shipment_event_type_code),
+        EventKind::Equipment | EventKind::Iot | EventKind::Reefer => {
+            ("equipmentEventTypeCode", raw.equipment_event_type_code)
+        }
     };
     // `eventTypeCode` is the deprecated spelling of all three.
     let code_text = code_text
@@ -145,16 +154,19 @@ fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
         },
     };
 
-    let transport_call = raw.transport_call.map(RawTransportCall::build);
-    let un_location_code = raw
+    let event_place = raw
         .event_location
         .as_ref()
-        .and_then(|location| location.un_location_code.clone())
-        .or_else(|| {
-            transport_call
-                .as_ref()
-                .and_then(|call| call.un_location_code.clone())
-        });
+        .and_then(|location| location.un_location_code.clone());
+    let call_place = match raw.transport_call.as_ref().map(RawTransportCall::place) {
+        None => None,
+        Some(Ok(place)) => place,
+        // The event's own place stands; only its call's is unreadable.
+        Some(Err(_)) if event_place.is_some() => None,
+        Some(Err(reason)) => return Err(reason),
+    };
+    let un_location_code = event_place.or_else(|| call_place.clone());
+    let transport_call = raw.transport_call.map(|call| call.build(call_place));
 
     let mut document_references: Vec<DocumentReference> = raw
         .document_references
@@ -607,7 +619,32 @@ struct RawTransportCall {
 }
 
 impl RawTransportCall {
-    fn build(self) -> TransportCall {
+    /// The call's UN/LOCODE: its own, else its location's. Where the two disagree, the one
+    /// that starts with a country's code; when neither does, the place cannot be told, and
+    /// that is the reason given.
+    fn place(&self) -> Result<Option<String>, String> {
+        let own = self.un_location_code.as_deref();
+        let located = self
+            .location
+            .as_ref()
+            .and_then(|location| location.un_location_code.as_deref());
+        let (Some(own), Some(located)) = (own, located) else {
+            return Ok(own.or(located).map(str::to_owned));
+        };
+        if own.eq_ignore_ascii_case(located) || names_a_country(own) {
+            return Ok(Some(own.to_owned()));
+        }
+        if names_a_country(located) {
+            return Ok(Some(located.to_owned()));
+        }
+        Err(format!(
+            "transportCall.UNLocationCode {own:?} and its location's {located:?} disagree, \
+             and neither names a country"
+        ))
+    }
+
+    /// The call, placed at `place` (see [`RawTransportCall::place`]).
+    fn build(self, place: Option<String>) -> TransportCall {
         // A facility code only means something with its code list; an absent list is taken as
         // SMDG, the list DCSA uses for terminals.
         let is_smdg = self
@@ -621,9 +658,7 @@ impl RawTransportCall {
         TransportCall {
             transport_call_id: self.transport_call_id,
             sequence_number: self.transport_call_sequence_number,
-            un_location_code: self
-                .un_location_code
-                .or_else(|| self.location.and_then(|location| location.un_location_code)),
+            un_location_code: place,
             facility_smdg_code: self.facility_code.filter(|_| is_smdg),
             facility_type_code: self.facility_type_code.map(|code| normalize(&code)),
             facility_name: self.other_facility,
@@ -637,6 +672,27 @@ impl RawTransportCall {
             carrier_import_voyage_number: self.import_voyage_number,
         }
     }
+}
+
+/// ISO 3166-1's alpha-2 country codes, and UN/LOCODE's `XZ` (installations in
+/// international waters): the first two letters of every UN/LOCODE.
+const COUNTRY_CODES: &str = "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ \
+    BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ \
+    CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ \
+    EC EE EG EH ER ES ET FI FJ FK FM FO FR \
+    GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU \
+    ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ \
+    LA LB LC LI LK LR LS LT LU LV LY \
+    MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ \
+    NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY \
+    QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ \
+    TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ \
+    VA VC VE VG VI VN VU WF WS XZ YE YT ZA ZM ZW";
+
+/// Whether a location code starts with a country's code, as a UN/LOCODE does.
+fn names_a_country(code: &str) -> bool {
+    let country = code.trim().get(..2).map(str::to_ascii_uppercase);
+    country.is_some_and(|country| COUNTRY_CODES.split_whitespace().any(|c| c == country))
 }
 
 #[derive(Deserialize)]
@@ -707,6 +763,68 @@ mod tests {
                 "vessel": {"vesselIMONumber": 9321483, "vesselName": "King of the Seas"}
             }
         })
+    }
+
+    /// `equipment_event` whose call is at `own` and whose call's location is at `located`,
+    /// with no event location of its own.
+    fn with_call_places(own: &str, located: &str) -> Value {
+        let mut event = equipment_event();
+        event["transportCall"]["UNLocationCode"] = json!(own);
+        event["transportCall"]["location"] = json!({"UNLocationCode": located});
+        event
+    }
+
+    #[test]
+    fn an_event_placed_by_a_call_whose_two_codes_disagree_and_name_no_country_is_drift() {
+        let snapshot = parse_json(&json!([with_call_places("XYABC", "XYBCD")])).expect("a list");
+
+        assert!(snapshot.events.is_empty());
+        assert_eq!(
+            snapshot.skipped,
+            [
+                "event 0 (e-1): transportCall.UNLocationCode \"XYABC\" and its location's \
+              \"XYBCD\" disagree, and neither names a country"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_event_with_a_place_of_its_own_keeps_it_when_its_calls_codes_cannot_be_told_apart() {
+        let mut event = with_call_places("XYBCD", "XYCDE");
+        event["eventLocation"] = json!({"UNLocationCode": "NLRTM"});
+
+        let snapshot = parse_json(&json!([event])).expect("a list");
+
+        let event = &snapshot.events[0];
+        assert_eq!(event.un_location_code.as_deref(), Some("NLRTM"));
+        let call = event.transport_call.as_ref().expect("a call");
+        assert_eq!(call.un_location_code, None);
+    }
+
+    #[test]
+    fn where_a_calls_two_codes_disagree_the_one_naming_a_country_is_its_place() {
+        let snapshot = parse_json(&json!([
+            with_call_places("XYABC", "CNSHA"),
+            with_call_places("CNSHA", "XYABC"),
+        ]))
+        .expect("a list");
+
+        let places: Vec<_> = snapshot
+            .events
+            .iter()
+            .map(|e| e.un_location_code.as_deref())
+            .collect();
+        assert_eq!(places, [Some("CNSHA"), Some("CNSHA")]);
+    }
+
+    #[test]
+    fn where_a_calls_two_codes_both_name_countries_its_own_code_is_its_place() {
+        let snapshot = parse_json(&json!([with_call_places("USNYC", "USEWR")])).expect("a list");
+
+        assert_eq!(
+            snapshot.events[0].un_location_code.as_deref(),
+            Some("USNYC")
+        );
     }
 
     #[test]

@@ -8,10 +8,19 @@
 //! `transportDetails.transportCall`, and which container in `equipmentDetails`
 //! (`reference/dcsa/TNT_v3.0.0-draft.yaml`).
 //!
+//! IoT and reefer events (`eventTypeCode` `IOT` with `iotEventTypeCode`, `REEFER` with
+//! `reeferEventTypeCode`) are read like the others, with the container their
+//! `equipmentDetails` name: they are no milestone, but they are the carrier's word about the
+//! box and are kept as it sent them.
+//!
 //! Drift is handled as in 2.2 ([`crate::dcsa::parse_events`]): every field is read leniently,
-//! and one event that cannot be read (an unknown code, a missing time, IoT and reefer events,
-//! which Tidemark does not follow) is left out and listed in [`CarrierSnapshot::skipped`]
-//! while the others are kept; only a body that is not a list of events is an error.
+//! and one event that cannot be read (an unknown code, a missing time) is left out and
+//! listed in [`CarrierSnapshot::skipped`] while the others are kept; only a body that is not
+//! a list of events is an error.
+//!
+//! Early drafts of 3.0.0 (the conformance tool's answers of January 2026) kept 2.2's names
+//! inside `transportDetails.transportCall` (`transportCallID`, `exportVoyageNumber`,
+//! `vessel.vesselName`, …); those are read where the 3.0.0 names are absent.
 //!
 //! A retracted event (`isRetracted: true`) is left out without being listed: it is the
 //! carrier withdrawing an event, not drift. An event stored from an earlier poll stays stored.
@@ -163,6 +172,8 @@ fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
             "shipmentEventTypeCode",
             classification.shipment_event_type_code,
         ),
+        EventKind::Iot => ("iotEventTypeCode", classification.iot_event_type_code),
+        EventKind::Reefer => ("reeferEventTypeCode", classification.reefer_event_type_code),
     };
     let code_text = code_text.ok_or_else(|| format!("{code_field} is missing"))?;
     let dcsa_code = DcsaCode::parse(&normalize(&code_text))
@@ -224,6 +235,9 @@ fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
         })
         .collect();
 
+    let equipment = raw.equipment_details.unwrap_or_default();
+    // The most specific word wins: a transshipment move, then the place's role, then the
+    // side of the route the move is on.
     let route_hint = if raw.is_transshipment_move == Some(true) {
         Some(RouteHint::Transshipment)
     } else {
@@ -231,8 +245,13 @@ fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
             .shipment_location_type
             .as_deref()
             .and_then(RouteHint::from_location_type)
+            .or_else(|| {
+                equipment
+                    .movement_type
+                    .as_deref()
+                    .and_then(RouteHint::from_movement_type)
+            })
     };
-    let equipment = raw.equipment_details.unwrap_or_default();
     Ok(CarrierEvent {
         event_id: raw.event_id,
         kind,
@@ -246,7 +265,12 @@ fn build_event(raw: RawEvent) -> Result<CarrierEvent, String> {
         empty_indicator: equipment
             .empty_indicator_code
             .and_then(|text| EmptyIndicator::parse(&normalize(&text))),
-        un_location_code: location.un_location_code,
+        // The event's place, else its call's, as in 2.2.
+        un_location_code: location.un_location_code.or_else(|| {
+            transport_call
+                .as_ref()
+                .and_then(|call| call.un_location_code.clone())
+        }),
         location_name: location.location_name,
         transport_call,
         document_references,
@@ -273,6 +297,8 @@ const FIELDS_3_0: &[&str] = &[
     "transportEventTypeCode",
     "equipmentEventTypeCode",
     "shipmentEventTypeCode",
+    "iotEventTypeCode",
+    "reeferEventTypeCode",
     "locationName",
     "UNLocationCode",
     "facilityTypeCode",
@@ -301,6 +327,11 @@ const FIELDS_3_0: &[&str] = &[
     "equipmentReference",
     "ISOEquipmentCode",
     "emptyIndicatorCode",
+    "movementType",
+    // Early 3.0.0 drafts: 2.2's names inside transportDetails.transportCall.
+    "transportCallID",
+    "exportVoyageNumber",
+    "importVoyageNumber",
     // Beta-1.
     "metadata",
     "payload",
@@ -492,6 +523,10 @@ struct RawClassification {
     equipment_event_type_code: Option<String>,
     #[serde(default, deserialize_with = "lenient_string")]
     shipment_event_type_code: Option<String>,
+    #[serde(default, deserialize_with = "lenient_string")]
+    iot_event_type_code: Option<String>,
+    #[serde(default, deserialize_with = "lenient_string")]
+    reefer_event_type_code: Option<String>,
 }
 
 #[derive(Default, Deserialize)]
@@ -592,36 +627,71 @@ struct RawTransportCall {
     import_voyage_number_or_reference: Option<RawVoyage>,
     #[serde(default, deserialize_with = "lenient_object")]
     vessel_transport: Option<RawVessel>,
+    // 2.2's names, which early 3.0.0 drafts kept inside the transport call.
+    #[serde(
+        rename = "transportCallID",
+        default,
+        deserialize_with = "lenient_string"
+    )]
+    transport_call_id: Option<String>,
+    #[serde(
+        rename = "UNLocationCode",
+        default,
+        deserialize_with = "lenient_string"
+    )]
+    un_location_code: Option<String>,
+    #[serde(default, deserialize_with = "lenient_string")]
+    facility_type_code: Option<String>,
+    #[serde(default, deserialize_with = "lenient_string")]
+    carrier_service_code: Option<String>,
+    #[serde(default, deserialize_with = "lenient_string")]
+    export_voyage_number: Option<String>,
+    #[serde(default, deserialize_with = "lenient_string")]
+    import_voyage_number: Option<String>,
+    /// 2.2's deprecated single voyage, the export voyage.
+    #[serde(default, deserialize_with = "lenient_string")]
+    carrier_voyage_number: Option<String>,
+    #[serde(default, deserialize_with = "lenient_object")]
+    vessel: Option<RawVessel>,
 }
 
 impl RawTransportCall {
-    /// The call, placed where the event is: 3.0 keeps the place in `eventLocation`.
+    /// The call, placed where the event is: 3.0 keeps the place in `eventLocation` (a call
+    /// of an early draft that names its own place is placed there when the event is not).
+    /// Each 3.0.0 member is read first, then its 2.2 name.
     fn build(self, location: &RawLocation) -> TransportCall {
-        let (vessel_imo, vessel_name) = match self.vessel_transport {
-            Some(vessel) => (vessel.imo, vessel.name),
-            None => (None, None),
-        };
+        let vessel = self.vessel_transport.unwrap_or_default();
+        let draft_vessel = self.vessel.unwrap_or_default();
+        let facility_type_code = location
+            .facility_type_code
+            .as_deref()
+            .or(self.facility_type_code.as_deref())
+            .map(normalize);
         TransportCall {
-            transport_call_id: self.transport_call_reference,
+            transport_call_id: self.transport_call_reference.or(self.transport_call_id),
             sequence_number: self.transport_call_sequence_number,
-            un_location_code: location.un_location_code.clone(),
+            un_location_code: location.un_location_code.clone().or(self.un_location_code),
             facility_smdg_code: location.smdg_code(),
-            facility_type_code: location.facility_type_code.as_deref().map(normalize),
+            facility_type_code,
             facility_name: None,
             mode_of_transport: self
                 .mode_of_transport
                 .and_then(|text| ModeOfTransport::parse(&normalize(&text))),
-            vessel_imo,
-            vessel_name,
+            vessel_imo: vessel.imo.or(draft_vessel.imo),
+            vessel_name: vessel.name.or(draft_vessel.name),
             carrier_service_code: self
                 .service_code_or_reference
-                .and_then(|service| service.carrier_service_code),
+                .and_then(|service| service.carrier_service_code)
+                .or(self.carrier_service_code),
             carrier_export_voyage_number: self
                 .export_voyage_number_or_reference
-                .and_then(|voyage| voyage.carrier_voyage_number),
+                .and_then(|voyage| voyage.carrier_voyage_number)
+                .or(self.export_voyage_number)
+                .or(self.carrier_voyage_number),
             carrier_import_voyage_number: self
                 .import_voyage_number_or_reference
-                .and_then(|voyage| voyage.carrier_voyage_number),
+                .and_then(|voyage| voyage.carrier_voyage_number)
+                .or(self.import_voyage_number),
         }
     }
 }
@@ -640,7 +710,7 @@ struct RawVoyage {
     carrier_voyage_number: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
 struct RawVessel {
     #[serde(
         rename = "vesselIMONumber",
@@ -665,6 +735,8 @@ struct RawEquipmentDetails {
     iso_equipment_code: Option<String>,
     #[serde(default, deserialize_with = "lenient_string")]
     empty_indicator_code: Option<String>,
+    #[serde(default, deserialize_with = "lenient_string")]
+    movement_type: Option<String>,
 }
 
 #[cfg(test)]
@@ -733,7 +805,7 @@ mod tests {
     }
 
     #[test]
-    fn the_sample_response_reads_its_shipment_transport_and_equipment_events() {
+    fn the_sample_response_reads_its_shipment_transport_equipment_iot_and_reefer_events() {
         let snapshot = parse_events(&sample("tnt-300-response.json")).expect("a valid body");
 
         let codes: Vec<_> = snapshot
@@ -747,8 +819,11 @@ mod tests {
                 (EventKind::Shipment, DcsaCode::Conf, Classifier::Actual),
                 (EventKind::Transport, DcsaCode::Depa, Classifier::Actual),
                 (EventKind::Equipment, DcsaCode::Gtin, Classifier::Actual),
+                (EventKind::Iot, DcsaCode::Detc, Classifier::Actual),
+                (EventKind::Reefer, DcsaCode::Meas, Classifier::Actual),
             ]
         );
+        assert!(snapshot.skipped.is_empty(), "{:?}", snapshot.skipped);
         let confirmed = &snapshot.events[0];
         assert_eq!(
             confirmed
@@ -783,19 +858,180 @@ mod tests {
         );
     }
 
-    #[test]
-    fn iot_and_reefer_events_of_the_sample_are_listed_as_skipped_not_fatal() {
-        let snapshot = parse_events(&sample("tnt-300-response.json")).expect("a valid body");
+    /// A 3.0.0 IoT event: a door of `APZU4812090` opened, somewhere given by coordinates.
+    fn iot_event() -> Value {
+        json!({
+            "eventID": "iot-1",
+            "eventDateTime": "2026-01-20T16:45:00Z",
+            "eventLocation": {"geoCoordinate": {"latitude": "52.3676", "longitude": "4.9041"}},
+            "eventClassification": {
+                "eventTypeCode": "IOT",
+                "eventClassifierCode": "ACT",
+                "iotEventTypeCode": "DETC"
+            },
+            "equipmentDetails": {"equipmentReference": "APZU4812090", "ISOEquipmentCode": "22GP"},
+            "iotDetails": {"iotEventCode": "DRO"}
+        })
+    }
 
+    /// A 3.0.0 reefer event: `APZU4812090`'s temperatures measured at New York.
+    fn reefer_event() -> Value {
+        json!({
+            "eventID": "reefer-1",
+            "eventDateTime": "2026-01-20T18:00:00Z",
+            "eventLocation": {"UNLocationCode": "USNYC", "facilityTypeCode": "POTE"},
+            "eventClassification": {
+                "eventTypeCode": "REEFER",
+                "eventClassifierCode": "ACT",
+                "reeferEventTypeCode": "MEAS"
+            },
+            "equipmentDetails": {"equipmentReference": "APZU4812090", "ISOEquipmentCode": "45R1"},
+            "reeferDetails": {"temperatureUnit": "CEL", "ambientMeasuredTemperature": 22.3}
+        })
+    }
+
+    #[test]
+    fn an_iot_event_is_read_as_an_event_about_its_container() {
+        let snapshot = parse_json(&events(json!([iot_event()]))).expect("a valid body");
+
+        assert!(snapshot.skipped.is_empty(), "{:?}", snapshot.skipped);
+        let event = &snapshot.events[0];
+        assert_eq!(event.kind, EventKind::Iot);
+        assert_eq!(event.dcsa_code, DcsaCode::Detc);
+        assert_eq!(event.equipment_reference.as_deref(), Some("APZU4812090"));
+        assert_eq!(event.un_location_code, None);
+    }
+
+    #[test]
+    fn a_reefer_event_is_read_with_its_place_and_container() {
+        let snapshot = parse_json(&events(json!([reefer_event()]))).expect("a valid body");
+
+        assert!(snapshot.skipped.is_empty(), "{:?}", snapshot.skipped);
+        let event = &snapshot.events[0];
+        assert_eq!(event.kind, EventKind::Reefer);
+        assert_eq!(event.dcsa_code, DcsaCode::Meas);
+        assert_eq!(event.equipment_reference.as_deref(), Some("APZU4812090"));
+        assert_eq!(event.un_location_code.as_deref(), Some("USNYC"));
+        assert_eq!(snapshot.unreadable().map(|e| e.to_string()), None);
+    }
+
+    #[test]
+    fn a_reefer_adjustment_is_read_too() {
+        let mut adjusted = reefer_event();
+        adjusted["eventClassification"]["reeferEventTypeCode"] = json!("ADJU");
+
+        let snapshot = parse_json(&events(json!([adjusted]))).expect("a valid body");
+
+        assert_eq!(snapshot.events[0].dcsa_code, DcsaCode::Adju);
+    }
+
+    #[test]
+    fn an_iot_or_reefer_event_with_a_code_of_another_family_is_drift() {
+        let mut iot_with_equipment_code = iot_event();
+        iot_with_equipment_code["eventClassification"]["iotEventTypeCode"] = json!("LOAD");
+        let mut reefer_without_code = reefer_event();
+        reefer_without_code["eventClassification"]
+            .as_object_mut()
+            .map(|c| c.remove("reeferEventTypeCode"));
+
+        let snapshot = parse_json(&events(json!([
+            iot_with_equipment_code,
+            reefer_without_code
+        ])))
+        .expect("the list itself is fine");
+
+        assert!(snapshot.events.is_empty());
         assert_eq!(
             snapshot.skipped,
             [
-                "event 3 (evt-resp-iot-001): unknown eventTypeCode \"IOT\"",
-                "event 4 (evt-resp-reefer-001): unknown eventTypeCode \"REEFER\"",
+                "event 0 (iot-1): unknown iotEventTypeCode \"LOAD\"",
+                "event 1 (reefer-1): reeferEventTypeCode is missing",
             ]
         );
-        assert_eq!(snapshot.skipped_raw.len(), 2);
-        assert!(snapshot.skipped_raw[0].contains("evt-resp-iot-001"));
+    }
+
+    #[test]
+    fn the_movement_type_is_the_carriers_word_on_the_side_of_the_route() {
+        let with_movement = |movement: &str| {
+            let mut event = load_event();
+            event["equipmentDetails"]["movementType"] = json!(movement);
+            let snapshot = parse_json(&events(json!([event]))).expect("a valid body");
+            snapshot.events[0].route_hint
+        };
+
+        assert_eq!(with_movement("IMPORT"), Some(RouteHint::ImportMove));
+        assert_eq!(with_movement("export"), Some(RouteHint::ExportMove));
+        assert_eq!(
+            with_movement("TRANSSHIPMENT"),
+            Some(RouteHint::Transshipment)
+        );
+        assert_eq!(with_movement("SIDEWAYS"), None);
+    }
+
+    #[test]
+    fn the_place_role_outranks_the_movement_type() {
+        let mut event = load_event();
+        event["equipmentDetails"]["movementType"] = json!("EXPORT");
+        event["shipmentDetails"]["shipmentLocationType"] = json!("POL");
+
+        let snapshot = parse_json(&events(json!([event]))).expect("a valid body");
+
+        assert_eq!(
+            snapshot.events[0].route_hint,
+            Some(RouteHint::PortOfLoading)
+        );
+    }
+
+    #[test]
+    fn an_early_drafts_2_2_names_inside_the_transport_call_are_read() {
+        let mut draft = load_event();
+        draft["transportDetails"] = json!({"transportCall": {
+            "transportCallID": "tc-1",
+            "transportCallSequenceNumber": 2,
+            "carrierServiceCode": "FE1",
+            "exportVoyageNumber": "2103S",
+            "importVoyageNumber": "2103N",
+            "UNLocationCode": "NLRTM",
+            "facilityTypeCode": "POTE",
+            "modeOfTransport": "VESSEL",
+            "vessel": {"vesselIMONumber": "9321483", "vesselName": "King of the Seas"}
+        }});
+
+        let from_draft = parse_json(&events(json!([draft]))).expect("a valid body");
+        let from_spec = parse_json(&events(json!([load_event()]))).expect("a valid body");
+
+        assert!(from_draft.skipped.is_empty(), "{:?}", from_draft.skipped);
+        assert_eq!(from_draft, from_spec);
+    }
+
+    #[test]
+    fn the_3_0_0_names_of_a_transport_call_win_over_the_drafts() {
+        let mut both = load_event();
+        both["transportDetails"]["transportCall"]["exportVoyageNumber"] = json!("OLD1");
+        both["transportDetails"]["transportCall"]["vessel"] = json!({"vesselName": "Old Name"});
+
+        let snapshot = parse_json(&events(json!([both]))).expect("a valid body");
+
+        let call = snapshot.events[0].transport_call.as_ref().expect("a call");
+        assert_eq!(call.carrier_export_voyage_number.as_deref(), Some("2103S"));
+        assert_eq!(call.vessel_name.as_deref(), Some("King of the Seas"));
+    }
+
+    #[test]
+    fn an_event_without_a_place_of_its_own_is_placed_at_its_drafts_call() {
+        let mut draft = load_event();
+        draft
+            .as_object_mut()
+            .expect("an object")
+            .remove("eventLocation");
+        draft["transportDetails"]["transportCall"]["UNLocationCode"] = json!("NLRTM");
+
+        let snapshot = parse_json(&events(json!([draft]))).expect("a valid body");
+
+        assert_eq!(
+            snapshot.events[0].un_location_code.as_deref(),
+            Some("NLRTM")
+        );
     }
 
     #[test]

@@ -386,18 +386,18 @@ fn protocol_of(
 }
 
 /// `events_path`: a path of plain segments starting with `/`, such as
-/// `/operation/trackandtrace/v1/events`.
+/// `/operation/trackandtrace/v1/events`, or `/` for the base URL itself (ZIM's).
 fn events_path(keys: &mut Keys<'_>) -> Result<Option<String>, ConfigError> {
     let Some(path) = keys.text("events_path")? else {
         return Ok(None);
     };
-    let plain = path.starts_with('/') && tidemark_carriers::dcsa::plain_segments(&path).is_some();
-    if plain {
+    if tidemark_carriers::connector::is_events_path(&path) {
         Ok(Some(path))
     } else {
         Err(keys.invalid(
             "events_path",
-            "expected a path such as /v2/events (plain segments, starting with /)",
+            "expected a path such as /v2/events (plain segments, starting with /), or / for \
+             the base URL itself",
         ))
     }
 }
@@ -542,4 +542,57 @@ fn profile_auth(
             secret_key: credential(keys, secret_key)?,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use figment::value::{Tag, Value};
+
+    use super::*;
+
+    fn zim(events_path: Option<&str>) -> Result<CarrierConfig, ConfigError> {
+        let mut raw = RawCarrier::new();
+        for (key, value) in [
+            (
+                "base_url",
+                Some("https://apigw.zim.example/trackAndTrace/v1"),
+            ),
+            ("subscription_key", Some("key")),
+            ("events_path", events_path),
+        ] {
+            if let Some(value) = value {
+                raw.insert(
+                    key.to_owned(),
+                    Value::String(Tag::Default, value.to_owned()),
+                );
+            }
+        }
+        validate_carrier("ZIMU", raw)
+    }
+
+    #[test]
+    fn zims_events_are_at_its_base_url_itself_by_its_profile() {
+        let config = zim(None).unwrap();
+
+        assert_eq!(config.events_path.as_deref(), Some("/"));
+    }
+
+    #[test]
+    fn an_events_path_of_slash_names_the_base_url_itself() {
+        let config = zim(Some("/")).unwrap();
+
+        assert_eq!(config.events_path.as_deref(), Some("/"));
+    }
+
+    #[test]
+    fn an_events_path_that_is_not_understood_stops_start_up_naming_it() {
+        for path in ["//", "v2/events", "/a/../b", ""] {
+            let error = zim(Some(path)).unwrap_err().to_string();
+
+            assert!(
+                error.to_lowercase().contains("events_path"),
+                "{path:?}: {error}"
+            );
+        }
+    }
 }

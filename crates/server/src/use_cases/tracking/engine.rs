@@ -170,8 +170,8 @@ pub async fn poll(
             request.scac
         ))),
     };
-    // A 200 whose events could none of them be read (IoT or reefer only, an unknown shape)
-    // is an answer we do not understand, retried as `unrecognized_response`: never a final
+    // A 200 whose events could none of them be read (unknown codes, an unknown shape) is
+    // an answer we do not understand, retried as `unrecognized_response`: never a final
     // `not_found`. The carrier's health and drift counted it as answered above.
     let fetched = match fetched {
         Ok(snapshot) if shipment.is_none() => snapshot.unreadable().map_or(Ok(snapshot), Err),

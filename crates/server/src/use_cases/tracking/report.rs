@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 use tidemark_carriers::dcsa::{JourneyStage, LegContext, LocationRole, t49_event_name};
 use tidemark_carriers::{
-    CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, DocumentType, EmptyIndicator, EventKind,
+    CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, DocumentType, EmptyIndicator,
     ModeOfTransport, RouteHint,
 };
 use tidemark_domain::tracking_update::{
@@ -112,6 +112,25 @@ fn loads_here(event: &CarrierEvent) -> bool {
         )
 }
 
+/// The place the box is first loaded at (any load, laden or not, estimated or not, that the
+/// carrier does not mark as a transshipment's), when the answer never has it discharged
+/// there: the call where it waits to be loaded, on the port of lading's side. Read from the
+/// whole answer, not the order of events, since an arrival there may be dated after the load
+/// is planned. A later port where the box is loaded again is a transshipment even when its
+/// discharge there is not reported: a box is loaded at a second port only after it came off
+/// a vessel there.
+fn loading_call(calls: &[&CarrierEvent]) -> Option<String> {
+    let place = calls
+        .iter()
+        .find(|e| e.dcsa_code == DcsaCode::Load && e.route_hint != Some(RouteHint::Transshipment))?
+        .un_location_code
+        .clone()?;
+    let discharged_here = calls
+        .iter()
+        .any(|e| e.dcsa_code == DcsaCode::Disc && e.un_location_code.as_ref() == Some(&place));
+    (!discharged_here).then_some(place)
+}
+
 fn route_of(events: &[CarrierEvent]) -> Route {
     let mut by_time: Vec<&CarrierEvent> = events.iter().collect();
     by_time.sort_by_key(|e| e.event_datetime);
@@ -140,6 +159,7 @@ fn route_of(events: &[CarrierEvent]) -> Route {
                     .copied()
             })
             .and_then(|e| e.un_location_code.clone())
+            .or_else(|| loading_call(&calls))
     });
     let port_of_discharge = hinted(&by_time, RouteHint::PortOfDischarge)
         .or_else(|| port_of_discharge_of(&calls, port_of_lading.as_deref()));
@@ -149,9 +169,13 @@ fn route_of(events: &[CarrierEvent]) -> Route {
         .iter()
         .filter(|e| e.route_hint == Some(RouteHint::Transshipment))
         .filter_map(|e| e.un_location_code.clone());
+    // A port the box is discharged at and leaves again; never the call it is first loaded
+    // at (unless the carrier says so).
+    let loading_call = loading_call(&calls);
     let transshipments = calls
         .iter()
         .filter_map(|e| e.un_location_code.clone())
+        .filter(|l| Some(l) != loading_call.as_ref())
         .chain(hinted_transshipments)
         .filter(|l| {
             Some(l) != port_of_lading.as_ref()
@@ -279,11 +303,14 @@ fn original_event(event: &CarrierEvent) -> String {
     words.join(" ")
 }
 
+/// The container an event is about: an equipment, IoT or reefer event's (transport and
+/// shipment events concern every container of the shipment).
 fn equipment_number(event: &CarrierEvent) -> Option<String> {
-    match event.kind {
-        EventKind::Equipment => container_number(event),
-        _ => None,
-    }
+    event
+        .kind
+        .concerns_equipment()
+        .then(|| container_number(event))
+        .flatten()
 }
 
 /// The container an event names only among its references (`EQ`), as transport and
@@ -297,22 +324,46 @@ fn referenced_container(event: &CarrierEvent) -> Option<String> {
         .find(|number| is_container_shaped(number))
 }
 
+/// The category letter (the fourth) of a number of ISO 6346's shape: four letters, then
+/// seven digits.
+fn iso_6346_category(number: &str) -> Option<u8> {
+    let bytes = number.as_bytes();
+    (bytes.len() == 11
+        && bytes[..4].iter().all(u8::is_ascii_uppercase)
+        && bytes[4..].iter().all(u8::is_ascii_digit))
+    .then_some(bytes[3])
+}
+
 /// Four letters ending in `U`, then seven digits (ISO 6346's shape).
 fn is_container_shaped(number: &str) -> bool {
-    let bytes = number.as_bytes();
-    bytes.len() == 11
-        && bytes[..3].iter().all(u8::is_ascii_uppercase)
-        && bytes[3] == b'U'
-        && bytes[4..].iter().all(u8::is_ascii_digit)
+    iso_6346_category(number) == Some(b'U')
+}
+
+/// Whether `code` looks like an ISO 6346 size and type code (`22GP`, `45R1`, `L5G1`): four
+/// letters and digits.
+fn is_size_type_code(code: &str) -> bool {
+    code.len() == 4 && code.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
 /// The event's equipment reference when it is a freight container's number: four letters
-/// ending in `U`, then seven digits (ISO 6346). Carriers also track chassis, trailers and
+/// ending in `U`, then seven digits (ISO 6346); or, with another fourth letter than ISO
+/// 6346's `J` (detachable equipment) and `Z` (trailers and chassis), when the carrier gives
+/// the box's size and type code (`ISOEquipmentCode`), as anonymised samples (`ABCD1234567`)
+/// and owner codes outside the BIC register do. Carriers also track chassis, trailers and
 /// their own equipment ids; those stay raw events, never containers. The check digit is not
 /// held against the carrier: it wrote the number, and a typo in it is still its box.
 fn container_number(event: &CarrierEvent) -> Option<String> {
     let number = event.equipment_reference.as_deref()?.trim().to_uppercase();
-    is_container_shaped(&number).then_some(number)
+    let sized = event
+        .iso_equipment_code
+        .as_deref()
+        .is_some_and(|code| is_size_type_code(code.trim()));
+    match iso_6346_category(&number)? {
+        b'U' => Some(number),
+        b'J' | b'Z' => None,
+        _ if sized => Some(number),
+        _ => None,
+    }
 }
 
 /// The voyage the event belongs to: the import voyage for an arrival or a discharge (the
@@ -912,6 +963,172 @@ mod tests {
         let report = report_of(&[load]);
 
         assert_eq!(report.transport_document.as_deref(), Some("MAEU123456789"));
+    }
+
+    fn report_of_3_0(events: &[Value]) -> CarrierReport {
+        let body = serde_json::to_vec(&json!({ "events": events })).expect("JSON");
+        let snapshot = tidemark_carriers::dcsa3::parse_events(&body).expect("the events parse");
+        assert!(snapshot.skipped.is_empty(), "{:?}", snapshot.skipped);
+        from_snapshot(&snapshot, ReferenceData::embedded())
+    }
+
+    /// A DCSA 3.0.0 event of `family` (`IOT`, `REEFER`) with `code`, about `APZU4812090`.
+    fn reading(family: &str, code: &str, at: &str) -> Value {
+        let code_field = format!("{}EventTypeCode", family.to_lowercase());
+        json!({
+            "eventID": format!("{family}-{at}"),
+            "eventDateTime": at,
+            "eventLocation": {"UNLocationCode": "USNYC"},
+            "eventClassification": {
+                "eventTypeCode": family,
+                "eventClassifierCode": "ACT",
+                code_field: code
+            },
+            "equipmentDetails": {"equipmentReference": "APZU4812090", "ISOEquipmentCode": "45R1"}
+        })
+    }
+
+    #[test]
+    fn iot_and_reefer_events_are_kept_raw_about_their_container_and_are_no_milestones() {
+        let report = report_of_3_0(&[
+            reading("IOT", "DETC", "2026-01-20T16:45:00Z"),
+            reading("REEFER", "MEAS", "2026-01-20T18:00:00Z"),
+        ]);
+
+        assert!(report.milestones.is_empty(), "{:?}", report.milestones);
+        let raw: Vec<(&str, Option<&str>)> = report
+            .raw_events
+            .iter()
+            .map(|e| {
+                (
+                    e.reported.original_event.as_str(),
+                    e.container_number.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            raw,
+            [
+                ("IOT DETC ACT", Some("APZU4812090")),
+                ("REEFER MEAS ACT", Some("APZU4812090")),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_answer_of_iot_or_reefer_events_only_names_their_container() {
+        let report = report_of_3_0(&[reading("REEFER", "MEAS", "2026-01-20T18:00:00Z")]);
+
+        assert_eq!(
+            report.containers,
+            [ReportedContainer {
+                number: "APZU4812090".to_owned(),
+                iso_equipment_code: Some("45R1".to_owned()),
+            }]
+        );
+    }
+
+    #[test]
+    fn an_empty_gate_in_the_carrier_calls_an_import_move_is_the_empty_returned() {
+        let depart = json!({
+            "eventID": "depa",
+            "eventDateTime": "2026-01-16T11:30:00Z",
+            "eventLocation": {"UNLocationCode": "GBSOU", "facilityTypeCode": "POTE"},
+            "eventClassification": {
+                "eventTypeCode": "TRANSPORT", "eventClassifierCode": "ACT",
+                "transportEventTypeCode": "DEPA"
+            },
+            "transportDetails": {"transportCall": {"modeOfTransport": "VESSEL"}}
+        });
+        let gate_in = json!({
+            "eventID": "gtin",
+            "eventDateTime": "2026-01-17T13:45:00Z",
+            "eventLocation": {"UNLocationCode": "FRPAR", "facilityTypeCode": "DEPO"},
+            "eventClassification": {
+                "eventTypeCode": "EQUIPMENT", "eventClassifierCode": "ACT",
+                "equipmentEventTypeCode": "GTIN"
+            },
+            "equipmentDetails": {
+                "equipmentReference": "APZU4812090", "emptyIndicatorCode": "EMPTY",
+                "movementType": "IMPORT"
+            }
+        });
+
+        let report = report_of_3_0(&[depart, gate_in]);
+
+        assert!(names(&report).contains(&("FRPAR".to_owned(), "container.transport.empty_in")));
+    }
+
+    #[test]
+    fn a_port_where_the_box_is_only_loaded_is_its_loading_call_not_a_transshipment() {
+        // The vessel's arrival is dated after the (estimated, empty) load is planned: read
+        // from the whole answer, the port is where the box waits to be loaded.
+        let mut load = move_at(
+            "load",
+            "LOAD",
+            "FRPAR",
+            "2019-11-11T23:11:00Z",
+            Some("VESSEL"),
+        );
+        load["eventClassifierCode"] = json!("EST");
+        load["emptyIndicatorCode"] = json!("EMPTY");
+        let mut arrival = arrival("arri", "ACT", "2021-01-09T13:12:56Z", "call-par");
+        arrival["transportCall"]["UNLocationCode"] = json!("FRPAR");
+
+        let report = report_of(&[load, arrival]);
+
+        assert_eq!(report.port_of_lading.as_deref(), Some("FRPAR"));
+        assert_eq!(report.port_of_discharge, None);
+        assert!(report.milestones.is_empty(), "{:?}", names(&report));
+        assert_eq!(report.raw_events.len(), 2);
+    }
+
+    #[test]
+    fn a_second_port_the_box_is_loaded_at_is_a_transshipment_even_without_its_discharge() {
+        let report = report_of(&[
+            move_at("1", "LOAD", "CNSHA", "2026-02-01T00:00:00Z", Some("VESSEL")),
+            move_at("2", "LOAD", "SGSIN", "2026-02-10T00:00:00Z", Some("VESSEL")),
+            move_at("3", "DISC", "NLRTM", "2026-03-01T00:00:00Z", Some("VESSEL")),
+        ]);
+
+        assert_eq!(report.port_of_lading.as_deref(), Some("CNSHA"));
+        assert_eq!(report.port_of_discharge.as_deref(), Some("NLRTM"));
+        assert!(names(&report).contains(&(
+            "SGSIN".to_owned(),
+            "container.transport.transshipment_loaded"
+        )));
+    }
+
+    #[test]
+    fn a_number_outside_the_owner_register_is_a_container_when_its_size_and_type_are_given() {
+        let mut sized = move_at("1", "DISC", "NOOSL", "2024-03-23T19:00:00Z", None);
+        sized["equipmentReference"] = json!("ABCD1234567");
+        sized["ISOEquipmentCode"] = json!("45RT");
+        let mut unnamed_size = move_at("2", "DISC", "NOOSL", "2024-03-23T19:00:00Z", None);
+        unnamed_size["equipmentReference"] = json!("ABCE1234567");
+
+        let report = report_of(&[sized, unnamed_size]);
+
+        let numbers: Vec<&str> = report
+            .containers
+            .iter()
+            .map(|c| c.number.as_str())
+            .collect();
+        assert_eq!(numbers, ["ABCD1234567"]);
+    }
+
+    #[test]
+    fn detachable_equipment_and_chassis_are_no_containers_even_with_a_size_and_type() {
+        let mut detachable = move_at("1", "LOAD", "CNSHA", "2026-02-01T00:00:00Z", None);
+        detachable["equipmentReference"] = json!("MSKJ1234567");
+        detachable["ISOEquipmentCode"] = json!("22GP");
+        let mut chassis = move_at("2", "LOAD", "CNSHA", "2026-02-01T00:00:00Z", None);
+        chassis["equipmentReference"] = json!("MSKZ1234567");
+        chassis["ISOEquipmentCode"] = json!("40CH");
+
+        let report = report_of(&[detachable, chassis]);
+
+        assert!(report.containers.is_empty(), "{:?}", report.containers);
     }
 
     #[test]
