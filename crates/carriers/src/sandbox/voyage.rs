@@ -339,11 +339,17 @@ pub(super) fn build(
                 discharge,
                 &slips,
             );
-            if at_pod {
+            // The sandbox terminal (`tidemark_terminals::sandbox`) holds each box for
+            // customs and releases it 34 to 38 hours after discharge, never when its serial
+            // ends in 7; the line follows that story: it says available only once the
+            // terminal has released the box (40 to 48 hours), the trucker collects it
+            // within the four free days, mostly, and a box the terminal never releases
+            // never leaves.
+            if at_pod && containers[index].number.serial() % 10 != 7 {
                 let available =
-                    discharge + hours(2.0 + 8.0 * draws.unit(&format!("available {index}")));
+                    discharge + hours(40.0 + 8.0 * draws.unit(&format!("available {index}")));
                 let full_out =
-                    available + hours(24.0 + 72.0 * draws.unit(&format!("full out {index}")));
+                    available + hours(6.0 + 48.0 * draws.unit(&format!("full out {index}")));
                 let empty_in =
                     full_out + hours(48.0 + 96.0 * draws.unit(&format!("empty in {index}")));
                 timeline.equipment(
