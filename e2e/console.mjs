@@ -384,6 +384,10 @@ try {
   await page.getByRole("link", { name: "Carriers", exact: true }).click();
   await heading("Carriers").waitFor();
   await page.getByRole("cell", { name: "working" }).first().waitFor();
+  step("the carriers page lists the terminals asked about discharged containers");
+  await page.getByRole("heading", { name: "Terminals" }).waitFor();
+  await page.getByRole("cell", { name: "built in (TEST voyages)" }).waitFor();
+  if (screenshots) await page.screenshot({ path: join(screenshots, "carriers.png"), fullPage: true });
 
   step("the API docs render from the OpenAPI document under the same policy");
   await page.goto(`${origin}/docs`);
