@@ -327,7 +327,7 @@ pub(super) fn build(
             &slips,
         );
         let at_pod = leg + 1 == last_port;
-        for index in 0..containers.len() {
+        for (index, container) in containers.iter().enumerate() {
             // At least twelve hours before the next vessel loads at a hub (see the dwell below).
             let discharge =
                 arrival + hours(3.0 + 6.0 * draws.unit(&format!("discharge {leg} {index}")));
@@ -345,7 +345,7 @@ pub(super) fn build(
             // terminal has released the box (40 to 48 hours), the trucker collects it
             // within the four free days, mostly, and a box the terminal never releases
             // never leaves.
-            if at_pod && containers[index].number.serial() % 10 != 7 {
+            if at_pod && container.number.serial() % 10 != 7 {
                 let available =
                     discharge + hours(40.0 + 8.0 * draws.unit(&format!("available {index}")));
                 let full_out =
