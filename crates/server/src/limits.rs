@@ -3,7 +3,7 @@
 //! memory, CPU and time, and the rate of failed authentication per client address.
 //!
 //! They are settings like any other (`TIDEMARK_MAX_CONNECTIONS`, …, listed with their
-//! defaults in `defaults.toml` and the README's "Limits" section), read flat beside the
+//! defaults in `defaults.toml` and docs/src/limits.md), read flat beside the
 //! others and validated here, so a zero or a nonsense value stops the start with its name.
 
 use std::path::PathBuf;

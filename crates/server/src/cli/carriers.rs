@@ -354,8 +354,8 @@ pub async fn check(
         bail!(
             "{scac} has no public tracking API: it is followed through the EDI (X12 315 or \
              IFTSTA) it sends you. Ask the line (or its EDI provider) for a 315 feed and hand \
-             it to Tidemark: POST /v2/edi_messages, a watched folder or email (see the \
-             README's EDI section). Its tracking requests wait as pending until then."
+             it to Tidemark: POST /v2/edi_messages, a watched folder or email (see \
+             docs/src/edi.md). Its tracking requests wait as pending until then."
         );
     }
     let Some(number) = number else {

@@ -73,8 +73,8 @@ pub struct ContainerAttributes {
     #[serde(with = "timestamp::option")]
     pub pol_vessel_departed_at: Option<DateTime<Utc>>,
     /// Milestones and terminal data Tidemark does not collect yet, always null, present so
-    /// that Terminal49's clients find every field they read (see the README's "Differences
-    /// from Terminal49").
+    /// that Terminal49's clients find every field they read (see
+    /// docs/src/terminal49.md).
     #[serde(flatten)]
     pub not_collected: NotCollected,
 }

@@ -7,8 +7,8 @@
 //! attributes (`import_deadlines`), and relationship names with the same kind of `data`: a
 //! list of ids where Terminal49 lists them, one id or `null` where it names one.
 //!
-//! Differences made on purpose are listed in [`DELIBERATE`], and in the README's
-//! "Differences from Terminal49".
+//! Differences made on purpose are listed in [`DELIBERATE`], and in the book's
+//! docs/src/terminal49.md.
 
 use std::collections::{BTreeMap, BTreeSet};
 

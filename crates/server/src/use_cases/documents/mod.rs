@@ -18,19 +18,16 @@
 //! - [`upload`] and [`process`]: the use cases of storing an upload and of classifying and
 //!   linking it in the background.
 //!
-//! The pure parts do no IO; the server runs [`text`] only through [`isolate`].
+//! The pure parts do no IO and live in the `tidemark-documents` crate (re-exported here);
+//! the server runs [`text`] only through [`isolate`].
 
-pub mod classify;
-pub mod fields;
-pub mod filename;
 pub mod isolate;
 pub mod links;
 pub mod process;
-pub mod references;
 pub mod rotate;
 pub mod signing;
-pub mod sniff;
-pub mod spreadsheet;
 pub mod storage;
-pub mod text;
 pub mod upload;
+
+// The pure readers live in their own crate, `tidemark-documents`; their paths here stay.
+pub use tidemark_documents::{classify, fields, filename, references, sniff, spreadsheet, text};

@@ -322,15 +322,15 @@ fn unique(items: Vec<String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::use_cases::documents::classify::{DocumentType, classify};
-    use crate::use_cases::documents::sniff::sniff;
-    use crate::use_cases::documents::text::extract_text;
+    use crate::classify::{DocumentType, classify};
+    use crate::sniff::sniff;
+    use crate::text::extract_text;
 
     #[test]
     fn a_generated_bill_of_lading_pdf_is_classified_and_yields_its_numbers() {
         let path = format!(
             "{}/tests/fixtures/documents/bill_of_lading.pdf",
-            env!("CARGO_MANIFEST_DIR")
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../server")
         );
         let bytes = std::fs::read(path).unwrap();
         let sniffed = sniff(&bytes, Some("application/octet-stream"), Some("scan.pdf")).unwrap();

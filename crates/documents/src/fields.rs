@@ -10,8 +10,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::use_cases::documents::classify::DocumentType;
-use crate::use_cases::documents::references::find_references;
+use crate::classify::DocumentType;
+use crate::references::find_references;
 
 /// The version of every schema below (their `schema_version`); a change to a schema's
 /// fields makes a new version.

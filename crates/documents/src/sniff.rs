@@ -349,7 +349,7 @@ mod tests {
     fn fixture(name: &str) -> Vec<u8> {
         let path = format!(
             "{}/tests/fixtures/documents/{name}",
-            env!("CARGO_MANIFEST_DIR")
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../server")
         );
         std::fs::read(path).unwrap()
     }
