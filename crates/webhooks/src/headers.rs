@@ -2,12 +2,12 @@
 //! Each problem carries a JSON pointer under `/data/attributes`, with the array index where
 //! there is one, so the API can say exactly which entry is wrong.
 
-use axum::http::{HeaderName, HeaderValue};
+use reqwest::header::{HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use super::address::{self, AddressError};
-use super::catalogue;
+use crate::address::{self, AddressError};
+use crate::catalogue;
 
 /// Where a webhook's attributes live in a JSON:API request body.
 pub const ATTRIBUTES: &str = "/data/attributes";
