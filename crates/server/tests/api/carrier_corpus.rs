@@ -98,13 +98,11 @@ const KNOWN_GAPS: &[(&str, &str)] = &[
     (
         "cosco_cop_bkg_example",
         "an ETA that the actual arrival replaced is no milestone, so nothing sets pod_eta_at \
-         from it; and the expected status created disagrees with tracking stopping once every \
-         container is returned empty",
+         from it",
     ),
     (
         "cosco_cop_bl_example",
-        "as cosco_cop_bkg_example (a replaced ETA as pod_eta_at; created after the empty \
-         return)",
+        "as cosco_cop_bkg_example (a replaced ETA as pod_eta_at)",
     ),
     (
         "cosco_cop_cntr_example",
