@@ -5,7 +5,8 @@
 //! through the embedded table. A sender with a private list (SOURCES.md B.3: `STS+1+P::HS`)
 //! gets its own rows through [`CodeTable::with_sender`]; the sender's rows are looked up
 //! first, so a private code that happens to spell a 315 code keeps its sender's meaning. A
-//! code in neither is kept raw and counted as drift.
+//! code in neither is read from its own words when the message carries them
+//! ([`crate::words`]), else kept raw and counted as drift.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -178,7 +179,7 @@ impl CodeTable {
     }
 }
 
-fn check(row: &CodeRow) -> Result<(), CodeTableError> {
+pub(crate) fn check(row: &CodeRow) -> Result<(), CodeTableError> {
     let invalid = |problem| CodeTableError::Invalid {
         code: row.code.clone(),
         problem,

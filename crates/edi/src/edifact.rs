@@ -17,8 +17,8 @@ use crate::model::{
 };
 use crate::segment::{self, Segment};
 use crate::status::{
-    choose_container, edifact_classifier, is_valid_container, location, looks_like_scac, map_code,
-    normalize_container, role_of,
+    Description, choose_container, edifact_classifier, is_valid_container, location,
+    looks_like_scac, map_code, normalize_container, role_of,
 };
 use crate::time::edifact_time;
 
@@ -644,6 +644,11 @@ fn status_of(
         other_times,
         sender: context.sender.to_owned(),
     };
-    map_code(&mut status, context.reader.codes(), notes);
+    map_code(
+        &mut status,
+        context.reader.codes(),
+        Description::Words,
+        notes,
+    );
     status
 }

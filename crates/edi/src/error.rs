@@ -131,4 +131,16 @@ pub enum Note {
     /// The status has no code at all.
     #[error("a status without a status code")]
     EmptyStatusCode,
+    /// The status code is in no code table, and the status was read from the words the
+    /// sender gave for it (IFTSTA STS C555 4404) through the reviewed phrases.
+    #[error(
+        "status code {code:?} is in no code table; read from the sender's own words {words:?} \
+         as {meaning} (phrase {phrase:?})"
+    )]
+    ReadFromWords {
+        code: String,
+        words: String,
+        meaning: String,
+        phrase: String,
+    },
 }

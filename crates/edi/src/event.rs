@@ -80,10 +80,16 @@ impl StatusReport {
             .as_deref()
             .or(self.references.bills_of_lading.first().map(String::as_str))
             .unwrap_or("-");
+        // A status with only words (no code) is named by the event they were read as.
+        let code = if self.code.is_empty() {
+            format!("~{}", dcsa_code.as_str())
+        } else {
+            self.code.clone()
+        };
         let event_id = format!(
             "edi:{}:{}:{}:{}:{}",
             self.sender,
-            self.code,
+            code,
             subject,
             self.location.locode.as_deref().unwrap_or("-"),
             event_datetime.format("%Y-%m-%dT%H:%M:%SZ"),

@@ -13,7 +13,9 @@
 //!
 //! Nothing here panics on input: every index is checked, input size, segment and
 //! transaction counts are bounded by [`Limits`], and an unknown status code is kept raw and
-//! counted as drift ([`Interchange::drift`]), never fatal.
+//! counted as drift ([`Interchange::drift`]), never fatal. An IFTSTA code in no table whose
+//! description the reviewed phrases read ([`words`]) is mapped from those words instead, and
+//! says so (a [`Note::ReadFromWords`], and its row's `source`).
 
 pub mod ack;
 pub mod codes;
@@ -24,6 +26,7 @@ pub mod model;
 mod segment;
 mod status;
 mod time;
+pub mod words;
 mod x12;
 
 use std::borrow::Cow;
@@ -35,6 +38,7 @@ pub use model::{
     DatedTime, Envelope, EventTime, Group, Interchange, Location, LocationRole, PortCall,
     References, Separators, StatusReport, Syntax, Transaction, TransactionResult, Transport,
 };
+pub use words::{PhraseTable, PhraseTableError};
 
 /// Bounds on what one read accepts, so a hostile or runaway file cannot exhaust memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,6 +7,7 @@ use tidemark_domain::container_number::check_digit;
 use crate::codes::CodeTable;
 use crate::error::Note;
 use crate::model::{Location, LocationRole, PortCall, StatusReport};
+use crate::words::PhraseTable;
 
 /// Two letters and three letters or digits, as UN/LOCODEs are written.
 pub(crate) fn looks_like_locode(text: &str) -> bool {
@@ -140,13 +141,42 @@ pub(crate) fn role_of(locode: Option<&str>, calls: &[PortCall]) -> Option<Locati
         .map(|role| (*role).clone())
 }
 
-/// Looks the status code up and fills the mapping; an empty code is noted.
-pub(crate) fn map_code(status: &mut StatusReport, codes: &CodeTable, notes: &mut Vec<Note>) {
+/// Whether a status's description is the sender's words for its code (IFTSTA STS C555
+/// 4404), or something else (X12 322 Q5-05 is a reason code; a 315 B4 has no text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Description {
+    Words,
+    NotWords,
+}
+
+/// Looks the status code up and fills the mapping: the sender's table, then the shared one,
+/// then (for a description in words) the reviewed phrases, noted as read from the words. An
+/// empty code is noted.
+pub(crate) fn map_code(
+    status: &mut StatusReport,
+    codes: &CodeTable,
+    description: Description,
+    notes: &mut Vec<Note>,
+) {
     if status.code.is_empty() {
         notes.push(Note::EmptyStatusCode);
-        return;
+    } else {
+        status.mapping = codes.lookup(&status.sender, &status.code).cloned();
     }
-    status.mapping = codes.lookup(&status.sender, &status.code).cloned();
+    if status.mapping.is_none()
+        && description == Description::Words
+        && let Some(words) = status.description.as_deref()
+        && let Some(reading) = PhraseTable::embedded().read(words)
+    {
+        let row = reading.row(&status.code, words);
+        notes.push(Note::ReadFromWords {
+            code: status.code.clone(),
+            words: words.trim().to_owned(),
+            meaning: reading.family.meaning.clone(),
+            phrase: reading.phrase.clone(),
+        });
+        status.mapping = Some(row);
+    }
     if let Some(forced) = status.mapping.as_ref().and_then(|row| row.classifier) {
         status.classifier = forced;
     }

@@ -17,8 +17,8 @@ use crate::model::{
 };
 use crate::segment::{self, Segment, non_empty};
 use crate::status::{
-    choose_container, container_from_parts, is_valid_container, location, looks_like_scac,
-    map_code, normalize_container, role_of, x12_classifier,
+    Description, choose_container, container_from_parts, is_valid_container, location,
+    looks_like_scac, map_code, normalize_container, role_of, x12_classifier,
 };
 use crate::time::x12_time;
 
@@ -558,7 +558,12 @@ fn read_315(
         other_times: Vec::new(),
         sender: context.sender.to_owned(),
     };
-    map_code(&mut status, context.reader.codes(), notes);
+    map_code(
+        &mut status,
+        context.reader.codes(),
+        Description::NotWords,
+        notes,
+    );
     Ok(vec![status])
 }
 
@@ -691,7 +696,12 @@ fn read_322(
             other_times,
             sender: context.sender.to_owned(),
         };
-        map_code(&mut status, context.reader.codes(), notes);
+        map_code(
+            &mut status,
+            context.reader.codes(),
+            Description::NotWords,
+            notes,
+        );
         statuses.push(status);
     }
     Ok(statuses)

@@ -20,7 +20,7 @@ mod email;
 pub mod terminals;
 
 pub use carriers::{CarrierAuth, CarrierConfig};
-pub use edi::{EdiConfig, InboundFolder};
+pub use edi::{EdiConfig, InboundFolder, SenderCodeTable};
 pub use email::{EmailConfig, ImapConfig};
 pub use terminals::TerminalConfig;
 
@@ -388,11 +388,14 @@ fn is_text_key(key: &UncasedStr) -> bool {
         || is_edi_folder_text_key(key)
 }
 
-/// A watched EDI folder's `dir` or `account` given entry by entry
-/// (`TIDEMARK_EDI__INBOUND__0__DIR`): a path or a name, whatever it looks like.
+/// A watched EDI folder's `dir` or `account`, or a code table's `sender` or `file`, given
+/// entry by entry (`TIDEMARK_EDI__INBOUND__0__DIR`, `TIDEMARK_EDI__CODE_TABLES__0__SENDER`):
+/// a path, a name or an id, whatever it looks like.
 fn is_edi_folder_text_key(key: &UncasedStr) -> bool {
     let key = key.as_str().to_lowercase();
-    key.starts_with("edi__inbound__") && (key.ends_with("__dir") || key.ends_with("__account"))
+    (key.starts_with("edi__inbound__") && (key.ends_with("__dir") || key.ends_with("__account")))
+        || (key.starts_with("edi__code_tables__")
+            && (key.ends_with("__sender") || key.ends_with("__file")))
 }
 
 /// `TIDEMARK_CARRIERS__*` and the IMAP credentials as `(key path, text)`: plain text (a

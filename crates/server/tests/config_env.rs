@@ -160,3 +160,36 @@ fn imap_credentials_are_read_as_written_and_plain_imap_is_refused_off_loopback()
         "{plain:?}"
     );
 }
+
+#[test]
+fn a_senders_code_table_is_read_from_numbered_variables_and_an_unreadable_file_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("codes.toml");
+    std::fs::write(
+        &file,
+        "[[code]]\ncode = \"P\"\nmeaning = \"Rail departed\"\nevent = \"DEPA\"\n\
+         mode = \"RAIL\"\nsource = \"the sender's guide\"\n",
+    )
+    .unwrap();
+    let missing = dir.path().join("missing.toml");
+
+    // A sender id that looks like a number stays as written.
+    let good = check_config(&[
+        ("TIDEMARK_EDI__CODE_TABLES__0__SENDER", "0012345"),
+        ("TIDEMARK_EDI__CODE_TABLES__0__FILE", file.to_str().unwrap()),
+    ]);
+    let unreadable = check_config(&[
+        ("TIDEMARK_EDI__CODE_TABLES__0__SENDER", "SENDER"),
+        (
+            "TIDEMARK_EDI__CODE_TABLES__0__FILE",
+            missing.to_str().unwrap(),
+        ),
+    ]);
+
+    assert!(good.status.success(), "{good:?}");
+    assert!(!unreadable.status.success());
+    assert!(
+        String::from_utf8_lossy(&unreadable.stderr).contains("TIDEMARK_EDI__CODE_TABLES__0__FILE"),
+        "{unreadable:?}"
+    );
+}

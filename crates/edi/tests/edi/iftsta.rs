@@ -171,7 +171,7 @@ fn a_una_declaring_other_characters_reads_the_same() {
 }
 
 #[test]
-fn a_d00b_message_with_a_private_code_is_kept_raw_as_drift() {
+fn a_d00b_message_with_a_private_code_is_kept_raw_and_read_from_its_words() {
     let interchange = read_fixture(RAIL);
     let message = transaction(&interchange, 0);
     assert_eq!(message.version, "D:00B");
@@ -189,8 +189,13 @@ fn a_d00b_message_with_a_private_code_is_kept_raw_as_drift() {
         status.description.as_deref(),
         Some("Rail Departed from In-Transit Locat")
     );
-    assert!(status.is_drift());
-    assert_eq!(interchange.drift().count(), 1);
+    // `P` is in no table; its words say "rail departed" (crate::own_words).
+    assert!(!status.is_drift());
+    assert_eq!(interchange.drift().count(), 0);
+    let row = status.mapping.as_ref().expect("read from the words");
+    assert_eq!(row.event, Some(DcsaCode::Depa));
+    assert_eq!(row.mode, Some(ModeOfTransport::Rail));
+    assert!(row.source.starts_with("the sender's own words: "));
 }
 
 #[test]

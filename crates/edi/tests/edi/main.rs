@@ -5,6 +5,7 @@ mod acknowledgements;
 mod code_table;
 mod envelope_and_limits;
 mod iftsta;
+mod own_words;
 mod robustness;
 mod x12_315;
 mod x12_322;

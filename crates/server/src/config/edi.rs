@@ -1,7 +1,11 @@
-//! `[edi]`: interchanges received by channels the server watches itself. Each
-//! `[[edi.inbound]]` is a folder whose complete files are read as interchanges and filed
-//! under `account` ([`crate::use_cases::edi::folder`]). Keys nothing takes stop start-up
-//! with the setting's name, as the top level's do.
+//! `[edi]`: interchanges received by channels the server watches itself, and how they are
+//! read. Each `[[edi.inbound]]` is a folder whose complete files are read as interchanges
+//! and filed under `account` ([`crate::use_cases::edi::folder`]). Each
+//! `[[edi.code_tables]]` gives one interchange sender (`sender`, ISA06 / UNB sender id) its
+//! own status codes from a file (`file`) in the format of `status_codes.toml`, looked up
+//! before the shared table for that sender; the files are read and checked here, at
+//! start-up. Keys nothing takes stop start-up with the setting's name, as the top level's
+//! do.
 //!
 //! A list of tables has no natural environment form: the environment gives it either whole
 //! (`TIDEMARK_EDI__INBOUND='[{dir="/srv/edi/acme", account="acme"}]'`) or entry by entry,
@@ -13,6 +17,7 @@ use std::path::PathBuf;
 
 use figment::value::Value;
 use serde::Deserialize;
+use tidemark_edi::{CodeTable, Reader};
 
 use super::{ConfigError, invalid};
 
@@ -20,9 +25,10 @@ use super::{ConfigError, invalid};
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub(super) struct RawEdi {
-    /// Read by hand ([`inbound_entries`]), so each entry's settings are named with its
-    /// number.
+    /// Read by hand ([`entries`]), so each entry's settings are named with its number.
     inbound: Option<Value>,
+    /// Read by hand, as `inbound`.
+    code_tables: Option<Value>,
     /// Refused by name, as the top level's.
     #[serde(flatten)]
     unknown: BTreeMap<String, serde::de::IgnoredAny>,
@@ -33,6 +39,36 @@ pub(super) struct RawEdi {
 pub struct EdiConfig {
     /// Watched folders (`[[edi.inbound]]`), in the order configured.
     pub inbound: Vec<InboundFolder>,
+    /// Senders' own code tables (`[[edi.code_tables]]`), read and checked at start-up.
+    pub code_tables: Vec<SenderCodeTable>,
+}
+
+/// One sender's own status codes (`[[edi.code_tables]]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SenderCodeTable {
+    /// The interchange sender (ISA06 / UNB sender id), trimmed.
+    pub sender: String,
+    /// The file the table was read from.
+    pub file: PathBuf,
+    pub table: CodeTable,
+}
+
+impl EdiConfig {
+    /// The reader for received interchanges: the embedded code table, with each configured
+    /// sender's table looked up first for that sender.
+    pub fn reader(&self) -> Reader {
+        let reader = Reader::new();
+        if self.code_tables.is_empty() {
+            return reader;
+        }
+        let codes = self
+            .code_tables
+            .iter()
+            .fold(CodeTable::embedded().clone(), |codes, sender| {
+                codes.with_sender(&sender.sender, sender.table.clone())
+            });
+        reader.with_codes(codes)
+    }
 }
 
 /// A watched folder (`[[edi.inbound]]`).
@@ -55,7 +91,7 @@ impl RawEdi {
             ));
         }
         let mut inbound: Vec<InboundFolder> = Vec::new();
-        for (index, entry) in inbound_entries(self.inbound)? {
+        for (index, entry) in entries("inbound", self.inbound, "dir and account")? {
             let folder = inbound_folder(index, &entry)?;
             if let Some(first) = inbound.iter().position(|f| f.dir == folder.dir) {
                 return Err(invalid(
@@ -69,13 +105,35 @@ impl RawEdi {
             }
             inbound.push(folder);
         }
-        Ok(EdiConfig { inbound })
+        let mut code_tables: Vec<SenderCodeTable> = Vec::new();
+        for (index, entry) in entries("code_tables", self.code_tables, "sender and file")? {
+            let table = sender_code_table(index, &entry)?;
+            if let Some(first) = code_tables.iter().position(|t| t.sender == table.sender) {
+                return Err(invalid(
+                    &format!("edi__code_tables__{index}__sender"),
+                    format!(
+                        "sender {:?} already has a code table (edi.code_tables entry {first}): \
+                         one table per sender",
+                        table.sender
+                    ),
+                ));
+            }
+            code_tables.push(table);
+        }
+        Ok(EdiConfig {
+            inbound,
+            code_tables,
+        })
     }
 }
 
-/// The entries of `edi.inbound` with their numbers: a list (the file's `[[edi.inbound]]`,
-/// or the whole list in one variable), or a table keyed by number (one variable per key).
-fn inbound_entries(value: Option<Value>) -> Result<Vec<(usize, Value)>, ConfigError> {
+/// The entries of `edi.<list>` with their numbers: a list (the file's `[[edi.<list>]]`, or
+/// the whole list in one variable), or a table keyed by number (one variable per key).
+fn entries(
+    list: &str,
+    value: Option<Value>,
+    keys: &str,
+) -> Result<Vec<(usize, Value)>, ConfigError> {
     match value {
         None => Ok(Vec::new()),
         Some(Value::Array(_, entries)) => Ok(entries.into_iter().enumerate().collect()),
@@ -84,9 +142,9 @@ fn inbound_entries(value: Option<Value>) -> Result<Vec<(usize, Value)>, ConfigEr
             for (key, entry) in entries {
                 let index = key.trim().parse::<usize>().map_err(|_| {
                     invalid(
-                        &format!("edi__inbound__{key}"),
+                        &format!("edi__{list}__{key}"),
                         format!(
-                            "expected a list of tables ([[edi.inbound]]), or entries numbered \
+                            "expected a list of tables ([[edi.{list}]]), or entries numbered \
                              from 0; {key:?} is not a number"
                         ),
                     )
@@ -99,10 +157,76 @@ fn inbound_entries(value: Option<Value>) -> Result<Vec<(usize, Value)>, ConfigEr
         // An empty environment variable.
         Some(Value::String(_, text)) if text.trim().is_empty() => Ok(Vec::new()),
         Some(_) => Err(invalid(
-            "edi__inbound",
-            "expected a list of tables ([[edi.inbound]] with dir and account)",
+            &format!("edi__{list}"),
+            format!("expected a list of tables ([[edi.{list}]] with {keys})"),
         )),
     }
+}
+
+/// A `[[edi.code_tables]]` entry: its sender, and its file read and checked.
+fn sender_code_table(index: usize, entry: &Value) -> Result<SenderCodeTable, ConfigError> {
+    let name = |key: &str| format!("edi__code_tables__{index}__{key}");
+    let Value::Dict(_, dict) = entry else {
+        return Err(invalid(
+            &format!("edi__code_tables__{index}"),
+            "expected a table with sender and file",
+        ));
+    };
+    if let Some(key) = dict
+        .keys()
+        .find(|key| !["sender", "file"].contains(&key.as_str()))
+    {
+        return Err(invalid(
+            &name(key),
+            format!("unknown setting `{key}` of edi.code_tables entry {index}"),
+        ));
+    }
+    // A sender id may look like a number (a DUNS): taken as written.
+    let text = |key: &str| -> Result<Option<String>, ConfigError> {
+        match dict.get(key) {
+            None => Ok(None),
+            Some(Value::String(_, text)) => Ok(Some(text.trim().to_owned())),
+            Some(Value::Num(_, number)) if key == "sender" => Ok(number
+                .to_u128()
+                .map(|n| n.to_string())
+                .or_else(|| number.to_i128().map(|n| n.to_string()))),
+            Some(_) => Err(invalid(&name(key), "expected text")),
+        }
+    };
+    let sender = text("sender")?
+        .filter(|sender| !sender.is_empty())
+        .ok_or_else(|| {
+            invalid(
+                &name("sender"),
+                "required: the interchange sender (ISA06 / UNB sender id) the table is for",
+            )
+        })?;
+    let file = text("file")?
+        .filter(|file| !file.is_empty() && !file.contains('\0'))
+        .ok_or_else(|| {
+            invalid(
+                &name("file"),
+                "required: the path of the sender's code table (the format of status_codes.toml)",
+            )
+        })?;
+    let file = PathBuf::from(file);
+    let contents = std::fs::read_to_string(&file).map_err(|error| {
+        invalid(
+            &name("file"),
+            format!("cannot read {}: {error}", file.display()),
+        )
+    })?;
+    let table = CodeTable::parse(&contents).map_err(|error| {
+        invalid(
+            &name("file"),
+            format!("{} is not a valid code table: {error}", file.display()),
+        )
+    })?;
+    Ok(SenderCodeTable {
+        sender,
+        file,
+        table,
+    })
 }
 
 fn inbound_folder(index: usize, entry: &Value) -> Result<InboundFolder, ConfigError> {
@@ -284,5 +408,140 @@ mod tests {
         .unwrap_err();
 
         assert_eq!(error.setting, "TIDEMARK_EDI__INBOUND__FIRST");
+    }
+
+    /// A code table file for `P`, a rail departure, in a temporary folder.
+    fn table_file(dir: &std::path::Path, name: &str, text: &str) -> String {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    }
+
+    const RAIL_DEPARTED: &str = "[[code]]\ncode = \"P\"\nmeaning = \"Rail departed\"\n\
+                                 event = \"DEPA\"\nmode = \"RAIL\"\nsource = \"guide\"\n";
+
+    #[test]
+    fn a_senders_code_table_is_read_at_start_up_and_looked_up_first_for_that_sender() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = table_file(dir.path(), "sender.toml", RAIL_DEPARTED);
+
+        let config = load(&format!(
+            "[[edi.code_tables]]\nsender = \" SENDER \"\nfile = {file:?}"
+        ))
+        .unwrap();
+
+        let tables = &config.edi.code_tables;
+        assert_eq!(tables.len(), 1);
+        assert_eq!(tables[0].sender, "SENDER");
+        assert_eq!(tables[0].file, std::path::Path::new(&file));
+        let reader = config.edi.reader();
+        let row = reader
+            .codes()
+            .lookup("SENDER", "P")
+            .expect("the sender's row");
+        assert_eq!(row.event, Some(tidemark_carriers::DcsaCode::Depa));
+        assert!(reader.codes().lookup("OTHER", "P").is_none());
+        assert!(reader.codes().lookup("OTHER", "VD").is_some());
+    }
+
+    #[test]
+    fn no_sender_has_a_code_table_by_default() {
+        let config = Config::from_pairs(&[]).unwrap();
+        assert!(config.edi.code_tables.is_empty());
+        assert!(config.edi.reader().codes().lookup("SENDER", "P").is_none());
+    }
+
+    #[test]
+    fn a_code_table_that_cannot_be_read_or_parsed_stops_start_up_naming_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.toml").display().to_string();
+        let not_toml = table_file(dir.path(), "broken.toml", "[[code]\ncode = ");
+        let bad_row = table_file(
+            dir.path(),
+            "bad.toml",
+            "[[code]]\ncode = \"P\"\nmeaning = \"x\"\nsource = \"x\"\n",
+        );
+        let unknown_field = table_file(
+            dir.path(),
+            "unknown.toml",
+            &format!("{RAIL_DEPARTED}colour = \"red\"\n"),
+        );
+        let good = table_file(dir.path(), "good.toml", RAIL_DEPARTED);
+
+        let errors: Vec<ConfigError> = [&missing, &not_toml, &bad_row, &unknown_field]
+            .iter()
+            .map(|file| {
+                load(&format!(
+                    "[[edi.code_tables]]\nsender = \"A\"\nfile = {good:?}\n\
+                     [[edi.code_tables]]\nsender = \"B\"\nfile = {file:?}"
+                ))
+                .unwrap_err()
+            })
+            .collect();
+
+        for (error, file) in errors
+            .iter()
+            .zip([&missing, &not_toml, &bad_row, &unknown_field])
+        {
+            assert_eq!(error.setting, "TIDEMARK_EDI__CODE_TABLES__1__FILE");
+            assert!(error.reason.contains(file.as_str()), "{}", error.reason);
+        }
+        assert!(
+            errors[0].reason.contains("cannot read"),
+            "{}",
+            errors[0].reason
+        );
+        assert!(errors[2].reason.contains("\"P\""), "{}", errors[2].reason);
+        assert!(errors[3].reason.contains("colour"), "{}", errors[3].reason);
+    }
+
+    #[test]
+    fn a_code_table_entry_with_an_unknown_key_a_missing_key_or_a_sender_twice_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = table_file(dir.path(), "sender.toml", RAIL_DEPARTED);
+
+        let unknown = load(&format!(
+            "[[edi.code_tables]]\nsender = \"A\"\nfile = {file:?}\nagency = \"HS\""
+        ))
+        .unwrap_err();
+        let no_sender = load(&format!("[[edi.code_tables]]\nfile = {file:?}")).unwrap_err();
+        let no_file = load("[[edi.code_tables]]\nsender = \"A\"").unwrap_err();
+        let twice = load(&format!(
+            "[[edi.code_tables]]\nsender = \"A\"\nfile = {file:?}\n\
+             [[edi.code_tables]]\nsender = \"A \"\nfile = {file:?}"
+        ))
+        .unwrap_err();
+        let not_a_list = load("[edi]\ncode_tables = \"/a\"").unwrap_err();
+
+        assert_eq!(unknown.setting, "TIDEMARK_EDI__CODE_TABLES__0__AGENCY");
+        assert!(unknown.reason.contains("agency"), "{}", unknown.reason);
+        assert_eq!(no_sender.setting, "TIDEMARK_EDI__CODE_TABLES__0__SENDER");
+        assert_eq!(no_file.setting, "TIDEMARK_EDI__CODE_TABLES__0__FILE");
+        assert_eq!(twice.setting, "TIDEMARK_EDI__CODE_TABLES__1__SENDER");
+        assert!(twice.reason.contains("entry 0"), "{}", twice.reason);
+        assert_eq!(not_a_list.setting, "TIDEMARK_EDI__CODE_TABLES");
+    }
+
+    #[test]
+    fn the_environment_gives_code_tables_numbered_with_their_sender_as_written() {
+        use figment::value::UncasedStr;
+
+        let dir = tempfile::tempdir().unwrap();
+        let file = table_file(dir.path(), "sender.toml", RAIL_DEPARTED);
+        // What `TIDEMARK_EDI__CODE_TABLES__0__SENDER=0012345` and `…__0__FILE=…` become.
+        let numbered = Figment::from(Toml::string(DEFAULTS))
+            .merge(Serialized::global("edi.code_tables.0.sender", "0012345"))
+            .merge(Serialized::global("edi.code_tables.0.file", file.as_str()));
+
+        let tables = Config::from_figment(&numbered).unwrap().edi.code_tables;
+
+        assert_eq!(tables.len(), 1);
+        assert_eq!(tables[0].sender, "0012345");
+        assert!(crate::config::is_text_key(UncasedStr::new(
+            "EDI__CODE_TABLES__0__SENDER"
+        )));
+        assert!(crate::config::is_text_key(UncasedStr::new(
+            "EDI__CODE_TABLES__3__FILE"
+        )));
     }
 }

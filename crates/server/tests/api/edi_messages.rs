@@ -31,6 +31,9 @@ on_both_backends!(
     interchanges_are_listed_by_status_and_seen_only_by_their_account,
     a_ramps_arrival_and_last_free_day_show_on_the_container,
     containers_are_listed_by_last_free_day_hold_and_availability,
+    edi_a_senders_code_table_maps_its_private_code_to_a_rail_departure_on_the_container,
+    edi_without_a_table_a_private_code_without_words_stays_an_unknown_code,
+    edi_without_a_table_a_private_code_is_read_from_its_own_words,
 );
 
 const HAMSUD_DISCHARGED: &[u8] =
@@ -492,4 +495,135 @@ async fn containers_are_listed_by_last_free_day_hold_and_availability(app: TestA
     assert!(ids(held).is_empty());
     assert!(ids(available).is_empty());
     assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+}
+
+/// The D.00B sample (sender `SENDER`, private code `P` with its words "Rail Departed from
+/// In-Transit Locat"), its status time given a zone (Syracuse is not in the reference data)
+/// and its STS replaced by `sts`.
+fn rail_departed_with(sts: &str) -> Vec<u8> {
+    const RAIL: &[u8] = include_bytes!("../../../edi/tests/fixtures/iftsta_d00b_rail_departed.edi");
+    String::from_utf8(RAIL.to_vec())
+        .unwrap()
+        .replace("DTM+334:202211190710:203", "DTM+334:202211190710-0500:303")
+        .replace("STS+1+P::HS:Rail Departed from In-Transit Locat'", sts)
+        .into_bytes()
+}
+
+/// The app with `SENDER`'s own code table, in which `P` is a rail departure.
+async fn with_senders_table(app: &TestApp, dir: &std::path::Path) -> TestApp {
+    let file = dir.join("sender_codes.toml");
+    std::fs::write(
+        &file,
+        "[[code]]\ncode = \"P\"\nmeaning = \"Rail departed from in-transit location\"\n\
+         event = \"DEPA\"\nmode = \"RAIL\"\nsource = \"the sender's IFTSTA guide\"\n",
+    )
+    .unwrap();
+    TestApp::with_config(
+        app.backend,
+        &[
+            ("edi.code_tables.0.sender", "SENDER"),
+            ("edi.code_tables.0.file", file.to_str().unwrap()),
+        ],
+    )
+    .await
+    .unwrap()
+}
+
+/// The sample's rail departure at Syracuse is kept on its container: as a raw event (the
+/// shipment has no ocean route yet to place it on), or as a milestone.
+fn assert_rail_departure_kept(events: &Value, raw: &Value) {
+    let departure = raw["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|event| event["attributes"]["original_event"] == "TRANSPORT DEPA ACT LADEN")
+        .unwrap_or_else(|| panic!("the rail departure: {raw}"));
+    assert_eq!(departure["attributes"]["location_locode"], "USSYR");
+    assert_eq!(departure["attributes"]["actual_at"], "2022-11-19T12:10:00Z");
+    assert_eq!(departure["attributes"]["vessel_name"], "CSX TRANSPORTATION");
+    let names = event_names(events);
+    assert!(
+        names.is_empty() || names.contains(&"container.transport.rail_departed".to_owned()),
+        "{events}"
+    );
+}
+
+/// The sample's container's milestones and raw events.
+async fn container_events(app: &TestApp, request: &str) -> (Value, Value) {
+    let shipment = shipment_of(app, request).await;
+    let container = shipment["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "container")
+        .unwrap_or_else(|| panic!("the container: {shipment}"))
+        .clone();
+    let id = container["id"].as_str().unwrap().to_owned();
+    let events = app
+        .get_ok(&format!("/v2/containers/{id}/transport_events"))
+        .await;
+    let raw = app.get_ok(&format!("/v2/containers/{id}/raw_events")).await;
+    (events, raw)
+}
+
+async fn edi_a_senders_code_table_maps_its_private_code_to_a_rail_departure_on_the_container(
+    app: TestApp,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let app = with_senders_table(&app, dir.path()).await;
+    let request = app
+        .track("bill_of_lading", "ABCD224O4023815X", "SUDU")
+        .await;
+
+    // Without its words, so only the table can read the code.
+    let message = posted(
+        &app,
+        "application/edifact",
+        &rail_departed_with("STS+1+P::HS'"),
+    )
+    .await;
+    app.run_pending_jobs().await;
+
+    let attributes = &message["attributes"];
+    assert_eq!(attributes["status"], "processed", "{message}");
+    assert_eq!(attributes["sender"], "SENDER");
+    assert_eq!(attributes["unknown_codes_count"], 0, "{message}");
+    assert_eq!(attributes["events_count"], 1, "{message}");
+    let (events, raw) = container_events(&app, &request).await;
+    assert_rail_departure_kept(&events, &raw);
+}
+
+async fn edi_without_a_table_a_private_code_without_words_stays_an_unknown_code(app: TestApp) {
+    let message = posted(
+        &app,
+        "application/edifact",
+        &rail_departed_with("STS+1+P::HS'"),
+    )
+    .await;
+
+    let attributes = &message["attributes"];
+    assert_eq!(attributes["status"], "processed", "{message}");
+    assert_eq!(attributes["unknown_codes_count"], 1, "{message}");
+    assert_eq!(attributes["events_count"], 0, "{message}");
+}
+
+async fn edi_without_a_table_a_private_code_is_read_from_its_own_words(app: TestApp) {
+    let request = app
+        .track("bill_of_lading", "ABCD224O4023815X", "SUDU")
+        .await;
+
+    let message = posted(
+        &app,
+        "application/edifact",
+        &rail_departed_with("STS+1+P::HS:Rail Departed from In-Transit Locat'"),
+    )
+    .await;
+    app.run_pending_jobs().await;
+
+    let attributes = &message["attributes"];
+    assert_eq!(attributes["status"], "processed", "{message}");
+    assert_eq!(attributes["unknown_codes_count"], 0, "{message}");
+    assert_eq!(attributes["events_count"], 1, "{message}");
+    let (events, raw) = container_events(&app, &request).await;
+    assert_rail_departure_kept(&events, &raw);
 }

@@ -4,7 +4,8 @@
 //!
 //! 1. [`receive`] stores the bytes as received, with a job to read them, in one transaction;
 //!    a crash after that loses nothing.
-//! 2. [`process`] reads them (`tidemark_edi`), once: an interchange whose sender and control
+//! 2. [`process`] reads them (`tidemark_edi`, with the senders' own code tables of
+//!    `[[edi.code_tables]]`), once: an interchange whose sender and control
 //!    number were seen is a `duplicate` and changes nothing; a broken transaction is listed
 //!    with its position and reason while the others are kept. Each accepted transaction is
 //!    stored with the numbers it names and the carrier events its statuses stand for.
@@ -144,7 +145,7 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<EdiMessa
     }
     let raw = app.store.edi_message_raw(account, id).await?;
     message.updated_at = app.clock.now();
-    let interchange = match tidemark_edi::read(&raw) {
+    let interchange = match app.config.edi.reader().read(&raw) {
         Ok(interchange) => interchange,
         Err(error) => {
             message.status = "rejected".to_owned();
@@ -155,6 +156,7 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<EdiMessa
             return app.store.edi_message(account, id).await;
         }
     };
+    note_words_read(&interchange);
     let read = Read::of(&interchange, &message);
     let requests = app
         .store
@@ -202,6 +204,34 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<EdiMessa
         }
     }
     app.store.edi_message(account, id).await
+}
+
+/// Logs each status whose code is in no table but was read from the sender's own words
+/// (IFTSTA STS C555 4404), so the operator sees which private codes are read that way and
+/// can give their sender a table (`[[edi.code_tables]]`).
+fn note_words_read(interchange: &Interchange) {
+    let notes = interchange
+        .transactions
+        .iter()
+        .filter_map(|result| result.as_ref().ok())
+        .flat_map(|transaction| &transaction.notes);
+    for note in notes {
+        if let tidemark_edi::Note::ReadFromWords {
+            code,
+            words,
+            meaning,
+            ..
+        } = note
+        {
+            tracing::info!(
+                sender = ?interchange.envelope.sender_id,
+                code = ?code,
+                words = ?words,
+                meaning = %meaning,
+                "an EDI status code in no code table was read from the sender's own words"
+            );
+        }
+    }
 }
 
 /// The job applying stored EDI to a request (one pending per request).
@@ -520,7 +550,11 @@ pub async fn acknowledgement(
         return Err(AcknowledgementError::NotReadYet);
     }
     let raw = app.store.edi_message_raw(account, id).await?;
-    let interchange = tidemark_edi::read(&raw)
+    let interchange = app
+        .config
+        .edi
+        .reader()
+        .read(&raw)
         .map_err(|error| AcknowledgementError::Unreadable(error.to_string()))?;
     // Nine digits at most (X12 ISA13), never zero.
     let number = u32::try_from(id.as_u128() % 999_999_999).unwrap_or(0) + 1;
