@@ -139,6 +139,11 @@ pub struct Location {
     /// X12 qualifier `CI`, a SPLC…).
     pub other_id: Option<String>,
     pub other_qualifier: Option<String>,
+    /// The country and state or province the segment names, ISO 3166-2 style (`US-IL`, from
+    /// X12 R4-05/R4-08 or Q5-08/Q5-07): where a time is read when the place's own zone is
+    /// unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subdivision: Option<String>,
 }
 
 /// What a place is to the shipment: X12 R4-01 (element 115) or EDIFACT LOC qualifier (3227).

@@ -84,6 +84,23 @@ pub(crate) fn choose_container(
     }
 }
 
+/// A state or province as `US-IL`: the country from the UN/LOCODE when there is one, else
+/// as the segment gives it; `None` unless both are two letters.
+pub(crate) fn subdivision(locode: Option<&str>, country: &str, state: &str) -> Option<String> {
+    let country = locode
+        .and_then(|locode| locode.get(..2))
+        .unwrap_or(country.trim());
+    let state = state.trim();
+    let letters = |text: &str| text.len() == 2 && text.bytes().all(|b| b.is_ascii_alphabetic());
+    (letters(country) && letters(state)).then(|| {
+        format!(
+            "{}-{}",
+            country.to_ascii_uppercase(),
+            state.to_ascii_uppercase()
+        )
+    })
+}
+
 /// A location from an identifier and its qualifier: a UN/LOCODE when the qualifier says `UN`
 /// (or there is none and the identifier looks like one), else kept as another identifier.
 pub(crate) fn location(id: &str, qualifier: &str, name: Option<String>) -> Location {
@@ -185,6 +202,17 @@ pub(crate) fn map_code(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_subdivision_takes_its_country_from_the_locode_first() {
+        assert_eq!(
+            subdivision(Some("USLPC"), "", "il").as_deref(),
+            Some("US-IL")
+        );
+        assert_eq!(subdivision(None, "CA", "AB").as_deref(), Some("CA-AB"));
+        assert_eq!(subdivision(None, "", "IL"), None);
+        assert_eq!(subdivision(None, "US", "ILL"), None);
+    }
 
     #[test]
     fn a_six_digit_serial_gets_its_check_digit() {

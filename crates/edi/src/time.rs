@@ -93,9 +93,74 @@ fn zone_of_time_code(code: &str) -> Option<Zone> {
     }
 }
 
-/// The place's zone from the reference data, noting when there is none.
-fn zone_of_place(locode: Option<&str>, notes: &mut Vec<Note>) -> Option<Zone> {
-    let zone = locode.and_then(|locode| ReferenceData::embedded().time_zone_of_place(locode));
+/// The US states and Canadian provinces that lie wholly in one zone (IANA tz database,
+/// `zone1970.tab` and its comments on which areas each zone covers). States split between
+/// zones (Texas, Florida, Tennessee, Kentucky, Indiana, Michigan, the Dakotas, Nebraska,
+/// Kansas, Idaho, Oregon, Nevada, Alaska; Ontario, Quebec, British Columbia, Saskatchewan)
+/// are left out: a time there without a zone stays unconverted rather than guessed.
+const SUBDIVISION_ZONES: &[(&str, &str)] = &[
+    ("US-CT", "America/New_York"),
+    ("US-DC", "America/New_York"),
+    ("US-DE", "America/New_York"),
+    ("US-GA", "America/New_York"),
+    ("US-MA", "America/New_York"),
+    ("US-MD", "America/New_York"),
+    ("US-ME", "America/New_York"),
+    ("US-NC", "America/New_York"),
+    ("US-NH", "America/New_York"),
+    ("US-NJ", "America/New_York"),
+    ("US-NY", "America/New_York"),
+    ("US-OH", "America/New_York"),
+    ("US-PA", "America/New_York"),
+    ("US-RI", "America/New_York"),
+    ("US-SC", "America/New_York"),
+    ("US-VA", "America/New_York"),
+    ("US-VT", "America/New_York"),
+    ("US-WV", "America/New_York"),
+    ("US-AL", "America/Chicago"),
+    ("US-AR", "America/Chicago"),
+    ("US-IA", "America/Chicago"),
+    ("US-IL", "America/Chicago"),
+    ("US-LA", "America/Chicago"),
+    ("US-MN", "America/Chicago"),
+    ("US-MO", "America/Chicago"),
+    ("US-MS", "America/Chicago"),
+    ("US-OK", "America/Chicago"),
+    ("US-WI", "America/Chicago"),
+    ("US-CO", "America/Denver"),
+    ("US-MT", "America/Denver"),
+    ("US-NM", "America/Denver"),
+    ("US-UT", "America/Denver"),
+    ("US-WY", "America/Denver"),
+    ("US-AZ", "America/Phoenix"),
+    ("US-CA", "America/Los_Angeles"),
+    ("US-WA", "America/Los_Angeles"),
+    ("US-HI", "Pacific/Honolulu"),
+    ("CA-AB", "America/Edmonton"),
+    ("CA-MB", "America/Winnipeg"),
+    ("CA-NB", "America/Moncton"),
+    ("CA-NS", "America/Halifax"),
+    ("CA-PE", "America/Halifax"),
+];
+
+/// The zone of a state or province wholly in one zone (`US-IL`), `None` for the others.
+fn zone_of_subdivision(subdivision: &str) -> Option<&'static str> {
+    SUBDIVISION_ZONES
+        .iter()
+        .find(|(code, _)| *code == subdivision)
+        .map(|(_, zone)| *zone)
+}
+
+/// The place's zone from the reference data, else from the state or province the segment
+/// names, noting when there is none.
+fn zone_of_place(
+    locode: Option<&str>,
+    subdivision: Option<&str>,
+    notes: &mut Vec<Note>,
+) -> Option<Zone> {
+    let zone = locode
+        .and_then(|locode| ReferenceData::embedded().time_zone_of_place(locode))
+        .or_else(|| subdivision.and_then(zone_of_subdivision));
     match zone.and_then(named) {
         Some(zone) => Some(zone),
         None => {
@@ -172,11 +237,26 @@ pub(crate) fn parse_time(text: &str) -> Option<NaiveTime> {
 }
 
 /// An X12 date, time and time code (DTM02–04, Q5-02–04, B4-04/05) at `locode`.
+#[cfg(test)]
 pub(crate) fn x12_time(
     date: &str,
     time: &str,
     time_code: &str,
     locode: Option<&str>,
+    segment: &str,
+    notes: &mut Vec<Note>,
+) -> Option<EventTime> {
+    x12_time_at(date, time, time_code, locode, None, segment, notes)
+}
+
+/// An X12 date, time and time code at `locode`, in `subdivision` (`US-IL`) when the place's
+/// own zone is unknown.
+pub(crate) fn x12_time_at(
+    date: &str,
+    time: &str,
+    time_code: &str,
+    locode: Option<&str>,
+    subdivision: Option<&str>,
     segment: &str,
     notes: &mut Vec<Note>,
 ) -> Option<EventTime> {
@@ -207,7 +287,7 @@ pub(crate) fn x12_time(
             if !code.is_empty() && code != "LT" {
                 notes.push(Note::UnknownTimeCode(code.to_owned()));
             }
-            zone_of_place(locode, notes)
+            zone_of_place(locode, subdivision, notes)
         }
     };
     Some(event_time(day.and_time(clock), has_time, zone))
@@ -293,13 +373,13 @@ pub(crate) fn edifact_time(
         }
     };
     let zone = if suffix.is_empty() {
-        zone_of_place(locode, notes)
+        zone_of_place(locode, None, notes)
     } else {
         match suffix_zone(suffix) {
             Some(zone) => Some(zone),
             None => {
                 notes.push(Note::UnknownTimeCode(suffix.to_owned()));
-                zone_of_place(locode, notes)
+                zone_of_place(locode, None, notes)
             }
         }
     };
@@ -314,6 +394,55 @@ mod tests {
 
     fn utc(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> Option<DateTime<Utc>> {
         Utc.with_ymd_and_hms(y, mo, d, h, mi, 0).single()
+    }
+
+    #[test]
+    fn a_place_missing_from_the_port_table_is_read_in_its_states_zone() {
+        let mut notes = vec![];
+        // A rail ramp the port table does not know, in Illinois (R4-08 `IL`).
+        let time = x12_time_at(
+            "20230715",
+            "1200",
+            "LT",
+            Some("USZZB"),
+            Some("US-IL"),
+            "DTM",
+            &mut notes,
+        );
+        assert_eq!(time.and_then(|t| t.utc), utc(2023, 7, 15, 17, 0));
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+
+    #[test]
+    fn a_state_split_between_zones_gives_no_zone() {
+        let mut notes = vec![];
+        let time = x12_time_at(
+            "20230715",
+            "1200",
+            "LT",
+            Some("USZZB"),
+            Some("US-TX"),
+            "DTM",
+            &mut notes,
+        );
+        assert_eq!(time.and_then(|t| t.utc), None);
+        assert_eq!(notes, vec![Note::NoTimeZone("USZZB".to_owned())]);
+    }
+
+    #[test]
+    fn the_places_own_zone_wins_over_its_states() {
+        let mut notes = vec![];
+        // Los Angeles, with a wrong state: the port table's zone is the one used.
+        let time = x12_time_at(
+            "20230715",
+            "1200",
+            "LT",
+            Some("USLAX"),
+            Some("US-NY"),
+            "DTM",
+            &mut notes,
+        );
+        assert_eq!(time.and_then(|t| t.utc), utc(2023, 7, 15, 19, 0));
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::status::{
     Description, choose_container, container_from_parts, is_valid_container, location,
     looks_like_scac, map_code, normalize_container, role_of, x12_classifier,
 };
-use crate::time::x12_time;
+use crate::time::x12_time_at;
 
 pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadError> {
     let (separators, segments) = segment::x12(input, reader.limits.max_segments)?;
@@ -351,7 +351,12 @@ fn port_calls(segments: &[Segment], notes: &mut Vec<Note>) -> Vec<PortCall> {
     for segment in segments {
         match segment.tag.as_str() {
             "R4" => {
-                let location = location(segment.el(3), segment.el(2), segment.value(4));
+                let mut location = location(segment.el(3), segment.el(2), segment.value(4));
+                location.subdivision = crate::status::subdivision(
+                    location.locode.as_deref(),
+                    segment.el(5),
+                    segment.el(8),
+                );
                 calls.push(PortCall {
                     role: LocationRole::from_r4(segment.el(1).trim()),
                     location,
@@ -361,8 +366,8 @@ fn port_calls(segments: &[Segment], notes: &mut Vec<Note>) -> Vec<PortCall> {
             }
             "DTM" if in_loop => {
                 if let Some(call) = calls.last_mut() {
-                    let locode = call.location.locode.clone();
-                    if let Some(time) = dated(segment, locode.as_deref(), notes) {
+                    let location = call.location.clone();
+                    if let Some(time) = dated(segment, &location, notes) {
                         call.times.push(time);
                     }
                 }
@@ -373,9 +378,17 @@ fn port_calls(segments: &[Segment], notes: &mut Vec<Note>) -> Vec<PortCall> {
     calls
 }
 
-/// A DTM (qualifier, date, time, time code) read at `locode`.
-fn dated(dtm: &Segment, locode: Option<&str>, notes: &mut Vec<Note>) -> Option<DatedTime> {
-    let time = x12_time(dtm.el(2), dtm.el(3), dtm.el(4), locode, "DTM", notes)?;
+/// A DTM (qualifier, date, time, time code) read at `place`.
+fn dated(dtm: &Segment, place: &Location, notes: &mut Vec<Note>) -> Option<DatedTime> {
+    let time = x12_time_at(
+        dtm.el(2),
+        dtm.el(3),
+        dtm.el(4),
+        place.locode.as_deref(),
+        place.subdivision.as_deref(),
+        "DTM",
+        notes,
+    )?;
     Some(DatedTime {
         qualifier: dtm.el(1).trim().to_owned(),
         classifier: x12_classifier(dtm.el(1)),
@@ -477,6 +490,15 @@ fn read_315(
             place.locode.clone_from(&activity.location.locode);
         }
     }
+    if place.subdivision.is_none() {
+        // The state or province of the status location's R4 (or, lacking one with a code,
+        // of the activity R4): where its time is read when the place's zone is unknown.
+        place.subdivision = calls
+            .iter()
+            .filter(|call| call.role == LocationRole::Activity)
+            .find(|call| place.locode.is_none() || call.location.locode == place.locode)
+            .and_then(|call| call.location.subdivision.clone());
+    }
     // The R4 of the status location: the activity one first, then any with the same LOCODE.
     let own_call = place.locode.as_ref().and_then(|locode| {
         let same = |call: &&PortCall| call.location.locode.as_ref() == Some(locode);
@@ -503,11 +525,12 @@ fn read_315(
         own_dtm.map(|dated| dated.time.clone())
     } else {
         let time_code = own_dtm.and_then(|dated| dated.time_code.as_deref());
-        x12_time(
+        x12_time_at(
             b4.el(4),
             b4.el(5),
             time_code.unwrap_or_default(),
             place.locode.as_deref(),
+            place.subdivision.as_deref(),
             "B4",
             notes,
         )
@@ -624,11 +647,17 @@ fn read_322(
             place.other_id = Some(city);
             place.other_qualifier = Some("CI".to_owned());
         }
-        let time = x12_time(
+        if place.subdivision.is_none() {
+            // Q5-06/07/08: the status's city, state and country.
+            place.subdivision =
+                crate::status::subdivision(place.locode.as_deref(), q5.el(8), q5.el(7));
+        }
+        let time = x12_time_at(
             q5.el(2),
             q5.el(3),
             q5.el(4),
             place.locode.as_deref(),
+            place.subdivision.as_deref(),
             "Q5",
             notes,
         );
@@ -640,7 +669,7 @@ fn read_322(
             .take_while(|segment| segment.tag != "R4")
             .filter(|segment| segment.tag == "DTM")
         {
-            if let Some(time) = dated(dtm, place.locode.as_deref(), notes) {
+            if let Some(time) = dated(dtm, &place, notes) {
                 other_times.push(time);
             }
         }
