@@ -178,7 +178,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             request_type,
         }) => carriers::check(config, &scac, number.as_deref(), request_type).await,
         Command::Terminals(TerminalsCommand::List) => {
-            terminals::list(&config);
+            terminals::list(&config).await;
             Ok(())
         }
         Command::Terminals(TerminalsCommand::Check {

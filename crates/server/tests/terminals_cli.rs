@@ -20,7 +20,14 @@ const POV_ANSWER: &str =
 /// Runs `tidemark` with only these variables (and a fresh SQLite database).
 async fn tidemark(args: &[&str], variables: &[(&str, &str)]) -> Output {
     let dir = tempfile::tempdir().unwrap();
-    let database = format!("sqlite://{}", dir.path().join("t.db").display());
+    let output = tidemark_on(&dir.path().join("t.db"), args, variables).await;
+    drop(dir);
+    output
+}
+
+/// Runs `tidemark` with only these variables on the SQLite database at `path`.
+async fn tidemark_on(path: &std::path::Path, args: &[&str], variables: &[(&str, &str)]) -> Output {
+    let database = format!("sqlite://{}", path.display());
     let mut command = Command::new(env!("CARGO_BIN_EXE_tidemark"));
     command
         .args(args)
@@ -28,11 +35,9 @@ async fn tidemark(args: &[&str], variables: &[(&str, &str)]) -> Output {
         .env("TIDEMARK_DATABASE_URL", &database)
         .env("TIDEMARK_LOG_LEVEL", "error")
         .envs(variables.iter().copied());
-    let output = tokio::task::spawn_blocking(move || command.output().unwrap())
+    tokio::task::spawn_blocking(move || command.output().unwrap())
         .await
-        .unwrap();
-    drop(dir);
-    output
+        .unwrap()
 }
 
 fn text(output: &Output) -> String {
@@ -133,11 +138,21 @@ async fn terminals_list_shows_the_five_profiles_with_their_configuration() {
             "100",
             "https://subscriptions.portofvirginia.com",
             "low",
-            "-"
+            "-",
+            "ok",
+            "closed",
+            "-",
+            "-",
+            "0/min 0/day"
         ]
     );
     assert_eq!(
-        rows[2][6..],
+        rows[2][11..],
+        ["-", "-", "-", "-", "-"],
+        "not configured: no state"
+    );
+    assert_eq!(
+        rows[2][6..11],
         [
             "20000/day",
             "50",
@@ -147,6 +162,67 @@ async fn terminals_list_shows_the_five_profiles_with_their_configuration() {
         ]
     );
     assert!(!stdout.contains("s3cret-key"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn terminals_list_shows_a_terminal_paused_for_refused_credentials_from_the_shared_store() {
+    use tidemark_domain::carriers::{CallOutcome, Limits, PollPriority};
+    use tidemark_store::CarrierStore as _;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let refused_at =
+        tidemark_domain::Clock::now(&tidemark_domain::SystemClock) - chrono::Duration::minutes(5);
+    {
+        let store = tidemark_store_sqlite::SqliteStore::open(&path).unwrap();
+        store
+            .change_carrier_state("terminal:port_of_virginia", &|state| {
+                let limits = Limits {
+                    per_minute: None,
+                    per_day: None,
+                };
+                state.acquire(refused_at, limits, PollPriority::NearMilestone);
+                state.record(
+                    refused_at,
+                    &CallOutcome::CredentialsRefused("401 Invalid API key".to_owned()),
+                );
+            })
+            .await
+            .unwrap();
+    }
+
+    let output = tidemark_on(
+        &path,
+        &["terminals", "list"],
+        &[("TIDEMARK_TERMINALS__PORT_OF_VIRGINIA__API_KEY", "k")],
+    )
+    .await;
+
+    assert!(output.status.success(), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let header: Vec<&str> = stdout.lines().next().unwrap().split('\t').collect();
+    assert_eq!(
+        header[11..],
+        [
+            "CREDENTIALS",
+            "CIRCUIT",
+            "LAST_SUCCESS",
+            "LAST_ERROR",
+            "CALLS"
+        ]
+    );
+    let pov: Vec<&str> = stdout
+        .lines()
+        .find(|line| line.starts_with("port_of_virginia\t"))
+        .unwrap()
+        .split('\t')
+        .collect();
+    let since = refused_at.format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    assert_eq!(pov[11], format!("refused since {since}"));
+    assert_eq!(pov[12], "closed");
+    assert_eq!(pov[13], "-", "never answered");
+    assert!(pov[14].starts_with(&since), "{}", pov[14]);
+    assert!(pov[14].contains("401 Invalid API key"), "{}", pov[14]);
+    assert_eq!(pov[15], "0/min 1/day", "the refused call counts today");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -44,8 +44,8 @@ use tidemark_domain::{
 use tidemark_store::{
     ContainerEventIds, ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups,
     NotificationFilter, PageRequest, Paged, ReadCache, RecordedDelivery, SearchEntry, SearchHit,
-    ShipmentFilter, ShipmentRead, Store, StoreError, StoreResult, TrackingRequestFilter,
-    TransportEventFilter,
+    ShipmentFilter, ShipmentRead, Store, StoreError, StoreResult, TerminalSelection,
+    TrackingRequestFilter, TransportEventFilter,
 };
 use tokio_postgres::NoTls;
 
@@ -672,19 +672,9 @@ impl Store for PgStore {
 
     async fn containers_awaiting_pickup(
         &self,
-        ports: Option<&[String]>,
-        scac: Option<&str>,
-        checked_before: DateTime<Utc>,
-        limit: u32,
+        selection: &TerminalSelection<'_>,
     ) -> StoreResult<Vec<Container>> {
-        shipments::containers_awaiting_pickup(
-            &self.client().await?,
-            ports,
-            scac,
-            checked_before,
-            limit,
-        )
-        .await
+        shipments::containers_awaiting_pickup(&self.client().await?, selection).await
     }
 
     async fn transport_events_of_shipment(

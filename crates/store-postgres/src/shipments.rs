@@ -15,7 +15,7 @@ use tidemark_domain::{
 };
 use tidemark_store::{
     ContainerEventIds, ContainerFilter, PageRequest, Paged, PickupFilter, SearchEntry, SearchKind,
-    ShipmentFilter, ShipmentSort, StoreError, StoreResult, TransportEventFilter,
+    ShipmentFilter, ShipmentSort, StoreError, StoreResult, TerminalSelection, TransportEventFilter,
 };
 use tokio_postgres::Row;
 use tokio_postgres::types::{FromSql, Json};
@@ -1347,30 +1347,44 @@ fn pickup_clauses(filter: &PickupFilter, condition: &mut Condition) -> Vec<Strin
     clauses
 }
 
-/// See `Store::containers_awaiting_pickup`.
+/// See `Store::containers_awaiting_pickup`. Discharged containers sort before the others
+/// (`pod_discharged_at IS NULL` is false for them), each group by its own key.
 pub async fn containers_awaiting_pickup(
     client: &impl GenericClient,
-    ports: Option<&[String]>,
-    scac: Option<&str>,
-    checked_before: DateTime<Utc>,
-    limit: u32,
+    selection: &TerminalSelection<'_>,
 ) -> StoreResult<Vec<Container>> {
-    let ports: Option<Vec<String>> = ports.map(<[String]>::to_vec);
+    let ports: Option<Vec<String>> = selection.ports.map(<[String]>::to_vec);
+    let others: Vec<Uuid> = selection.other_terminals.to_vec();
     query_all(
         client,
         &format!(
             "SELECT {} FROM containers c JOIN shipments s ON s.id = c.shipment_id
              WHERE s.line_tracking_stopped_at IS NULL
-               AND c.pod_discharged_at IS NOT NULL AND c.pod_full_out_at IS NULL
-               AND c.empty_terminated_at IS NULL
+               AND c.pod_full_out_at IS NULL AND c.empty_terminated_at IS NULL
                AND ($1::text[] IS NULL OR s.port_of_discharge_locode = ANY($1))
                AND ($2::text IS NULL OR s.shipping_line_scac = $2)
-               AND coalesce((c.pickup ->> 'checked_at')::timestamptz, '-infinity') < $3
-             ORDER BY coalesce((c.pickup ->> 'checked_at')::timestamptz, '-infinity'), c.id
-             LIMIT $4",
+               AND (s.pod_terminal_id IS NULL OR NOT (s.pod_terminal_id = ANY($3::uuid[])))
+               AND CASE WHEN c.pod_discharged_at IS NOT NULL
+                     THEN coalesce((c.pickup ->> 'checked_at')::timestamptz, '-infinity') < $4
+                     ELSE coalesce(c.pod_arrived_at, s.pod_ata_at, s.pod_eta_at) <= $6
+                          AND coalesce((c.pickup ->> 'checked_at')::timestamptz, '-infinity') < $5
+                   END
+             ORDER BY c.pod_discharged_at IS NULL,
+                      CASE WHEN c.pod_discharged_at IS NULL
+                           THEN coalesce(c.pod_arrived_at, s.pod_ata_at, s.pod_eta_at) END,
+                      coalesce((c.pickup ->> 'checked_at')::timestamptz, '-infinity'), c.id
+             LIMIT $7",
             prefixed(CONTAINER_COLUMNS, "c")
         ),
-        &[&ports, &scac, &checked_before, &i64::from(limit)],
+        &[
+            &ports,
+            &selection.scac,
+            &others,
+            &selection.discharged_checked_before,
+            &selection.arriving_checked_before,
+            &selection.arriving_by,
+            &i64::from(selection.limit),
+        ],
         container_from_row,
     )
     .await

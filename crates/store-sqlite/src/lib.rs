@@ -40,8 +40,8 @@ use tidemark_domain::{
 use tidemark_store::{
     ContainerEventIds, ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups,
     NotificationFilter, PageRequest, Paged, ReadCache, RecordedDelivery, SearchEntry, SearchHit,
-    ShipmentFilter, ShipmentRead, Store, StoreError, StoreResult, TrackingRequestFilter,
-    TransportEventFilter,
+    ShipmentFilter, ShipmentRead, Store, StoreError, StoreResult, TerminalSelection,
+    TrackingRequestFilter, TransportEventFilter,
 };
 
 use crate::convert::{api_key_from_row, backend, from_ts, to_ts, uuid_from};
@@ -610,12 +610,9 @@ impl Store for SqliteStore {
 
     async fn containers_awaiting_pickup(
         &self,
-        ports: Option<&[String]>,
-        scac: Option<&str>,
-        checked_before: DateTime<Utc>,
-        limit: u32,
+        selection: &TerminalSelection<'_>,
     ) -> StoreResult<Vec<Container>> {
-        shipments::containers_awaiting_pickup(&self.reader(), ports, scac, checked_before, limit)
+        shipments::containers_awaiting_pickup(&self.reader(), selection)
     }
 
     async fn transport_events_of_shipment(

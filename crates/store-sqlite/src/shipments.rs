@@ -14,7 +14,7 @@ use tidemark_domain::{
 };
 use tidemark_store::{
     ContainerEventIds, ContainerFilter, PageRequest, Paged, PickupFilter, SearchEntry, SearchKind,
-    ShipmentFilter, ShipmentSort, StoreError, StoreResult, TransportEventFilter,
+    ShipmentFilter, ShipmentSort, StoreError, StoreResult, TerminalSelection, TransportEventFilter,
 };
 use uuid::Uuid;
 
@@ -1185,37 +1185,66 @@ fn pickup_clauses(filter: &PickupFilter, clauses: &mut Vec<String>, values: &mut
 }
 
 /// See `Store::containers_awaiting_pickup`. `checked_at` is compared as the text serde
-/// writes (RFC 3339 in UTC), which orders as time does.
+/// writes (RFC 3339 in UTC), which orders as time does; the arrival columns are stored
+/// timestamps. Discharged containers sort before the others (`pod_discharged_at IS NULL`
+/// is 0 for them), each group by its own key.
 pub fn containers_awaiting_pickup(
     conn: &Connection,
-    ports: Option<&[String]>,
-    scac: Option<&str>,
-    checked_before: DateTime<Utc>,
-    limit: u32,
+    selection: &TerminalSelection<'_>,
 ) -> StoreResult<Vec<Container>> {
-    let ports = ports
+    let ports = selection
+        .ports
         .map(serde_json::to_string)
         .transpose()
         .map_err(backend)?;
-    let before = serde_json::to_value(checked_before)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
+    let others = serde_json::to_string(
+        &selection
+            .other_terminals
+            .iter()
+            .map(Uuid::to_string)
+            .collect::<Vec<_>>(),
+    )
+    .map_err(backend)?;
+    let checked_text = |at: DateTime<Utc>| {
+        serde_json::to_value(at)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default()
+    };
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT {} FROM containers c JOIN shipments s ON s.id = c.shipment_id
              WHERE s.line_tracking_stopped_at IS NULL
-               AND c.pod_discharged_at IS NOT NULL AND c.pod_full_out_at IS NULL
-               AND c.empty_terminated_at IS NULL
+               AND c.pod_full_out_at IS NULL AND c.empty_terminated_at IS NULL
                AND (?1 IS NULL OR s.port_of_discharge_locode IN (SELECT value FROM json_each(?1)))
                AND (?2 IS NULL OR s.shipping_line_scac = ?2)
-               AND coalesce(json_extract(c.pickup, '$.checked_at'), '') < ?3
-             ORDER BY coalesce(json_extract(c.pickup, '$.checked_at'), ''), c.id
-             LIMIT ?4",
+               AND (s.pod_terminal_id IS NULL
+                    OR s.pod_terminal_id NOT IN (SELECT value FROM json_each(?3)))
+               AND CASE WHEN c.pod_discharged_at IS NOT NULL
+                     THEN coalesce(json_extract(c.pickup, '$.checked_at'), '') < ?4
+                     ELSE coalesce(c.pod_arrived_at, s.pod_ata_at, s.pod_eta_at) <= ?6
+                          AND coalesce(json_extract(c.pickup, '$.checked_at'), '') < ?5
+                   END
+             ORDER BY c.pod_discharged_at IS NULL,
+                      CASE WHEN c.pod_discharged_at IS NOT NULL THEN ''
+                           ELSE coalesce(c.pod_arrived_at, s.pod_ata_at, s.pod_eta_at) END,
+                      coalesce(json_extract(c.pickup, '$.checked_at'), ''), c.id
+             LIMIT ?7",
             prefixed(CONTAINER_COLUMNS, "c")
         ))
         .map_err(backend)?;
-    stmt.query_map(params![ports, scac, before, limit], container_from_row)
-        .and_then(Iterator::collect)
-        .map_err(backend)
+    stmt.query_map(
+        params![
+            ports,
+            selection.scac,
+            others,
+            checked_text(selection.discharged_checked_before),
+            checked_text(selection.arriving_checked_before),
+            to_ts(selection.arriving_by),
+            selection.limit
+        ],
+        container_from_row,
+    )
+    .and_then(Iterator::collect)
+    .map_err(backend)
 }

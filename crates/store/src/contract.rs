@@ -14,6 +14,7 @@ use std::sync::Arc;
 pub mod carriers;
 pub mod custom_fields;
 pub mod documents;
+pub mod terminals;
 pub mod vessels;
 
 use async_trait::async_trait;
@@ -146,6 +147,7 @@ macro_rules! store_contract_tests {
         $crate::document_contract_tests!($backend);
         $crate::custom_field_contract_tests!($backend);
         $crate::carrier_contract_tests!($backend);
+        $crate::terminal_contract_tests!($backend);
     };
     (@cases_in $module:ident $backend:path; $($case:ident),* $(,)?) => {
         $(

@@ -214,6 +214,28 @@ impl PickupFilter {
     }
 }
 
+/// Whom one terminal is asked about ([`Store::containers_awaiting_pickup`]): containers of
+/// tracked shipments that are not yet out (neither gone full out nor returned empty), either
+/// discharged, or not yet discharged with their port-of-discharge arrival (the container's
+/// vessel arrival, else the shipment's ATA, else its ETA) at or before `arriving_by`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TerminalSelection<'a> {
+    /// Their shipment's port of discharge is one of these; any port when `None`.
+    pub ports: Option<&'a [String]>,
+    /// Of this line only, when given (the sandbox terminal's `TEST`).
+    pub scac: Option<&'a str>,
+    /// A container whose shipment names one of these POD terminals (reference terminal ids)
+    /// is left out: another terminal reaches it and this one does not. Empty: none left out.
+    pub other_terminals: &'a [uuid::Uuid],
+    /// Discharged containers last asked by a terminal before this (never, first).
+    pub discharged_checked_before: DateTime<Utc>,
+    /// Containers not yet discharged, last asked before this (never, first).
+    pub arriving_checked_before: DateTime<Utc>,
+    /// Containers not yet discharged are asked once their POD arrival is at or before this.
+    pub arriving_by: DateTime<Utc>,
+    pub limit: u32,
+}
+
 /// Which webhook notifications to list. Every set field must match.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NotificationFilter {
@@ -449,16 +471,12 @@ pub trait Store:
         account: AccountId,
         id: ShipmentId,
     ) -> StoreResult<std::sync::Arc<ShipmentRead>>;
-    /// Across accounts, up to `limit` containers of tracked shipments that are discharged
-    /// and not yet out, at one of `ports` (their shipment's port of discharge; any port when
-    /// `None`) and of line `scac` when given, last reported on by a terminal before
-    /// `checked_before` (never, first): whom a terminal is asked about.
+    /// Across accounts, up to `limit` containers a terminal should be asked about now (see
+    /// [`TerminalSelection`]): the discharged ones first, longest unasked first; then those
+    /// not yet discharged, nearest arrival first (then longest unasked).
     async fn containers_awaiting_pickup(
         &self,
-        ports: Option<&[String]>,
-        scac: Option<&str>,
-        checked_before: DateTime<Utc>,
-        limit: u32,
+        selection: &TerminalSelection<'_>,
     ) -> StoreResult<Vec<Container>>;
     /// The containers of several shipments at once (one query for a page of shipments), by
     /// shipment then number.

@@ -106,6 +106,10 @@ pub struct Facility {
     /// The CBP FIRMS code, when known.
     #[serde(default)]
     pub firms: Option<String>,
+    /// The terminal's SMDG code, when `code` is the source's own (APM's LOCODE, Port
+    /// Houston's) rather than SMDG's: what matches it to the terminal a carrier names.
+    #[serde(default)]
+    pub smdg: Option<String>,
     pub name: String,
     /// The IANA time zone its local times are in.
     #[serde(default)]

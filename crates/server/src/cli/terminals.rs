@@ -11,8 +11,10 @@ use tidemark_terminals::profile::{Confidence, Profiles, Protocol, RateBudget, Te
 use tidemark_terminals::sandbox::DischargeTimes;
 use tidemark_terminals::{CheckOutcome, TerminalError};
 
+use crate::app::App;
 use crate::config::Config;
 use crate::config::terminals::{normalize_id, required_keys, variable, where_to_get};
+use crate::use_cases::terminals::health::{self, TerminalHealth};
 use crate::use_cases::terminals::{Terminals, no_discharges};
 
 /// How long before now the sandbox takes a container to have been discharged when
@@ -69,11 +71,61 @@ fn auth_text(profile: &TerminalProfile) -> String {
     }
 }
 
-/// What `tidemark terminals list` prints: one row per profile, tab-separated, with the
-/// facts in force (the operator's overrides where configured).
+fn time_text(at: Option<DateTime<Utc>>) -> String {
+    at.map_or_else(
+        || "-".to_owned(),
+        |at| at.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+    )
+}
+
+/// A configured terminal's state columns: credentials (`refused since …`: paused, only
+/// probed), circuit (`open until …`), last success, last error (with its time), calls
+/// (this sliding minute and the last 24 hours). `-` where nothing is known.
+fn state_columns(health: Option<&TerminalHealth>, now: DateTime<Utc>) -> [String; 5] {
+    let Some(health) = health else {
+        return ["-", "-", "-", "-", "-"].map(str::to_owned);
+    };
+    let credentials = health.credentials_refused_since.map_or_else(
+        || "ok".to_owned(),
+        |since| format!("refused since {}", time_text(Some(since))),
+    );
+    let circuit = match health.circuit_open_until {
+        Some(until) if until > now => format!("open until {}", time_text(Some(until))),
+        _ => "closed".to_owned(),
+    };
+    let last_error = health
+        .last_error
+        .as_ref()
+        .map_or_else(
+            || "-".to_owned(),
+            |error| format!("{} {error}", time_text(health.last_error_at)),
+        )
+        .replace(['\t', '\n'], " ");
+    [
+        credentials,
+        circuit,
+        time_text(health.last_success_at),
+        last_error,
+        format!(
+            "{}/min {}/day",
+            health.calls_last_minute, health.calls_today
+        ),
+    ]
+}
+
+/// What `tidemark terminals list` prints without the shared store: one row per profile,
+/// tab-separated, with the facts in force (the operator's overrides where configured).
 pub fn list_text(config: &Config) -> String {
+    table(config, &[], tidemark_domain::SystemClock.now())
+}
+
+/// One row per profile, tab-separated, with the facts in force (the operator's overrides
+/// where configured) and, for a terminal with a connector, its state in the shared store
+/// (`health`, the same every process sees).
+pub fn table(config: &Config, health: &[TerminalHealth], now: DateTime<Utc>) -> String {
     let mut out = String::from(
-        "ID\tNAME\tPORTS\tCONFIGURED\tPROTOCOL\tAUTH\tBUDGET\tBATCH\tBASE_URL\tCONFIDENCE\tTO_SET\n",
+        "ID\tNAME\tPORTS\tCONFIGURED\tPROTOCOL\tAUTH\tBUDGET\tBATCH\tBASE_URL\tCONFIDENCE\tTO_SET\t\
+         CREDENTIALS\tCIRCUIT\tLAST_SUCCESS\tLAST_ERROR\tCALLS\n",
     );
     for embedded in Profiles::embedded().all() {
         let configured = config
@@ -94,9 +146,10 @@ pub fn list_text(config: &Config) -> String {
         } else {
             required_keys(embedded).join(",")
         };
+        let state = state_columns(health.iter().find(|health| health.id == profile.id), now);
         let _ = writeln!(
             out,
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
             profile.id,
             profile.name,
             ports(profile),
@@ -112,14 +165,43 @@ pub fn list_text(config: &Config) -> String {
             base_url,
             confidence,
             to_set,
+            state.join("\t"),
         );
     }
     out
 }
 
-/// `tidemark terminals list`.
-pub fn list(config: &Config) {
-    print!("{}", list_text(config));
+/// Each terminal's state from the store `config` names, opened as `tidemark carriers list`
+/// opens it.
+pub async fn states(config: &Config) -> anyhow::Result<Vec<TerminalHealth>> {
+    let store = crate::serve::open_store(config).await?;
+    let app = App::new(
+        config.clone(),
+        store,
+        Arc::new(tidemark_domain::SystemClock),
+        Arc::new(tidemark_domain::UuidV7Ids),
+    );
+    Ok(health::health(&app).await?)
+}
+
+/// What `tidemark terminals list` prints: every profile, and each configured terminal's
+/// state from the shared store.
+pub async fn list_with_states(config: &Config) -> anyhow::Result<String> {
+    let health = states(config).await?;
+    Ok(table(config, &health, tidemark_domain::SystemClock.now()))
+}
+
+/// `tidemark terminals list`. When the store cannot be read, the profiles are still
+/// listed, their state columns `-`, and why is said on stderr.
+pub async fn list(config: &Config) {
+    let text = list_with_states(config).await;
+    match text {
+        Ok(text) => print!("{text}"),
+        Err(error) => {
+            eprintln!("the terminals' states cannot be read: {error:#}");
+            print!("{}", list_text(config));
+        }
+    }
 }
 
 /// Why `check` cannot ask `profile`: it is not configured; which settings to give, and
@@ -255,7 +337,7 @@ mod tests {
         let houston = &rows[2];
         assert_eq!(houston[3], "no");
         assert_eq!(
-            houston[8..],
+            houston[8..11],
             ["unknown", "assumed", "client_id,client_secret,base_url"]
         );
         let pov = &rows[3];

@@ -1,9 +1,12 @@
-//! Terminals asked about discharged containers: the sandbox terminal's story on a sandbox
-//! voyage, through the workers' own ticks — silent for a while after discharge, a customs
-//! hold, then released and available with a last free day — on both stores.
+//! Terminals asked about containers on their way to pick-up: the sandbox terminal's story on
+//! a sandbox voyage, through the workers' own ticks — asked hourly from three days before
+//! arrival, every 15 minutes once discharged, silent for a while after discharge, a customs
+//! hold, then released and available with a last free day — and which configured terminal
+//! is asked when the carrier names the POD terminal, on both stores.
 
 use chrono::Duration;
 use serde_json::Value;
+use tidemark_domain::Clock as _;
 
 use crate::helpers::TestApp;
 use crate::on_both_backends;
@@ -12,6 +15,7 @@ on_both_backends!(
     a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day,
     a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_notification,
     the_console_shows_and_filters_what_the_terminal_said,
+    a_sandbox_container_is_asked_hourly_from_three_days_before_arrival_then_every_15_minutes,
 );
 
 /// The first container of the request's shipment, as the API shows it.
@@ -51,6 +55,77 @@ async fn sail_until_discharged(app: &TestApp, request: &str) -> Value {
         "never discharged: {container}"
     );
     container
+}
+
+/// The shipment the request tracks, as the API shows it.
+async fn shipment_of(app: &TestApp, request: &str) -> Value {
+    let request = app
+        .get_ok(&format!("/v2/tracking_requests/{request}"))
+        .await;
+    let Some(shipment) = request["data"]["relationships"]["tracked_object"]["data"]["id"].as_str()
+    else {
+        return Value::Null;
+    };
+    app.get_ok(&format!("/v2/shipments/{shipment}")).await["data"].clone()
+}
+
+async fn a_sandbox_container_is_asked_hourly_from_three_days_before_arrival_then_every_15_minutes(
+    app: TestApp,
+) {
+    let request = app.track("bill_of_lading", "TEST-TERMINAL-3", "TEST").await;
+    app.run_pending_jobs().await;
+    let check = || async {
+        tidemark_server::use_cases::terminals::check::check(&app.app, "sandbox")
+            .await
+            .expect("terminal check")
+    };
+    // Sail until the vessel is due within three days.
+    for _ in 0..(90 * 4) {
+        let shipment = shipment_of(&app, &request).await;
+        let eta = shipment["attributes"]["pod_eta_at"]
+            .as_str()
+            .and_then(|eta| chrono::DateTime::parse_from_rfc3339(eta).ok());
+        if eta.is_some_and(|eta| eta <= app.clock.now() + Duration::days(3)) {
+            break;
+        }
+        app.clock.advance(Duration::hours(6));
+        app.tick().await;
+    }
+    check().await;
+    let before = first_container(&app, &request).await["attributes"].clone();
+    assert!(before["pod_discharged_at"].is_null(), "{before}");
+    assert!(
+        before["terminal_checked_at"].is_string(),
+        "asked before discharge: {before}"
+    );
+    assert!(
+        !before["availability_known"].as_bool().unwrap_or(true),
+        "nothing known yet: {before}"
+    );
+
+    app.clock.advance(Duration::minutes(30));
+    let within_the_hour = check().await;
+    app.clock.advance(Duration::minutes(31));
+    let an_hour_on = check().await;
+
+    assert_eq!(within_the_hour.asked, 0, "{within_the_hour:?}");
+    assert!(an_hour_on.asked >= 1, "{an_hour_on:?}");
+    assert_eq!(
+        an_hour_on.answered, 0,
+        "the sandbox knows nothing before discharge"
+    );
+
+    sail_until_discharged(&app, &request).await;
+    app.clock.advance(Duration::minutes(16));
+    let discharged = check().await;
+    app.clock.advance(Duration::minutes(10));
+    let within_15_minutes = check().await;
+    app.clock.advance(Duration::minutes(6));
+    let a_quarter_on = check().await;
+
+    assert!(discharged.asked >= 1, "{discharged:?}");
+    assert_eq!(within_15_minutes.asked, 0, "{within_15_minutes:?}");
+    assert!(a_quarter_on.asked >= 1, "{a_quarter_on:?}");
 }
 
 async fn a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day(app: TestApp) {
@@ -320,8 +395,170 @@ async fn a_terminals_budget_holds_in_every_minute(app: TestApp) {
     assert_eq!(a_minute_on, Acquire::Go);
 }
 
+/// A test app with Port Houston and eModal configured (both reach Houston), each on its own
+/// strict mock that records what it was asked: Port Houston issues a token and answers any
+/// lookup with no container; eModal answers nothing.
+async fn with_houston(
+    backend: crate::helpers::Backend,
+) -> Option<(TestApp, wiremock::MockServer, wiremock::MockServer)> {
+    use wiremock::matchers::{any, method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let houston = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/token"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            serde_json::json!({"access_token": "nav-1", "token_type": "Bearer", "expires_in": 300}),
+        ))
+        .mount(&houston)
+        .await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(200).set_body_raw("[]", "application/json"))
+        .mount(&houston)
+        .await;
+    let emodal = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(404))
+        .mount(&emodal)
+        .await;
+    let houston_api = format!("{}/api", houston.uri());
+    let houston_token = format!("{}/token", houston.uri());
+    let emodal_api = format!("{}/emodal", emodal.uri());
+    let app = TestApp::with_config(
+        backend,
+        &[
+            ("terminals.port_houston.client_id", "me"),
+            ("terminals.port_houston.client_secret", "s3cret"),
+            ("terminals.port_houston.base_url", &houston_api),
+            ("terminals.port_houston.token_url", &houston_token),
+            ("terminals.emodal.api_key", "k-0123"),
+            ("terminals.emodal.base_url", &emodal_api),
+        ],
+    )
+    .await?;
+    Some((app, houston, emodal))
+}
+
+/// Everything a mock was asked, paths and bodies, as one text.
+async fn asked_of(server: &wiremock::MockServer) -> String {
+    server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|request| format!("{} {}", request.url, String::from_utf8_lossy(&request.body)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Rewrites what a shipment and its containers say (as a carrier's answer would), for the
+/// terminal selection to read: bound for Houston, naming `pod_terminal`, each container
+/// discharged at `discharged` (else due in a day).
+async fn bound_for_houston(
+    app: &TestApp,
+    request: &str,
+    pod_terminal: Option<uuid::Uuid>,
+    discharged: Option<chrono::DateTime<chrono::Utc>>,
+) -> Vec<String> {
+    use tidemark_domain::tracking_update::TrackingUpdate;
+    let store = &app.app.store;
+    let shipment = shipment_of(app, request).await;
+    let id: uuid::Uuid = shipment["id"].as_str().unwrap().parse().unwrap();
+    let id = tidemark_domain::ShipmentId(id);
+    let mut containers = store.containers_of_shipment(id).await.unwrap();
+    let account = containers[0].account_id;
+    let mut shipment = store.shipment(account, id).await.unwrap();
+    shipment.port_of_discharge_locode = Some("USHOU".to_owned());
+    shipment.pod_terminal_id = pod_terminal;
+    shipment.pod_eta_at = Some(app.clock.now() + Duration::days(1));
+    shipment.pod_ata_at = None;
+    for container in &mut containers {
+        container.pod_arrived_at = None;
+        container.pod_discharged_at = discharged;
+        container.pod_full_out_at = None;
+        container.empty_terminated_at = None;
+    }
+    let numbers = containers.iter().map(|c| c.number.clone()).collect();
+    let tracking = store
+        .tracking_request(account, shipment.tracking_request_id)
+        .await
+        .unwrap();
+    let update = TrackingUpdate {
+        changed_containers: containers,
+        ..TrackingUpdate::shipment_only(shipment)
+    };
+    store
+        .record_tracking_result(&tracking, tracking.updated_at, Some(&update), &[])
+        .await
+        .unwrap();
+    numbers
+}
+
+async fn a_container_whose_pod_terminal_is_named_is_asked_only_of_the_terminal_reaching_it(
+    app: TestApp,
+    houston: wiremock::MockServer,
+    emodal: wiremock::MockServer,
+) {
+    use tidemark_server::use_cases::terminals::check::check;
+    let barbours_cut = app
+        .app
+        .reference
+        .terminal_named("USHOU", Some("BCMT"), None)
+        .map(|terminal| terminal.id);
+    assert!(barbours_cut.is_some());
+    let named = app.track("bill_of_lading", "TEST-HOUSTON-1", "TEST").await;
+    let unnamed = app.track("bill_of_lading", "TEST-HOUSTON-2", "TEST").await;
+    app.run_pending_jobs().await;
+    let discharged = Some(app.clock.now() - Duration::hours(2));
+    let at_barbours_cut = bound_for_houston(&app, &named, barbours_cut, discharged).await;
+    let arriving = bound_for_houston(&app, &unnamed, None, None).await;
+
+    // eModal asks one container a call: the discharged one would come first. It goes first
+    // too: a container's last check (its pick-up facts' `checked_at`) is shared by the terminals.
+    let by_emodal = check(&app.app, "emodal").await.unwrap();
+    check(&app.app, "port_houston").await.unwrap();
+
+    let houston = asked_of(&houston).await;
+    let emodal = asked_of(&emodal).await;
+    for number in &at_barbours_cut {
+        assert!(houston.contains(number.as_str()), "{number} in {houston}");
+    }
+    for number in &at_barbours_cut {
+        assert!(
+            !emodal.contains(number.as_str()),
+            "{number} not in {emodal}"
+        );
+    }
+    assert!(
+        arriving
+            .iter()
+            .any(|number| emodal.contains(number.as_str())),
+        "no terminal named: every terminal at the port asks: {by_emodal:?} {emodal}"
+    );
+}
+
 mod configured_terminal {
     use crate::helpers::Backend;
+
+    #[tokio::test]
+    async fn a_container_whose_pod_terminal_is_named_is_asked_only_of_the_terminal_reaching_it_on_sqlite()
+     {
+        let (app, houston, emodal) = super::with_houston(Backend::Sqlite).await.unwrap();
+        super::a_container_whose_pod_terminal_is_named_is_asked_only_of_the_terminal_reaching_it(
+            app, houston, emodal,
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn a_container_whose_pod_terminal_is_named_is_asked_only_of_the_terminal_reaching_it_on_postgres()
+     {
+        if let Some((app, houston, emodal)) = super::with_houston(Backend::Postgres).await {
+            super::a_container_whose_pod_terminal_is_named_is_asked_only_of_the_terminal_reaching_it(
+                app, houston, emodal,
+            )
+            .await;
+        }
+    }
 
     #[tokio::test]
     async fn a_terminal_that_refuses_our_credentials_is_paused_and_shown_so_on_sqlite() {

@@ -1,13 +1,23 @@
-//! Asking terminals about discharged containers: availability, last free day, holds, fees,
-//! appointment and yard place, folded into each container's pick-up facts and announced
-//! like a carrier's news (`container.transport.available`, `container.updated`).
+//! Asking terminals about containers on their way to pick-up: availability, last free day,
+//! holds, fees, appointment and yard place, folded into each container's pick-up facts and
+//! announced like a carrier's news (`container.transport.available`, `container.updated`).
 //!
 //! Each scheduler tick queues one `check_terminal` job per terminal (de-duplicated). A run
-//! takes one batch of the containers that terminal should know — discharged and not out,
-//! at one of its ports, not asked within [`RECHECK`] — asks, and writes what came back per
-//! shipment. The sandbox terminal answers from each container's stored discharge time, for
-//! the sandbox line's (`TEST`) containers only. A terminal that fails is logged and asked
-//! again next tick; carrier tracking never waits for it.
+//! takes one batch (the profile's batch size) of the containers that terminal should know,
+//! asks, and writes what came back per shipment. A container is asked from [`LOOK_AHEAD`]
+//! before its vessel's arrival at the port of discharge until it is out (gone full out or
+//! returned empty):
+//! - not yet discharged, once its POD arrival (the vessel's arrival, else the shipment's
+//!   ATA, else its ETA) is within [`LOOK_AHEAD`]: every [`RECHECK_BEFORE_DISCHARGE`];
+//! - discharged: every [`RECHECK`].
+//!
+//! Discharged containers fill a batch first (longest unasked first), then the nearest
+//! arrivals. A terminal asks about the containers at its facilities' ports; when the
+//! carrier named the POD terminal and a configured terminal's facilities include it
+//! ([`reach`](super::reach)), only that terminal asks. The sandbox terminal asks about the
+//! sandbox line's (`TEST`) containers wherever they go and answers from each container's
+//! stored discharge time (nothing known yet before discharge). A terminal that fails is
+//! logged and asked again next tick; carrier tracking never waits for it.
 
 use std::collections::BTreeMap;
 
@@ -16,16 +26,22 @@ use tidemark_domain::carriers::Acquire;
 use tidemark_domain::pickup::{HoldState, ObservedHold, PickupFee, PickupObservation};
 use tidemark_domain::tracking_update::{self, CarrierReport, Known, Milestone, ReportedRawEvent};
 use tidemark_domain::{Container, ContainerNumber, ReportedEvent, ShipmentId, TransportEventName};
-use tidemark_store::StoreError;
+use tidemark_store::{StoreError, TerminalSelection};
 use tidemark_terminals::{ContainerQuery, TerminalStatus};
 
 use crate::app::App;
 use crate::use_cases::queue::{self, JobKind};
-use crate::use_cases::terminals::{SANDBOX, health};
+use crate::use_cases::terminals::{SANDBOX, health, reach};
 use crate::use_cases::tracking::engine;
 
-/// A container is asked again this long after its terminal last answered.
+/// A discharged container is asked again this long after a terminal was last asked.
 pub const RECHECK: Duration = Duration::minutes(15);
+
+/// A container not yet discharged is asked again this long after a terminal was last asked.
+pub const RECHECK_BEFORE_DISCHARGE: Duration = Duration::hours(1);
+
+/// How long before its vessel's arrival at the port of discharge a container is first asked.
+pub const LOOK_AHEAD: Duration = Duration::days(3);
 
 /// What one run did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,9 +89,18 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
             .collect()
     });
     let scac = sandbox.then_some(tidemark_carriers::sandbox::SCAC);
+    let other_terminals = reach::other_terminals(app, terminal);
     let containers = app
         .store
-        .containers_awaiting_pickup(ports.as_deref(), scac, now - RECHECK, batch)
+        .containers_awaiting_pickup(&TerminalSelection {
+            ports: ports.as_deref(),
+            scac,
+            other_terminals: &other_terminals,
+            discharged_checked_before: now - RECHECK,
+            arriving_checked_before: now - RECHECK_BEFORE_DISCHARGE,
+            arriving_by: now + LOOK_AHEAD,
+            limit: batch,
+        })
         .await?;
     if containers.is_empty() {
         return Ok(CheckOutcome::default());

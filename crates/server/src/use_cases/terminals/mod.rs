@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod health;
+pub mod reach;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -1,0 +1,448 @@
+//! Whom a terminal is asked about: [`Store::containers_awaiting_pickup`].
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a failed unwrap is a failed test"
+)]
+
+use chrono::{DateTime, Duration, Utc};
+use tidemark_domain::tracking_update::TrackingUpdate;
+use tidemark_domain::{AccountId, SequentialIds, ShipmentId};
+use uuid::Uuid;
+
+use super::{TestBackend, account_in, departed_voyage, t0, tracked};
+use crate::{Store, TerminalSelection};
+
+/// Expands this part's cases; called by [`store_contract_tests!`](crate::store_contract_tests).
+#[macro_export]
+macro_rules! terminal_contract_tests {
+    ($backend:path) => {
+        $crate::store_contract_tests!(@cases_in terminals $backend;
+            discharged_containers_are_asked_until_out_and_not_again_within_their_interval,
+            containers_arriving_within_the_look_ahead_are_asked_at_their_own_interval,
+            discharged_containers_come_first_then_the_nearest_arrivals,
+            a_container_whose_pod_terminal_another_terminal_reaches_is_left_out,
+            the_selection_keeps_to_the_terminals_ports_and_line,
+        );
+    };
+}
+
+/// Now, in these cases: well after the voyage was recorded.
+fn now() -> DateTime<Utc> {
+    t0() + Duration::days(40)
+}
+
+/// What a terminal's check asks by default: recheck after 15 minutes once discharged, after
+/// an hour before, from three days before arrival.
+fn selection() -> TerminalSelection<'static> {
+    TerminalSelection {
+        ports: None,
+        scac: None,
+        other_terminals: &[],
+        discharged_checked_before: now() - Duration::minutes(15),
+        arriving_checked_before: now() - Duration::hours(1),
+        arriving_by: now() + Duration::days(3),
+        limit: 10,
+    }
+}
+
+/// How a shipment's first container stands (its second is always out already).
+#[derive(Clone, Copy, Default)]
+struct Case {
+    eta: Option<DateTime<Utc>>,
+    arrived: Option<DateTime<Utc>>,
+    discharged: Option<DateTime<Utc>>,
+    full_out: Option<DateTime<Utc>>,
+    checked: Option<DateTime<Utc>>,
+    pod_terminal: Option<Uuid>,
+    stopped: bool,
+}
+
+/// A tracked shipment (MAEU, POD NLRTM) whose first container stands as `case` says.
+async fn shipment(
+    store: &dyn Store,
+    ids: &SequentialIds,
+    account: AccountId,
+    number: &str,
+    case: Case,
+) -> ShipmentId {
+    let (_, update) = tracked(store, ids, account, number, departed_voyage()).await;
+    let mut shipment = store.shipment(account, update.shipment.id).await.unwrap();
+    shipment.pod_eta_at = case.eta;
+    shipment.pod_terminal_id = case.pod_terminal;
+    if case.stopped {
+        shipment.line_tracking_stopped_at = Some(now() - Duration::days(1));
+        shipment.line_tracking_stopped_reason = Some("user".to_owned());
+    }
+    let mut containers = store.containers_of_shipment(shipment.id).await.unwrap();
+    for (index, container) in containers.iter_mut().enumerate() {
+        if index == 0 {
+            container.pod_arrived_at = case.arrived;
+            container.pod_discharged_at = case.discharged;
+            container.pod_full_out_at = case.full_out;
+            container.pickup.checked_at = case.checked;
+        } else {
+            container.pod_discharged_at = Some(now() - Duration::days(2));
+            container.pod_full_out_at = Some(now() - Duration::days(1));
+        }
+    }
+    let request = store
+        .tracking_request(account, shipment.tracking_request_id)
+        .await
+        .unwrap();
+    let id = shipment.id;
+    let update = TrackingUpdate {
+        changed_containers: containers,
+        ..TrackingUpdate::shipment_only(shipment)
+    };
+    store
+        .record_tracking_result(&request, request.updated_at, Some(&update), &[])
+        .await
+        .unwrap();
+    id
+}
+
+/// The shipments of the selected containers, in the order given.
+async fn asked(store: &dyn Store, selection: &TerminalSelection<'_>) -> Vec<ShipmentId> {
+    store
+        .containers_awaiting_pickup(selection)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|container| container.shipment_id)
+        .collect()
+}
+
+pub async fn discharged_containers_are_asked_until_out_and_not_again_within_their_interval(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let store = store.as_ref();
+    let ids = SequentialIds::default();
+    let acme = account_in(store, &ids, "acme").await;
+    let discharged = Some(now() - Duration::hours(5));
+    let never_asked = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-D1",
+        Case {
+            discharged,
+            ..Case::default()
+        },
+    )
+    .await;
+    let asked_20_minutes_ago = Some(now() - Duration::minutes(20));
+    let due = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-D2",
+        Case {
+            discharged,
+            checked: asked_20_minutes_ago,
+            ..Case::default()
+        },
+    )
+    .await;
+    let asked_5_minutes_ago = Some(now() - Duration::minutes(5));
+    shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-D3",
+        Case {
+            discharged,
+            checked: asked_5_minutes_ago,
+            ..Case::default()
+        },
+    )
+    .await;
+    let out = Some(now() - Duration::hours(1));
+    shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-D4",
+        Case {
+            discharged,
+            full_out: out,
+            ..Case::default()
+        },
+    )
+    .await;
+    shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-D5",
+        Case {
+            discharged,
+            stopped: true,
+            ..Case::default()
+        },
+    )
+    .await;
+
+    let selected = asked(store, &selection()).await;
+
+    assert_eq!(
+        selected,
+        [never_asked, due],
+        "never asked first, then the longest unasked"
+    );
+}
+
+pub async fn containers_arriving_within_the_look_ahead_are_asked_at_their_own_interval(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let store = store.as_ref();
+    let ids = SequentialIds::default();
+    let acme = account_in(store, &ids, "acme").await;
+    let in_two_days = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-A1",
+        Case {
+            eta: Some(now() + Duration::days(2)),
+            ..Case::default()
+        },
+    )
+    .await;
+    shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-A2",
+        Case {
+            eta: Some(now() + Duration::days(4)),
+            ..Case::default()
+        },
+    )
+    .await;
+    let tomorrow = Some(now() + Duration::days(1));
+    shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-A3",
+        Case {
+            eta: tomorrow,
+            checked: Some(now() - Duration::minutes(30)),
+            ..Case::default()
+        },
+    )
+    .await;
+    let asked_an_hour_ago = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-A4",
+        Case {
+            eta: tomorrow,
+            checked: Some(now() - Duration::minutes(61)),
+            ..Case::default()
+        },
+    )
+    .await;
+    let arrived = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-A5",
+        Case {
+            arrived: Some(now() - Duration::hours(2)),
+            ..Case::default()
+        },
+    )
+    .await;
+    shipment(store, &ids, acme, "TERM-A6", Case::default()).await;
+
+    let selected = asked(store, &selection()).await;
+
+    assert_eq!(
+        selected,
+        [arrived, asked_an_hour_ago, in_two_days],
+        "within three days of arrival (an arrival counts), not asked within the hour, \
+         nearest first; no arrival known, not asked"
+    );
+}
+
+pub async fn discharged_containers_come_first_then_the_nearest_arrivals(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let store = store.as_ref();
+    let ids = SequentialIds::default();
+    let acme = account_in(store, &ids, "acme").await;
+    let arriving = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-O1",
+        Case {
+            eta: Some(now() - Duration::hours(1)),
+            ..Case::default()
+        },
+    )
+    .await;
+    let discharged = Some(now() - Duration::hours(3));
+    let asked_long_ago = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-O2",
+        Case {
+            discharged,
+            checked: Some(now() - Duration::hours(2)),
+            ..Case::default()
+        },
+    )
+    .await;
+    let never_asked = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-O3",
+        Case {
+            discharged,
+            ..Case::default()
+        },
+    )
+    .await;
+
+    let all = asked(store, &selection()).await;
+    let two = asked(
+        store,
+        &TerminalSelection {
+            limit: 2,
+            ..selection()
+        },
+    )
+    .await;
+
+    assert_eq!(all, [never_asked, asked_long_ago, arriving]);
+    assert_eq!(
+        two,
+        [never_asked, asked_long_ago],
+        "a batch fills with the discharged first"
+    );
+}
+
+pub async fn a_container_whose_pod_terminal_another_terminal_reaches_is_left_out(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let store = store.as_ref();
+    let ids = SequentialIds::default();
+    let acme = account_in(store, &ids, "acme").await;
+    let theirs = Uuid::from_u128(0x7e41_0000_0000_5000_8000_0000_0000_00a1);
+    let unclaimed = Uuid::from_u128(0x7e41_0000_0000_5000_8000_0000_0000_00a2);
+    let discharged = Some(now() - Duration::hours(3));
+    let at_theirs = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-T1",
+        Case {
+            discharged,
+            pod_terminal: Some(theirs),
+            ..Case::default()
+        },
+    )
+    .await;
+    let at_unclaimed = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-T2",
+        Case {
+            discharged,
+            pod_terminal: Some(unclaimed),
+            ..Case::default()
+        },
+    )
+    .await;
+    let unnamed = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-T3",
+        Case {
+            discharged,
+            ..Case::default()
+        },
+    )
+    .await;
+    let others = [theirs];
+
+    let mut selected = asked(
+        store,
+        &TerminalSelection {
+            other_terminals: &others,
+            ..selection()
+        },
+    )
+    .await;
+    let mut unfiltered = asked(store, &selection()).await;
+    selected.sort();
+    unfiltered.sort();
+
+    let mut expected = vec![at_unclaimed, unnamed];
+    expected.sort();
+    assert_eq!(selected, expected);
+    let mut everyone = vec![at_theirs, at_unclaimed, unnamed];
+    everyone.sort();
+    assert_eq!(unfiltered, everyone);
+}
+
+pub async fn the_selection_keeps_to_the_terminals_ports_and_line(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let store = store.as_ref();
+    let ids = SequentialIds::default();
+    let acme = account_in(store, &ids, "acme").await;
+    let discharged = Some(now() - Duration::hours(3));
+    let at_rotterdam = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-P1",
+        Case {
+            discharged,
+            ..Case::default()
+        },
+    )
+    .await;
+    let norfolk = ["USORF".to_owned()];
+    let rotterdam = ["USORF".to_owned(), "NLRTM".to_owned()];
+
+    let elsewhere = asked(
+        store,
+        &TerminalSelection {
+            ports: Some(&norfolk),
+            ..selection()
+        },
+    )
+    .await;
+    let here = asked(
+        store,
+        &TerminalSelection {
+            ports: Some(&rotterdam),
+            scac: Some("MAEU"),
+            ..selection()
+        },
+    )
+    .await;
+    let other_line = asked(
+        store,
+        &TerminalSelection {
+            scac: Some("TEST"),
+            ..selection()
+        },
+    )
+    .await;
+
+    assert!(elsewhere.is_empty());
+    assert_eq!(here, [at_rotterdam]);
+    assert!(other_line.is_empty());
+}
