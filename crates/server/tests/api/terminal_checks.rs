@@ -459,6 +459,17 @@ async fn bound_for_houston(
     pod_terminal: Option<uuid::Uuid>,
     discharged: Option<chrono::DateTime<chrono::Utc>>,
 ) -> Vec<String> {
+    bound_for(app, request, "USHOU", pod_terminal, discharged).await
+}
+
+/// As [`bound_for_houston`], for the port `pod`.
+async fn bound_for(
+    app: &TestApp,
+    request: &str,
+    pod: &str,
+    pod_terminal: Option<uuid::Uuid>,
+    discharged: Option<chrono::DateTime<chrono::Utc>>,
+) -> Vec<String> {
     use tidemark_domain::tracking_update::TrackingUpdate;
     let store = &app.app.store;
     let shipment = shipment_of(app, request).await;
@@ -467,7 +478,7 @@ async fn bound_for_houston(
     let mut containers = store.containers_of_shipment(id).await.unwrap();
     let account = containers[0].account_id;
     let mut shipment = store.shipment(account, id).await.unwrap();
-    shipment.port_of_discharge_locode = Some("USHOU".to_owned());
+    shipment.port_of_discharge_locode = Some(pod.to_owned());
     shipment.pod_terminal_id = pod_terminal;
     shipment.pod_eta_at = Some(app.clock.now() + Duration::days(1));
     shipment.pod_ata_at = None;
@@ -536,8 +547,79 @@ async fn a_container_whose_pod_terminal_is_named_is_asked_only_of_the_terminal_r
     );
 }
 
+/// Port of Virginia configured against a mock that answers every lookup with nothing.
+async fn with_virginia_mock(
+    backend: crate::helpers::Backend,
+) -> Option<(TestApp, wiremock::MockServer)> {
+    use wiremock::matchers::any;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let virginia = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(200).set_body_raw("[]", "application/json"))
+        .mount(&virginia)
+        .await;
+    let base_url = virginia.uri();
+    let app = TestApp::with_config(
+        backend,
+        &[
+            ("terminals.port_of_virginia.api_key", "k-0123"),
+            ("terminals.port_of_virginia.base_url", &base_url),
+        ],
+    )
+    .await?;
+    Some((app, virginia))
+}
+
+async fn a_terminal_that_looks_up_by_bill_of_lading_is_asked_with_the_shipments_bill(
+    app: TestApp,
+    virginia: wiremock::MockServer,
+) {
+    let request = app.track("bill_of_lading", "TEST-NORFOLK-1", "TEST").await;
+    app.run_pending_jobs().await;
+    let discharged = Some(app.clock.now() - Duration::hours(2));
+    let numbers = bound_for(&app, &request, "USORF", None, discharged).await;
+
+    let outcome = tidemark_server::use_cases::terminals::check::check(&app.app, "port_of_virginia")
+        .await
+        .unwrap();
+
+    assert_eq!(outcome.asked, numbers.len(), "{outcome:?}");
+    let asked = asked_of(&virginia).await;
+    for number in &numbers {
+        let pair = format!(r#"{{"equipmentId":"{number}","referenceId":"TEST-NORFOLK-1"}}"#);
+        assert!(asked.contains(&pair), "{pair} in {asked}");
+    }
+    let page = crate::console::sign_in(&app, &app.key).await;
+    let carriers = crate::console::text(&crate::console::page(&app, "/carriers", &page).await);
+    assert!(
+        !carriers.contains("bill of lading of"),
+        "a lookup without bills would have failed: {carriers}"
+    );
+}
+
 mod configured_terminal {
     use crate::helpers::Backend;
+
+    #[tokio::test]
+    async fn a_terminal_that_looks_up_by_bill_of_lading_is_asked_with_the_shipments_bill_on_sqlite()
+    {
+        let (app, virginia) = super::with_virginia_mock(Backend::Sqlite).await.unwrap();
+        super::a_terminal_that_looks_up_by_bill_of_lading_is_asked_with_the_shipments_bill(
+            app, virginia,
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn a_terminal_that_looks_up_by_bill_of_lading_is_asked_with_the_shipments_bill_on_postgres()
+     {
+        if let Some((app, virginia)) = super::with_virginia_mock(Backend::Postgres).await {
+            super::a_terminal_that_looks_up_by_bill_of_lading_is_asked_with_the_shipments_bill(
+                app, virginia,
+            )
+            .await;
+        }
+    }
 
     #[tokio::test]
     async fn a_container_whose_pod_terminal_is_named_is_asked_only_of_the_terminal_reaching_it_on_sqlite()

@@ -114,13 +114,21 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
             })
             .collect()
     } else {
+        let bills = bills_of_lading(app, &containers).await?;
+        let needs_bill = profile.needs_bill_of_lading();
         let queries: Vec<ContainerQuery> = containers
             .iter()
             .filter_map(|container| {
                 let number = ContainerNumber::parse(&container.number).ok()?;
-                Some(ContainerQuery::new(number, None))
+                let bill = bills.get(&container.shipment_id).cloned();
+                // A terminal that looks up by container and bill of lading (Port of
+                // Virginia) is not asked about a box whose bill is unknown.
+                (!needs_bill || bill.is_some()).then(|| ContainerQuery::new(number, bill))
             })
             .collect();
+        if queries.is_empty() {
+            return Ok(CheckOutcome::default());
+        }
         if let Acquire::Wait { reason, until } = health::acquire(app, terminal).await? {
             tracing::debug!(terminal, reason = reason.as_str(), %until, "the terminal waits");
             return Ok(CheckOutcome::default());
@@ -163,6 +171,29 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
         }
     }
     Ok(outcome)
+}
+
+/// The bill of lading of each shipment of `containers`, where it has one that is not just
+/// the container number (a container request's shipment before its events named its bill).
+async fn bills_of_lading(
+    app: &App,
+    containers: &[Container],
+) -> Result<BTreeMap<ShipmentId, String>, StoreError> {
+    let mut bills = BTreeMap::new();
+    for container in containers {
+        if bills.contains_key(&container.shipment_id) {
+            continue;
+        }
+        let shipment = app
+            .store
+            .shipment(container.account_id, container.shipment_id)
+            .await?;
+        let bill = shipment.bill_of_lading_number.trim();
+        if !bill.is_empty() && !bill.eq_ignore_ascii_case(&container.number) {
+            bills.insert(container.shipment_id, bill.to_owned());
+        }
+    }
+    Ok(bills)
 }
 
 /// The answers for one shipment's containers, as a report of pick-up facts and availability
