@@ -71,7 +71,9 @@ pub struct PickupFacts {
 }
 
 /// The inland leg by rail, from the container's rail milestones (carrier or EDI):
-/// Terminal49's `pod_rail_*` and `ind_*` fields.
+/// Terminal49's `pod_rail_*` and `ind_*` fields. The railroads are those EDI statuses
+/// named for each leg; [`InlandFacts::pod_rail_carrier`] and
+/// [`InlandFacts::ind_rail_carrier`] are what the container shows.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InlandFacts {
     pub pod_rail_loaded_at: Option<DateTime<Utc>>,
@@ -79,6 +81,57 @@ pub struct InlandFacts {
     pub ind_eta_at: Option<DateTime<Utc>>,
     pub ind_ata_at: Option<DateTime<Utc>>,
     pub ind_rail_unloaded_at: Option<DateTime<Utc>>,
+    /// The railroad (SCAC) last named for the leg leaving the port of discharge.
+    #[serde(default)]
+    pub pod_rail_carrier_scac: Option<String>,
+    /// The railroad (SCAC) last named for the leg into the inland destination.
+    #[serde(default)]
+    pub ind_rail_carrier_scac: Option<String>,
+}
+
+impl InlandFacts {
+    /// Folds in a railroad a status named: it becomes its leg's.
+    pub fn apply_rail_carrier(&mut self, carrier: &ObservedRailCarrier) {
+        let slot = match carrier.leg {
+            RailLeg::FromPort => &mut self.pod_rail_carrier_scac,
+            RailLeg::InlandDestination => &mut self.ind_rail_carrier_scac,
+        };
+        *slot = Some(carrier.scac.clone());
+    }
+
+    /// `pod_rail_carrier_scac`: the railroad named for the leg leaving the port, else the
+    /// one named at the inland destination (one railroad known: one rail leg, carried by
+    /// it throughout).
+    pub fn pod_rail_carrier(&self) -> Option<&str> {
+        self.pod_rail_carrier_scac
+            .as_deref()
+            .or(self.ind_rail_carrier_scac.as_deref())
+    }
+
+    /// `ind_rail_carrier_scac`: the railroad named at the inland destination, else the one
+    /// named leaving the port.
+    pub fn ind_rail_carrier(&self) -> Option<&str> {
+        self.ind_rail_carrier_scac
+            .as_deref()
+            .or(self.pod_rail_carrier_scac.as_deref())
+    }
+}
+
+/// The rail leg a railroad was named for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RailLeg {
+    /// Leaving the port of discharge: Terminal49's `pod_rail_carrier_scac`.
+    FromPort,
+    /// Into the inland destination: `ind_rail_carrier_scac`.
+    InlandDestination,
+}
+
+/// A railroad an EDI status named for one rail leg.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObservedRailCarrier {
+    /// The railroad's SCAC (`BNSF`, `UP`).
+    pub scac: String,
+    pub leg: RailLeg,
 }
 
 /// A hold as one observation reports it: placed, pending, or lifted.
@@ -112,12 +165,32 @@ pub struct PickupObservation {
     pub complete_fees: bool,
     pub appointment_at: Option<DateTime<Utc>>,
     pub location: Option<String>,
+    /// A railroad the status named, for the container's [`InlandFacts`].
+    pub rail_carrier: Option<ObservedRailCarrier>,
+}
+
+impl PickupObservation {
+    /// Whether the observation names a railroad and nothing else (a rail move's status,
+    /// not a terminal's word): it changes no pick-up fact, `checked_at` included.
+    pub fn only_names_a_railroad(&self) -> bool {
+        self.rail_carrier.is_some()
+            && *self
+                == Self {
+                    container_number: self.container_number.clone(),
+                    observed_at: self.observed_at,
+                    rail_carrier: self.rail_carrier.clone(),
+                    ..Self::default()
+                }
+    }
 }
 
 impl PickupFacts {
     /// Folds one observation in. Observations older than what was last applied still
     /// count for what they name (EDI arrives out of order) but never move `checked_at` back.
     pub fn apply(&mut self, observation: &PickupObservation) {
+        if observation.only_names_a_railroad() {
+            return;
+        }
         if let Some(day) = observation.last_free_day {
             match observation.lfd_source {
                 LfdSource::Terminal => {
@@ -325,6 +398,85 @@ mod tests {
         facts.apply(&observed(3));
 
         assert_eq!(facts.checked_at, Some(at(5)));
+    }
+
+    fn railroad(scac: &str, leg: RailLeg) -> ObservedRailCarrier {
+        ObservedRailCarrier {
+            scac: scac.to_owned(),
+            leg,
+        }
+    }
+
+    #[test]
+    fn a_railroad_named_leaving_the_port_is_the_pod_rail_carrier() {
+        let mut inland = InlandFacts::default();
+        inland.apply_rail_carrier(&railroad("UP", RailLeg::FromPort));
+
+        assert_eq!(inland.pod_rail_carrier_scac.as_deref(), Some("UP"));
+        assert_eq!(inland.ind_rail_carrier_scac, None);
+    }
+
+    #[test]
+    fn a_railroad_named_at_the_inland_destination_is_the_ind_rail_carrier() {
+        let mut inland = InlandFacts::default();
+        inland.apply_rail_carrier(&railroad("BNSF", RailLeg::InlandDestination));
+
+        assert_eq!(inland.ind_rail_carrier_scac.as_deref(), Some("BNSF"));
+        assert_eq!(inland.pod_rail_carrier_scac, None);
+    }
+
+    #[test]
+    fn the_only_railroad_known_is_shown_for_both_legs() {
+        let mut inland = InlandFacts::default();
+        inland.apply_rail_carrier(&railroad("BNSF", RailLeg::InlandDestination));
+
+        assert_eq!(inland.pod_rail_carrier(), Some("BNSF"));
+        assert_eq!(inland.ind_rail_carrier(), Some("BNSF"));
+    }
+
+    #[test]
+    fn each_leg_shows_its_own_railroad_when_both_are_named() {
+        let mut inland = InlandFacts::default();
+        inland.apply_rail_carrier(&railroad("BNSF", RailLeg::InlandDestination));
+        inland.apply_rail_carrier(&railroad("UP", RailLeg::FromPort));
+
+        assert_eq!(inland.pod_rail_carrier(), Some("UP"));
+        assert_eq!(inland.ind_rail_carrier(), Some("BNSF"));
+    }
+
+    #[test]
+    fn a_later_railroad_for_a_leg_replaces_the_earlier() {
+        let mut inland = InlandFacts::default();
+        inland.apply_rail_carrier(&railroad("UP", RailLeg::FromPort));
+        inland.apply_rail_carrier(&railroad("CSXT", RailLeg::FromPort));
+
+        assert_eq!(inland.pod_rail_carrier(), Some("CSXT"));
+        assert_eq!(inland.ind_rail_carrier(), Some("CSXT"));
+    }
+
+    #[test]
+    fn stored_inland_facts_without_railroads_still_read() {
+        let inland: InlandFacts = serde_json::from_value(serde_json::json!({
+            "pod_rail_loaded_at": null,
+            "pod_rail_departed_at": null,
+            "ind_eta_at": null,
+            "ind_ata_at": null,
+            "ind_rail_unloaded_at": null,
+        }))
+        .expect("the stored shape before railroads");
+
+        assert_eq!(inland, InlandFacts::default());
+    }
+
+    #[test]
+    fn an_observation_naming_only_a_railroad_changes_no_pickup_fact() {
+        let mut facts = PickupFacts::default();
+        facts.apply(&PickupObservation {
+            rail_carrier: Some(railroad("UP", RailLeg::FromPort)),
+            ..observed(4)
+        });
+
+        assert!(facts.is_empty(), "{facts:?}");
     }
 
     #[test]

@@ -321,6 +321,9 @@ pub fn plan(
             .filter(|o| o.container_number == container.number)
         {
             container.pickup.apply(observation);
+            if let Some(carrier) = &observation.rail_carrier {
+                container.inland.apply_rail_carrier(carrier);
+            }
         }
         let is_new = new_containers.iter().any(|c| c.id == container.id);
         let was = if is_new {
@@ -803,12 +806,15 @@ fn derive_container_fields(container: &mut Container, shipment: &Shipment, all: 
         .iter()
         .filter(|e| !e.event.is_estimate() && !e.event.is_pickup_notice())
         .max_by_key(|e| e.timestamp);
+    // The railroads come from EDI statuses (pick-up observations), not milestones: kept.
     container.inland = crate::pickup::InlandFacts {
         pod_rail_loaded_at: at(E::RailLoaded),
         pod_rail_departed_at: at(E::RailDeparted),
         ind_eta_at: at(E::EstimatedArrivedAtInlandDestination),
         ind_ata_at: at(E::RailArrived).or_else(|| at(E::ArrivedAtInlandDestination)),
         ind_rail_unloaded_at: at(E::RailUnloaded),
+        pod_rail_carrier_scac: container.inland.pod_rail_carrier_scac.take(),
+        ind_rail_carrier_scac: container.inland.ind_rail_carrier_scac.take(),
     };
     let availability = events
         .iter()
@@ -1432,6 +1438,91 @@ mod tests {
             lfd_source: crate::pickup::LfdSource::Terminal,
             ..Default::default()
         }
+    }
+
+    fn railroad_says(scac: &str, leg: crate::pickup::RailLeg) -> crate::pickup::PickupObservation {
+        crate::pickup::PickupObservation {
+            container_number: "TDMU1000001".to_owned(),
+            observed_at: t(35),
+            rail_carrier: Some(crate::pickup::ObservedRailCarrier {
+                scac: scac.to_owned(),
+                leg,
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_railroad_named_for_a_container_is_kept_on_its_rail_leg() {
+        let ids = SequentialIds::default();
+        let mut report = report(voyage_so_far());
+        report.pickup = vec![railroad_says("UP", crate::pickup::RailLeg::FromPort)];
+
+        let update = after_first_poll(&report, &ids);
+
+        let container = update
+            .changed_containers
+            .iter()
+            .find(|c| c.number == "TDMU1000001")
+            .expect("the container changed");
+        assert_eq!(
+            container.inland.pod_rail_carrier_scac.as_deref(),
+            Some("UP")
+        );
+        assert_eq!(container.inland.ind_rail_carrier_scac, None);
+    }
+
+    #[test]
+    fn a_railroad_is_no_terminal_report_and_no_changeset_field() {
+        let ids = SequentialIds::default();
+        let mut report = report(voyage_so_far());
+        report.pickup = vec![railroad_says("UP", crate::pickup::RailLeg::FromPort)];
+
+        let update = after_first_poll(&report, &ids);
+
+        assert!(update.container_changesets.is_empty());
+        assert!(notices(&update).is_empty());
+        assert!(
+            update
+                .changed_containers
+                .iter()
+                .all(|c| c.pickup.checked_at.is_none())
+        );
+    }
+
+    #[test]
+    fn a_railroad_stays_when_a_later_report_does_not_name_it() {
+        let ids = SequentialIds::default();
+        let request = request(&ids);
+        let mut report = report(voyage_so_far());
+        report.pickup = vec![railroad_says(
+            "BNSF",
+            crate::pickup::RailLeg::InlandDestination,
+        )];
+        let first = plan(&request, Known::default(), &report, &ids, t(30));
+        let (mut containers, mut events) = (Vec::new(), Vec::new());
+        applied(&first, &mut containers, &mut events);
+        report.pickup = Vec::new();
+
+        let again = plan(
+            &request,
+            Known {
+                shipment: Some(&first.shipment),
+                containers: &containers,
+                events: &events,
+                ..Known::default()
+            },
+            &report,
+            &ids,
+            t(40),
+        );
+
+        assert!(again.changed_containers.is_empty(), "{again:#?}");
+        let container = containers
+            .iter()
+            .find(|c| c.number == "TDMU1000001")
+            .expect("created");
+        assert_eq!(container.inland.ind_rail_carrier(), Some("BNSF"));
     }
 
     /// Plans `report` on top of a first poll of the voyage so far, as the store would.

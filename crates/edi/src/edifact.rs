@@ -18,7 +18,7 @@ use crate::model::{
 use crate::segment::{self, Segment};
 use crate::status::{
     Description, choose_container, edifact_classifier, is_valid_container, location,
-    looks_like_scac, map_code, normalize_container, role_of,
+    looks_like_scac, map_code, normalize_container, railroad_scac, role_of,
 };
 use crate::time::edifact_time;
 
@@ -364,6 +364,8 @@ struct Draft {
     references: References,
     rff_container: Option<String>,
     transport: Option<Transport>,
+    /// The carrier of the status's rail `TDT`, when it looks like a SCAC.
+    rail_carrier_scac: Option<String>,
     calls: Vec<(LocationRole, Location, Vec<RawDtm>)>,
     eqd_container: Option<String>,
     iso_size_type: Option<String>,
@@ -422,6 +424,15 @@ fn transport_of(tdt: &Segment) -> Transport {
         voyage: tdt.value(2),
         code: (!is_imo && !id.is_empty()).then(|| id.to_owned()),
     }
+}
+
+/// The carrier a rail `TDT` (mode 2) names in C040: its code (3127) when the code list
+/// (1131) is 172, carrier code, or not given, and the code looks like a SCAC.
+fn rail_carrier_of(tdt: &Segment) -> Option<String> {
+    if tdt.comp(3, 1).trim() != "2" || !matches!(tdt.comp(5, 2).trim(), "172" | "") {
+        return None;
+    }
+    railroad_scac(tdt.comp(5, 1))
 }
 
 fn read_iftsta(
@@ -513,6 +524,9 @@ fn read_iftsta(
                     let main = segment.el(1).trim() == "20";
                     if draft.transport.is_none() || main {
                         draft.transport = Some(transport_of(segment));
+                    }
+                    if draft.rail_carrier_scac.is_none() {
+                        draft.rail_carrier_scac = rail_carrier_of(segment);
                     }
                 }
                 target = DtmTarget::Elsewhere;
@@ -638,6 +652,7 @@ fn status_of(
         references,
         container_valid,
         transport: draft.transport,
+        rail_carrier_scac: draft.rail_carrier_scac,
         iso_size_type: draft.iso_size_type,
         empty_indicator: draft.empty_indicator,
         port_calls: calls,

@@ -113,8 +113,48 @@ impl StatusReport {
         })
     }
 
+    /// The railroad the status names (`N1*RR`, `N9*RR`, a rail `TDT`'s carrier) and the rail
+    /// leg it speaks of: a rail load or departure is the leg leaving the port, a rail
+    /// arrival or unload, or a ramp's terminal status (last free day, availability), the leg
+    /// at the inland destination; any other status leaves the leg to its place.
+    pub fn railroad(&self) -> Option<Railroad> {
+        use tidemark_carriers::{DcsaCode, ModeOfTransport};
+        let scac = self.rail_carrier_scac.clone()?;
+        let row = self.mapping.as_ref();
+        let transport_mode = self.transport.as_ref().and_then(|t| t.mode);
+        let by_rail =
+            row.and_then(|row| row.mode).or(transport_mode) == Some(ModeOfTransport::Rail);
+        let leg = match row.and_then(|row| row.event) {
+            Some(DcsaCode::Load | DcsaCode::Depa) if by_rail => Some(RailLeg::FromPort),
+            Some(DcsaCode::Arri | DcsaCode::Disc) if by_rail => Some(RailLeg::InlandDestination),
+            _ if row.is_some_and(|row| row.terminal.is_some())
+                && transport_mode == Some(ModeOfTransport::Rail) =>
+            {
+                Some(RailLeg::InlandDestination)
+            }
+            _ => None,
+        };
+        Some(Railroad { scac, leg })
+    }
+
+    /// What a status that is no terminal status says about the container's railroad: facts
+    /// naming only it (`railroad_only`), so that it reaches the container like a terminal's
+    /// word without counting as a terminal report.
+    pub fn railroad_facts(&self) -> Option<TerminalFacts> {
+        let railroad = self.railroad()?;
+        Some(TerminalFacts {
+            container: self.references.container.clone(),
+            location: self.location.locode.clone(),
+            observed_at: self.time.as_ref().and_then(|time| time.utc),
+            railroad: Some(railroad),
+            railroad_only: true,
+            ..TerminalFacts::default()
+        })
+    }
+
     /// What the status says about the container at its terminal, when its code is a
-    /// terminal code (availability, last free day, holds, fees, appointment).
+    /// terminal code (availability, last free day, holds, fees, appointment), with the
+    /// railroad it names.
     pub fn terminal_facts(&self) -> Option<TerminalFacts> {
         let row = self.mapping.as_ref()?;
         let effect = row.terminal?;
@@ -126,6 +166,7 @@ impl StatusReport {
                 .transport
                 .as_ref()
                 .is_some_and(|t| t.mode == Some(tidemark_carriers::ModeOfTransport::Rail)),
+            railroad: self.railroad(),
             ..TerminalFacts::default()
         };
         let text = match &self.description {
@@ -230,8 +271,35 @@ pub struct TerminalFacts {
     /// rail's (`pickup_lfd_rail`), not the port terminal's.
     #[serde(default)]
     pub at_rail_ramp: bool,
+    /// The railroad the status names (`pod_rail_carrier_scac` / `ind_rail_carrier_scac`).
+    #[serde(default)]
+    pub railroad: Option<Railroad>,
+    /// Facts of a status that is no terminal status, kept for its railroad alone: they
+    /// are no terminal report (`terminal_checked_at` does not move).
+    #[serde(default)]
+    pub railroad_only: bool,
     /// When the status happened, in UTC when known.
     pub observed_at: Option<DateTime<Utc>>,
+}
+
+/// A railroad a status names, by SCAC.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Railroad {
+    pub scac: String,
+    /// The rail leg the status speaks of, when its code says; `None` leaves it to the
+    /// status's place (at the port of discharge, the leg leaving it).
+    #[serde(default)]
+    pub leg: Option<RailLeg>,
+}
+
+/// The two rail legs Terminal49 names a railroad for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RailLeg {
+    /// From the port of discharge (`pod_rail_carrier_scac`).
+    FromPort,
+    /// Into the inland destination (`ind_rail_carrier_scac`).
+    InlandDestination,
 }
 
 /// A hold placed or lifted. Terminal49 lists only current holds; a `Released` hold tells the

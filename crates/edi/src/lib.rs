@@ -33,7 +33,7 @@ use std::borrow::Cow;
 
 pub use codes::{CodeRow, CodeTable, CodeTableError, HoldKind, TerminalEffect};
 pub use error::{Fault, Note, ReadError, SegmentRef, TransactionError};
-pub use event::{Fee, FeeKind, Hold, HoldStatus, NotAnEvent, TerminalFacts};
+pub use event::{Fee, FeeKind, Hold, HoldStatus, NotAnEvent, RailLeg, Railroad, TerminalFacts};
 pub use model::{
     DatedTime, Envelope, EventTime, Group, Interchange, Location, LocationRole, PortCall,
     References, Separators, StatusReport, Syntax, Transaction, TransactionResult, Transport,

@@ -284,6 +284,10 @@ pub struct StatusReport {
     /// Whether `references.container` is a valid ISO 6346 number (check digit included).
     pub container_valid: bool,
     pub transport: Option<Transport>,
+    /// The railroad's SCAC, when the status names one: `N1*RR` element 04 (322), `N9*RR`
+    /// (315, 322), or the carrier (C040, code list 172) of a rail `TDT` (IFTSTA). Only a
+    /// value that looks like a SCAC is kept.
+    pub rail_carrier_scac: Option<String>,
     /// ISO 6346 size-type code (B4-10, N7-22, EQD C224).
     pub iso_size_type: Option<String>,
     pub empty_indicator: Option<EmptyIndicator>,

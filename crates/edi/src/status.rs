@@ -25,6 +25,13 @@ pub(crate) fn looks_like_scac(text: &str) -> bool {
     (2..=4).contains(&text.len()) && text.bytes().all(|byte| byte.is_ascii_uppercase())
 }
 
+/// A railroad's SCAC as sent, trimmed and in capitals, when it looks like one (`BNSF`,
+/// `UP`, `CSXT`); anything else (a name, a number) is no SCAC.
+pub(crate) fn railroad_scac(text: &str) -> Option<String> {
+    let scac = text.trim().to_ascii_uppercase();
+    looks_like_scac(&scac).then_some(scac)
+}
+
 /// A container number without the spaces and dashes some senders put in (`CXRU 125502-2`).
 pub(crate) fn normalize_container(text: &str) -> Option<String> {
     let number: String = text

@@ -18,7 +18,7 @@ use crate::model::{
 use crate::segment::{self, Segment, non_empty};
 use crate::status::{
     Description, choose_container, container_from_parts, is_valid_container, location,
-    looks_like_scac, map_code, normalize_container, role_of, x12_classifier,
+    looks_like_scac, map_code, normalize_container, railroad_scac, role_of, x12_classifier,
 };
 use crate::time::x12_time_at;
 
@@ -433,6 +433,15 @@ fn n9_references(
     (container, vessel_name)
 }
 
+/// The rail carrier an `N9*RR` names (SOURCES.md B.1), when it looks like a SCAC.
+fn n9_railroad(references: &References) -> Option<String> {
+    references
+        .other
+        .iter()
+        .filter(|(qualifier, _)| qualifier == "RR")
+        .find_map(|(_, value)| railroad_scac(value))
+}
+
 fn empty_indicator(code: &str) -> Option<EmptyIndicator> {
     match code.trim() {
         "E" => Some(EmptyIndicator::Empty),
@@ -563,6 +572,7 @@ fn read_315(
         .container
         .as_deref()
         .is_some_and(is_valid_container);
+    let rail_carrier_scac = n9_railroad(&references);
     let mut status = StatusReport {
         code,
         code_agency: None,
@@ -575,6 +585,7 @@ fn read_315(
         references,
         container_valid,
         transport,
+        rail_carrier_scac,
         iso_size_type: b4.value(10),
         empty_indicator: empty_indicator(b4.el(9)),
         port_calls: calls,
@@ -702,6 +713,10 @@ fn read_322(
             }),
             (None, None) => None,
         };
+        // N1*RR-04 is the railroad's code (SCAC); an N9*RR says the same.
+        let rail_carrier_scac = railroad
+            .and_then(|n1| railroad_scac(n1.el(4)))
+            .or_else(|| n9_railroad(&references));
         let location_role = role_of(place.locode.as_deref(), &calls);
         let container_valid = references
             .container
@@ -719,6 +734,7 @@ fn read_322(
             references,
             container_valid,
             transport,
+            rail_carrier_scac,
             iso_size_type: n7.and_then(|n7| n7.value(22)),
             empty_indicator: w2.and_then(|w2| empty_indicator(w2.el(5))),
             port_calls: calls,

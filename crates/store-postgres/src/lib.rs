@@ -677,6 +677,15 @@ impl Store for PgStore {
         shipments::containers_awaiting_pickup(&self.client().await?, selection).await
     }
 
+    async fn record_terminal_asks(
+        &self,
+        terminal: &str,
+        containers: &[ContainerId],
+        at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        shipments::record_terminal_asks(&self.client().await?, terminal, containers, at).await
+    }
+
     async fn transport_events_of_shipment(
         &self,
         shipment: ShipmentId,

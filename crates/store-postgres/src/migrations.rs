@@ -93,6 +93,7 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
     (36, include_str!("../migrations/0036_container_pickup.sql")),
     (37, include_str!("../migrations/0037_edi_speed.sql")),
     (38, include_str!("../migrations/0038_pickup_notices.sql")),
+    (39, include_str!("../migrations/0039_terminal_checks.sql")),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

@@ -1347,8 +1347,10 @@ fn pickup_clauses(filter: &PickupFilter, condition: &mut Condition) -> Vec<Strin
     clauses
 }
 
-/// See `Store::containers_awaiting_pickup`. Discharged containers sort before the others
-/// (`pod_discharged_at IS NULL` is false for them), each group by its own key.
+/// See `Store::containers_awaiting_pickup`. The terminal's own last ask of each container
+/// comes from `terminal_checks` (one primary-key lookup per container; none: never asked,
+/// `-infinity`). Discharged containers sort before the others (`pod_discharged_at IS NULL`
+/// is false for them), each group by its own key.
 pub async fn containers_awaiting_pickup(
     client: &impl GenericClient,
     selection: &TerminalSelection<'_>,
@@ -1359,20 +1361,21 @@ pub async fn containers_awaiting_pickup(
         client,
         &format!(
             "SELECT {} FROM containers c JOIN shipments s ON s.id = c.shipment_id
+             LEFT JOIN terminal_checks t ON t.terminal = $8 AND t.container_id = c.id
              WHERE s.line_tracking_stopped_at IS NULL
                AND c.pod_full_out_at IS NULL AND c.empty_terminated_at IS NULL
                AND ($1::text[] IS NULL OR s.port_of_discharge_locode = ANY($1))
                AND ($2::text IS NULL OR s.shipping_line_scac = $2)
                AND (s.pod_terminal_id IS NULL OR NOT (s.pod_terminal_id = ANY($3::uuid[])))
                AND CASE WHEN c.pod_discharged_at IS NOT NULL
-                     THEN coalesce((c.pickup ->> 'checked_at')::timestamptz, '-infinity') < $4
+                     THEN coalesce(t.asked_at, '-infinity') < $4
                      ELSE coalesce(c.pod_arrived_at, s.pod_ata_at, s.pod_eta_at) <= $6
-                          AND coalesce((c.pickup ->> 'checked_at')::timestamptz, '-infinity') < $5
+                          AND coalesce(t.asked_at, '-infinity') < $5
                    END
              ORDER BY c.pod_discharged_at IS NULL,
                       CASE WHEN c.pod_discharged_at IS NULL
                            THEN coalesce(c.pod_arrived_at, s.pod_ata_at, s.pod_eta_at) END,
-                      coalesce((c.pickup ->> 'checked_at')::timestamptz, '-infinity'), c.id
+                      coalesce(t.asked_at, '-infinity'), c.id
              LIMIT $7",
             prefixed(CONTAINER_COLUMNS, "c")
         ),
@@ -1384,8 +1387,36 @@ pub async fn containers_awaiting_pickup(
             &selection.arriving_checked_before,
             &selection.arriving_by,
             &i64::from(selection.limit),
+            &selection.terminal,
         ],
         container_from_row,
     )
     .await
+}
+
+/// See `Store::record_terminal_asks`: one upsert for the batch, its ids as an array (each
+/// once: an upsert may not touch a row twice).
+pub async fn record_terminal_asks(
+    client: &impl GenericClient,
+    terminal: &str,
+    containers: &[ContainerId],
+    at: DateTime<Utc>,
+) -> StoreResult<()> {
+    if containers.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<Uuid> = containers.iter().map(|id| id.0).collect();
+    let statement = client
+        .prepare_cached(
+            "INSERT INTO terminal_checks (terminal, container_id, asked_at)
+             SELECT DISTINCT $1::text, id, $3::timestamptz FROM unnest($2::uuid[]) AS id
+             ON CONFLICT (terminal, container_id) DO UPDATE SET asked_at = excluded.asked_at",
+        )
+        .await
+        .map_err(backend)?;
+    client
+        .execute(&statement, &[&terminal, &ids, &at])
+        .await
+        .map_err(backend)?;
+    Ok(())
 }

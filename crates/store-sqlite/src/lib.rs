@@ -615,6 +615,15 @@ impl Store for SqliteStore {
         shipments::containers_awaiting_pickup(&self.reader(), selection)
     }
 
+    async fn record_terminal_asks(
+        &self,
+        terminal: &str,
+        containers: &[ContainerId],
+        at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        shipments::record_terminal_asks(&self.writer(), terminal, containers, at)
+    }
+
     async fn transport_events_of_shipment(
         &self,
         shipment: ShipmentId,

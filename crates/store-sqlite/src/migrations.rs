@@ -44,6 +44,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0035_container_pickup.sql"),
     include_str!("../migrations/0036_edi_speed.sql"),
     include_str!("../migrations/0037_pickup_notices.sql"),
+    include_str!("../migrations/0038_terminal_checks.sql"),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

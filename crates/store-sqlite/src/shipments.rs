@@ -1184,10 +1184,11 @@ fn pickup_clauses(filter: &PickupFilter, clauses: &mut Vec<String>, values: &mut
     }
 }
 
-/// See `Store::containers_awaiting_pickup`. `checked_at` is compared as the text serde
-/// writes (RFC 3339 in UTC), which orders as time does; the arrival columns are stored
-/// timestamps. Discharged containers sort before the others (`pod_discharged_at IS NULL`
-/// is 0 for them), each group by its own key.
+/// See `Store::containers_awaiting_pickup`. The terminal's own last ask of each container
+/// comes from `terminal_checks` (one primary-key lookup per container; none: never asked,
+/// `''`), compared as stored timestamps, whose fixed-width text orders as time does, as do
+/// the arrival columns. Discharged containers sort before the others
+/// (`pod_discharged_at IS NULL` is 0 for them), each group by its own key.
 pub fn containers_awaiting_pickup(
     conn: &Connection,
     selection: &TerminalSelection<'_>,
@@ -1205,15 +1206,10 @@ pub fn containers_awaiting_pickup(
             .collect::<Vec<_>>(),
     )
     .map_err(backend)?;
-    let checked_text = |at: DateTime<Utc>| {
-        serde_json::to_value(at)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default()
-    };
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT {} FROM containers c JOIN shipments s ON s.id = c.shipment_id
+             LEFT JOIN terminal_checks t ON t.terminal = ?8 AND t.container_id = c.id
              WHERE s.line_tracking_stopped_at IS NULL
                AND c.pod_full_out_at IS NULL AND c.empty_terminated_at IS NULL
                AND (?1 IS NULL OR s.port_of_discharge_locode IN (SELECT value FROM json_each(?1)))
@@ -1221,14 +1217,14 @@ pub fn containers_awaiting_pickup(
                AND (s.pod_terminal_id IS NULL
                     OR s.pod_terminal_id NOT IN (SELECT value FROM json_each(?3)))
                AND CASE WHEN c.pod_discharged_at IS NOT NULL
-                     THEN coalesce(json_extract(c.pickup, '$.checked_at'), '') < ?4
+                     THEN coalesce(t.asked_at, '') < ?4
                      ELSE coalesce(c.pod_arrived_at, s.pod_ata_at, s.pod_eta_at) <= ?6
-                          AND coalesce(json_extract(c.pickup, '$.checked_at'), '') < ?5
+                          AND coalesce(t.asked_at, '') < ?5
                    END
              ORDER BY c.pod_discharged_at IS NULL,
                       CASE WHEN c.pod_discharged_at IS NOT NULL THEN ''
                            ELSE coalesce(c.pod_arrived_at, s.pod_ata_at, s.pod_eta_at) END,
-                      coalesce(json_extract(c.pickup, '$.checked_at'), ''), c.id
+                      coalesce(t.asked_at, ''), c.id
              LIMIT ?7",
             prefixed(CONTAINER_COLUMNS, "c")
         ))
@@ -1238,13 +1234,42 @@ pub fn containers_awaiting_pickup(
             ports,
             selection.scac,
             others,
-            checked_text(selection.discharged_checked_before),
-            checked_text(selection.arriving_checked_before),
+            to_ts(selection.discharged_checked_before),
+            to_ts(selection.arriving_checked_before),
             to_ts(selection.arriving_by),
-            selection.limit
+            selection.limit,
+            selection.terminal,
         ],
         container_from_row,
     )
     .and_then(Iterator::collect)
     .map_err(backend)
+}
+
+/// See `Store::record_terminal_asks`: one upsert for the batch, its ids as a JSON array.
+pub fn record_terminal_asks(
+    conn: &Connection,
+    terminal: &str,
+    containers: &[ContainerId],
+    at: DateTime<Utc>,
+) -> StoreResult<()> {
+    if containers.is_empty() {
+        return Ok(());
+    }
+    let ids = serde_json::to_string(
+        &containers
+            .iter()
+            .map(|id| id.0.to_string())
+            .collect::<Vec<_>>(),
+    )
+    .map_err(backend)?;
+    // `WHERE true` tells SQLite's parser the `ON CONFLICT` is the upsert's, not a join's.
+    conn.prepare_cached(
+        "INSERT INTO terminal_checks (terminal, container_id, asked_at)
+         SELECT ?1, value, ?3 FROM json_each(?2) WHERE true
+         ON CONFLICT (terminal, container_id) DO UPDATE SET asked_at = excluded.asked_at",
+    )
+    .and_then(|mut stmt| stmt.execute(params![terminal, ids, to_ts(at)]))
+    .map_err(backend)?;
+    Ok(())
 }

@@ -220,6 +220,10 @@ impl PickupFilter {
 /// vessel arrival, else the shipment's ATA, else its ETA) at or before `arriving_by`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TerminalSelection<'a> {
+    /// The terminal asking (its configured id): the intervals below are measured from its
+    /// own last ask about each container ([`Store::record_terminal_asks`]), never from
+    /// another terminal's; a container it never asked counts as asked long ago.
+    pub terminal: &'a str,
     /// Their shipment's port of discharge is one of these; any port when `None`.
     pub ports: Option<&'a [String]>,
     /// Of this line only, when given (the sandbox terminal's `TEST`).
@@ -227,9 +231,9 @@ pub struct TerminalSelection<'a> {
     /// A container whose shipment names one of these POD terminals (reference terminal ids)
     /// is left out: another terminal reaches it and this one does not. Empty: none left out.
     pub other_terminals: &'a [uuid::Uuid],
-    /// Discharged containers last asked by a terminal before this (never, first).
+    /// Discharged containers last asked by this terminal before this (never, first).
     pub discharged_checked_before: DateTime<Utc>,
-    /// Containers not yet discharged, last asked before this (never, first).
+    /// Containers not yet discharged, last asked by this terminal before this (never, first).
     pub arriving_checked_before: DateTime<Utc>,
     /// Containers not yet discharged are asked once their POD arrival is at or before this.
     pub arriving_by: DateTime<Utc>,
@@ -472,12 +476,21 @@ pub trait Store:
         id: ShipmentId,
     ) -> StoreResult<std::sync::Arc<ShipmentRead>>;
     /// Across accounts, up to `limit` containers a terminal should be asked about now (see
-    /// [`TerminalSelection`]): the discharged ones first, longest unasked first; then those
-    /// not yet discharged, nearest arrival first (then longest unasked).
+    /// [`TerminalSelection`]): the discharged ones first, longest unasked by that terminal
+    /// first; then those not yet discharged, nearest arrival first (then longest unasked).
     async fn containers_awaiting_pickup(
         &self,
         selection: &TerminalSelection<'_>,
     ) -> StoreResult<Vec<Container>>;
+    /// Notes that `terminal` asked about these containers `at` (one statement for the
+    /// batch), replacing its earlier ask of each; other terminals' asks are untouched.
+    /// Unknown ids are kept as given: nothing reads them.
+    async fn record_terminal_asks(
+        &self,
+        terminal: &str,
+        containers: &[ContainerId],
+        at: DateTime<Utc>,
+    ) -> StoreResult<()>;
     /// The containers of several shipments at once (one query for a page of shipments), by
     /// shipment then number.
     async fn containers_of_shipments(

@@ -3,7 +3,7 @@
 use tidemark_carriers::{
     Classifier, DcsaCode, EmptyIndicator, EventKind, ModeOfTransport, RouteHint,
 };
-use tidemark_edi::{CodeTable, LocationRole, Note, Reader, Syntax};
+use tidemark_edi::{CodeTable, LocationRole, Note, RailLeg, Reader, Syntax};
 
 use crate::{fixture, local, only_status, read_fixture, transaction, utc};
 
@@ -304,4 +304,28 @@ fn a_unz_reference_that_differs_from_the_unb_one_is_noted() {
         "{:?}",
         interchange.notes
     );
+}
+
+#[test]
+fn a_rail_tdt_names_its_carrier_by_the_c040_carrier_code() {
+    let interchange = read_fixture(RAIL);
+    let status = only_status(&interchange);
+    // TDT+1++2+25+ABCD:172::SENDER-COMP: mode 2 (rail), carrier ABCD from code list 172.
+    assert_eq!(status.rail_carrier_scac.as_deref(), Some("ABCD"));
+}
+
+#[test]
+fn a_rail_departure_names_the_railroad_of_the_leg_leaving_the_port() {
+    let interchange = read_fixture(RAIL);
+    let railroad = only_status(&interchange).railroad().expect("a rail TDT");
+    assert_eq!(railroad.scac, "ABCD");
+    assert_eq!(railroad.leg, Some(RailLeg::FromPort));
+}
+
+#[test]
+fn a_vessel_tdt_names_no_railroad() {
+    let interchange = read_fixture(CARGOSMART);
+    let status = only_status(&interchange);
+    assert_eq!(status.rail_carrier_scac, None);
+    assert_eq!(status.railroad(), None);
 }

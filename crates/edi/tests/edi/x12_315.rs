@@ -5,7 +5,7 @@ use tidemark_carriers::{
 };
 use tidemark_edi::{LocationRole, NotAnEvent, Note, Syntax};
 
-use crate::{local, only_status, read_fixture, transaction, utc};
+use crate::{fixture, local, only_status, read_fixture, transaction, utc};
 
 const HAMSUD: &str = "x12_4010_315_hamsud_discharged.edi";
 const CMA: &str = "x12_4010_315_cmacgm_departed_loaded.edi";
@@ -373,4 +373,37 @@ fn a_us_time_code_is_read_in_that_zone() {
         status.time.as_ref().and_then(|t| t.utc),
         Some(utc(2022, 11, 21, 9, 24, 0))
     );
+}
+
+/// The Hamburg Süd discharge with one more N9.
+fn hamsud_with_n9(n9: &str) -> tidemark_edi::Interchange {
+    let text = String::from_utf8(fixture(HAMSUD)).expect("ASCII");
+    let text = text.replace("N9*SN*5512862~", &format!("N9*SN*5512862~{n9}~"));
+    tidemark_edi::read(text.as_bytes()).expect("an interchange")
+}
+
+#[test]
+fn a_315_n9_rr_names_the_rail_carrier() {
+    let interchange = hamsud_with_n9("N9*RR*FXE");
+    let status = only_status(&interchange);
+    assert_eq!(status.rail_carrier_scac.as_deref(), Some("FXE"));
+}
+
+#[test]
+fn a_vessel_discharge_leaves_its_railroads_leg_to_its_place() {
+    let interchange = hamsud_with_n9("N9*RR*FXE");
+    let status = only_status(&interchange);
+    let railroad = status.railroad().expect("N9*RR");
+    assert_eq!(railroad.leg, None);
+    let facts = status.railroad_facts().expect("UV is no terminal code");
+    assert!(facts.railroad_only);
+    assert_eq!(facts.location.as_deref(), Some("MXZLO"));
+}
+
+#[test]
+fn an_n9_rr_that_is_no_scac_names_no_rail_carrier() {
+    let interchange = hamsud_with_n9("N9*RR*FERROMEX SA DE CV");
+    let status = only_status(&interchange);
+    assert_eq!(status.rail_carrier_scac, None);
+    assert_eq!(status.railroad_facts(), None);
 }

@@ -2,7 +2,7 @@
 
 use chrono::NaiveDate;
 use tidemark_carriers::{Classifier, DcsaCode, EmptyIndicator, EventKind};
-use tidemark_edi::{LocationRole, NotAnEvent, TerminalEffect};
+use tidemark_edi::{LocationRole, NotAnEvent, RailLeg, Railroad, TerminalEffect};
 use tidemark_geo::reference::ReferenceData;
 
 use crate::{local, only_status, read_fixture, transaction, utc};
@@ -119,5 +119,58 @@ fn a_ramps_322_naming_its_railroad_is_a_rail_move() {
     assert_eq!(
         event.mode_of_transport(),
         Some(tidemark_carriers::ModeOfTransport::Rail)
+    );
+}
+
+#[test]
+fn a_322_names_its_railroad_by_the_scac_in_n1_rr() {
+    let interchange = read_fixture(ARRIVAL);
+    let status = only_status(&interchange);
+    assert_eq!(status.rail_carrier_scac.as_deref(), Some("BNSF"));
+}
+
+#[test]
+fn a_ramps_rail_arrival_names_the_railroad_of_the_inland_leg() {
+    let interchange = read_fixture(ARRIVAL);
+    let status = only_status(&interchange);
+    assert_eq!(
+        status.railroad(),
+        Some(Railroad {
+            scac: "BNSF".to_owned(),
+            leg: Some(RailLeg::InlandDestination),
+        })
+    );
+}
+
+#[test]
+fn a_rail_arrival_is_kept_among_the_facts_for_its_railroad_alone() {
+    let interchange = read_fixture(ARRIVAL);
+    let status = only_status(&interchange);
+    assert_eq!(status.terminal_facts(), None, "A is no terminal code");
+    let facts = status.railroad_facts().expect("N1*RR names BNSF");
+    assert!(facts.railroad_only);
+    assert_eq!(facts.container.as_deref(), Some("HASU4316170"));
+    assert_eq!(facts.location.as_deref(), Some("USSTP"));
+    assert_eq!(
+        facts.railroad.map(|railroad| railroad.scac).as_deref(),
+        Some("BNSF")
+    );
+    assert_eq!(facts.available, None);
+    assert_eq!(facts.last_free_day, None);
+}
+
+#[test]
+fn a_ramps_last_free_day_carries_its_railroad_for_the_inland_leg() {
+    let interchange = read_fixture(FREE_DAY);
+    let facts = only_status(&interchange)
+        .terminal_facts()
+        .expect("NF is a terminal fact");
+    assert!(!facts.railroad_only);
+    assert_eq!(
+        facts.railroad,
+        Some(Railroad {
+            scac: "BNSF".to_owned(),
+            leg: Some(RailLeg::InlandDestination),
+        })
     );
 }

@@ -80,8 +80,9 @@ pub struct ContainerAttributes {
 }
 
 /// Container attributes Terminal49 sends that Tidemark fills only when a source says:
-/// import deadlines and the rail leg (from terminals, EDI and rail milestones); origin gate
-/// and load times, delivery and the rail carriers' SCACs stay null.
+/// import deadlines and the rail leg (from terminals, EDI and rail milestones, the rail
+/// carriers' SCACs from the railroads EDI statuses name); origin gate and load times and
+/// delivery stay null.
 #[derive(Debug, Default, Serialize, ToSchema)]
 pub struct NotCollected {
     pub import_deadlines: ImportDeadlines,
@@ -255,6 +256,8 @@ impl Resource for ContainerResource<'_> {
                 ind_rail_unloaded_at: c.inland.ind_rail_unloaded_at.map(timestamp::format),
                 pod_rail_loaded_at: c.inland.pod_rail_loaded_at.map(timestamp::format),
                 pod_rail_departed_at: c.inland.pod_rail_departed_at.map(timestamp::format),
+                pod_rail_carrier_scac: c.inland.pod_rail_carrier().map(str::to_owned),
+                ind_rail_carrier_scac: c.inland.ind_rail_carrier().map(str::to_owned),
                 ..NotCollected::default()
             },
         }

@@ -30,6 +30,7 @@ on_both_backends!(
     each_interchange_is_acknowledged_in_its_own_syntax,
     interchanges_are_listed_by_status_and_seen_only_by_their_account,
     a_ramps_arrival_and_last_free_day_show_on_the_container,
+    edi_the_railroad_a_ramp_names_is_the_containers_rail_carrier_for_both_legs,
     containers_are_listed_by_last_free_day_hold_and_availability,
     edi_a_senders_code_table_maps_its_private_code_to_a_rail_departure_on_the_container,
     edi_without_a_table_a_private_code_without_words_stays_an_unknown_code,
@@ -459,6 +460,39 @@ async fn a_ramps_arrival_and_last_free_day_show_on_the_container(app: TestApp) {
     // The ramp's arrival (its 322 names the railroad) is the rail leg's, never the ship's
     // (with no ocean route known yet it stays a raw event).
     assert_eq!(attributes["pod_arrived_at"], Value::Null, "{attributes}");
+}
+
+async fn edi_the_railroad_a_ramp_names_is_the_containers_rail_carrier_for_both_legs(app: TestApp) {
+    const RAIL_ARRIVAL: &[u8] =
+        include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_rail_arrival.edi");
+    app.clock
+        .set(Utc.with_ymd_and_hms(2016, 5, 27, 12, 0, 0).unwrap());
+    let request = app.track("container", "HASU4316170", "SUDU").await;
+    posted(&app, "application/edi-x12", RAIL_ARRIVAL).await;
+    app.run_pending_jobs().await;
+    let shipment = shipment_of(&app, &request).await;
+    let id = shipment["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "container")
+        .and_then(|c| c["id"].as_str())
+        .expect("the container")
+        .to_owned();
+
+    let container = app.get_ok(&format!("/v2/containers/{id}")).await;
+
+    let attributes = &container["data"]["attributes"];
+    // N1*RR*BNSF Railway*ZZ*BNSF on the ramp's arrival: the inland leg's railroad, and the
+    // only one known, so the leg from the port's as well.
+    assert_eq!(attributes["ind_rail_carrier_scac"], "BNSF", "{attributes}");
+    assert_eq!(attributes["pod_rail_carrier_scac"], "BNSF", "{attributes}");
+    // Naming a railroad is no terminal's report.
+    assert_eq!(
+        attributes["terminal_checked_at"],
+        Value::Null,
+        "{attributes}"
+    );
 }
 
 async fn containers_are_listed_by_last_free_day_hold_and_availability(app: TestApp) {

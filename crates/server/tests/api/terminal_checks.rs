@@ -523,10 +523,10 @@ async fn a_container_whose_pod_terminal_is_named_is_asked_only_of_the_terminal_r
     let at_barbours_cut = bound_for_houston(&app, &named, barbours_cut, discharged).await;
     let arriving = bound_for_houston(&app, &unnamed, None, None).await;
 
-    // eModal asks one container a call: the discharged one would come first. It goes first
-    // too: a container's last check (its pick-up facts' `checked_at`) is shared by the terminals.
-    let by_emodal = check(&app.app, "emodal").await.unwrap();
+    // eModal asks one container a call: the discharged one would come first. Each terminal
+    // keeps its own last ask, so Port Houston asking first holds nothing off for eModal.
     check(&app.app, "port_houston").await.unwrap();
+    let by_emodal = check(&app.app, "emodal").await.unwrap();
 
     let houston = asked_of(&houston).await;
     let emodal = asked_of(&emodal).await;
@@ -544,6 +544,91 @@ async fn a_container_whose_pod_terminal_is_named_is_asked_only_of_the_terminal_r
             .iter()
             .any(|number| emodal.contains(number.as_str())),
         "no terminal named: every terminal at the port asks: {by_emodal:?} {emodal}"
+    );
+}
+
+/// Records a discharge at `pod` at `at` for each of the request's containers, so that a
+/// terminal's answer, planned from the stored events, keeps them discharged.
+async fn discharge_events(
+    app: &TestApp,
+    request: &str,
+    pod: &str,
+    at: Option<chrono::DateTime<chrono::Utc>>,
+) {
+    use tidemark_domain::tracking_update::TrackingUpdate;
+    use tidemark_domain::{TransportEvent, TransportEventId, TransportEventName};
+    let store = &app.app.store;
+    let shipment = shipment_of(app, request).await;
+    let id: uuid::Uuid = shipment["id"].as_str().unwrap().parse().unwrap();
+    let containers = store
+        .containers_of_shipment(tidemark_domain::ShipmentId(id))
+        .await
+        .unwrap();
+    let account = containers[0].account_id;
+    let shipment = store
+        .shipment(account, tidemark_domain::ShipmentId(id))
+        .await
+        .unwrap();
+    let events = containers
+        .iter()
+        .map(|container| TransportEvent {
+            id: TransportEventId(app.app.ids.next_id()),
+            account_id: account,
+            shipment_id: shipment.id,
+            container_id: container.id,
+            event: TransportEventName::VesselDischarged,
+            timestamp: at.unwrap(),
+            voyage_number: None,
+            location_locode: Some(pod.to_owned()),
+            vessel_name: None,
+            vessel_imo: None,
+            terminal_id: None,
+            source_id: format!("test|discharged|{}", container.number),
+            value: None,
+            created_at: app.clock.now(),
+        })
+        .collect();
+    let tracking = store
+        .tracking_request(account, shipment.tracking_request_id)
+        .await
+        .unwrap();
+    let update = TrackingUpdate {
+        new_events: events,
+        ..TrackingUpdate::shipment_only(shipment)
+    };
+    store
+        .record_tracking_result(&tracking, tracking.updated_at, Some(&update), &[])
+        .await
+        .unwrap();
+}
+
+async fn two_terminals_at_one_port_each_ask_about_a_container_within_the_interval(
+    app: TestApp,
+    houston: wiremock::MockServer,
+    emodal: wiremock::MockServer,
+) {
+    use tidemark_server::use_cases::terminals::check::check;
+    let request = app.track("bill_of_lading", "TEST-HOUSTON-3", "TEST").await;
+    app.run_pending_jobs().await;
+    let discharged = Some(app.clock.now() - Duration::hours(2));
+    let numbers = bound_for_houston(&app, &request, None, discharged).await;
+    discharge_events(&app, &request, "USHOU", discharged).await;
+
+    // The same instant: well within the 15 minutes after Port Houston's ask.
+    let by_houston = check(&app.app, "port_houston").await.unwrap();
+    let by_emodal = check(&app.app, "emodal").await.unwrap();
+
+    let houston = asked_of(&houston).await;
+    let emodal = asked_of(&emodal).await;
+    assert!(
+        by_houston.asked > 0 && by_emodal.asked > 0,
+        "{by_houston:?} {by_emodal:?}"
+    );
+    assert!(
+        numbers
+            .iter()
+            .any(|number| houston.contains(number.as_str()) && emodal.contains(number.as_str())),
+        "one of {numbers:?} asked of both: {houston} / {emodal}"
     );
 }
 
@@ -636,6 +721,26 @@ mod configured_terminal {
      {
         if let Some((app, houston, emodal)) = super::with_houston(Backend::Postgres).await {
             super::a_container_whose_pod_terminal_is_named_is_asked_only_of_the_terminal_reaching_it(
+                app, houston, emodal,
+            )
+            .await;
+        }
+    }
+
+    #[tokio::test]
+    async fn two_terminals_at_one_port_each_ask_about_a_container_within_the_interval_on_sqlite() {
+        let (app, houston, emodal) = super::with_houston(Backend::Sqlite).await.unwrap();
+        super::two_terminals_at_one_port_each_ask_about_a_container_within_the_interval(
+            app, houston, emodal,
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn two_terminals_at_one_port_each_ask_about_a_container_within_the_interval_on_postgres()
+    {
+        if let Some((app, houston, emodal)) = super::with_houston(Backend::Postgres).await {
+            super::two_terminals_at_one_port_each_ask_about_a_container_within_the_interval(
                 app, houston, emodal,
             )
             .await;

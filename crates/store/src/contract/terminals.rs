@@ -7,7 +7,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use tidemark_domain::tracking_update::TrackingUpdate;
-use tidemark_domain::{AccountId, SequentialIds, ShipmentId};
+use tidemark_domain::{AccountId, ContainerId, SequentialIds, ShipmentId};
 use uuid::Uuid;
 
 use super::{TestBackend, account_in, departed_voyage, t0, tracked};
@@ -23,6 +23,8 @@ macro_rules! terminal_contract_tests {
             discharged_containers_come_first_then_the_nearest_arrivals,
             a_container_whose_pod_terminal_another_terminal_reaches_is_left_out,
             the_selection_keeps_to_the_terminals_ports_and_line,
+            one_terminals_ask_does_not_hold_off_another_terminal,
+            a_terminals_own_latest_ask_holds_it_off_for_its_interval,
         );
     };
 }
@@ -32,10 +34,14 @@ fn now() -> DateTime<Utc> {
     t0() + Duration::days(40)
 }
 
+/// The terminal asking in these cases, unless a case says otherwise.
+const PIER: &str = "pier";
+
 /// What a terminal's check asks by default: recheck after 15 minutes once discharged, after
 /// an hour before, from three days before arrival.
 fn selection() -> TerminalSelection<'static> {
     TerminalSelection {
+        terminal: PIER,
         ports: None,
         scac: None,
         other_terminals: &[],
@@ -53,6 +59,7 @@ struct Case {
     arrived: Option<DateTime<Utc>>,
     discharged: Option<DateTime<Utc>>,
     full_out: Option<DateTime<Utc>>,
+    /// When [`PIER`] last asked about it (never, when `None`).
     checked: Option<DateTime<Utc>>,
     pod_terminal: Option<Uuid>,
     stopped: bool,
@@ -80,7 +87,12 @@ async fn shipment(
             container.pod_arrived_at = case.arrived;
             container.pod_discharged_at = case.discharged;
             container.pod_full_out_at = case.full_out;
-            container.pickup.checked_at = case.checked;
+            if let Some(at) = case.checked {
+                store
+                    .record_terminal_asks(PIER, &[container.id], at)
+                    .await
+                    .unwrap();
+            }
         } else {
             container.pod_discharged_at = Some(now() - Duration::days(2));
             container.pod_full_out_at = Some(now() - Duration::days(1));
@@ -445,4 +457,85 @@ pub async fn the_selection_keeps_to_the_terminals_ports_and_line(backend: &dyn T
     assert!(elsewhere.is_empty());
     assert_eq!(here, [at_rotterdam]);
     assert!(other_line.is_empty());
+}
+
+/// The first container of a shipment made by [`shipment`] (the one its case describes).
+async fn first_container(store: &dyn Store, shipment: ShipmentId) -> ContainerId {
+    store.containers_of_shipment(shipment).await.unwrap()[0].id
+}
+
+pub async fn one_terminals_ask_does_not_hold_off_another_terminal(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let store = store.as_ref();
+    let ids = SequentialIds::default();
+    let acme = account_in(store, &ids, "acme").await;
+    let discharged = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-S1",
+        Case {
+            discharged: Some(now() - Duration::hours(3)),
+            ..Case::default()
+        },
+    )
+    .await;
+    let container = first_container(store, discharged).await;
+    store
+        .record_terminal_asks("emodal", &[container], now() - Duration::minutes(5))
+        .await
+        .unwrap();
+
+    let selected = asked(store, &selection()).await;
+
+    assert_eq!(
+        selected,
+        [discharged],
+        "eModal asked five minutes ago; the pier never did, so it asks now"
+    );
+}
+
+pub async fn a_terminals_own_latest_ask_holds_it_off_for_its_interval(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let store = store.as_ref();
+    let ids = SequentialIds::default();
+    let acme = account_in(store, &ids, "acme").await;
+    let discharged = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-S2",
+        Case {
+            discharged: Some(now() - Duration::hours(3)),
+            checked: Some(now() - Duration::minutes(20)),
+            ..Case::default()
+        },
+    )
+    .await;
+    let container = first_container(store, discharged).await;
+    store
+        .record_terminal_asks(PIER, &[container], now() - Duration::minutes(5))
+        .await
+        .unwrap();
+
+    let now_selected = asked(store, &selection()).await;
+    let eleven_minutes_on = now() + Duration::minutes(11);
+    let later_selected = asked(
+        store,
+        &TerminalSelection {
+            discharged_checked_before: eleven_minutes_on - Duration::minutes(15),
+            ..selection()
+        },
+    )
+    .await;
+
+    assert!(
+        now_selected.is_empty(),
+        "asked five minutes ago (its ask of twenty minutes ago replaced): not yet again"
+    );
+    assert_eq!(
+        later_selected,
+        [discharged],
+        "more than fifteen minutes after its last ask, asked again"
+    );
 }

@@ -424,7 +424,8 @@ fn record_of(
             summary.events += 1;
             events.push(event);
         }
-        if let Some(fact) = status.terminal_facts() {
+        // A status that is no terminal status is kept among the facts for its railroad.
+        if let Some(fact) = status.terminal_facts().or_else(|| status.railroad_facts()) {
             facts.push(fact);
         }
     }
@@ -585,6 +586,11 @@ pub const EDIFACT_MEDIA_TYPE: &str = "application/edifact";
 /// status (last free day, holds, fees, appointment, yard place), and each availability
 /// status as an `available` / `not_available` milestone. A last free day a rail ramp
 /// reports, or one reported away from the port of discharge (`pod`), is the rail's.
+///
+/// A railroad a status names is an observation of its own, for its rail leg: the one the
+/// status's code says (a rail load or departure: leaving the port; a rail arrival, unload
+/// or ramp status: the inland destination), else the leg leaving the port when the status
+/// is at the port of discharge (or it is not known), the inland one away from it.
 pub fn pickup_of(
     transactions: &[EdiTransactionRecord],
     pod: Option<&str>,
@@ -594,7 +600,8 @@ pub fn pickup_of(
 ) {
     use tidemark_domain::TransportEventName;
     use tidemark_domain::pickup::{
-        HoldState, LfdSource, ObservedHold, PickupFee, PickupObservation,
+        HoldState, LfdSource, ObservedHold, ObservedRailCarrier, PickupFee, PickupObservation,
+        RailLeg,
     };
     use tidemark_edi::{HoldStatus, TerminalFacts};
 
@@ -608,8 +615,29 @@ pub fn pickup_of(
                 continue;
             };
             let observed_at = fact.observed_at.unwrap_or(transaction.created_at);
-            let away = fact.at_rail_ramp
-                || matches!((fact.location.as_deref(), pod), (Some(here), Some(pod)) if here != pod);
+            let away_from_pod =
+                matches!((fact.location.as_deref(), pod), (Some(here), Some(pod)) if here != pod);
+            if let Some(railroad) = &fact.railroad {
+                let leg = match railroad.leg {
+                    Some(tidemark_edi::RailLeg::FromPort) => RailLeg::FromPort,
+                    Some(tidemark_edi::RailLeg::InlandDestination) => RailLeg::InlandDestination,
+                    None if away_from_pod => RailLeg::InlandDestination,
+                    None => RailLeg::FromPort,
+                };
+                observations.push(PickupObservation {
+                    container_number: container.clone(),
+                    observed_at,
+                    rail_carrier: Some(ObservedRailCarrier {
+                        scac: railroad.scac.clone(),
+                        leg,
+                    }),
+                    ..PickupObservation::default()
+                });
+            }
+            if fact.railroad_only {
+                continue;
+            }
+            let away = fact.at_rail_ramp || away_from_pod;
             observations.push(PickupObservation {
                 container_number: container.clone(),
                 observed_at,
@@ -648,6 +676,7 @@ pub fn pickup_of(
                 complete_fees: false,
                 appointment_at: fact.appointment_at,
                 location: None,
+                rail_carrier: None,
             });
             if let Some(available) = fact.available {
                 milestones.push(tidemark_domain::tracking_update::Milestone {

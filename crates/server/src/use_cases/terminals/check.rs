@@ -11,13 +11,17 @@
 //!   ATA, else its ETA) is within [`LOOK_AHEAD`]: every [`RECHECK_BEFORE_DISCHARGE`];
 //! - discharged: every [`RECHECK`].
 //!
-//! Discharged containers fill a batch first (longest unasked first), then the nearest
-//! arrivals. A terminal asks about the containers at its facilities' ports; when the
-//! carrier named the POD terminal and a configured terminal's facilities include it
-//! ([`reach`](super::reach)), only that terminal asks. The sandbox terminal asks about the
-//! sandbox line's (`TEST`) containers wherever they go and answers from each container's
-//! stored discharge time (nothing known yet before discharge). A terminal that fails is
-//! logged and asked again next tick; carrier tracking never waits for it.
+//! Each interval runs from the terminal's own last ask about the container (kept per
+//! terminal and container by the store), so two terminals serving one port (eModal and the
+//! terminal's own API) each keep their own pace: one's ask never holds the other off.
+//!
+//! Discharged containers fill a batch first (longest unasked by this terminal first), then
+//! the nearest arrivals. A terminal asks about the containers at its facilities' ports;
+//! when the carrier named the POD terminal and a configured terminal's facilities include
+//! it ([`reach`](super::reach)), only that terminal asks. The sandbox terminal asks about
+//! the sandbox line's (`TEST`) containers wherever they go and answers from each
+//! container's stored discharge time (nothing known yet before discharge). A terminal that
+//! fails is logged and asked again next tick; carrier tracking never waits for it.
 
 use std::collections::BTreeMap;
 
@@ -93,6 +97,7 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
     let containers = app
         .store
         .containers_awaiting_pickup(&TerminalSelection {
+            terminal,
             ports: ports.as_deref(),
             scac,
             other_terminals: &other_terminals,
@@ -102,6 +107,7 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
             limit: batch,
         })
         .await?;
+    let mut containers = containers;
     if containers.is_empty() {
         return Ok(CheckOutcome::default());
     }
@@ -115,15 +121,25 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
             .collect()
     } else {
         let bills = bills_of_lading(app, &containers).await?;
-        let needs_bill = profile.needs_bill_of_lading();
+        if profile.needs_bill_of_lading() {
+            // A terminal that looks up by container and bill of lading (Port of Virginia)
+            // is not asked about a box whose bill is unknown; the box counts as asked, so
+            // it waits its interval instead of taking the batch's first places every tick.
+            let (known, unknown): (Vec<Container>, Vec<Container>) = containers
+                .into_iter()
+                .partition(|container| bills.contains_key(&container.shipment_id));
+            let skipped: Vec<_> = unknown.iter().map(|container| container.id).collect();
+            app.store
+                .record_terminal_asks(terminal, &skipped, now)
+                .await?;
+            containers = known;
+        }
         let queries: Vec<ContainerQuery> = containers
             .iter()
             .filter_map(|container| {
                 let number = ContainerNumber::parse(&container.number).ok()?;
                 let bill = bills.get(&container.shipment_id).cloned();
-                // A terminal that looks up by container and bill of lading (Port of
-                // Virginia) is not asked about a box whose bill is unknown.
-                (!needs_bill || bill.is_some()).then(|| ContainerQuery::new(number, bill))
+                Some(ContainerQuery::new(number, bill))
             })
             .collect();
         if queries.is_empty() {
@@ -162,15 +178,31 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
             .or_default()
             .push((container, status));
     }
+    let mut asked = Vec::with_capacity(containers.len());
+    let mut failed = None;
     for (shipment, answers) in by_shipment {
         match write(app, terminal, shipment, &answers, now).await {
-            Ok(()) => outcome.shipments_updated += 1,
+            Ok(()) => {
+                outcome.shipments_updated += 1;
+                asked.extend(answers.iter().map(|(container, _)| container.id));
+            }
             // Another write came first: this shipment is asked again next tick.
             Err(StoreError::Conflict { .. }) => {}
-            Err(error) => return Err(error),
+            Err(error) => {
+                failed = Some(error);
+                break;
+            }
         }
     }
-    Ok(outcome)
+    // This terminal's last ask of every container whose answer was written (one statement),
+    // from which its next ask is timed; other terminals keep their own.
+    app.store
+        .record_terminal_asks(terminal, &asked, now)
+        .await?;
+    match failed {
+        Some(error) => Err(error),
+        None => Ok(outcome),
+    }
 }
 
 /// The bill of lading of each shipment of `containers`, where it has one that is not just
@@ -304,6 +336,7 @@ pub fn observation_of(
         complete_fees: true,
         appointment_at: status.appointment_at,
         location: status.location.clone(),
+        rail_carrier: None,
     };
     let milestone = status.availability.map(|available| Milestone {
         source_id: format!(
