@@ -232,6 +232,12 @@ async fn show(
                 .and_then(|id| terminal_object(state.reference, id, base)),
         );
     }
+    if includes.contains("pickup_facility") && !includes.contains("pod_terminal") {
+        included.extend(
+            crate::resources::containers::pickup_facility(&container, &shipment)
+                .and_then(|id| terminal_object(state.reference, id, base)),
+        );
+    }
     if includes.contains("transport_events") {
         let events = state
             .store

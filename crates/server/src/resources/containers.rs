@@ -143,6 +143,26 @@ fn notice_value(event: &TransportEvent, zone: Option<&str>) -> Option<String> {
     }
 }
 
+/// Where the container is to be picked up (Terminal49's `pickup_facility`): the terminal at
+/// the port of discharge, unless it goes on inland (a rail leg, or a destination beyond the
+/// port), where the inland facility is not known.
+pub fn pickup_facility(container: &Container, shipment: &Shipment) -> Option<Uuid> {
+    let inland = &container.inland;
+    let by_rail = inland.pod_rail_loaded_at.is_some()
+        || inland.pod_rail_departed_at.is_some()
+        || inland.ind_eta_at.is_some()
+        || inland.ind_ata_at.is_some()
+        || inland.ind_rail_unloaded_at.is_some();
+    let beyond_the_port = shipment
+        .destination_locode
+        .as_ref()
+        .is_some_and(|destination| Some(destination) != shipment.port_of_discharge_locode.as_ref());
+    if by_rail || beyond_the_port {
+        return None;
+    }
+    shipment.pod_terminal_id
+}
+
 pub struct ContainerResource<'a> {
     pub container: &'a Container,
     /// The container's shipment, for time zones.
@@ -278,7 +298,12 @@ impl Resource for ContainerResource<'_> {
                     .and_then(|s| s.pod_terminal_id)
                     .map(|id| ResourceIdentifier::new("terminal", id)),
             )
-            .one("pickup_facility", None)
+            .one(
+                "pickup_facility",
+                self.shipment
+                    .and_then(|s| pickup_facility(self.container, s))
+                    .map(|id| ResourceIdentifier::new("terminal", id)),
+            )
             .listed(
                 "transport_events",
                 self.events

@@ -12,6 +12,7 @@ use crate::helpers::TestApp;
 use crate::on_both_backends;
 
 on_both_backends!(
+    a_container_is_picked_up_at_its_pod_terminal_when_it_goes_no_further,
     a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day,
     a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_notification,
     the_console_shows_and_filters_what_the_terminal_said,
@@ -35,6 +36,32 @@ async fn first_container(app: &TestApp, request: &str) -> Value {
         .and_then(|included| included.iter().find(|i| i["type"] == "container"))
         .cloned()
         .unwrap_or(Value::Null)
+}
+
+async fn a_container_is_picked_up_at_its_pod_terminal_when_it_goes_no_further(app: TestApp) {
+    let request = app.track("bill_of_lading", "TEST-TERMINAL-3", "TEST").await;
+    app.run_pending_jobs().await;
+    let container = first_container(&app, &request).await;
+    let id = container["id"].as_str().unwrap();
+
+    let shown = app
+        .get_ok(&format!("/v2/containers/{id}?include=pickup_facility"))
+        .await;
+
+    let relationships = &shown["data"]["relationships"];
+    let pod_terminal = &relationships["pod_terminal"]["data"];
+    assert!(pod_terminal["id"].is_string(), "{shown}");
+    assert_eq!(
+        &relationships["pickup_facility"]["data"], pod_terminal,
+        "{shown}"
+    );
+    let included = shown["included"].as_array().unwrap();
+    assert!(
+        included
+            .iter()
+            .any(|i| i["type"] == "terminal" && i["id"] == pod_terminal["id"]),
+        "{shown}"
+    );
 }
 
 /// Sails the request's voyage until its first container is discharged (the sandbox's clock
