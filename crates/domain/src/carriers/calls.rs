@@ -180,6 +180,23 @@ impl CarrierState {
         }
     }
 
+    /// The calls made in the minute before `now`.
+    pub fn calls_last_minute(&self, now: DateTime<Utc>) -> usize {
+        self.recent_calls
+            .iter()
+            .filter(|&&at| at > now - Duration::minutes(1))
+            .count()
+    }
+
+    /// The calls made in the 24 hours before `now`, by their day buckets.
+    pub fn calls_last_day(&self, now: DateTime<Utc>) -> u32 {
+        self.day_buckets
+            .iter()
+            .filter(|&&(start, _)| start > now - Duration::hours(24))
+            .map(|&(_, calls)| calls)
+            .sum()
+    }
+
     /// Whether a circuit is open (or held by a half-open probe) at `now`.
     pub fn circuit_open(&self, now: DateTime<Utc>) -> bool {
         self.circuit_open_until.is_some_and(|until| until > now)

@@ -7,14 +7,13 @@
 //! whether the operator fixed them); repeated failures open its circuit. The carriers'
 //! own views leave these keys out ([`is_terminal_key`]).
 
-use std::sync::Mutex;
-
 use chrono::{DateTime, Duration, Utc};
 use tidemark_domain::carriers::{Acquire, CallOutcome, CarrierState, Limits, PollPriority};
 use tidemark_store::StoreError;
 use tidemark_terminals::{TerminalError, TerminalStatus};
 
 use crate::app::App;
+use crate::use_cases::tracking::limits::change_state;
 
 const KEY_PREFIX: &str = "terminal:";
 
@@ -45,19 +44,11 @@ fn limits(app: &App, terminal: &str) -> Limits {
 pub async fn acquire(app: &App, terminal: &str) -> Result<Acquire, StoreError> {
     let now = app.clock.now();
     let limits = limits(app, terminal);
-    let answer = Mutex::new(None);
-    app.store
-        .change_carrier_state(&state_key(terminal), &|state| {
-            let decision = state.acquire(now, limits, PollPriority::NearMilestone);
-            *answer
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(decision);
-        })
-        .await?;
-    Ok(answer
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .unwrap_or(Acquire::Go))
+    let (decision, _) = change_state(app, &state_key(terminal), |state| {
+        state.acquire(now, limits, PollPriority::NearMilestone)
+    })
+    .await?;
+    Ok(decision.unwrap_or(Acquire::Go))
 }
 
 fn outcome_of(result: &Result<Vec<TerminalStatus>, TerminalError>) -> CallOutcome {
@@ -81,25 +72,19 @@ pub async fn record(
 ) {
     let now = app.clock.now();
     let outcome = outcome_of(result);
-    let refused_before = Mutex::new(None);
-    let written = app
-        .store
-        .change_carrier_state(&state_key(terminal), &|state| {
-            *refused_before
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) =
-                Some(state.credentials_refused_at);
-            state.record(now, &outcome);
-        })
-        .await;
-    if let Err(error) = written {
-        tracing::error!(terminal, error = ?error, "cannot record a terminal call's outcome");
-        return;
-    }
-    let was_refused = refused_before
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .flatten();
+    let written = change_state(app, &state_key(terminal), |state| {
+        let refused_before = state.credentials_refused_at;
+        state.record(now, &outcome);
+        refused_before
+    })
+    .await;
+    let was_refused = match written {
+        Ok((refused_before, _)) => refused_before.flatten(),
+        Err(error) => {
+            tracing::error!(terminal, error = ?error, "cannot record a terminal call's outcome");
+            return;
+        }
+    };
     match (&outcome, was_refused) {
         (CallOutcome::CredentialsRefused(why), None) => tracing::error!(
             terminal,
@@ -157,17 +142,8 @@ pub async fn health(app: &App) -> Result<Vec<TerminalHealth>, StoreError> {
                 credentials_refused_since: state.credentials_refused_at,
                 circuit_open_until: state.circuit_open_until.filter(|&until| until > now),
                 rate_limited_until: state.slowed_until.filter(|&until| until > now),
-                calls_last_minute: state
-                    .recent_calls
-                    .iter()
-                    .filter(|&&at| at > now - Duration::minutes(1))
-                    .count(),
-                calls_today: state
-                    .day_buckets
-                    .iter()
-                    .filter(|&&(start, _)| start > now - Duration::hours(24))
-                    .map(|&(_, calls)| calls)
-                    .sum(),
+                calls_last_minute: state.calls_last_minute(now),
+                calls_today: state.calls_last_day(now),
             }
         })
         .collect())

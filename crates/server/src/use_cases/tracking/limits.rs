@@ -32,23 +32,37 @@ fn limits(budget: RateBudget) -> Limits {
     }
 }
 
+/// Changes the shared state under `key` (a SCAC, or a terminal's key) with `change`, and
+/// returns what the change decided beside the state as written. The store takes a plain
+/// `Fn`, which may run again when another process wrote first: the last run's answer counts.
+pub(crate) async fn change_state<T: Send>(
+    app: &App,
+    key: &str,
+    change: impl Fn(&mut CarrierState) -> T + Send + Sync,
+) -> Result<(Option<T>, CarrierState), StoreError> {
+    let decided = Mutex::new(None);
+    let written = app
+        .store
+        .change_carrier_state(key, &|state| {
+            let answer = change(state);
+            *decided
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(answer);
+        })
+        .await?;
+    let decided = decided
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    Ok((decided, written))
+}
+
 /// Asks for one call to `scac` now, for a poll of `priority`.
 pub async fn acquire(app: &App, scac: &str, priority: PollPriority) -> Result<Acquire, StoreError> {
     let now = app.clock.now();
     let limits = limits(app.carriers.budget(scac));
-    let answer = Mutex::new(None);
-    app.store
-        .change_carrier_state(scac, &|state| {
-            let decision = state.acquire(now, limits, priority);
-            *answer
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(decision);
-        })
-        .await?;
-    let decision = answer
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .unwrap_or(Acquire::Go);
+    let (decision, _) =
+        change_state(app, scac, |state| state.acquire(now, limits, priority)).await?;
+    let decision = decision.unwrap_or(Acquire::Go);
     if let Acquire::Wait { reason, .. } = decision {
         metrics::counter!("tidemark_carrier_polls_waiting_total", "scac" => scac.to_owned(), "reason" => reason.as_str())
             .increment(1);
@@ -112,29 +126,21 @@ pub async fn record(app: &App, scac: &str, result: &Result<CarrierSnapshot, Carr
             "the carrier sent events that could not be read (drift); the others were kept"
         );
     }
-    let before = Mutex::new(None);
-    let written = app
-        .store
-        .change_carrier_state(scac, &|state| {
-            *before
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) =
-                Some((state.credentials_refused_at, state.circuit_open(now)));
-            state.record(now, &outcome);
-            state.record_drift(drift, sample.clone());
-        })
-        .await;
-    let written = match written {
-        Ok(state) => state,
+    let written = change_state(app, scac, |state| {
+        let before = (state.credentials_refused_at, state.circuit_open(now));
+        state.record(now, &outcome);
+        state.record_drift(drift, sample.clone());
+        before
+    })
+    .await;
+    let (before, written) = match written {
+        Ok(changed) => changed,
         Err(error) => {
             tracing::error!(scac, error = ?error, "cannot record a carrier call's outcome");
             return;
         }
     };
-    let (was_refused, was_open) = before
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .unwrap_or((None, false));
+    let (was_refused, was_open) = before.unwrap_or((None, false));
     match (&outcome, was_refused) {
         (CallOutcome::CredentialsRefused(message), None) => tracing::error!(
             scac,
@@ -268,17 +274,8 @@ pub async fn health(app: &App) -> Result<Vec<CarrierHealth>, StoreError> {
             credentials_refused_since: state.credentials_refused_at,
             circuit_open_until: state.circuit_open_until.filter(|&until| until > now),
             rate_limited_until: state.slowed_until.filter(|&until| until > now),
-            calls_last_minute: state
-                .recent_calls
-                .iter()
-                .filter(|&&at| at > now - Duration::minutes(1))
-                .count(),
-            calls_today: state
-                .day_buckets
-                .iter()
-                .filter(|&&(start, _)| start > now - Duration::hours(24))
-                .map(|&(_, calls)| calls)
-                .sum(),
+            calls_last_minute: state.calls_last_minute(now),
+            calls_today: state.calls_last_day(now),
             drift_events: state.drift_events,
             last_drift: state.last_drift,
             scac: state.scac,
