@@ -527,11 +527,13 @@ fn legs(
                 Classifier::Actual,
                 true,
             ),
+            // Kept beside the actual arrival: the last estimate stays the shipment's ETA
+            // (`pod_eta_at`), as on a DCSA feed that sends both.
             (
                 "estimatedDateOfArrival",
                 DcsaCode::Arri,
                 Classifier::Estimated,
-                !has("actualArrivalDate"),
+                true,
             ),
             (
                 "actualDischargeDate",
@@ -1328,7 +1330,7 @@ mod tests {
     }
 
     #[test]
-    fn an_estimate_an_actual_has_replaced_is_not_read() {
+    fn a_departure_estimate_an_actual_has_replaced_is_not_read() {
         let body = booking_answer(leg(), empty_returned_at_dallas("2015-02-06 09:35"));
 
         let snapshot = parse_tracking(&body, &booking_query()).unwrap();
@@ -1337,12 +1339,27 @@ mod tests {
             !snapshot
                 .events
                 .iter()
-                .any(|e| e.classifier == Classifier::Estimated
-                    && matches!(e.dcsa_code, DcsaCode::Arri | DcsaCode::Depa)
-                    && e.route_hint != Some(RouteHint::PlaceOfDelivery)),
+                .any(|e| e.classifier == Classifier::Estimated && e.dcsa_code == DcsaCode::Depa),
             "{:?}",
             summary(&snapshot)
         );
+    }
+
+    #[test]
+    fn an_arrival_estimate_stays_beside_the_actual_arrival_as_the_lines_last_eta() {
+        let body = booking_answer(leg(), empty_returned_at_dallas("2015-02-06 09:35"));
+
+        let snapshot = parse_tracking(&body, &booking_query()).unwrap();
+
+        let arrivals: Vec<Classifier> = snapshot
+            .events
+            .iter()
+            .filter(|e| {
+                e.dcsa_code == DcsaCode::Arri && e.route_hint != Some(RouteHint::PlaceOfDelivery)
+            })
+            .map(|e| e.classifier)
+            .collect();
+        assert_eq!(arrivals, [Classifier::Actual, Classifier::Estimated]);
     }
 
     #[test]

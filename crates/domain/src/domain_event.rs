@@ -195,6 +195,7 @@ mod tests {
             pod_terminal: None,
             transport_document: None,
             pickup: Vec::new(),
+            replaced_pod_eta: None,
             containers: vec![ReportedContainer {
                 number: "TDMU1000001".to_owned(),
                 iso_equipment_code: None,

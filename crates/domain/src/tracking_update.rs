@@ -74,6 +74,10 @@ pub struct CarrierReport {
     /// Reports on containers' pick-up (last free day, holds, fees, appointment) from
     /// terminals and EDI, applied in time order.
     pub pickup: Vec<crate::pickup::PickupObservation>,
+    /// The arrival estimate at the port of discharge that the answer still states beside the
+    /// actual arrival that replaced it (a line that answers with the voyage as it stands, ETA
+    /// and ATA side by side): no milestone, but the shipment's ETA.
+    pub replaced_pod_eta: Option<DateTime<Utc>>,
 }
 
 /// A facility as a carrier names it: by its SMDG code, or by name when it has none.
@@ -705,7 +709,11 @@ fn derive_shipment_fields(
         .map(|e| e.timestamp)
         .or(shipment.pol_etd_at);
     shipment.pod_ata_at = latest(events, E::VesselArrived, pod.as_deref()).map(|e| e.timestamp);
-    let eta = latest(events, E::EstimatedVesselArrived, pod.as_deref()).map(|e| e.timestamp);
+    // The line's latest word on the ETA: an estimate it restates beside the actual arrival
+    // is newer than any estimate milestone kept from earlier polls.
+    let eta = report
+        .replaced_pod_eta
+        .or_else(|| latest(events, E::EstimatedVesselArrived, pod.as_deref()).map(|e| e.timestamp));
     if eta.is_some() {
         shipment.pod_eta_at = eta;
     }
@@ -715,7 +723,8 @@ fn derive_shipment_fields(
     }
     if shipment.pod_original_eta_at.is_none() {
         shipment.pod_original_eta_at =
-            first_estimate(events, E::EstimatedVesselArrived, pod.as_deref());
+            first_estimate(events, E::EstimatedVesselArrived, pod.as_deref())
+                .or(report.replaced_pod_eta);
     }
     if destination.is_some() && destination != pod {
         shipment.destination_ata_at = latest(
@@ -908,6 +917,7 @@ mod tests {
             pod_terminal: None,
             transport_document: None,
             pickup: Vec::new(),
+            replaced_pod_eta: None,
             containers: vec![
                 ReportedContainer {
                     number: "TDMU1000001".to_owned(),
@@ -1155,6 +1165,49 @@ mod tests {
                 .iter()
                 .all(|e| e.terminal_id == Some(terminal))
         );
+    }
+
+    #[test]
+    fn an_eta_restated_beside_the_actual_arrival_is_the_shipments_eta_over_earlier_estimates() {
+        let ids = SequentialIds::default();
+        let request = request(&ids);
+        let first = plan(
+            &request,
+            Known::default(),
+            &report(voyage_so_far()),
+            &ids,
+            t(30),
+        );
+        let (mut containers, mut events) = (Vec::new(), Vec::new());
+        applied(&first, &mut containers, &mut events);
+        let mut arrived = voyage_so_far();
+        arrived.pop();
+        arrived.push(milestone(
+            "ata",
+            TransportEventName::VesselArrived,
+            None,
+            t(515),
+            "NLRTM",
+        ));
+        let mut answer = report(arrived);
+        answer.replaced_pod_eta = Some(t(520));
+
+        let second = plan(
+            &request,
+            Known {
+                shipment: Some(&first.shipment),
+                containers: &containers,
+                events: &events,
+                ..Known::default()
+            },
+            &answer,
+            &ids,
+            t(600),
+        );
+
+        assert_eq!(second.shipment.pod_eta_at, Some(t(520)));
+        assert_eq!(second.shipment.pod_original_eta_at, Some(t(500)));
+        assert_eq!(second.shipment.pod_ata_at, Some(t(515)));
     }
 
     #[test]

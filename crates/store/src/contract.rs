@@ -1241,6 +1241,7 @@ fn carrier_report(milestones: Vec<Milestone>) -> CarrierReport {
         pod_terminal: None,
         transport_document: None,
         pickup: Vec::new(),
+        replaced_pod_eta: None,
         containers: vec![
             ReportedContainer {
                 number: "TDMU1000001".to_owned(),

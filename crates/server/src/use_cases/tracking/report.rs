@@ -496,6 +496,31 @@ fn plan_gives_way(
     })
 }
 
+/// Whether an estimate sits beside the actual it announced in one answer (the same move of
+/// the same container at the same place and call): a line that answers with the voyage as
+/// it stands keeps its last ETA next to the ATA. The estimate is no milestone then; the
+/// actual is.
+fn replaced_by_actual(event: &CarrierEvent, events: &[CarrierEvent]) -> bool {
+    if event.classifier != Classifier::Estimated {
+        return false;
+    }
+    let call_id = |e: &CarrierEvent| {
+        e.transport_call
+            .as_ref()
+            .and_then(|c| c.transport_call_id.clone())
+    };
+    events.iter().any(|other| {
+        other.classifier == Classifier::Actual
+            && other.dcsa_code == event.dcsa_code
+            && other.un_location_code == event.un_location_code
+            && equipment_number(other) == equipment_number(event)
+            && match (call_id(other), call_id(event)) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+    })
+}
+
 /// What makes two milestones the same: name, container, time and place.
 type MilestoneKey = (
     TransportEventName,
@@ -554,12 +579,23 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> C
         .iter()
         .map(|&(event, _, name)| (event, name))
         .collect();
+    let replaced_pod_eta = named
+        .iter()
+        .filter(|(event, _, name)| {
+            *name == TransportEventName::EstimatedVesselArrived
+                && event.un_location_code.is_some()
+                && event.un_location_code == route.port_of_discharge
+                && replaced_by_actual(event, &snapshot.events)
+        })
+        .map(|(event, _, _)| event.event_datetime)
+        .next_back();
     // Two events the carrier sent for one call (the same milestone, container, place and
     // time under two ids) are one milestone.
     let mut seen: Vec<MilestoneKey> = Vec::new();
     let milestones = named
         .iter()
         .filter(|(event, _, name)| !plan_gives_way(event, *name, &plain))
+        .filter(|(event, _, _)| !replaced_by_actual(event, &snapshot.events))
         .filter(|(event, _, name)| {
             let key = (
                 *name,
@@ -606,6 +642,7 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> C
         transport_document,
         pickup: Vec::new(),
         milestones,
+        replaced_pod_eta,
     }
 }
 
@@ -799,6 +836,31 @@ mod tests {
         assert_eq!(etas(&report), [("est", at("2026-03-12T18:00:00Z"))]);
         // The plan is still kept as the carrier sent it.
         assert!(report.raw_events.iter().any(|e| e.source_id == "pln"));
+    }
+
+    #[test]
+    fn an_estimate_beside_the_actual_arrival_it_announced_is_no_milestone_but_the_eta() {
+        let report = report_of(&[
+            load_at_shanghai(),
+            arrival("est", "EST", "2026-03-10T06:00:00Z", "call-rtm"),
+            arrival("act", "ACT", "2026-03-10T05:24:00Z", "call-rtm"),
+        ]);
+
+        assert_eq!(etas(&report), []);
+        assert_eq!(report.replaced_pod_eta, Some(at("2026-03-10T06:00:00Z")));
+        assert!(report.raw_events.iter().any(|e| e.source_id == "est"));
+    }
+
+    #[test]
+    fn an_estimate_for_another_call_is_not_replaced_by_an_actual_elsewhere() {
+        let report = report_of(&[
+            load_at_shanghai(),
+            arrival("est", "EST", "2026-03-12T06:00:00Z", "call-rtm"),
+            arrival("act", "ACT", "2026-03-01T05:24:00Z", "call-rtm-earlier"),
+        ]);
+
+        assert_eq!(etas(&report), [("est", at("2026-03-12T06:00:00Z"))]);
+        assert_eq!(report.replaced_pod_eta, None);
     }
 
     /// A DCSA 2.2 equipment event `code` at `place` and `at`, laden, on a vessel call unless
