@@ -51,7 +51,8 @@ use url::Url;
 use crate::carrier::{Carrier, ReferenceKind, TrackingQuery};
 use crate::event::{
     CarrierError, CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, DocumentReference,
-    DocumentType, EmptyIndicator, EventKind, ModeOfTransport, RouteHint, TransportCall, clip_raw,
+    DocumentType, EmptyIndicator, EventKind, ModeOfTransport, RouteHint, TransportCall,
+    WordedStatus, clip_raw,
 };
 
 const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
@@ -633,11 +634,36 @@ fn destination_eta(
 fn push(snapshot: &mut CarrierSnapshot, raw: &Value, event: Result<CarrierEvent, String>) {
     match event {
         Ok(event) => snapshot.events.push(event),
+        Err(_) if let Some(worded) = worded_status(raw) => snapshot.worded.push(worded),
         Err(why) => {
             snapshot.skipped.push(why);
             snapshot.skipped_raw.push(clip_raw(&raw.to_string()));
         }
     }
+}
+
+/// A container's status that no DCSA code stands for ("Cargo Received"), kept in COSCO's
+/// words when its time and place read as well as a coded status's would.
+fn worded_status(item: &Value) -> Option<WordedStatus> {
+    let (status, time_key) = [
+        ("containerNumberStatus", "timeOfIssue"),
+        ("label", "locationDateTime"),
+    ]
+    .into_iter()
+    .find_map(|(status_key, time_key)| Some((text(item, status_key)?, time_key)))?;
+    if status_code(&status).is_some() {
+        return None;
+    }
+    let place = Place::read(&text(item, "location")?);
+    let at = place.utc(&text(item, time_key)?, time_key).ok()?;
+    Some(WordedStatus {
+        // A status is a few words; more is not a status, and is cut rather than stored whole.
+        words: status.chars().take(200).collect(),
+        at,
+        equipment_reference: text(item, "containerNumber"),
+        un_location_code: place.locode,
+        location_name: Some(place.name),
+    })
 }
 
 fn array<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
@@ -1069,14 +1095,42 @@ mod tests {
                 (DcsaCode::Load, "2015-09-24T10:15:00+00:00".to_owned()),
             ]
         );
-        assert_eq!(
-            snapshot.skipped,
-            ["unknown COSCO status \"Cargo Received\""]
-        );
+        assert!(snapshot.skipped.is_empty(), "{:?}", snapshot.skipped);
         assert_eq!(
             snapshot.events[1].mode_of_transport(),
             Some(ModeOfTransport::Vessel)
         );
+    }
+
+    #[tokio::test]
+    async fn a_status_no_dcsa_code_stands_for_is_kept_in_coscos_words() {
+        let server = server(StrictCosco {
+            keys: keys(),
+            now: now(),
+            body: container_answer(),
+        })
+        .await;
+
+        let snapshot = client(&server, keys()).fetch(&query()).await.unwrap();
+
+        assert_eq!(
+            snapshot.worded,
+            [WordedStatus {
+                words: "Cargo Received".to_owned(),
+                at: "2015-09-19T13:31:00Z".parse().unwrap(),
+                equipment_reference: Some("CBHU4398907".to_owned()),
+                un_location_code: Some("CNTAO".to_owned()),
+                location_name: Some("Qingdao".to_owned()),
+            }]
+        );
+    }
+
+    #[test]
+    fn a_status_without_a_readable_place_is_left_out_not_kept_in_words() {
+        let item = serde_json::json!({"containerNumberStatus": "Cargo Received",
+                          "timeOfIssue": "2015-09-19 21:31", "containerNumber": "CBHU4398907"});
+
+        assert_eq!(worded_status(&item), None);
     }
 
     #[tokio::test]

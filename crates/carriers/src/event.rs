@@ -46,6 +46,20 @@ pub struct CarrierSnapshot {
     /// [`MAX_SKIPPED_RAW_BYTES`]), kept so drift can be diagnosed from what was sent.
     #[serde(skip)]
     pub skipped_raw: Vec<String>,
+    /// Statuses a line gave only in its own words (no DCSA code stands for them, such as
+    /// COSCO's "Cargo Received"): no milestone, but kept as what the line said, with the
+    /// container, time and place it gave.
+    pub worded: Vec<WordedStatus>,
+}
+
+/// A status in the line's own words, at a time and place it gave.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WordedStatus {
+    pub words: String,
+    pub at: DateTime<Utc>,
+    pub equipment_reference: Option<String>,
+    pub un_location_code: Option<String>,
+    pub location_name: Option<String>,
 }
 
 impl CarrierSnapshot {
@@ -54,7 +68,7 @@ impl CarrierSnapshot {
     /// understand, to retry as `unrecognized_response`, never "the carrier does not know the
     /// number". `None` when an event was read, or when there were none at all (`[]`).
     pub fn unreadable(&self) -> Option<CarrierError> {
-        if !self.events.is_empty() {
+        if !self.events.is_empty() || !self.worded.is_empty() {
             return None;
         }
         let last = self.skipped.last()?;

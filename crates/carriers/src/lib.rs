@@ -27,5 +27,5 @@ pub use carrier::{Carrier, ReferenceKind, TrackingQuery};
 pub use dcsa3::{DcsaVersion, dcsa_client};
 pub use event::{
     CarrierError, CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, DocumentReference,
-    DocumentType, EmptyIndicator, EventKind, ModeOfTransport, Reference, RouteHint, TransportCall,
+    DocumentType, EmptyIndicator, EventKind, ModeOfTransport, Reference, RouteHint, TransportCall, WordedStatus,
 };

@@ -94,11 +94,7 @@ const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/carrier_corpus"
 /// Entries Tidemark does not yet read as a careful reader does, each with what is missing.
 /// Their replays still run through the real path (nothing may crash or hang) and print
 /// their mismatches; an entry that starts reading right fails until it is taken off here.
-const KNOWN_GAPS: &[(&str, &str)] = &[(
-    "cosco_cop_cntr_example",
-    "a COSCO status with no DCSA code (Cargo Received) cannot be kept as a raw event: a \
-         carrier event has no place for the line's own wording",
-)];
+const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 #[test]
 fn every_corpus_entry_has_its_answer_source_and_expectations_and_a_test() {

@@ -274,6 +274,7 @@ async fn a_container_whose_answer_has_no_readable_event_retries_as_unrecognized_
             events: Vec::new(),
             skipped: vec!["event 0 (e-1): unknown eventType \"IOT\"".to_owned()],
             skipped_raw: vec![r#"{"eventID":"e-1","eventType":"IOT"}"#.to_owned()],
+            worded: Vec::new(),
         })
     });
     let response = app
@@ -314,6 +315,7 @@ async fn events_that_cannot_be_read_are_counted_per_carrier_with_their_raw_paylo
                 r#"{"eventID":"e-1","eventType":"REEFER"}"#.to_owned(),
                 r#"{"eventID":"e-2","eventType":"IOT"}"#.to_owned(),
             ],
+            worded: Vec::new(),
         })
     });
     submit_to(&app, &carrier, "HLCUHAM000000001").await;

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use tidemark_carriers::dcsa::{JourneyStage, LegContext, LocationRole, t49_event_name};
 use tidemark_carriers::{
     CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, DocumentType, EmptyIndicator,
-    ModeOfTransport, RouteHint,
+    ModeOfTransport, RouteHint, WordedStatus,
 };
 use tidemark_domain::tracking_update::{
     CarrierReport, Milestone, ReportedContainer, ReportedFacility, ReportedRawEvent,
@@ -456,6 +456,40 @@ fn raw_events(
         .collect()
 }
 
+/// A status the line gave only in its own words: a raw event whose `original_event` is those
+/// words and whose `event` is none, known across polls by what it says, about which
+/// container, where and when.
+fn worded_raw_event(status: &WordedStatus) -> ReportedRawEvent {
+    let container_number = status
+        .equipment_reference
+        .as_deref()
+        .map(|number| number.trim().to_uppercase())
+        .filter(|number| iso_6346_category(number) == Some(b'U'));
+    ReportedRawEvent {
+        source_id: [
+            "WORDS",
+            &status.words,
+            status.un_location_code.as_deref().unwrap_or_default(),
+            status.equipment_reference.as_deref().unwrap_or_default(),
+            &status.at.timestamp().to_string(),
+        ]
+        .join("|"),
+        container_number,
+        reported: ReportedEvent {
+            original_event: status.words.clone(),
+            event: None,
+            timestamp: status.at,
+            estimated: false,
+            location_locode: status.un_location_code.clone(),
+            location_name: status.location_name.clone(),
+            vessel_name: None,
+            vessel_imo: None,
+            voyage_number: None,
+            terminal_id: None,
+        },
+    }
+}
+
 /// The terminal the carrier names at the port of discharge, from its latest event there at a
 /// port terminal that has a code or a name.
 fn pod_terminal(route: &Route, events: &[CarrierEvent]) -> Option<ReportedFacility> {
@@ -624,7 +658,8 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> C
             }
         })
         .collect();
-    let raw_events = raw_events(&route, &snapshot.events, &ids, reference);
+    let mut raw_events = raw_events(&route, &snapshot.events, &ids, reference);
+    raw_events.extend(snapshot.worded.iter().map(worded_raw_event));
     let transport_document = most_named(
         snapshot
             .events
@@ -836,6 +871,31 @@ mod tests {
         assert_eq!(etas(&report), [("est", at("2026-03-12T18:00:00Z"))]);
         // The plan is still kept as the carrier sent it.
         assert!(report.raw_events.iter().any(|e| e.source_id == "pln"));
+    }
+
+    #[test]
+    fn a_status_in_the_lines_own_words_is_a_raw_event_of_its_container_and_no_milestone() {
+        let snapshot = CarrierSnapshot {
+            worded: vec![WordedStatus {
+                words: "Cargo Received".to_owned(),
+                at: at("2015-09-19T13:31:00Z"),
+                equipment_reference: Some("cbhu4398907".to_owned()),
+                un_location_code: Some("CNTAO".to_owned()),
+                location_name: Some("Qingdao".to_owned()),
+            }],
+            ..CarrierSnapshot::default()
+        };
+
+        let report = from_snapshot(&snapshot, ReferenceData::embedded());
+
+        assert!(report.milestones.is_empty());
+        let [raw] = report.raw_events.as_slice() else {
+            panic!("one raw event: {:?}", report.raw_events);
+        };
+        assert_eq!(raw.container_number.as_deref(), Some("CBHU4398907"));
+        assert_eq!(raw.reported.original_event, "Cargo Received");
+        assert_eq!(raw.reported.event, None);
+        assert_eq!(raw.reported.location_locode.as_deref(), Some("CNTAO"));
     }
 
     #[test]
