@@ -5,7 +5,6 @@
 //! stop start-up with the setting's name, as the top level's do.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
@@ -85,68 +84,9 @@ pub struct EmailConfig {
     pub imap: Option<ImapConfig>,
 }
 
-/// The IMAP mailbox polled for documents (`imap_*`).
-#[derive(Clone, PartialEq, Eq)]
-pub struct ImapConfig {
-    pub host: String,
-    pub port: u16,
-    /// Implicit TLS (`imaps://`, RFC 8314); plain `imap://` only to a loopback host.
-    pub tls: bool,
-    pub username: String,
-    pub password: String,
-    /// The mailbox read (`INBOX`).
-    pub mailbox: String,
-    /// How long between two polls that went well.
-    pub poll_interval: Duration,
-    /// Flag each message taken `\Seen`.
-    pub mark_seen: bool,
-    /// Move each message taken to this mailbox.
-    pub move_to: Option<String>,
-}
-
-impl ImapConfig {
-    /// The mailbox as an IMAP URL (RFC 5092) without the password: what the poller's
-    /// progress and its submissions' `source_key` are recorded under.
-    pub fn mailbox_url(&self) -> String {
-        let mut url = format!(
-            "imap://{}@{}:{}/",
-            encode(&self.username),
-            self.host,
-            self.port
-        );
-        url.push_str(&encode(&self.mailbox));
-        url
-    }
-}
-
-/// Percent-encodes what an IMAP URL's user or mailbox may not hold as such.
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,=".contains(&b) {
-                char::from(b).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
-}
-
-impl fmt::Debug for ImapConfig {
-    // The password is never shown.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ImapConfig")
-            .field("host", &self.host)
-            .field("port", &self.port)
-            .field("tls", &self.tls)
-            .field("username", &self.username)
-            .field("mailbox", &self.mailbox)
-            .field("poll_interval", &self.poll_interval)
-            .field("mark_seen", &self.mark_seen)
-            .field("move_to", &self.move_to)
-            .finish_non_exhaustive()
-    }
-}
+/// The IMAP mailbox polled for documents (`imap_*`): a plain struct of the `email` crate,
+/// read and checked here.
+pub use tidemark_email::imap::ImapConfig;
 
 impl RawEmail {
     pub(super) fn validate(self) -> Result<EmailConfig, ConfigError> {

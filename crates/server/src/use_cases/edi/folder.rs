@@ -370,10 +370,7 @@ fn reason_text(file_name: &str, reason: &str, at: DateTime<Utc>) -> String {
         "file: {file_name}\nrejected at: {}\nreason: {reason}\n",
         at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
     );
-    plain(&crate::use_cases::email::ingest::clip(
-        &text,
-        MAX_REASON_BYTES,
-    ))
+    plain(&tidemark_email::message::clip(&text, MAX_REASON_BYTES))
 }
 
 /// `text` with control characters other than line feeds and tabs replaced, so showing it

@@ -1,625 +1,73 @@
-//! The IMAP mailbox poller (`email.imap_url`): every `imap_poll_seconds` it logs in to the
-//! mailbox, hands each new message to [`ingest`](super::ingest) exactly as the SMTP
-//! receiver does, then flags it `\Seen` and/or moves it (`imap_mark_seen`,
-//! `imap_move_to`); it never deletes a message other than by moving it.
-//!
-//! Which messages are new: the store keeps, per mailbox, its `UIDVALIDITY` and the highest
-//! UID seen under it ([`MailboxCursor`]); a poll asks for the UIDs above it (`UID SEARCH UID
-//! n:* UNDELETED`), read or not. Without a cursor (the first poll, or the first after the
-//! server renumbered the mailbox) it takes every unseen message, then sets the cursor past
-//! the messages that were there. The cursor moves past a message only after it was filed
-//! and flagged or moved, and each submission records its message (`source_key`: the
-//! mailbox URL with `UIDVALIDITY` and UID, RFC 5092), unique in the store: a message taken
-//! again after a crash or a lost connection between the two is found recorded and only
-//! flagged, never filed twice.
-//!
-//! A poll that fails (refused login, unreachable server, a timeout, an answer other than
-//! `OK`, the database) is logged and counted, and the next one comes after a growing delay;
-//! the server keeps running.
+//! The IMAP mailbox poller (`email.imap_url`): the `email` crate's
+//! [`imap`](tidemark_email::imap) (the session, which messages are new, flags and moves,
+//! the backoff), handing each message to [`ingest`](super::ingest) through the `App` and
+//! keeping its cursor in the store ([`MailboxCursor`]).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_imap::error::Error as ImapError;
-use async_imap::imap_proto::{
-    AttributeValue, MailboxDatum, MessageSection, Response, SectionPath, Status,
-};
-use tidemark_store::{MailboxCursor, StoreError};
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpStream;
+use tidemark_email::imap::{self as poll, Cursor, Cursors};
+use tidemark_store::MailboxCursor;
 use tokio_util::sync::CancellationToken;
 
-use super::ingest::{self, Arrival, IngestError, Ingested};
+use super::ingest::IngestError;
 use crate::app::App;
 use crate::config::ImapConfig;
 
-/// Messages one poll takes at most; when more wait, the next poll follows at once.
-pub const MAX_MESSAGES_PER_POLL: usize = 50;
-/// The longest any one exchange with the server may take (a 25 MiB message included).
-const STEP_TIMEOUT: Duration = Duration::from_secs(120);
-/// The longest wait between two polls after failures (unless the interval is longer).
-const MAX_BACKOFF: Duration = Duration::from_secs(30 * 60);
-
-/// What one poll did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PollReport {
-    /// Filed, with at least one document.
-    pub processed: usize,
-    /// Filed as rejected (no attachment, too large, not MIME, nothing kept).
-    pub rejected: usize,
-    /// Not filed: a sender not allowed.
-    pub refused: usize,
-    /// Filed before (a poll cut short after filing it); only flagged or moved now.
-    pub already_recorded: usize,
-    /// More messages wait than one poll takes.
-    pub more: bool,
-}
-
-impl PollReport {
-    /// Messages taken from the mailbox.
-    pub fn taken(&self) -> usize {
-        self.processed + self.rejected + self.refused + self.already_recorded
-    }
-
-    fn count(&mut self, outcome: &Ingested) {
-        let (count, name) = match outcome {
-            Ingested::Processed { .. } => (&mut self.processed, "processed"),
-            Ingested::Rejected { .. } => (&mut self.rejected, "rejected"),
-            Ingested::Refused(_) => (&mut self.refused, "refused"),
-            Ingested::AlreadyRecorded => (&mut self.already_recorded, "already_recorded"),
-        };
-        *count += 1;
-        metrics::counter!("tidemark_imap_messages_total", "outcome" => name).increment(1);
-    }
-}
+pub use tidemark_email::imap::{MAX_MESSAGES_PER_POLL, PollReport};
 
 /// Why a poll failed; the next one retries.
-#[derive(Debug, thiserror::Error)]
-pub enum PollError {
-    #[error("cannot reach {address}: {source}")]
-    Connect {
-        address: String,
-        source: std::io::Error,
-    },
-    #[error("TLS with {host} failed: {reason}")]
-    Tls { host: String, reason: String },
-    #[error("the server refused the login of {user}: {reason}")]
-    LoginRefused { user: String, reason: String },
-    #[error("{step} took longer than {STEP_TIMEOUT:?}")]
-    TimedOut { step: &'static str },
-    #[error("{step}: {source}")]
-    Imap {
-        step: &'static str,
-        source: async_imap::error::Error,
-    },
-    #[error("the server gave no UIDVALIDITY for {0}")]
-    NoUidValidity(String),
-    #[error(
-        "email.imap_move_to: the server can neither MOVE (RFC 6851) nor UID EXPUNGE \
-         (UIDPLUS, RFC 4315), so a message cannot be moved without deleting others"
-    )]
-    CannotMove,
-    #[error(transparent)]
-    Ingest(#[from] IngestError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
+pub type PollError = poll::PollError<IngestError>;
+
+impl Cursors for App {
+    async fn cursor(&self, mailbox_url: &str) -> Result<Option<Cursor>, IngestError> {
+        let cursor = self.store.mailbox_cursor(mailbox_url).await?;
+        Ok(cursor.map(|cursor| Cursor {
+            uid_validity: cursor.uid_validity,
+            last_uid: cursor.last_uid,
+        }))
+    }
+
+    async fn save_cursor(&self, mailbox_url: &str, cursor: Cursor) -> Result<(), IngestError> {
+        let cursor = MailboxCursor {
+            uid_validity: cursor.uid_validity,
+            last_uid: cursor.last_uid,
+        };
+        self.store
+            .save_mailbox_cursor(mailbox_url, cursor, self.clock.now())
+            .await?;
+        Ok(())
+    }
 }
 
-/// A connection to the server, plain (loopback only) or TLS.
-trait Transport: AsyncRead + AsyncWrite + Unpin + Send + std::fmt::Debug {}
-impl<T: AsyncRead + AsyncWrite + Unpin + Send + std::fmt::Debug> Transport for T {}
-
-type Session = async_imap::Session<Box<dyn Transport>>;
-
-/// How a message taken leaves the mailbox, when `imap_move_to` is set.
-#[derive(Clone, Copy)]
-enum Move {
-    /// `UID MOVE` (RFC 6851).
-    Move,
-    /// `UID COPY`, `\Deleted`, `UID EXPUNGE` of that UID only (UIDPLUS, RFC 4315).
-    CopyAndExpunge,
-}
-
-/// Polls one mailbox; keeps the count of failures that sets the backoff.
-pub struct Poller {
-    app: Arc<App>,
-    settings: ImapConfig,
-    /// The mailbox as an IMAP URL: the name of its cursor, the prefix of `source_key`.
-    mailbox_url: String,
-    failures: u32,
-}
+/// Polls one mailbox into the `App`; keeps the count of failures that sets the backoff.
+pub struct Poller(poll::Poller<App>);
 
 /// Polls the configured mailbox until `shutdown`.
 pub async fn run(app: Arc<App>, settings: ImapConfig, shutdown: CancellationToken) {
-    let mut poller = Poller::new(app, settings);
-    loop {
-        let result = tokio::select! {
-            () = shutdown.cancelled() => return,
-            result = poller.poll() => result,
-        };
-        let wait = poller.next_poll_in(&result);
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            () = tokio::time::sleep(wait) => {}
-        }
-    }
+    poll::run(Poller::new(app, settings).0, shutdown).await;
 }
 
 impl Poller {
+    /// A poller of `settings`' mailbox, with the `[email]` settings' largest message.
     pub fn new(app: Arc<App>, settings: ImapConfig) -> Self {
-        Self {
-            mailbox_url: settings.mailbox_url(),
-            app,
-            settings,
-            failures: 0,
-        }
+        let max_message_bytes = app.config.email.max_message_bytes;
+        Self(poll::Poller::new(app, settings, max_message_bytes))
     }
 
     /// Failed polls since the last good one.
     pub fn consecutive_failures(&self) -> u32 {
-        self.failures
+        self.0.consecutive_failures()
     }
 
-    /// One poll: logs in, files what is new, flags or moves it, logs out. Logged and
-    /// counted (`tidemark_imap_polls_total`, `tidemark_imap_messages_total`).
+    /// One poll: logs in, files what is new, flags or moves it, logs out
+    /// ([`poll::Poller::poll`]).
     pub async fn poll(&mut self) -> Result<PollReport, PollError> {
-        let result = self.poll_once().await;
-        let mailbox = self.mailbox_url.as_str();
-        match &result {
-            Ok(report) => {
-                if self.failures > 0 {
-                    tracing::info!(
-                        mailbox,
-                        after_failures = self.failures,
-                        "IMAP mailbox polled again"
-                    );
-                }
-                self.failures = 0;
-                if report.taken() > 0 {
-                    tracing::info!(
-                        mailbox,
-                        processed = report.processed,
-                        rejected = report.rejected,
-                        refused = report.refused,
-                        already_recorded = report.already_recorded,
-                        more = report.more,
-                        "IMAP messages taken"
-                    );
-                }
-            }
-            Err(error) => {
-                self.failures = self.failures.saturating_add(1);
-                let retry_in = self.backoff();
-                if matches!(error, PollError::Ingest(IngestError::NoAccount(_))) {
-                    tracing::error!(mailbox, %error, ?retry_in, "IMAP poll failed");
-                } else {
-                    tracing::warn!(mailbox, %error, failures = self.failures, ?retry_in, "IMAP poll failed");
-                }
-            }
-        }
-        let outcome = if result.is_ok() { "ok" } else { "failed" };
-        metrics::counter!("tidemark_imap_polls_total", "outcome" => outcome).increment(1);
-        metrics::gauge!("tidemark_imap_consecutive_failures").set(f64::from(self.failures));
-        result
+        self.0.poll().await
     }
 
-    /// How long to wait after `last` (the result of [`Poller::poll`]): nothing when more
-    /// messages wait, the poll interval after a good poll, and after failures the interval
-    /// doubled for each one in a row, up to 30 minutes (or the interval, if longer).
+    /// How long to wait after `last` ([`poll::Poller::next_poll_in`]).
     pub fn next_poll_in(&self, last: &Result<PollReport, PollError>) -> Duration {
-        match last {
-            Ok(report) if report.more => Duration::ZERO,
-            Ok(_) => self.settings.poll_interval,
-            Err(_) => self.backoff(),
-        }
+        self.0.next_poll_in(last)
     }
-
-    fn backoff(&self) -> Duration {
-        let interval = self.settings.poll_interval;
-        let doublings = self.failures.saturating_sub(1).min(16);
-        interval
-            .saturating_mul(1 << doublings)
-            .min(MAX_BACKOFF.max(interval))
-    }
-
-    async fn poll_once(&self) -> Result<PollReport, PollError> {
-        let mut session = self.log_in().await?;
-        let result = self.take_new(&mut session).await;
-        // Polite, but the connection is dropped either way.
-        let _ = tokio::time::timeout(STEP_TIMEOUT, session.logout()).await;
-        result
-    }
-
-    async fn log_in(&self) -> Result<Session, PollError> {
-        let settings = &self.settings;
-        let address = format!("{}:{}", settings.host, settings.port);
-        let tcp = tokio::time::timeout(
-            STEP_TIMEOUT,
-            TcpStream::connect((settings.host.as_str(), settings.port)),
-        )
-        .await
-        .map_err(|_| PollError::TimedOut { step: "connect" })?
-        .map_err(|source| PollError::Connect { address, source })?;
-        let stream: Box<dyn Transport> = if settings.tls {
-            Box::new(tls(&settings.host, tcp).await?)
-        } else {
-            Box::new(tcp)
-        };
-        let mut client = async_imap::Client::new(stream);
-        let greeting = step("greeting", async {
-            client
-                .read_response()
-                .await
-                .map_err(async_imap::error::Error::Io)
-        })
-        .await?;
-        if greeting.is_none() {
-            return Err(PollError::Imap {
-                step: "greeting",
-                source: async_imap::error::Error::ConnectionLost,
-            });
-        }
-        let login = tokio::time::timeout(
-            STEP_TIMEOUT,
-            client.login(&settings.username, &settings.password),
-        )
-        .await
-        .map_err(|_| PollError::TimedOut { step: "LOGIN" })?;
-        login.map_err(|(error, _)| match error {
-            async_imap::error::Error::No(reason) | async_imap::error::Error::Bad(reason) => {
-                PollError::LoginRefused {
-                    user: settings.username.clone(),
-                    reason,
-                }
-            }
-            source => PollError::Imap {
-                step: "LOGIN",
-                source,
-            },
-        })
-    }
-
-    async fn take_new(&self, session: &mut Session) -> Result<PollReport, PollError> {
-        let settings = &self.settings;
-        let moving = match &settings.move_to {
-            None => None,
-            Some(_) => {
-                let capabilities = step("CAPABILITY", session.capabilities()).await?;
-                if capabilities.has_str("MOVE") {
-                    Some(Move::Move)
-                } else if capabilities.has_str("UIDPLUS") {
-                    Some(Move::CopyAndExpunge)
-                } else {
-                    return Err(PollError::CannotMove);
-                }
-            }
-        };
-        let mailbox = step("SELECT", session.select(&settings.mailbox)).await?;
-        let uid_validity = mailbox
-            .uid_validity
-            .ok_or_else(|| PollError::NoUidValidity(settings.mailbox.clone()))?;
-        let cursor = self.app.store.mailbox_cursor(&self.mailbox_url).await?;
-        let after = cursor
-            .filter(|cursor| cursor.uid_validity == uid_validity)
-            .map(|cursor| cursor.last_uid);
-        // Messages flagged \Deleted are on their way out, whoever flagged them.
-        let query = match after {
-            Some(u32::MAX) => return Ok(PollReport::default()),
-            Some(last) => format!("UID {}:* UNDELETED", last + 1),
-            None => "UNSEEN UNDELETED".to_owned(),
-        };
-        // `n:*` names the highest UID even when it is below n (RFC 3501 §6.4.8).
-        let mut uids: Vec<u32> = search(session, &query)
-            .await?
-            .into_iter()
-            .filter(|uid| after.is_none_or(|last| *uid > last))
-            .collect();
-        uids.sort_unstable();
-        // Without a cursor, every unseen message is taken in this poll, and the cursor is
-        // set only after them all, past the messages that were there (read ones included):
-        // set earlier, the next poll would take the read ones above it.
-        let limit = if after.is_some() {
-            MAX_MESSAGES_PER_POLL
-        } else {
-            usize::MAX
-        };
-        let mut report = PollReport {
-            more: uids.len() > limit,
-            ..PollReport::default()
-        };
-        let mut last_taken = None;
-        for uid in uids.into_iter().take(limit) {
-            if let Some(outcome) = self.take(session, uid_validity, uid).await? {
-                report.count(&outcome);
-                self.settle(session, uid, moving).await?;
-            }
-            last_taken = Some(uid);
-            if after.is_some() {
-                self.save_cursor(uid_validity, uid).await?;
-            }
-            // Untagged EXISTS/EXPUNGE answers queue up here; nothing needs them.
-            while session.unsolicited_responses.try_recv().is_ok() {}
-        }
-        if after.is_none() {
-            // Messages arriving meanwhile have UIDs from UIDNEXT on: taken next time.
-            let there = mailbox.uid_next.map(|next| next.saturating_sub(1));
-            if let Some(last) = there.max(last_taken).filter(|last| *last > 0) {
-                self.save_cursor(uid_validity, last).await?;
-            }
-        }
-        Ok(report)
-    }
-
-    async fn save_cursor(&self, uid_validity: u32, last_uid: u32) -> Result<(), StoreError> {
-        self.app
-            .store
-            .save_mailbox_cursor(
-                &self.mailbox_url,
-                MailboxCursor {
-                    uid_validity,
-                    last_uid,
-                },
-                self.app.clock.now(),
-            )
-            .await
-    }
-
-    /// Reads message `uid` (its size first, so one larger than `max_message_bytes` is not
-    /// read beyond its header) and files it; `None` when it is gone.
-    async fn take(
-        &self,
-        session: &mut Session,
-        uid_validity: u32,
-        uid: u32,
-    ) -> Result<Option<Ingested>, PollError> {
-        let source_key = format!("{};UIDVALIDITY={uid_validity}/;UID={uid}", self.mailbox_url);
-        let max = self.app.config.email.max_message_bytes;
-        let Some(sized) = fetch(session, uid, "(UID RFC822.SIZE)").await? else {
-            return Ok(None);
-        };
-        let declared = sized.size.map_or(0, u64::from);
-        let outcome = if declared > max as u64 {
-            let Some(fetched) = fetch(session, uid, "BODY.PEEK[HEADER]").await? else {
-                return Ok(None);
-            };
-            let header = fetched.header.unwrap_or_default();
-            self.too_large(&source_key, &header, declared).await?
-        } else {
-            let Some(fetched) = fetch(session, uid, "BODY.PEEK[]").await? else {
-                return Ok(None);
-            };
-            let raw = fetched.whole.unwrap_or_default();
-            let raw = raw.as_slice();
-            if raw.len() > max {
-                let header = raw
-                    .windows(4)
-                    .position(|w| w == b"\r\n\r\n")
-                    .map_or(raw, |end| &raw[..end + 4]);
-                self.too_large(&source_key, header, raw.len() as u64)
-                    .await?
-            } else {
-                let sender = ingest::return_path(raw);
-                let arrival = Arrival {
-                    sender: &sender,
-                    source_key: Some(&source_key),
-                };
-                ingest::ingest(&self.app, arrival, raw).await?
-            }
-        };
-        match &outcome {
-            Ingested::Processed {
-                submission,
-                documents,
-            } => tracing::info!(uid, %submission, documents, "IMAP message filed"),
-            Ingested::Rejected { submission, reason } => {
-                tracing::info!(uid, %submission, reason, "IMAP message filed as rejected");
-            }
-            Ingested::Refused(reason) => tracing::info!(uid, reason, "IMAP message refused"),
-            Ingested::AlreadyRecorded => {
-                tracing::info!(uid, "IMAP message filed before; not filed again");
-            }
-        }
-        Ok(Some(outcome))
-    }
-
-    async fn too_large(
-        &self,
-        source_key: &str,
-        header: &[u8],
-        size: u64,
-    ) -> Result<Ingested, PollError> {
-        let sender = ingest::return_path(header);
-        let arrival = Arrival {
-            sender: &sender,
-            source_key: Some(source_key),
-        };
-        Ok(ingest::ingest_too_large(&self.app, arrival, header, size).await?)
-    }
-
-    /// Flags message `uid` `\Seen` and/or moves it, as configured.
-    async fn settle(
-        &self,
-        session: &mut Session,
-        uid: u32,
-        moving: Option<Move>,
-    ) -> Result<(), PollError> {
-        if self.settings.mark_seen {
-            command(
-                session,
-                "UID STORE",
-                &format!("UID STORE {uid} +FLAGS.SILENT (\\Seen)"),
-            )
-            .await?;
-        }
-        let (Some(folder), Some(moving)) = (&self.settings.move_to, moving) else {
-            return Ok(());
-        };
-        let folder = quoted(folder);
-        match moving {
-            Move::Move => command(session, "UID MOVE", &format!("UID MOVE {uid} {folder}")).await,
-            Move::CopyAndExpunge => {
-                command(session, "UID COPY", &format!("UID COPY {uid} {folder}")).await?;
-                command(
-                    session,
-                    "UID STORE",
-                    &format!("UID STORE {uid} +FLAGS.SILENT (\\Deleted)"),
-                )
-                .await?;
-                command(session, "UID EXPUNGE", &format!("UID EXPUNGE {uid}")).await
-            }
-        }
-    }
-}
-
-/// One exchange with the server, bounded by [`STEP_TIMEOUT`].
-async fn step<T>(
-    name: &'static str,
-    exchange: impl Future<Output = async_imap::error::Result<T>>,
-) -> Result<T, PollError> {
-    tokio::time::timeout(STEP_TIMEOUT, exchange)
-        .await
-        .map_err(|_| PollError::TimedOut { step: name })?
-        .map_err(|source| PollError::Imap { step: name, source })
-}
-
-/// Sends `line` and hands each untagged answer to `each` until the server completes it,
-/// failing unless it completes it with `OK`. (async-imap's own `FETCH` and `SEARCH` answers
-/// end quietly on a `NO` or a closed connection, which would read as "nothing there".)
-async fn exchange(
-    session: &mut Session,
-    name: &'static str,
-    line: &str,
-    mut each: impl FnMut(&Response<'_>) + Send,
-) -> Result<(), PollError> {
-    step(name, async {
-        let tag = session.run_command(line).await?;
-        loop {
-            let Some(answer) = session.read_response().await? else {
-                return Err(ImapError::ConnectionLost);
-            };
-            match answer.parsed() {
-                Response::Done {
-                    tag: done,
-                    status,
-                    outcome,
-                } if *done == tag => {
-                    let said = || format!("{:?} {:?}", outcome.code, outcome.information);
-                    return match status {
-                        Status::Ok => Ok(()),
-                        Status::No => Err(ImapError::No(said())),
-                        _ => Err(ImapError::Bad(said())),
-                    };
-                }
-                untagged => each(untagged),
-            }
-        }
-    })
-    .await
-}
-
-/// A command answered with `OK` or an error, its untagged answers dropped.
-async fn command(session: &mut Session, name: &'static str, line: &str) -> Result<(), PollError> {
-    exchange(session, name, line, |_| {}).await
-}
-
-/// `UID SEARCH query`: the UIDs found.
-async fn search(session: &mut Session, query: &str) -> Result<Vec<u32>, PollError> {
-    let mut uids = Vec::new();
-    exchange(
-        session,
-        "UID SEARCH",
-        &format!("UID SEARCH {query}"),
-        |answer| {
-            if let Response::MailboxData(MailboxDatum::Search(found)) = answer {
-                uids.extend_from_slice(found);
-            }
-        },
-    )
-    .await?;
-    Ok(uids)
-}
-
-/// A message's parts, as one `UID FETCH` gave them.
-#[derive(Default)]
-struct Fetched {
-    size: Option<u32>,
-    whole: Option<Vec<u8>>,
-    header: Option<Vec<u8>>,
-}
-
-/// `UID FETCH uid items`: the parts of that message, or `None` when it is gone.
-async fn fetch(session: &mut Session, uid: u32, items: &str) -> Result<Option<Fetched>, PollError> {
-    let mut found = None;
-    exchange(
-        session,
-        "UID FETCH",
-        &format!("UID FETCH {uid} {items}"),
-        |answer| {
-            let Response::Fetch(_, attributes) = answer else {
-                return;
-            };
-            if !attributes
-                .iter()
-                .any(|a| matches!(a, AttributeValue::Uid(this) if *this == uid))
-            {
-                return;
-            }
-            let mut fetched = Fetched::default();
-            for attribute in attributes {
-                match attribute {
-                    AttributeValue::Rfc822Size(size) => fetched.size = Some(*size),
-                    AttributeValue::BodySection {
-                        section: None,
-                        data: Some(data),
-                        ..
-                    }
-                    | AttributeValue::Rfc822(Some(data)) => fetched.whole = Some(data.to_vec()),
-                    AttributeValue::BodySection {
-                        section: Some(SectionPath::Full(MessageSection::Header)),
-                        data: Some(data),
-                        ..
-                    }
-                    | AttributeValue::Rfc822Header(Some(data)) => {
-                        fetched.header = Some(data.to_vec());
-                    }
-                    _ => {}
-                }
-            }
-            found = Some(fetched);
-        },
-    )
-    .await?;
-    Ok(found)
-}
-
-/// A mailbox name as an IMAP quoted string (RFC 3501 §4.3); the settings refuse line breaks.
-fn quoted(name: &str) -> String {
-    format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
-}
-
-/// Implicit TLS (RFC 8314) with the platform's roots, as every HTTPS client of ours.
-async fn tls(
-    host: &str,
-    tcp: TcpStream,
-) -> Result<tokio_rustls::client::TlsStream<TcpStream>, PollError> {
-    use rustls_platform_verifier::ConfigVerifierExt;
-
-    let failed = |reason: String| PollError::Tls {
-        host: host.to_owned(),
-        reason,
-    };
-    tidemark_carriers::tls::install_provider();
-    let config = rustls::ClientConfig::with_platform_verifier()
-        .map_err(|error| failed(error.to_string()))?;
-    let name = rustls::pki_types::ServerName::try_from(host.to_owned())
-        .map_err(|error| failed(error.to_string()))?;
-    tokio::time::timeout(
-        STEP_TIMEOUT,
-        tokio_rustls::TlsConnector::from(Arc::new(config)).connect(name, tcp),
-    )
-    .await
-    .map_err(|_| PollError::TimedOut {
-        step: "TLS handshake",
-    })?
-    .map_err(|error| failed(error.to_string()))
 }
