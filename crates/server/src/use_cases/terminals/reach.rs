@@ -139,6 +139,20 @@ mod tests {
     }
 
     #[test]
+    fn apm_terminals_reaches_port_elizabeth_under_new_york_where_carriers_put_it() {
+        let names = reached("apm_terminals");
+
+        assert!(
+            names.contains(&"USNYC APM Terminals Elizabeth".to_owned()),
+            "{names:?}"
+        );
+        assert!(
+            !names.iter().any(|name| name.contains("MAHER")),
+            "{names:?}"
+        );
+    }
+
+    #[test]
     fn port_houston_reaches_barbours_cut_and_bayport() {
         let names = reached("port_houston");
 
