@@ -13,6 +13,7 @@ use crate::on_both_backends;
 
 on_both_backends!(
     a_container_is_picked_up_at_its_pod_terminal_when_it_goes_no_further,
+    a_container_moving_inland_by_rail_has_no_pickup_facility,
     a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day,
     a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_notification,
     the_console_shows_and_filters_what_the_terminal_said,
@@ -60,6 +61,65 @@ async fn a_container_is_picked_up_at_its_pod_terminal_when_it_goes_no_further(ap
         included
             .iter()
             .any(|i| i["type"] == "terminal" && i["id"] == pod_terminal["id"]),
+        "{shown}"
+    );
+}
+
+async fn a_container_moving_inland_by_rail_has_no_pickup_facility(app: TestApp) {
+    use tidemark_domain::tracking_update::TrackingUpdate;
+    let request = app.track("bill_of_lading", "TEST-TERMINAL-3", "TEST").await;
+    app.run_pending_jobs().await;
+    let id = first_container(&app, &request).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Loaded on a train at the port of discharge and gone (as its rail milestones say); the
+    // shipment still names its POD terminal and goes no further than the port.
+    let store = &app.app.store;
+    let shipment = shipment_of(&app, &request).await;
+    let shipment_id =
+        tidemark_domain::ShipmentId(shipment["id"].as_str().unwrap().parse().unwrap());
+    let mut containers = store.containers_of_shipment(shipment_id).await.unwrap();
+    let account = containers[0].account_id;
+    for container in &mut containers {
+        container.inland.pod_rail_loaded_at = Some(app.clock.now() - Duration::hours(3));
+        container.inland.pod_rail_departed_at = Some(app.clock.now() - Duration::hours(1));
+    }
+    let shipment = store.shipment(account, shipment_id).await.unwrap();
+    let tracking = store
+        .tracking_request(account, shipment.tracking_request_id)
+        .await
+        .unwrap();
+    let update = TrackingUpdate {
+        changed_containers: containers,
+        ..TrackingUpdate::shipment_only(shipment)
+    };
+    store
+        .record_tracking_result(&tracking, tracking.updated_at, Some(&update), &[])
+        .await
+        .unwrap();
+
+    let shown = app
+        .get_ok(&format!("/v2/containers/{id}?include=pickup_facility"))
+        .await;
+
+    let relationships = &shown["data"]["relationships"];
+    assert!(
+        relationships["pod_terminal"]["data"]["id"].is_string(),
+        "{shown}"
+    );
+    assert!(
+        shown["data"]["attributes"]["pod_rail_departed_at"].is_string(),
+        "{shown}"
+    );
+    assert!(
+        relationships["pickup_facility"]["data"].is_null(),
+        "picked up inland, at a facility not known: {shown}"
+    );
+    assert!(
+        !shown["included"]
+            .as_array()
+            .is_some_and(|included| included.iter().any(|i| i["type"] == "terminal")),
         "{shown}"
     );
 }
