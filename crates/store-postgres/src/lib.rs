@@ -42,10 +42,10 @@ use tidemark_domain::{
     WebhookNotification, WebhookNotificationId,
 };
 use tidemark_store::{
-    ContainerEventIds, ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups,
-    NotificationFilter, PageRequest, Paged, ReadCache, RecordedDelivery, SearchEntry, SearchHit,
-    ShipmentFilter, ShipmentRead, Store, StoreError, StoreResult, TerminalSelection,
-    TrackingRequestFilter, TransportEventFilter,
+    AwaitingPickup, ContainerEventIds, ContainerFilter, IdempotencyState, JobOutcome,
+    JobQueueStats, JobWakeups, NotificationFilter, PageRequest, Paged, ReadCache, RecordedDelivery,
+    SearchEntry, SearchHit, ShipmentFilter, ShipmentRead, Store, StoreError, StoreResult,
+    TerminalSelection, TrackingRequestFilter, TransportEventFilter,
 };
 use tokio_postgres::NoTls;
 
@@ -673,7 +673,7 @@ impl Store for PgStore {
     async fn containers_awaiting_pickup(
         &self,
         selection: &TerminalSelection<'_>,
-    ) -> StoreResult<Vec<Container>> {
+    ) -> StoreResult<Vec<AwaitingPickup>> {
         shipments::containers_awaiting_pickup(&self.client().await?, selection).await
     }
 
@@ -683,7 +683,14 @@ impl Store for PgStore {
         containers: &[ContainerId],
         at: DateTime<Utc>,
     ) -> StoreResult<()> {
-        shipments::record_terminal_asks(&self.client().await?, terminal, containers, at).await
+        shipments::record_terminal_asks(&mut self.client().await?, terminal, containers, at).await
+    }
+
+    async fn terminal_asks(
+        &self,
+        terminal: &str,
+    ) -> StoreResult<Vec<(ContainerId, DateTime<Utc>)>> {
+        shipments::terminal_asks(&self.client().await?, terminal).await
     }
 
     async fn transport_events_of_shipment(

@@ -14,8 +14,9 @@ use tidemark_domain::{
     TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerEventIds, ContainerFilter, PageRequest, Paged, PickupFilter, SearchEntry, SearchKind,
-    ShipmentFilter, ShipmentSort, StoreError, StoreResult, TerminalSelection, TransportEventFilter,
+    AwaitingPickup, ContainerEventIds, ContainerFilter, PageRequest, Paged, PickupFilter,
+    SearchEntry, SearchKind, ShipmentFilter, ShipmentSort, StoreError, StoreResult,
+    TerminalSelection, TransportEventFilter,
 };
 use tokio_postgres::Row;
 use tokio_postgres::types::{FromSql, Json};
@@ -1350,17 +1351,19 @@ fn pickup_clauses(filter: &PickupFilter, condition: &mut Condition) -> Vec<Strin
 /// See `Store::containers_awaiting_pickup`. The terminal's own last ask of each container
 /// comes from `terminal_checks` (one primary-key lookup per container; none: never asked,
 /// `-infinity`). Discharged containers sort before the others (`pod_discharged_at IS NULL`
-/// is false for them), each group by its own key.
+/// is false for them), each group by its own key. The shipment's bill of lading comes from
+/// the join the selection makes anyway.
 pub async fn containers_awaiting_pickup(
     client: &impl GenericClient,
     selection: &TerminalSelection<'_>,
-) -> StoreResult<Vec<Container>> {
+) -> StoreResult<Vec<AwaitingPickup>> {
     let ports: Option<Vec<String>> = selection.ports.map(<[String]>::to_vec);
     let others: Vec<Uuid> = selection.other_terminals.to_vec();
     query_all(
         client,
         &format!(
-            "SELECT {} FROM containers c JOIN shipments s ON s.id = c.shipment_id
+            "SELECT {}, s.bill_of_lading_number
+             FROM containers c JOIN shipments s ON s.id = c.shipment_id
              LEFT JOIN terminal_checks t ON t.terminal = $8 AND t.container_id = c.id
              WHERE s.line_tracking_stopped_at IS NULL
                AND c.pod_full_out_at IS NULL AND c.empty_terminated_at IS NULL
@@ -1389,7 +1392,13 @@ pub async fn containers_awaiting_pickup(
             &i64::from(selection.limit),
             &selection.terminal,
         ],
-        container_from_row,
+        |row| {
+            let mut columns = Columns::new(row);
+            Ok(AwaitingPickup {
+                container: read_container(&mut columns)?,
+                bill_of_lading_number: columns.get()?,
+            })
+        },
     )
     .await
 }
@@ -1397,7 +1406,7 @@ pub async fn containers_awaiting_pickup(
 /// See `Store::record_terminal_asks`: one upsert for the batch, its ids as an array (each
 /// once: an upsert may not touch a row twice).
 pub async fn record_terminal_asks(
-    client: &impl GenericClient,
+    client: &mut deadpool_postgres::Client,
     terminal: &str,
     containers: &[ContainerId],
     at: DateTime<Utc>,
@@ -1406,7 +1415,8 @@ pub async fn record_terminal_asks(
         return Ok(());
     }
     let ids: Vec<Uuid> = containers.iter().map(|id| id.0).collect();
-    let statement = client
+    let tx = client.transaction().await.map_err(backend)?;
+    let statement = tx
         .prepare_cached(
             "INSERT INTO terminal_checks (terminal, container_id, asked_at)
              SELECT DISTINCT $1::text, id, $3::timestamptz FROM unnest($2::uuid[]) AS id
@@ -1414,9 +1424,46 @@ pub async fn record_terminal_asks(
         )
         .await
         .map_err(backend)?;
-    client
-        .execute(&statement, &[&terminal, &ids, &at])
+    tx.execute(&statement, &[&terminal, &ids, &at])
         .await
         .map_err(backend)?;
+    let forget = tx
+        .prepare_cached(FORGET_TERMINAL_ASKS)
+        .await
+        .map_err(backend)?;
+    tx.execute(&forget, &[]).await.map_err(backend)?;
+    tx.commit().await.map_err(backend)?;
     Ok(())
+}
+
+/// Every terminal's asks of containers no terminal asks about any more (out, returned
+/// empty, tracking stopped, or gone): one primary-key lookup per kept row, and the rows kept
+/// are those of containers still in some terminal's window. Rows another transaction holds
+/// (another terminal recording its asks) are skipped, never waited for, so two terminals'
+/// batches cannot deadlock here; the next batch forgets them.
+const FORGET_TERMINAL_ASKS: &str = "DELETE FROM terminal_checks WHERE (terminal, container_id) IN (
+     SELECT t.terminal, t.container_id FROM terminal_checks t
+     WHERE NOT EXISTS (
+         SELECT 1 FROM containers c JOIN shipments s ON s.id = c.shipment_id
+         WHERE c.id = t.container_id
+           AND s.line_tracking_stopped_at IS NULL
+           AND c.pod_full_out_at IS NULL AND c.empty_terminated_at IS NULL)
+     FOR UPDATE SKIP LOCKED)";
+
+/// See `Store::terminal_asks`.
+pub async fn terminal_asks(
+    client: &impl GenericClient,
+    terminal: &str,
+) -> StoreResult<Vec<(ContainerId, DateTime<Utc>)>> {
+    query_all(
+        client,
+        "SELECT container_id, asked_at FROM terminal_checks WHERE terminal = $1
+         ORDER BY container_id",
+        &[&terminal],
+        |row| {
+            let mut columns = Columns::new(row);
+            Ok((ContainerId(columns.get()?), columns.get()?))
+        },
+    )
+    .await
 }

@@ -38,10 +38,10 @@ use tidemark_domain::{
     WebhookNotification, WebhookNotificationId,
 };
 use tidemark_store::{
-    ContainerEventIds, ContainerFilter, IdempotencyState, JobOutcome, JobQueueStats, JobWakeups,
-    NotificationFilter, PageRequest, Paged, ReadCache, RecordedDelivery, SearchEntry, SearchHit,
-    ShipmentFilter, ShipmentRead, Store, StoreError, StoreResult, TerminalSelection,
-    TrackingRequestFilter, TransportEventFilter,
+    AwaitingPickup, ContainerEventIds, ContainerFilter, IdempotencyState, JobOutcome,
+    JobQueueStats, JobWakeups, NotificationFilter, PageRequest, Paged, ReadCache, RecordedDelivery,
+    SearchEntry, SearchHit, ShipmentFilter, ShipmentRead, Store, StoreError, StoreResult,
+    TerminalSelection, TrackingRequestFilter, TransportEventFilter,
 };
 
 use crate::convert::{api_key_from_row, backend, from_ts, to_ts, uuid_from};
@@ -611,7 +611,7 @@ impl Store for SqliteStore {
     async fn containers_awaiting_pickup(
         &self,
         selection: &TerminalSelection<'_>,
-    ) -> StoreResult<Vec<Container>> {
+    ) -> StoreResult<Vec<AwaitingPickup>> {
         shipments::containers_awaiting_pickup(&self.reader(), selection)
     }
 
@@ -622,6 +622,13 @@ impl Store for SqliteStore {
         at: DateTime<Utc>,
     ) -> StoreResult<()> {
         shipments::record_terminal_asks(&self.writer(), terminal, containers, at)
+    }
+
+    async fn terminal_asks(
+        &self,
+        terminal: &str,
+    ) -> StoreResult<Vec<(ContainerId, DateTime<Utc>)>> {
+        shipments::terminal_asks(&self.reader(), terminal)
     }
 
     async fn transport_events_of_shipment(

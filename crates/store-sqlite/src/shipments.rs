@@ -13,8 +13,9 @@ use tidemark_domain::{
     TrackingRequest, TrackingRequestId, TransportEvent, TransportEventId, TransportEventName,
 };
 use tidemark_store::{
-    ContainerEventIds, ContainerFilter, PageRequest, Paged, PickupFilter, SearchEntry, SearchKind,
-    ShipmentFilter, ShipmentSort, StoreError, StoreResult, TerminalSelection, TransportEventFilter,
+    AwaitingPickup, ContainerEventIds, ContainerFilter, PageRequest, Paged, PickupFilter,
+    SearchEntry, SearchKind, ShipmentFilter, ShipmentSort, StoreError, StoreResult,
+    TerminalSelection, TransportEventFilter,
 };
 use uuid::Uuid;
 
@@ -1188,11 +1189,12 @@ fn pickup_clauses(filter: &PickupFilter, clauses: &mut Vec<String>, values: &mut
 /// comes from `terminal_checks` (one primary-key lookup per container; none: never asked,
 /// `''`), compared as stored timestamps, whose fixed-width text orders as time does, as do
 /// the arrival columns. Discharged containers sort before the others
-/// (`pod_discharged_at IS NULL` is 0 for them), each group by its own key.
+/// (`pod_discharged_at IS NULL` is 0 for them), each group by its own key. The shipment's
+/// bill of lading comes from the join the selection makes anyway.
 pub fn containers_awaiting_pickup(
     conn: &Connection,
     selection: &TerminalSelection<'_>,
-) -> StoreResult<Vec<Container>> {
+) -> StoreResult<Vec<AwaitingPickup>> {
     let ports = selection
         .ports
         .map(serde_json::to_string)
@@ -1208,7 +1210,8 @@ pub fn containers_awaiting_pickup(
     .map_err(backend)?;
     let mut stmt = conn
         .prepare_cached(&format!(
-            "SELECT {} FROM containers c JOIN shipments s ON s.id = c.shipment_id
+            "SELECT {}, s.bill_of_lading_number
+             FROM containers c JOIN shipments s ON s.id = c.shipment_id
              LEFT JOIN terminal_checks t ON t.terminal = ?8 AND t.container_id = c.id
              WHERE s.line_tracking_stopped_at IS NULL
                AND c.pod_full_out_at IS NULL AND c.empty_terminated_at IS NULL
@@ -1240,7 +1243,13 @@ pub fn containers_awaiting_pickup(
             selection.limit,
             selection.terminal,
         ],
-        container_from_row,
+        |row| {
+            let mut columns = Columns::new(row);
+            Ok(AwaitingPickup {
+                container: read_container(&mut columns)?,
+                bill_of_lading_number: columns.get()?,
+            })
+        },
     )
     .and_then(Iterator::collect)
     .map_err(backend)
@@ -1263,13 +1272,46 @@ pub fn record_terminal_asks(
             .collect::<Vec<_>>(),
     )
     .map_err(backend)?;
+    let tx = conn.unchecked_transaction().map_err(backend)?;
     // `WHERE true` tells SQLite's parser the `ON CONFLICT` is the upsert's, not a join's.
-    conn.prepare_cached(
+    tx.prepare_cached(
         "INSERT INTO terminal_checks (terminal, container_id, asked_at)
          SELECT ?1, value, ?3 FROM json_each(?2) WHERE true
          ON CONFLICT (terminal, container_id) DO UPDATE SET asked_at = excluded.asked_at",
     )
     .and_then(|mut stmt| stmt.execute(params![terminal, ids, to_ts(at)]))
     .map_err(backend)?;
+    tx.prepare_cached(FORGET_TERMINAL_ASKS)
+        .and_then(|mut stmt| stmt.execute([]))
+        .map_err(backend)?;
+    tx.commit().map_err(backend)?;
     Ok(())
+}
+
+/// Every terminal's asks of containers no terminal asks about any more (out, returned
+/// empty, tracking stopped, or gone): one primary-key lookup per kept row, and the rows kept
+/// are those of containers still in some terminal's window.
+const FORGET_TERMINAL_ASKS: &str = "DELETE FROM terminal_checks WHERE NOT EXISTS (
+     SELECT 1 FROM containers c JOIN shipments s ON s.id = c.shipment_id
+     WHERE c.id = terminal_checks.container_id
+       AND s.line_tracking_stopped_at IS NULL
+       AND c.pod_full_out_at IS NULL AND c.empty_terminated_at IS NULL)";
+
+/// See `Store::terminal_asks`.
+pub fn terminal_asks(
+    conn: &Connection,
+    terminal: &str,
+) -> StoreResult<Vec<(ContainerId, DateTime<Utc>)>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT container_id, asked_at FROM terminal_checks WHERE terminal = ?1
+             ORDER BY container_id",
+        )
+        .map_err(backend)?;
+    stmt.query_map([terminal], |row| {
+        let mut columns = Columns::new(row);
+        Ok((ContainerId(columns.uuid()?), columns.ts()?))
+    })
+    .and_then(Iterator::collect)
+    .map_err(backend)
 }

@@ -240,6 +240,16 @@ pub struct TerminalSelection<'a> {
     pub limit: u32,
 }
 
+/// A container a terminal is to be asked about ([`Store::containers_awaiting_pickup`]), with
+/// what the ask needs from its shipment, so that a batch is one query.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AwaitingPickup {
+    pub container: Container,
+    /// Its shipment's bill of lading number as stored (a container request's shipment shows
+    /// the container number until the carrier names its bill).
+    pub bill_of_lading_number: String,
+}
+
 /// Which webhook notifications to list. Every set field must match.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NotificationFilter {
@@ -478,19 +488,27 @@ pub trait Store:
     /// Across accounts, up to `limit` containers a terminal should be asked about now (see
     /// [`TerminalSelection`]): the discharged ones first, longest unasked by that terminal
     /// first; then those not yet discharged, nearest arrival first (then longest unasked).
+    /// Each comes with its shipment's bill of lading, read in the same query.
     async fn containers_awaiting_pickup(
         &self,
         selection: &TerminalSelection<'_>,
-    ) -> StoreResult<Vec<Container>>;
+    ) -> StoreResult<Vec<AwaitingPickup>>;
     /// Notes that `terminal` asked about these containers `at` (one statement for the
     /// batch), replacing its earlier ask of each; other terminals' asks are untouched.
-    /// Unknown ids are kept as given: nothing reads them.
+    /// In the same transaction, every terminal's asks of containers no terminal asks about
+    /// any more are forgotten: gone full out, returned empty, their shipment's tracking
+    /// stopped, or the container gone (unknown ids given included). A row another writer
+    /// holds at that moment may be left to a later call.
     async fn record_terminal_asks(
         &self,
         terminal: &str,
         containers: &[ContainerId],
         at: DateTime<Utc>,
     ) -> StoreResult<()>;
+    /// The containers `terminal` has a last ask kept for (by id), with when it asked: what
+    /// [`Store::record_terminal_asks`] keeps.
+    async fn terminal_asks(&self, terminal: &str)
+    -> StoreResult<Vec<(ContainerId, DateTime<Utc>)>>;
     /// The containers of several shipments at once (one query for a page of shipments), by
     /// shipment then number.
     async fn containers_of_shipments(

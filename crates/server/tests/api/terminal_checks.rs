@@ -13,6 +13,7 @@ use crate::on_both_backends;
 
 on_both_backends!(
     a_container_is_picked_up_at_its_pod_terminal_when_it_goes_no_further,
+    a_container_moving_inland_by_rail_has_no_pickup_facility,
     a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day,
     a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_notification,
     the_console_shows_and_filters_what_the_terminal_said,
@@ -60,6 +61,65 @@ async fn a_container_is_picked_up_at_its_pod_terminal_when_it_goes_no_further(ap
         included
             .iter()
             .any(|i| i["type"] == "terminal" && i["id"] == pod_terminal["id"]),
+        "{shown}"
+    );
+}
+
+async fn a_container_moving_inland_by_rail_has_no_pickup_facility(app: TestApp) {
+    use tidemark_domain::tracking_update::TrackingUpdate;
+    let request = app.track("bill_of_lading", "TEST-TERMINAL-3", "TEST").await;
+    app.run_pending_jobs().await;
+    let id = first_container(&app, &request).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Loaded on a train at the port of discharge and gone (as its rail milestones say); the
+    // shipment still names its POD terminal and goes no further than the port.
+    let store = &app.app.store;
+    let shipment = shipment_of(&app, &request).await;
+    let shipment_id =
+        tidemark_domain::ShipmentId(shipment["id"].as_str().unwrap().parse().unwrap());
+    let mut containers = store.containers_of_shipment(shipment_id).await.unwrap();
+    let account = containers[0].account_id;
+    for container in &mut containers {
+        container.inland.pod_rail_loaded_at = Some(app.clock.now() - Duration::hours(3));
+        container.inland.pod_rail_departed_at = Some(app.clock.now() - Duration::hours(1));
+    }
+    let shipment = store.shipment(account, shipment_id).await.unwrap();
+    let tracking = store
+        .tracking_request(account, shipment.tracking_request_id)
+        .await
+        .unwrap();
+    let update = TrackingUpdate {
+        changed_containers: containers,
+        ..TrackingUpdate::shipment_only(shipment)
+    };
+    store
+        .record_tracking_result(&tracking, tracking.updated_at, Some(&update), &[])
+        .await
+        .unwrap();
+
+    let shown = app
+        .get_ok(&format!("/v2/containers/{id}?include=pickup_facility"))
+        .await;
+
+    let relationships = &shown["data"]["relationships"];
+    assert!(
+        relationships["pod_terminal"]["data"]["id"].is_string(),
+        "{shown}"
+    );
+    assert!(
+        shown["data"]["attributes"]["pod_rail_departed_at"].is_string(),
+        "{shown}"
+    );
+    assert!(
+        relationships["pickup_facility"]["data"].is_null(),
+        "picked up inland, at a facility not known: {shown}"
+    );
+    assert!(
+        !shown["included"]
+            .as_array()
+            .is_some_and(|included| included.iter().any(|i| i["type"] == "terminal")),
         "{shown}"
     );
 }
@@ -709,6 +769,142 @@ async fn a_terminal_that_looks_up_by_bill_of_lading_is_asked_with_the_shipments_
     );
 }
 
+/// Port of Virginia, one box a batch, against a mock that answers every lookup with nothing.
+async fn with_virginia_one_box_a_batch(
+    backend: crate::helpers::Backend,
+) -> Option<(TestApp, wiremock::MockServer)> {
+    use wiremock::matchers::any;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let virginia = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(200).set_body_raw("[]", "application/json"))
+        .mount(&virginia)
+        .await;
+    let base_url = virginia.uri();
+    let app = TestApp::with_config(
+        backend,
+        &[
+            ("terminals.port_of_virginia.api_key", "k-0123"),
+            ("terminals.port_of_virginia.base_url", &base_url),
+            ("terminals.port_of_virginia.batch_size", "1"),
+        ],
+    )
+    .await?;
+    Some((app, virginia))
+}
+
+/// A shipment tracked by container number (MAEU), as its carrier's first answer makes it:
+/// the container bound for Norfolk, the bill of lading named (`bill`) or not (the shipment
+/// is then known by the container's number: its bill is not known). Returns the request.
+async fn tracked_by_container(app: &TestApp, number: &str, bill: Option<&str>) -> String {
+    use tidemark_domain::tracking_update::{self, CarrierReport, Known, ReportedContainer};
+    use tidemark_domain::{TrackingRequestId, TrackingRequestStatus};
+    let id = app.track("container", number, "MAEU").await;
+    let store = &app.app.store;
+    let account = store.account_by_name("acme").await.unwrap().unwrap().id;
+    let request_id = TrackingRequestId(id.parse().unwrap());
+    let request = store.tracking_request(account, request_id).await.unwrap();
+    let report = CarrierReport {
+        containers: vec![ReportedContainer {
+            number: number.to_owned(),
+            iso_equipment_code: None,
+        }],
+        port_of_discharge: Some("USORF".to_owned()),
+        transport_document: bill.map(str::to_owned),
+        ..CarrierReport::default()
+    };
+    let now = app.clock.now();
+    let update = tracking_update::plan(
+        &request,
+        Known::default(),
+        &report,
+        app.app.ids.as_ref(),
+        now,
+    );
+    let mut answered = request.clone();
+    answered.status = TrackingRequestStatus::Created;
+    answered.shipment_id = Some(update.shipment.id);
+    answered.updated_at = now;
+    store
+        .record_tracking_result(&answered, request.updated_at, Some(&update), &[])
+        .await
+        .unwrap();
+    id
+}
+
+async fn a_box_whose_bill_is_not_known_is_passed_over_and_waits_its_interval(
+    app: TestApp,
+    virginia: wiremock::MockServer,
+) {
+    use tidemark_server::use_cases::terminals::check::check;
+    let without_bill = tracked_by_container(&app, "CSQU3054383", None).await;
+    let with_bill = tracked_by_container(&app, "MRSU4371639", Some("MAEU240512345")).await;
+    // The box without a bill is discharged, so it heads every batch it is selected for.
+    let discharged = Some(app.clock.now() - Duration::hours(2));
+    bound_for(&app, &without_bill, "USORF", None, discharged).await;
+    bound_for(&app, &with_bill, "USORF", None, None).await;
+    let shipment = shipment_of(&app, &without_bill).await;
+    assert_eq!(
+        shipment["attributes"]["bill_of_lading_number"], "CSQU3054383",
+        "known by its container: {shipment}"
+    );
+
+    let waiting = first_container(&app, &without_bill).await["id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .map(tidemark_domain::ContainerId)
+        .unwrap();
+    let waiting_asked = || async {
+        let asks = app
+            .app
+            .store
+            .terminal_asks("port_of_virginia")
+            .await
+            .unwrap();
+        asks.iter()
+            .find(|(container, _)| *container == waiting)
+            .map(|(_, at)| *at)
+    };
+    let start = app.clock.now();
+
+    // One box a batch: the first batch passes over the box without a bill; it counts as
+    // asked, so the next batch is the other box's, asked with the bill its carrier named.
+    let first = check(&app.app, "port_of_virginia").await.unwrap();
+    let after_first = asked_of(&virginia).await;
+    let second = check(&app.app, "port_of_virginia").await.unwrap();
+    let after_second = asked_of(&virginia).await;
+    // Within its 15 minutes it is not selected again; after them it is, and is passed over
+    // again (the other box, not yet discharged, waits its hour).
+    app.clock.advance(Duration::minutes(10));
+    let within = check(&app.app, "port_of_virginia").await.unwrap();
+    let asked_within = waiting_asked().await;
+    app.clock.advance(Duration::minutes(6));
+    check(&app.app, "port_of_virginia").await.unwrap();
+    let asked_after = waiting_asked().await;
+
+    assert_eq!(first.asked, 0, "{first:?}");
+    assert_eq!(after_first, "", "no lookup without a bill");
+    assert_eq!(second.asked, 1, "{second:?}");
+    let pair = r#"{"equipmentId":"MRSU4371639","referenceId":"MAEU240512345"}"#;
+    assert!(after_second.contains(pair), "{pair} in {after_second}");
+    assert_eq!(within.asked, 0, "{within:?}");
+    assert_eq!(
+        asked_within,
+        Some(start),
+        "recorded as asked when passed over"
+    );
+    assert_eq!(
+        asked_after,
+        Some(start + Duration::minutes(16)),
+        "passed over again once its interval ran out"
+    );
+    assert!(
+        !asked_of(&virginia).await.contains("CSQU3054383"),
+        "never asked without its bill"
+    );
+}
+
 mod configured_terminal {
     use crate::helpers::Backend;
 
@@ -727,6 +923,26 @@ mod configured_terminal {
      {
         if let Some((app, virginia)) = super::with_virginia_mock(Backend::Postgres).await {
             super::a_terminal_that_looks_up_by_bill_of_lading_is_asked_with_the_shipments_bill(
+                app, virginia,
+            )
+            .await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_box_whose_bill_is_not_known_is_passed_over_and_waits_its_interval_on_sqlite() {
+        let (app, virginia) = super::with_virginia_one_box_a_batch(Backend::Sqlite)
+            .await
+            .unwrap();
+        super::a_box_whose_bill_is_not_known_is_passed_over_and_waits_its_interval(app, virginia)
+            .await;
+    }
+
+    #[tokio::test]
+    async fn a_box_whose_bill_is_not_known_is_passed_over_and_waits_its_interval_on_postgres() {
+        if let Some((app, virginia)) = super::with_virginia_one_box_a_batch(Backend::Postgres).await
+        {
+            super::a_box_whose_bill_is_not_known_is_passed_over_and_waits_its_interval(
                 app, virginia,
             )
             .await;

@@ -25,6 +25,9 @@ macro_rules! terminal_contract_tests {
             the_selection_keeps_to_the_terminals_ports_and_line,
             one_terminals_ask_does_not_hold_off_another_terminal,
             a_terminals_own_latest_ask_holds_it_off_for_its_interval,
+            each_selected_container_comes_with_its_shipments_bill_of_lading,
+            asks_of_containers_out_returned_or_no_longer_tracked_are_forgotten_with_the_next_asks,
+            an_ask_of_a_container_that_is_not_there_is_not_kept,
         );
     };
 }
@@ -121,7 +124,7 @@ async fn asked(store: &dyn Store, selection: &TerminalSelection<'_>) -> Vec<Ship
         .await
         .unwrap()
         .into_iter()
-        .map(|container| container.shipment_id)
+        .map(|candidate| candidate.container.shipment_id)
         .collect()
 }
 
@@ -538,4 +541,163 @@ pub async fn a_terminals_own_latest_ask_holds_it_off_for_its_interval(backend: &
         [discharged],
         "more than fifteen minutes after its last ask, asked again"
     );
+}
+
+pub async fn each_selected_container_comes_with_its_shipments_bill_of_lading(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let store = store.as_ref();
+    let ids = SequentialIds::default();
+    let acme = account_in(store, &ids, "acme").await;
+    let discharged = Case {
+        discharged: Some(now() - Duration::hours(3)),
+        ..Case::default()
+    };
+    let first = shipment(store, &ids, acme, "TERM-B1", discharged).await;
+    let second = shipment(store, &ids, acme, "TERM-B2", discharged).await;
+
+    let selected = store
+        .containers_awaiting_pickup(&selection())
+        .await
+        .unwrap();
+
+    let mut bills: Vec<(ShipmentId, &str)> = selected
+        .iter()
+        .map(|candidate| {
+            (
+                candidate.container.shipment_id,
+                candidate.bill_of_lading_number.as_str(),
+            )
+        })
+        .collect();
+    bills.sort_unstable();
+    let mut expected = vec![(first, "TERM-B1"), (second, "TERM-B2")];
+    expected.sort_unstable();
+    assert_eq!(bills, expected, "each with its own shipment's bill");
+    for (shipment_id, bill) in &expected {
+        let stored = store.shipment(acme, *shipment_id).await.unwrap();
+        assert_eq!(stored.bill_of_lading_number, *bill);
+    }
+}
+
+/// Rewrites the first container of a shipment made by [`shipment`] (and the shipment) as
+/// `change` says, as a carrier's answer would.
+async fn changed(
+    store: &dyn Store,
+    account: AccountId,
+    id: ShipmentId,
+    change: impl FnOnce(&mut tidemark_domain::Shipment, &mut tidemark_domain::Container),
+) {
+    let mut shipment = store.shipment(account, id).await.unwrap();
+    let mut containers = store.containers_of_shipment(id).await.unwrap();
+    change(&mut shipment, &mut containers[0]);
+    let request = store
+        .tracking_request(account, shipment.tracking_request_id)
+        .await
+        .unwrap();
+    let update = TrackingUpdate {
+        changed_containers: containers,
+        ..TrackingUpdate::shipment_only(shipment)
+    };
+    store
+        .record_tracking_result(&request, request.updated_at, Some(&update), &[])
+        .await
+        .unwrap();
+}
+
+pub async fn asks_of_containers_out_returned_or_no_longer_tracked_are_forgotten_with_the_next_asks(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let store = store.as_ref();
+    let ids = SequentialIds::default();
+    let acme = account_in(store, &ids, "acme").await;
+    let discharged = Case {
+        discharged: Some(now() - Duration::hours(3)),
+        ..Case::default()
+    };
+    let mut shipments = Vec::new();
+    for number in ["TERM-F1", "TERM-F2", "TERM-F3", "TERM-F4"] {
+        shipments.push(shipment(store, &ids, acme, number, discharged).await);
+    }
+    let mut containers = Vec::new();
+    for id in &shipments {
+        containers.push(first_container(store, *id).await);
+    }
+    let asked_at = now() - Duration::minutes(20);
+    for terminal in [PIER, "emodal"] {
+        store
+            .record_terminal_asks(terminal, &containers, asked_at)
+            .await
+            .unwrap();
+    }
+    let [waiting, picked_up, returned, stopped] = containers[..] else {
+        unreachable!("four containers");
+    };
+    changed(store, acme, shipments[1], |_, container| {
+        container.pod_full_out_at = Some(now() - Duration::hours(1));
+    })
+    .await;
+    changed(store, acme, shipments[2], |_, container| {
+        container.pod_full_out_at = Some(now() - Duration::hours(2));
+        container.empty_terminated_at = Some(now() - Duration::hours(1));
+    })
+    .await;
+    changed(store, acme, shipments[3], |shipment, _| {
+        shipment.line_tracking_stopped_at = Some(now() - Duration::hours(1));
+        shipment.line_tracking_stopped_reason = Some("user".to_owned());
+    })
+    .await;
+    let kept_before = store.terminal_asks("emodal").await.unwrap().len();
+
+    store
+        .record_terminal_asks(PIER, &[waiting], now())
+        .await
+        .unwrap();
+
+    let kept = |asks: Vec<(ContainerId, DateTime<Utc>)>| -> Vec<ContainerId> {
+        asks.into_iter().map(|(id, _)| id).collect()
+    };
+    assert_eq!(
+        kept_before, 4,
+        "nothing forgotten until a terminal records asks"
+    );
+    assert_eq!(
+        store.terminal_asks(PIER).await.unwrap(),
+        [(waiting, now())],
+        "the pier's asks of {picked_up:?}, {returned:?} and {stopped:?} forgotten"
+    );
+    assert_eq!(
+        kept(store.terminal_asks("emodal").await.unwrap()),
+        [waiting],
+        "every terminal's, not only the one recording"
+    );
+}
+
+pub async fn an_ask_of_a_container_that_is_not_there_is_not_kept(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let store = store.as_ref();
+    let ids = SequentialIds::default();
+    let acme = account_in(store, &ids, "acme").await;
+    let discharged = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-G1",
+        Case {
+            discharged: Some(now() - Duration::hours(3)),
+            ..Case::default()
+        },
+    )
+    .await;
+    let there = first_container(store, discharged).await;
+    let gone = ContainerId(Uuid::from_u128(0xdead));
+
+    store
+        .record_terminal_asks(PIER, &[there, gone], now())
+        .await
+        .unwrap();
+
+    assert_eq!(store.terminal_asks(PIER).await.unwrap(), [(there, now())]);
 }

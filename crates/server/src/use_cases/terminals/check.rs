@@ -30,7 +30,7 @@ use tidemark_domain::carriers::Acquire;
 use tidemark_domain::pickup::{HoldState, ObservedHold, PickupFee, PickupObservation};
 use tidemark_domain::tracking_update::{self, CarrierReport, Known, Milestone, ReportedRawEvent};
 use tidemark_domain::{Container, ContainerNumber, ReportedEvent, ShipmentId, TransportEventName};
-use tidemark_store::{StoreError, TerminalSelection};
+use tidemark_store::{AwaitingPickup, StoreError, TerminalSelection};
 use tidemark_terminals::{ContainerQuery, TerminalStatus};
 
 use crate::app::App;
@@ -94,7 +94,7 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
     });
     let scac = sandbox.then_some(tidemark_carriers::sandbox::SCAC);
     let other_terminals = reach::other_terminals(app, terminal);
-    let containers = app
+    let mut candidates = app
         .store
         .containers_awaiting_pickup(&TerminalSelection {
             terminal,
@@ -107,39 +107,39 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
             limit: batch,
         })
         .await?;
-    let mut containers = containers;
-    if containers.is_empty() {
+    if candidates.is_empty() {
         return Ok(CheckOutcome::default());
     }
     let statuses = if sandbox {
-        containers
+        candidates
             .iter()
-            .filter_map(|container| {
+            .filter_map(|AwaitingPickup { container, .. }| {
                 let number = ContainerNumber::parse(&container.number).ok()?;
                 tidemark_terminals::sandbox::status_at(&number, container.pod_discharged_at?, now)
             })
             .collect()
     } else {
-        let bills = bills_of_lading(app, &containers).await?;
         if profile.needs_bill_of_lading() {
             // A terminal that looks up by container and bill of lading (Port of Virginia)
             // is not asked about a box whose bill is unknown; the box counts as asked, so
             // it waits its interval instead of taking the batch's first places every tick.
-            let (known, unknown): (Vec<Container>, Vec<Container>) = containers
+            let (known, unknown): (Vec<AwaitingPickup>, Vec<AwaitingPickup>) = candidates
                 .into_iter()
-                .partition(|container| bills.contains_key(&container.shipment_id));
-            let skipped: Vec<_> = unknown.iter().map(|container| container.id).collect();
+                .partition(|candidate| known_bill(candidate).is_some());
+            let skipped: Vec<_> = unknown
+                .iter()
+                .map(|candidate| candidate.container.id)
+                .collect();
             app.store
                 .record_terminal_asks(terminal, &skipped, now)
                 .await?;
-            containers = known;
+            candidates = known;
         }
-        let queries: Vec<ContainerQuery> = containers
+        let queries: Vec<ContainerQuery> = candidates
             .iter()
-            .filter_map(|container| {
-                let number = ContainerNumber::parse(&container.number).ok()?;
-                let bill = bills.get(&container.shipment_id).cloned();
-                Some(ContainerQuery::new(number, bill))
+            .filter_map(|candidate| {
+                let number = ContainerNumber::parse(&candidate.container.number).ok()?;
+                Some(ContainerQuery::new(number, known_bill(candidate)))
             })
             .collect();
         if queries.is_empty() {
@@ -162,6 +162,10 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
             }
         }
     };
+    let containers: Vec<Container> = candidates
+        .into_iter()
+        .map(|candidate| candidate.container)
+        .collect();
     let mut outcome = CheckOutcome {
         asked: containers.len(),
         answered: statuses.len(),
@@ -205,27 +209,13 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
     }
 }
 
-/// The bill of lading of each shipment of `containers`, where it has one that is not just
-/// the container number (a container request's shipment before its events named its bill).
-async fn bills_of_lading(
-    app: &App,
-    containers: &[Container],
-) -> Result<BTreeMap<ShipmentId, String>, StoreError> {
-    let mut bills = BTreeMap::new();
-    for container in containers {
-        if bills.contains_key(&container.shipment_id) {
-            continue;
-        }
-        let shipment = app
-            .store
-            .shipment(container.account_id, container.shipment_id)
-            .await?;
-        let bill = shipment.bill_of_lading_number.trim();
-        if !bill.is_empty() && !bill.eq_ignore_ascii_case(&container.number) {
-            bills.insert(container.shipment_id, bill.to_owned());
-        }
-    }
-    Ok(bills)
+/// The bill of lading of a container's shipment (read with the selection), where it has one
+/// that is not just the container number (a container request's shipment before its events
+/// named its bill).
+fn known_bill(candidate: &AwaitingPickup) -> Option<String> {
+    let bill = candidate.bill_of_lading_number.trim();
+    (!bill.is_empty() && !bill.eq_ignore_ascii_case(&candidate.container.number))
+        .then(|| bill.to_owned())
 }
 
 /// The answers for one shipment's containers, as a report of pick-up facts and availability
