@@ -102,6 +102,9 @@ pub struct TrackingUpdate {
     /// The shipment as it should now be stored (created when it did not exist).
     pub shipment: Shipment,
     pub shipment_created: bool,
+    /// The shipment of a container request learned its bill of lading in this poll (its
+    /// carrier's first answer named none): the stored number and search terms change.
+    pub bill_of_lading_learned: bool,
     pub new_containers: Vec<Container>,
     /// Containers whose derived fields changed.
     pub changed_containers: Vec<Container>,
@@ -126,6 +129,7 @@ impl TrackingUpdate {
         Self {
             shipment,
             shipment_created: false,
+            bill_of_lading_learned: false,
             new_containers: Vec::new(),
             changed_containers: Vec::new(),
             new_events: Vec::new(),
@@ -139,6 +143,7 @@ impl TrackingUpdate {
     /// Whether anything besides bookkeeping timestamps changed.
     pub fn changes_anything(&self) -> bool {
         self.shipment_created
+            || self.bill_of_lading_learned
             || !self.new_containers.is_empty()
             || !self.changed_containers.is_empty()
             || !self.new_events.is_empty()
@@ -252,6 +257,27 @@ pub fn stop_reason(
     (now - arrived > chrono::Duration::days(ARRIVAL_WINDOW_DAYS)).then_some("past_arrival_window")
 }
 
+/// A container request's shipment is known by the container's number until its carrier
+/// names the bill of lading; the first answer that does gives it its bill.
+fn learn_bill_of_lading(
+    shipment: &mut Shipment,
+    request: &TrackingRequest,
+    report: &CarrierReport,
+) -> bool {
+    let still_the_container = shipment.bill_of_lading_number == request.request_number;
+    match &report.transport_document {
+        Some(document)
+            if request.request_type == crate::tracking::RequestType::Container
+                && still_the_container
+                && *document != request.request_number =>
+        {
+            shipment.bill_of_lading_number.clone_from(document);
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Plans the update for one poll of the carrier.
 pub fn plan(
     request: &TrackingRequest,
@@ -270,6 +296,8 @@ pub fn plan(
         shipment
     });
     let shipment_created = known.shipment.is_none();
+    let bill_of_lading_learned =
+        !shipment_created && learn_bill_of_lading(&mut shipment, request, report);
 
     let mut containers: Vec<Container> = known.containers.to_vec();
     let mut new_containers = Vec::new();
@@ -359,6 +387,7 @@ pub fn plan(
     TrackingUpdate {
         shipment,
         shipment_created,
+        bill_of_lading_learned,
         new_containers,
         changed_containers,
         new_events,
@@ -1208,6 +1237,78 @@ mod tests {
         assert_eq!(second.shipment.pod_eta_at, Some(t(520)));
         assert_eq!(second.shipment.pod_original_eta_at, Some(t(500)));
         assert_eq!(second.shipment.pod_ata_at, Some(t(515)));
+    }
+
+    #[test]
+    fn a_container_requests_shipment_takes_the_bill_of_lading_a_later_answer_names() {
+        let ids = SequentialIds::default();
+        let mut request = request(&ids);
+        request.request_type = RequestType::Container;
+        request.request_number = "TDMU1000001".to_owned();
+        let first = plan(
+            &request,
+            Known::default(),
+            &report(voyage_so_far()),
+            &ids,
+            t(30),
+        );
+        assert_eq!(first.shipment.bill_of_lading_number, "TDMU1000001");
+        let mut named = report(voyage_so_far());
+        named.transport_document = Some("TESTBL0001".to_owned());
+
+        let second = plan(
+            &request,
+            Known {
+                shipment: Some(&first.shipment),
+                ..Known::default()
+            },
+            &named,
+            &ids,
+            t(60),
+        );
+
+        assert!(second.bill_of_lading_learned);
+        assert_eq!(second.shipment.bill_of_lading_number, "TESTBL0001");
+        let third = plan(
+            &request,
+            Known {
+                shipment: Some(&second.shipment),
+                ..Known::default()
+            },
+            &named,
+            &ids,
+            t(90),
+        );
+        assert!(!third.bill_of_lading_learned, "learned once");
+    }
+
+    #[test]
+    fn a_bill_of_lading_requests_shipment_keeps_its_bill_whatever_the_answer_names() {
+        let ids = SequentialIds::default();
+        let request = request(&ids);
+        let first = plan(
+            &request,
+            Known::default(),
+            &report(voyage_so_far()),
+            &ids,
+            t(30),
+        );
+        let mut named = report(voyage_so_far());
+        named.transport_document = Some("OTHERBL0002".to_owned());
+
+        let second = plan(
+            &request,
+            Known {
+                shipment: Some(&first.shipment),
+                ..Known::default()
+            },
+            &named,
+            &ids,
+            t(60),
+        );
+
+        assert!(!second.bill_of_lading_learned);
+        assert_eq!(second.shipment.bill_of_lading_number, "TESTBL0001");
     }
 
     #[test]

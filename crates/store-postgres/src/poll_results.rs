@@ -550,9 +550,9 @@ where
     (rows, items)
 }
 
-/// The search entries of the shipments and containers the results create. Only entities
-/// created here are indexed: their numbers never change afterwards, and a new entity has
-/// no terms to replace.
+/// The search entries of the shipments and containers the results create, and of shipments
+/// that learned their bill of lading (their terms gain the bill; the container's number they
+/// were known by stays a term of theirs). Other entities' numbers never change.
 fn new_search_entries(results: &[PollResult<'_>]) -> Vec<(i32, AccountId, SearchEntry)> {
     let mut entries = Vec::new();
     for (item, result) in (0..).zip(results) {
@@ -560,7 +560,7 @@ fn new_search_entries(results: &[PollResult<'_>]) -> Vec<(i32, AccountId, Search
             continue;
         };
         let account = result.request.account_id;
-        if update.shipment_created {
+        if update.shipment_created || update.bill_of_lading_learned {
             entries.push((item, account, SearchEntry::shipment(&update.shipment)));
         }
         for container in &update.new_containers {

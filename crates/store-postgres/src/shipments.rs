@@ -117,6 +117,7 @@ fn read_shipment(c: &mut Columns<'_>) -> StoreResult<Shipment> {
 
 /// How a shipment already written is updated: the columns a later carrier result may change.
 pub(crate) const SHIPMENT_UPSERT: &str = "ON CONFLICT (id) DO UPDATE SET
+    bill_of_lading_number = excluded.bill_of_lading_number,
     port_of_lading_locode = excluded.port_of_lading_locode,
     port_of_discharge_locode = excluded.port_of_discharge_locode,
     destination_locode = excluded.destination_locode,

@@ -135,6 +135,7 @@ fn upsert_shipment(tx: &Connection, s: &Shipment) -> StoreResult<()> {
              ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, \
              ?26, ?27, ?28, ?29, ?30, ?31, ?32)
              ON CONFLICT (id) DO UPDATE SET
+                bill_of_lading_number = excluded.bill_of_lading_number,
                 port_of_lading_locode = excluded.port_of_lading_locode,
                 port_of_discharge_locode = excluded.port_of_discharge_locode,
                 destination_locode = excluded.destination_locode,
@@ -531,7 +532,7 @@ pub fn write_tracking_result(
 ) -> StoreResult<()> {
     if let Some(update) = update {
         upsert_shipment(tx, &update.shipment)?;
-        if update.shipment_created {
+        if update.shipment_created || update.bill_of_lading_learned {
             crate::search::index(
                 tx,
                 update.shipment.account_id,

@@ -106,6 +106,7 @@ macro_rules! store_contract_tests {
             another_accounts_shipment_and_container_are_not_found,
             shipments_are_filtered_and_searched,
             a_shipment_search_matches_the_start_of_any_word_of_its_numbers,
+            a_shipment_that_learns_its_bill_of_lading_is_stored_and_found_by_it,
             shipments_are_filtered_by_tag_and_eta_window_and_sorted_by_eta,
             containers_are_filtered_by_status_port_scac_and_number,
             transport_events_of_a_container_are_filtered_by_event_and_time,
@@ -1752,6 +1753,40 @@ async fn listed(
         .into_iter()
         .map(|s| s.id)
         .collect()
+}
+
+pub async fn a_shipment_that_learns_its_bill_of_lading_is_stored_and_found_by_it(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let (request, first) =
+        tracked(store.as_ref(), &ids, acme, "MSCU1234566", departed_voyage()).await;
+    let mut learned = first.shipment.clone();
+    learned.bill_of_lading_number = "MEDUNJ123456".to_owned();
+    let update = tracking_update::TrackingUpdate {
+        bill_of_lading_learned: true,
+        ..tracking_update::TrackingUpdate::shipment_only(learned)
+    };
+
+    store
+        .record_tracking_result(&request, request.updated_at, Some(&update), &[])
+        .await
+        .unwrap();
+
+    let stored = store.shipment(acme, first.shipment.id).await.unwrap();
+    assert_eq!(stored.bill_of_lading_number, "MEDUNJ123456");
+    let found = listed(
+        &store,
+        acme,
+        ShipmentFilter {
+            q: Some("MEDUNJ".to_owned()),
+            ..ShipmentFilter::default()
+        },
+    )
+    .await;
+    assert_eq!(found, vec![first.shipment.id]);
 }
 
 pub async fn a_shipment_search_matches_the_start_of_any_word_of_its_numbers(
