@@ -263,7 +263,59 @@ on_both_backends_with_carrier!(
     refused_credentials_make_requests_wait_and_they_resume_once_the_credentials_work = "ZIMU",
     events_that_cannot_be_read_are_counted_per_carrier_with_their_raw_payload = "EGLV",
     a_container_whose_answer_has_no_readable_event_retries_as_unrecognized_not_not_found = "MSCU",
+    a_container_requests_shipment_takes_the_bill_of_lading_a_later_answer_names = "WHLC",
 );
+
+/// The container MSKU1234565 loaded at Shanghai, its transport document named or not.
+fn loaded_at_shanghai(bill: Option<&str>) -> Result<CarrierSnapshot, CarrierError> {
+    let mut event = json!({
+        "eventID": "load-1", "eventType": "EQUIPMENT", "eventClassifierCode": "ACT",
+        "eventDateTime": "2026-02-20T10:00:00Z", "equipmentEventTypeCode": "LOAD",
+        "equipmentReference": "MSKU1234565", "emptyIndicatorCode": "LADEN",
+        "eventLocation": {"UNLocationCode": "CNSHA"},
+        "transportCall": {"UNLocationCode": "CNSHA", "modeOfTransport": "VESSEL"}
+    });
+    if let Some(bill) = bill {
+        event["documentReferences"] =
+            json!([{"documentReferenceType": "TRD", "documentReferenceValue": bill}]);
+    }
+    let body = serde_json::to_vec(&[event]).expect("JSON");
+    Ok(tidemark_carriers::dcsa::parse_events(&body).expect("a DCSA 2.2 event"))
+}
+
+async fn a_container_requests_shipment_takes_the_bill_of_lading_a_later_answer_names(
+    app: TestApp,
+    carrier: Arc<Switchable>,
+) {
+    carrier.answer(|| loaded_at_shanghai(None));
+    let response = app
+        .post_json(
+            "/v2/tracking_requests",
+            &json!({"data": {"type": "tracking_request", "attributes": {
+                "request_type": "container", "request_number": "MSKU1234565",
+                "scac": carrier.scac
+            }}}),
+        )
+        .await;
+    assert_eq!(response.status, StatusCode::CREATED);
+    app.run_pending_jobs().await;
+    let shipments = app.get("/v2/shipments").await.json();
+    let first_bill = shipments["data"][0]["attributes"]["bill_of_lading_number"].clone();
+
+    carrier.answer(|| loaded_at_shanghai(Some("WHLC0123456789")));
+    for _ in 0..3 {
+        advance(&app, &carrier, Duration::minutes(30));
+        app.tick().await;
+        app.run_pending_jobs().await;
+    }
+    let later = app.get("/v2/shipments?q=WHLC0123").await.json();
+
+    assert_eq!(first_bill, "MSKU1234565", "{shipments}");
+    assert_eq!(
+        later["data"][0]["attributes"]["bill_of_lading_number"], "WHLC0123456789",
+        "{later}"
+    );
+}
 
 async fn a_container_whose_answer_has_no_readable_event_retries_as_unrecognized_not_not_found(
     app: TestApp,
