@@ -27,5 +27,6 @@ pub use carrier::{Carrier, ReferenceKind, TrackingQuery};
 pub use dcsa3::{DcsaVersion, dcsa_client};
 pub use event::{
     CarrierError, CarrierEvent, CarrierSnapshot, Classifier, DcsaCode, DocumentReference,
-    DocumentType, EmptyIndicator, EventKind, ModeOfTransport, Reference, RouteHint, TransportCall, WordedStatus,
+    DocumentType, EmptyIndicator, EventKind, ModeOfTransport, Reference, RouteHint, TransportCall,
+    WordedStatus,
 };
