@@ -58,9 +58,14 @@ impl App {
 
     /// The HTTP API and the web console at `/`, inside the layers they share.
     pub fn router(self: &Arc<Self>) -> axum::Router {
+        crate::edge::layers(self.routes(), &AppState(Arc::clone(self)))
+    }
+
+    /// The HTTP API's and the console's routes without the shared layers (the middleware
+    /// benchmark tells the layers' cost from the routing table's with it).
+    pub fn routes(self: &Arc<Self>) -> axum::Router {
         let state = AppState(Arc::clone(self));
-        let routes = console::router(state.clone()).merge(api::router(state.clone()));
-        crate::edge::layers(routes, &state)
+        console::router(state.clone()).merge(api::router(state))
     }
 
     /// Serves the API on `listener` until `shutdown` is cancelled, then finishes the
