@@ -125,7 +125,11 @@ impl RawEdi {
             code_tables.push(table);
         }
         let mut sftp: Vec<super::sftp::SftpMailbox> = Vec::new();
-        for (index, entry) in entries("sftp", self.sftp, "host, user, host_key, remote_dir and account")? {
+        for (index, entry) in entries(
+            "sftp",
+            self.sftp,
+            "host, user, host_key, remote_dir and account",
+        )? {
             let mailbox = super::sftp::mailbox(index, &entry)?;
             if let Some(first) = sftp.iter().position(|m| {
                 m.host.eq_ignore_ascii_case(&mailbox.host)

@@ -257,8 +257,8 @@ pub(super) fn mailbox(index: usize, entry: &Value) -> Result<SftpMailbox, Config
                 )
             })?;
             // The decoder's error never holds the key or the passphrase.
-            let key = russh::keys::decode_secret_key(&contents, passphrase.as_deref())
-                .map_err(|error| {
+            let key = russh::keys::decode_secret_key(&contents, passphrase.as_deref()).map_err(
+                |error| {
                     invalid(
                         &name("private_key_file"),
                         format!(
@@ -271,7 +271,8 @@ pub(super) fn mailbox(index: usize, entry: &Value) -> Result<SftpMailbox, Config
                             }
                         ),
                     )
-                })?;
+                },
+            )?;
             Some(Arc::new(key))
         }
     };
@@ -456,7 +457,11 @@ mod tests {
         let error = load(&entry("password", "")).unwrap_err();
 
         assert_eq!(error.setting, "TIDEMARK_EDI__SFTP__0__PASSWORD");
-        assert!(error.reason.contains("private_key_file"), "{}", error.reason);
+        assert!(
+            error.reason.contains("private_key_file"),
+            "{}",
+            error.reason
+        );
     }
 
     #[test]
@@ -465,7 +470,10 @@ mod tests {
         let file = dir.path().join("id_ed25519");
         std::fs::write(
             &file,
-            key(3).to_openssh(russh::keys::ssh_key::LineEnding::LF).unwrap().as_bytes(),
+            key(3)
+                .to_openssh(russh::keys::ssh_key::LineEnding::LF)
+                .unwrap()
+                .as_bytes(),
         )
         .unwrap();
         let garbage = dir.path().join("garbage");
@@ -487,8 +495,7 @@ mod tests {
                 .unwrap_err()
             })
             .collect();
-        let passphrase_alone =
-            load(&entry("", "private_key_passphrase = \"x\"\n")).unwrap_err();
+        let passphrase_alone = load(&entry("", "private_key_passphrase = \"x\"\n")).unwrap_err();
 
         let mailbox = &good.edi.sftp[0];
         assert!(mailbox.password.is_none());

@@ -21,6 +21,7 @@ on_both_backends!(
     a_wrong_password_or_host_key_takes_nothing_and_the_poller_keeps_running,
     a_file_taken_again_after_a_crash_before_its_move_is_a_duplicate_and_changes_nothing,
     with_after_delete_stored_files_are_removed_and_unread_ones_still_rejected,
+    a_file_growing_between_polls_is_left_until_two_polls_see_it_unchanged,
 );
 
 const HAMSUD_DISCHARGED: &[u8] =
@@ -54,7 +55,10 @@ fn good_mailbox(server: &SftpServer) -> SftpMailbox {
 /// Two polls: the first sees the files, the second takes those unchanged since.
 async fn poll_twice(app: &TestApp, mailbox: &SftpMailbox, seen: &mut Sightings) -> PollReport {
     let first = sftp::poll(&app.app, mailbox, seen).await.unwrap();
-    assert!(first.taken.is_empty(), "nothing is taken when first seen: {first:?}");
+    assert!(
+        first.taken.is_empty(),
+        "nothing is taken when first seen: {first:?}"
+    );
     sftp::poll(&app.app, mailbox, seen).await.unwrap()
 }
 
@@ -123,7 +127,13 @@ async fn a_315_on_the_server_becomes_an_edi_message_updates_its_container_and_go
     );
     assert_eq!(
         server.names_in("inbound"),
-        [".hidden.edi", "folder.edi", "processed", "rejected", "upload.edi.part"]
+        [
+            ".hidden.edi",
+            "folder.edi",
+            "processed",
+            "rejected",
+            "upload.edi.part"
+        ]
     );
     assert_eq!(server.names_in("inbound/processed"), ["hamsud-315.edi"]);
     assert_eq!(
@@ -155,7 +165,11 @@ async fn a_broken_file_and_a_file_that_is_not_edi_go_to_rejected_beside_their_re
 ) {
     let server = SftpServer::start().await;
     std::fs::write(server.path("inbound/broken.edi"), b"ISA*00*truncated").unwrap();
-    std::fs::write(server.path("inbound/invoice.pdf"), b"%PDF-1.7 not an interchange").unwrap();
+    std::fs::write(
+        server.path("inbound/invoice.pdf"),
+        b"%PDF-1.7 not an interchange",
+    )
+    .unwrap();
     let mailbox = good_mailbox(&server);
 
     let report = poll_twice(&app, &mailbox, &mut Sightings::default()).await;
@@ -265,7 +279,11 @@ async fn a_file_taken_again_after_a_crash_before_its_move_is_a_duplicate_and_cha
     app.run_pending_jobs().await;
 
     assert_eq!(first.taken[0].status.as_deref(), Some("processed"));
-    assert_eq!(again.taken[0].status.as_deref(), Some("duplicate"), "{again:?}");
+    assert_eq!(
+        again.taken[0].status.as_deref(),
+        Some("duplicate"),
+        "{again:?}"
+    );
     assert_eq!(
         server.names_in("inbound/processed"),
         ["hamsud-1.edi", "hamsud.edi"]
@@ -281,9 +299,7 @@ async fn a_file_taken_again_after_a_crash_before_its_move_is_a_duplicate_and_cha
     );
 }
 
-async fn with_after_delete_stored_files_are_removed_and_unread_ones_still_rejected(
-    app: TestApp,
-) {
+async fn with_after_delete_stored_files_are_removed_and_unread_ones_still_rejected(app: TestApp) {
     let server = SftpServer::start().await;
     std::fs::write(server.path("inbound/hamsud.edi"), HAMSUD_DISCHARGED).unwrap();
     std::fs::write(server.path("inbound/broken.edi"), b"ISA*00*truncated").unwrap();
@@ -302,5 +318,36 @@ async fn with_after_delete_stored_files_are_removed_and_unread_ones_still_reject
         ["notes.txt", "notes.txt.reason.txt"]
     );
     let list = edi_messages(&app).await;
-    assert_eq!(list["meta"]["total"], 2, "both interchanges are stored: {list}");
+    assert_eq!(
+        list["meta"]["total"], 2,
+        "both interchanges are stored: {list}"
+    );
+}
+
+async fn a_file_growing_between_polls_is_left_until_two_polls_see_it_unchanged(app: TestApp) {
+    let server = SftpServer::start().await;
+    let (head, tail) = HAMSUD_DISCHARGED.split_at(HAMSUD_DISCHARGED.len() / 2);
+    std::fs::write(server.path("inbound/growing.edi"), head).unwrap();
+    let mailbox = good_mailbox(&server);
+    let mut seen = Sightings::default();
+
+    let first = sftp::poll(&app.app, &mailbox, &mut seen).await.unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(server.path("inbound/growing.edi"))
+        .unwrap();
+    std::io::Write::write_all(&mut file, tail).unwrap();
+    drop(file);
+    let second = sftp::poll(&app.app, &mailbox, &mut seen).await.unwrap();
+    let third = sftp::poll(&app.app, &mailbox, &mut seen).await.unwrap();
+
+    assert_eq!((first.taken.len(), first.waiting), (0, 1), "{first:?}");
+    assert_eq!((second.taken.len(), second.waiting), (0, 1), "{second:?}");
+    assert_eq!(third.taken.len(), 1, "{third:?}");
+    assert_eq!(third.taken[0].status.as_deref(), Some("processed"));
+    let list = edi_messages(&app).await;
+    assert_eq!(
+        list["meta"]["total"], 1,
+        "only the whole file was read: {list}"
+    );
 }

@@ -78,7 +78,10 @@ impl SftpServer {
 
     /// The host key's SHA-256 fingerprint, as `ssh-keygen -lf` prints it.
     pub fn fingerprint(&self) -> String {
-        self.key.public_key().fingerprint(HashAlg::Sha256).to_string()
+        self.key
+            .public_key()
+            .fingerprint(HashAlg::Sha256)
+            .to_string()
     }
 
     pub fn path(&self, relative: &str) -> PathBuf {
@@ -287,18 +290,30 @@ impl russh_sftp::server::Handler for Sftp {
         Ok(ok(id))
     }
 
-    async fn stat(&mut self, id: u32, path: String) -> Result<russh_sftp::protocol::Attrs, Self::Error> {
+    async fn stat(
+        &mut self,
+        id: u32,
+        path: String,
+    ) -> Result<russh_sftp::protocol::Attrs, Self::Error> {
         Ok(russh_sftp::protocol::Attrs {
             id,
             attrs: self.attrs(&path)?,
         })
     }
 
-    async fn lstat(&mut self, id: u32, path: String) -> Result<russh_sftp::protocol::Attrs, Self::Error> {
+    async fn lstat(
+        &mut self,
+        id: u32,
+        path: String,
+    ) -> Result<russh_sftp::protocol::Attrs, Self::Error> {
         self.stat(id, path).await
     }
 
-    async fn fstat(&mut self, id: u32, handle: String) -> Result<russh_sftp::protocol::Attrs, Self::Error> {
+    async fn fstat(
+        &mut self,
+        id: u32,
+        handle: String,
+    ) -> Result<russh_sftp::protocol::Attrs, Self::Error> {
         match self.handles.get(&handle) {
             Some(Opened::File(file)) => {
                 let metadata = file.metadata().map_err(|e| code(&e))?;
@@ -331,7 +346,13 @@ impl russh_sftp::server::Handler for Sftp {
         Ok(Handle { id, handle })
     }
 
-    async fn read(&mut self, id: u32, handle: String, offset: u64, len: u32) -> Result<Data, Self::Error> {
+    async fn read(
+        &mut self,
+        id: u32,
+        handle: String,
+        offset: u64,
+        len: u32,
+    ) -> Result<Data, Self::Error> {
         let Some(Opened::File(file)) = self.handles.get_mut(&handle) else {
             return Err(StatusCode::Failure);
         };
@@ -345,7 +366,13 @@ impl russh_sftp::server::Handler for Sftp {
         Ok(Data { id, data })
     }
 
-    async fn write(&mut self, id: u32, handle: String, offset: u64, data: Vec<u8>) -> Result<Status, Self::Error> {
+    async fn write(
+        &mut self,
+        id: u32,
+        handle: String,
+        offset: u64,
+        data: Vec<u8>,
+    ) -> Result<Status, Self::Error> {
         let Some(Opened::File(file)) = self.handles.get_mut(&handle) else {
             return Err(StatusCode::Failure);
         };
@@ -354,7 +381,12 @@ impl russh_sftp::server::Handler for Sftp {
         Ok(ok(id))
     }
 
-    async fn mkdir(&mut self, id: u32, path: String, _: FileAttributes) -> Result<Status, Self::Error> {
+    async fn mkdir(
+        &mut self,
+        id: u32,
+        path: String,
+        _: FileAttributes,
+    ) -> Result<Status, Self::Error> {
         std::fs::create_dir(self.local(&path)?).map_err(|e| code(&e))?;
         Ok(ok(id))
     }

@@ -114,7 +114,13 @@ pub async fn watch(app: Arc<App>, index: usize, mailbox: SftpMailbox, shutdown: 
         let wait = match &result {
             Ok(report) => {
                 if failures > 0 {
-                    tracing::info!(entry = index, host = mailbox.host, mailbox = url, after_failures = failures, "the SFTP mailbox can be polled again");
+                    tracing::info!(
+                        entry = index,
+                        host = mailbox.host,
+                        mailbox = url,
+                        after_failures = failures,
+                        "the SFTP mailbox can be polled again"
+                    );
                 }
                 failures = 0;
                 for taken in &report.taken {
@@ -130,7 +136,14 @@ pub async fn watch(app: Arc<App>, index: usize, mailbox: SftpMailbox, shutdown: 
                     );
                 }
                 for (file, reason) in &report.left {
-                    tracing::warn!(entry = index, host = mailbox.host, mailbox = url, file, reason, "EDI file left on the SFTP server to retry");
+                    tracing::warn!(
+                        entry = index,
+                        host = mailbox.host,
+                        mailbox = url,
+                        file,
+                        reason,
+                        "EDI file left on the SFTP server to retry"
+                    );
                 }
                 if report.waiting > 0 || !report.left.is_empty() {
                     SETTLE_RECHECK.min(mailbox.interval)
@@ -141,8 +154,16 @@ pub async fn watch(app: Arc<App>, index: usize, mailbox: SftpMailbox, shutdown: 
             Err(error) => {
                 failures = failures.saturating_add(1);
                 let retry_in = backoff(mailbox.interval, failures);
-                let error = format!("{:#}", anyhow::Error::new(PollErrorText(error.to_string())));
-                tracing::warn!(entry = index, host = mailbox.host, mailbox = url, error, failures, ?retry_in, "SFTP poll failed");
+                let error = with_sources(error);
+                tracing::warn!(
+                    entry = index,
+                    host = mailbox.host,
+                    mailbox = url,
+                    error,
+                    failures,
+                    ?retry_in,
+                    "SFTP poll failed"
+                );
                 retry_in
             }
         };
@@ -158,10 +179,17 @@ pub async fn watch(app: Arc<App>, index: usize, mailbox: SftpMailbox, shutdown: 
     }
 }
 
-/// An error's text, as a source-less error for `{:#}`.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-struct PollErrorText(String);
+/// An error's text followed by its sources'.
+fn with_sources(error: &PollError) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
 
 /// The wait after `failures` failed polls in a row: the interval doubled for each after
 /// the first, up to [`MAX_BACKOFF`] (or the interval, if longer).
@@ -187,7 +215,11 @@ impl client::Handler for Client {
             return Ok(true);
         }
         if let Ok(mut mismatch) = self.mismatch.lock() {
-            *mismatch = Some(format!("{} {}", key.algorithm(), key.fingerprint(HashAlg::Sha256)));
+            *mismatch = Some(format!(
+                "{} {}",
+                key.algorithm(),
+                key.fingerprint(HashAlg::Sha256)
+            ));
         }
         Ok(false)
     }
@@ -248,9 +280,12 @@ async fn open(mailbox: &SftpMailbox) -> Result<(client::Handle<Client>, SftpSess
             None
         };
         let key = PrivateKeyWithHashAlg::new(Arc::clone(key), hash);
-        logged_in = step("logging in", session.authenticate_publickey(&mailbox.user, key))
-            .await?
-            .success();
+        logged_in = step(
+            "logging in",
+            session.authenticate_publickey(&mailbox.user, key),
+        )
+        .await?
+        .success();
     }
     if !logged_in && let Some(password) = &mailbox.password {
         logged_in = step(
@@ -271,7 +306,11 @@ async fn open(mailbox: &SftpMailbox) -> Result<(client::Handle<Client>, SftpSess
         channel.request_subsystem(true, "sftp"),
     )
     .await?;
-    let sftp = step("starting the session", SftpSession::new(channel.into_stream())).await?;
+    let sftp = step(
+        "starting the session",
+        SftpSession::new(channel.into_stream()),
+    )
+    .await?;
     sftp.set_timeout(STEP_TIMEOUT.as_secs());
     Ok((session, sftp))
 }
@@ -358,10 +397,9 @@ async fn take_complete(
         let account = if let Some(id) = account_id {
             id
         } else {
-            let found =
-                crate::use_cases::accounts::find_or_create_account(app, &mailbox.account)
-                    .await
-                    .map_err(|error| PollError::Account(mailbox.account.clone(), error))?;
+            let found = crate::use_cases::accounts::find_or_create_account(app, &mailbox.account)
+                .await
+                .map_err(|error| PollError::Account(mailbox.account.clone(), error))?;
             *account_id.insert(found.id)
         };
         match take(app, mailbox, sftp, account, &name, sighting.0).await {
@@ -417,7 +455,9 @@ async fn take(
         None
     } else {
         let moved = match &outcome {
-            Outcome::Filed { .. } => move_into(sftp, &path, &join(dir, PROCESSED), name, None).await,
+            Outcome::Filed { .. } => {
+                move_into(sftp, &path, &join(dir, PROCESSED), name, None).await
+            }
             Outcome::Refused { reason, .. } => {
                 let text = reason_text(name, reason, app.clock.now());
                 move_into(sftp, &path, &join(dir, REJECTED), name, Some(&text)).await
@@ -475,7 +515,9 @@ async fn move_into(
         if step("looking for a name", sftp.try_exists(to.clone())).await? {
             continue;
         }
-        if reason.is_some() && step("looking for a name", sftp.try_exists(reason_path.clone())).await? {
+        if reason.is_some()
+            && step("looking for a name", sftp.try_exists(reason_path.clone())).await?
+        {
             continue;
         }
         // SFTP's rename (version 3) refuses an existing target; one made since it was
@@ -495,7 +537,10 @@ async fn move_into(
 async fn write_new(sftp: &SftpSession, path: &str, text: &str) -> Result<(), PollError> {
     let mut file = step(
         "writing the reason",
-        sftp.open_with_flags(path, OpenFlags::CREATE | OpenFlags::EXCLUDE | OpenFlags::WRITE),
+        sftp.open_with_flags(
+            path,
+            OpenFlags::CREATE | OpenFlags::EXCLUDE | OpenFlags::WRITE,
+        ),
     )
     .await?;
     step("writing the reason", file.write_all(text.as_bytes())).await?;
