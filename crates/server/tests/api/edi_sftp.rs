@@ -22,6 +22,7 @@ on_both_backends!(
     a_file_taken_again_after_a_crash_before_its_move_is_a_duplicate_and_changes_nothing,
     with_after_delete_stored_files_are_removed_and_unread_ones_still_rejected,
     a_file_growing_between_polls_is_left_until_two_polls_see_it_unchanged,
+    a_private_key_logs_in_without_a_password,
 );
 
 const HAMSUD_DISCHARGED: &[u8] =
@@ -246,6 +247,23 @@ async fn a_wrong_password_or_host_key_takes_nothing_and_the_poller_keeps_running
         "no password is sent to a server whose key is not the one configured"
     );
     assert!(still_running);
+    // Nothing listens: refused, and said so.
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let closed_port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let nobody = SftpMailbox {
+        port: closed_port,
+        ..mailbox(
+            &server,
+            HostKey::parse(&server.fingerprint()).unwrap(),
+            PASSWORD,
+        )
+    };
+    let refused_connection = sftp::poll(&app.app, &nobody, &mut Sightings::default()).await;
+    assert!(
+        matches!(refused_connection, Err(PollError::Connect(_))),
+        "{refused_connection:?}"
+    );
     assert_eq!(server.names_in("inbound"), ["hamsud.edi"]);
     assert_eq!(edi_messages(&app).await["meta"]["total"], 0);
     // The right settings take the file (the fingerprint form of host_key).
@@ -350,4 +368,29 @@ async fn a_file_growing_between_polls_is_left_until_two_polls_see_it_unchanged(a
         list["meta"]["total"], 1,
         "only the whole file was read: {list}"
     );
+}
+
+async fn a_private_key_logs_in_without_a_password(app: TestApp) {
+    let server = SftpServer::start().await;
+    std::fs::write(server.path("inbound/hamsud.edi"), HAMSUD_DISCHARGED).unwrap();
+    let with_key = SftpMailbox {
+        password: None,
+        private_key: Some(Arc::new(server.client_key.clone())),
+        ..good_mailbox(&server)
+    };
+    let with_another_key = SftpMailbox {
+        private_key: Some(Arc::new(random_host_key())),
+        ..with_key.clone()
+    };
+
+    let refused = sftp::poll(&app.app, &with_another_key, &mut Sightings::default()).await;
+    let report = poll_twice(&app, &with_key, &mut Sightings::default()).await;
+
+    assert!(
+        matches!(refused, Err(PollError::LoginRefused { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(report.taken[0].status.as_deref(), Some("processed"));
+    assert!(server.logins().is_empty(), "no password was tried");
+    assert_eq!(server.names_in("inbound/processed"), ["hamsud.edi"]);
 }

@@ -25,6 +25,8 @@ pub struct SftpServer {
     pub root: tempfile::TempDir,
     pub port: u16,
     pub key: PrivateKey,
+    /// The key [`USER`] may also log in with.
+    pub client_key: PrivateKey,
     logins: Arc<Mutex<Vec<(String, bool)>>>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -46,6 +48,7 @@ impl SftpServer {
         let root = tempfile::tempdir().unwrap();
         std::fs::create_dir(root.path().join("inbound")).unwrap();
         let key = random_host_key();
+        let client_key = random_host_key();
         let config = Arc::new(russh::server::Config {
             auth_rejection_time: std::time::Duration::ZERO,
             auth_rejection_time_initial: Some(std::time::Duration::ZERO),
@@ -57,6 +60,7 @@ impl SftpServer {
         let logins = Arc::new(Mutex::new(Vec::new()));
         let mut server = Server {
             root: Arc::new(root.path().to_owned()),
+            client_key: client_key.public_key().clone(),
             logins: Arc::clone(&logins),
         };
         let task = tokio::spawn(async move {
@@ -66,6 +70,7 @@ impl SftpServer {
             root,
             port,
             key,
+            client_key,
             logins,
             task,
         }
@@ -109,6 +114,7 @@ impl SftpServer {
 #[derive(Clone)]
 struct Server {
     root: Arc<PathBuf>,
+    client_key: russh::keys::PublicKey,
     logins: Arc<Mutex<Vec<(String, bool)>>>,
 }
 
@@ -118,6 +124,7 @@ impl russh::server::Server for Server {
     fn new_client(&mut self, _: Option<SocketAddr>) -> SshSession {
         SshSession {
             root: Arc::clone(&self.root),
+            client_key: self.client_key.clone(),
             logins: Arc::clone(&self.logins),
             channels: HashMap::new(),
         }
@@ -126,6 +133,7 @@ impl russh::server::Server for Server {
 
 struct SshSession {
     root: Arc<PathBuf>,
+    client_key: russh::keys::PublicKey,
     logins: Arc<Mutex<Vec<(String, bool)>>>,
     channels: HashMap<ChannelId, Channel<Msg>>,
 }
@@ -144,6 +152,20 @@ impl russh::server::Handler for SshSession {
         } else {
             Auth::reject()
         })
+    }
+
+    async fn auth_publickey(
+        &mut self,
+        user: &str,
+        key: &russh::keys::PublicKey,
+    ) -> Result<Auth, Self::Error> {
+        Ok(
+            if user == USER && key.key_data() == self.client_key.key_data() {
+                Auth::Accept
+            } else {
+                Auth::reject()
+            },
+        )
     }
 
     async fn channel_open_session(
