@@ -168,6 +168,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     imap.mailbox_url()
                 );
             }
+            for mailbox in &config.edi.sftp {
+                eprintln!(
+                    "EDI from the SFTP mailbox {} (host key {:?})",
+                    mailbox.url(),
+                    mailbox.host_key
+                );
+            }
             eprintln!("configuration is valid");
             Ok(())
         }

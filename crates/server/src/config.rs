@@ -17,11 +17,13 @@ const DEFAULTS: &str = include_str!("defaults.toml");
 mod carriers;
 mod edi;
 mod email;
+mod sftp;
 pub mod terminals;
 
 pub use carriers::{CarrierAuth, CarrierConfig};
 pub use edi::{EdiConfig, InboundFolder, SenderCodeTable};
 pub use email::{EmailConfig, ImapConfig};
+pub use sftp::{AfterTaken, HostKey, SftpMailbox};
 pub use terminals::TerminalConfig;
 
 /// The settings as read, before validation; a setting not listed here stops start-up.
@@ -388,14 +390,19 @@ fn is_text_key(key: &UncasedStr) -> bool {
         || is_edi_folder_text_key(key)
 }
 
-/// A watched EDI folder's `dir` or `account`, or a code table's `sender` or `file`, given
-/// entry by entry (`TIDEMARK_EDI__INBOUND__0__DIR`, `TIDEMARK_EDI__CODE_TABLES__0__SENDER`):
-/// a path, a name or an id, whatever it looks like.
+/// A watched EDI folder's `dir` or `account`, a code table's `sender` or `file`, or an SFTP
+/// mailbox's text settings (host, user, password, key, folder, …), given entry by entry
+/// (`TIDEMARK_EDI__INBOUND__0__DIR`, `TIDEMARK_EDI__SFTP__0__PASSWORD`): a path, a name, an
+/// id or a secret, whatever it looks like.
 fn is_edi_folder_text_key(key: &UncasedStr) -> bool {
     let key = key.as_str().to_lowercase();
     (key.starts_with("edi__inbound__") && (key.ends_with("__dir") || key.ends_with("__account")))
         || (key.starts_with("edi__code_tables__")
             && (key.ends_with("__sender") || key.ends_with("__file")))
+        || (key.starts_with("edi__sftp__")
+            && sftp::TEXT_KEYS
+                .iter()
+                .any(|text| key.ends_with(&format!("__{text}"))))
 }
 
 /// `TIDEMARK_CARRIERS__*` and the IMAP credentials as `(key path, text)`: plain text (a

@@ -92,7 +92,8 @@ impl App {
 
     /// Runs the background workers and the scheduler until `shutdown` is cancelled; jobs
     /// already started are finished first. The watched EDI folders (`[[edi.inbound]]`) are
-    /// scanned alongside, in the processes that run the workers.
+    /// scanned, and the SFTP mailboxes (`[[edi.sftp]]`) polled, alongside, in the processes
+    /// that run the workers.
     pub async fn run_workers(self: Arc<Self>, shutdown: CancellationToken) {
         let folders = self.config.edi.inbound.clone();
         let watcher = (!folders.is_empty()).then(|| {
@@ -110,7 +111,36 @@ impl App {
                 shutdown.clone(),
             ))
         });
+        let pollers: Vec<_> = self
+            .config
+            .edi
+            .sftp
+            .iter()
+            .enumerate()
+            .map(|(index, mailbox)| {
+                tracing::info!(
+                    entry = index,
+                    mailbox = mailbox.url(),
+                    account = mailbox.account,
+                    interval = ?mailbox.interval,
+                    after = ?mailbox.after,
+                    create_shipments = mailbox.create_shipments,
+                    "receiving EDI from a polled SFTP mailbox"
+                );
+                tokio::spawn(crate::use_cases::edi::sftp::watch(
+                    Arc::clone(&self),
+                    index,
+                    mailbox.clone(),
+                    shutdown.clone(),
+                ))
+            })
+            .collect();
         jobs::run(self, shutdown).await;
+        for poller in pollers {
+            if let Err(error) = poller.await {
+                tracing::error!(%error, "an SFTP mailbox poller stopped");
+            }
+        }
         if let Some(watcher) = watcher
             && let Err(error) = watcher.await
         {

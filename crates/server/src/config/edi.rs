@@ -29,6 +29,8 @@ pub(super) struct RawEdi {
     inbound: Option<Value>,
     /// Read by hand, as `inbound`.
     code_tables: Option<Value>,
+    /// Read by hand, as `inbound` ([`super::sftp`]).
+    sftp: Option<Value>,
     /// Refused by name, as the top level's.
     #[serde(flatten)]
     unknown: BTreeMap<String, serde::de::IgnoredAny>,
@@ -41,6 +43,8 @@ pub struct EdiConfig {
     pub inbound: Vec<InboundFolder>,
     /// Senders' own code tables (`[[edi.code_tables]]`), read and checked at start-up.
     pub code_tables: Vec<SenderCodeTable>,
+    /// Polled SFTP mailboxes (`[[edi.sftp]]`), in the order configured.
+    pub sftp: Vec<super::sftp::SftpMailbox>,
 }
 
 /// One sender's own status codes (`[[edi.code_tables]]`).
@@ -120,16 +124,40 @@ impl RawEdi {
             }
             code_tables.push(table);
         }
+        let mut sftp: Vec<super::sftp::SftpMailbox> = Vec::new();
+        for (index, entry) in entries(
+            "sftp",
+            self.sftp,
+            "host, user, host_key, remote_dir and account",
+        )? {
+            let mailbox = super::sftp::mailbox(index, &entry)?;
+            if let Some(first) = sftp.iter().position(|m| {
+                m.host.eq_ignore_ascii_case(&mailbox.host)
+                    && m.port == mailbox.port
+                    && m.remote_dir == mailbox.remote_dir
+            }) {
+                return Err(invalid(
+                    &format!("edi__sftp__{index}__remote_dir"),
+                    format!(
+                        "{} on {}:{} is already polled by edi.sftp entry {first}: two pollers \
+                         would take the same files",
+                        mailbox.remote_dir, mailbox.host, mailbox.port
+                    ),
+                ));
+            }
+            sftp.push(mailbox);
+        }
         Ok(EdiConfig {
             inbound,
             code_tables,
+            sftp,
         })
     }
 }
 
 /// The entries of `edi.<list>` with their numbers: a list (the file's `[[edi.<list>]]`, or
 /// the whole list in one variable), or a table keyed by number (one variable per key).
-fn entries(
+pub(super) fn entries(
     list: &str,
     value: Option<Value>,
     keys: &str,

@@ -216,13 +216,13 @@ pub async fn scan(
 }
 
 /// Whether a name may be taken: not hidden, not being uploaded.
-fn is_candidate(name: &OsStr) -> bool {
+pub(super) fn is_candidate(name: &OsStr) -> bool {
     let text = name.to_string_lossy().to_ascii_lowercase();
     !(text.starts_with('.') || text.ends_with(".part") || text.ends_with(".tmp"))
 }
 
 /// What became of a file's bytes.
-enum Outcome {
+pub(super) enum Outcome {
     Filed {
         status: String,
         edi_message: Uuid,
@@ -249,50 +249,12 @@ async fn take(
         let bytes = read_bounded(&path)
             .await
             .map_err(|error| format!("cannot read it: {error}"))?;
-        if bytes.len() > MAX_BYTES {
-            too_large(bytes.len() as u64)
-        } else if !looks_like_edi(&bytes) {
-            Outcome::Refused {
-                reason: if bytes.is_empty() {
-                    "the file is empty".to_owned()
-                } else {
-                    "not an EDI interchange: it starts with neither ISA (X12) nor UNA or UNB \
-                     (EDIFACT)"
-                        .to_owned()
-                },
-                edi_message: None,
-            }
-        } else {
-            let inbound = Inbound {
-                channel: Channel::Folder,
-                source_name: Some(file_name.clone()),
-                create_shipments: folder.create_shipments,
-            };
-            match receive(app, account, &inbound, &bytes).await {
-                Ok(message) if message.status == "rejected" => Outcome::Refused {
-                    reason: format!(
-                        "rejected as EDI message {}: {}",
-                        message.id,
-                        faults(&message.errors)
-                    ),
-                    edi_message: Some(message.id),
-                },
-                Ok(message) => Outcome::Filed {
-                    status: message.status,
-                    edi_message: message.id,
-                },
-                Err(error @ (ReceiveError::Empty | ReceiveError::TooLarge { .. })) => {
-                    Outcome::Refused {
-                        reason: error.to_string(),
-                        edi_message: None,
-                    }
-                }
-                Err(ReceiveError::Store(error)) => {
-                    tracing::warn!(error = ?error, file = file_name, "cannot store an EDI file");
-                    return Err(format!("not stored ({error})"));
-                }
-            }
-        }
+        let inbound = Inbound {
+            channel: Channel::Folder,
+            source_name: Some(file_name.clone()),
+            create_shipments: folder.create_shipments,
+        };
+        file_bytes(app, account, &inbound, &bytes).await?
     };
     let moved = match &outcome {
         Outcome::Filed { .. } => move_into(&path, &folder.dir.join(PROCESSED), name, None).await,
@@ -321,7 +283,61 @@ async fn take(
     })
 }
 
-fn too_large(size: u64) -> Outcome {
+/// Files one file's bytes through [`receive`]: what became of them, or `Err` (why) when
+/// they could not be stored and the file must stay to be retried.
+pub(super) async fn file_bytes(
+    app: &App,
+    account: AccountId,
+    inbound: &Inbound,
+    bytes: &[u8],
+) -> Result<Outcome, String> {
+    Ok(if bytes.len() > MAX_BYTES {
+        too_large(bytes.len() as u64)
+    } else if !looks_like_edi(bytes) {
+        Outcome::Refused {
+            reason: if bytes.is_empty() {
+                "the file is empty".to_owned()
+            } else {
+                "not an EDI interchange: it starts with neither ISA (X12) nor UNA or UNB \
+                 (EDIFACT)"
+                    .to_owned()
+            },
+            edi_message: None,
+        }
+    } else {
+        match receive(app, account, inbound, bytes).await {
+            Ok(message) if message.status == "rejected" => Outcome::Refused {
+                reason: format!(
+                    "rejected as EDI message {}: {}",
+                    message.id,
+                    faults(&message.errors)
+                ),
+                edi_message: Some(message.id),
+            },
+            Ok(message) => Outcome::Filed {
+                status: message.status,
+                edi_message: message.id,
+            },
+            Err(error @ (ReceiveError::Empty | ReceiveError::TooLarge { .. })) => {
+                Outcome::Refused {
+                    reason: error.to_string(),
+                    edi_message: None,
+                }
+            }
+            Err(ReceiveError::Store(error)) => {
+                tracing::warn!(
+                    error = ?error,
+                    file = inbound.source_name.as_deref().unwrap_or_default(),
+                    channel = inbound.channel.as_str(),
+                    "cannot store an EDI file"
+                );
+                return Err(format!("not stored ({error})"));
+            }
+        }
+    })
+}
+
+pub(super) fn too_large(size: u64) -> Outcome {
     Outcome::Refused {
         reason: format!(
             "the file is {size} bytes, over the limit of {MAX_BYTES} bytes for an interchange"
@@ -341,7 +357,7 @@ async fn read_bounded(path: &Path) -> io::Result<Vec<u8>> {
 }
 
 /// A rejected interchange's faults as one line each, from its `errors` member.
-fn faults(errors: &serde_json::Value) -> String {
+pub(super) fn faults(errors: &serde_json::Value) -> String {
     let lines: Vec<String> = errors
         .as_array()
         .into_iter()
@@ -365,7 +381,7 @@ fn faults(errors: &serde_json::Value) -> String {
 }
 
 /// The reason file's text: what was refused, when, and why, as plain text.
-fn reason_text(file_name: &str, reason: &str, at: DateTime<Utc>) -> String {
+pub(super) fn reason_text(file_name: &str, reason: &str, at: DateTime<Utc>) -> String {
     let text = format!(
         "file: {file_name}\nrejected at: {}\nreason: {reason}\n",
         at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
@@ -388,7 +404,7 @@ fn plain(text: &str) -> String {
 }
 
 /// `name` with `-n` before its extension: `a.edi`, `a-1.edi`, `a-2.edi`, …
-fn suffixed(name: &OsStr, n: u32) -> OsString {
+pub(super) fn suffixed(name: &OsStr, n: u32) -> OsString {
     if n == 0 {
         return name.to_os_string();
     }
@@ -402,7 +418,7 @@ fn suffixed(name: &OsStr, n: u32) -> OsString {
     suffixed
 }
 
-fn with_reason_suffix(name: &OsStr) -> OsString {
+pub(super) fn with_reason_suffix(name: &OsStr) -> OsString {
     let mut reason = name.to_os_string();
     reason.push(REASON_SUFFIX);
     reason

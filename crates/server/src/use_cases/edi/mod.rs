@@ -27,6 +27,7 @@ use crate::app::App;
 use crate::use_cases::queue::{self, JobKind};
 
 pub mod folder;
+pub mod sftp;
 
 /// The largest interchange accepted, as `tidemark_edi::Limits` reads it.
 pub const MAX_BYTES: usize = 16 * 1024 * 1024;
