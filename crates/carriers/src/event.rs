@@ -49,6 +49,7 @@ pub struct CarrierSnapshot {
     /// Statuses a line gave only in its own words (no DCSA code stands for them, such as
     /// COSCO's "Cargo Received"): no milestone, but kept as what the line said, with the
     /// container, time and place it gave.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub worded: Vec<WordedStatus>,
 }
 
