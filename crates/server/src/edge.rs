@@ -8,14 +8,14 @@ use std::time::Instant;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-use axum::http::{HeaderMap, HeaderName, Response as HttpResponse, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Response as HttpResponse, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use tower_http::request_id::{MakeRequestId, MakeRequestUuid};
+use tracing::Instrument;
 
 use crate::api::error::ApiError;
 use crate::app::AppState;
@@ -24,35 +24,22 @@ use crate::console::pages::{PageError, error_page};
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// `router` (every route of the process) inside the shared layers.
+///
+/// `observe` is outermost and does, in one place, what three tower-http layers did (request
+/// id, request span and its log line, the id copied to the response) besides metrics and the
+/// timeout: each of those layers wrapped the future and the body once more, and moving and
+/// polling those wrappers was most of the layers' cost (`benches/middleware.rs`). Panics are
+/// caught inside it, so a panic's 500 is logged and counted like any other answer.
 pub fn layers(router: Router, state: &AppState) -> Router {
     router.layer(
         ServiceBuilder::new()
-            .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
-            .layer(
-                TraceLayer::new_for_http()
-                    .on_response(DefaultOnResponse::new().level(tracing::Level::INFO))
-                    .make_span_with(|request: &Request| {
-                        let request_id = request
-                            .headers()
-                            .get(REQUEST_ID)
-                            .and_then(|value| value.to_str().ok())
-                            .unwrap_or("");
-                        tracing::info_span!(
-                            "request",
-                            method = %request.method(),
-                            path = %request.uri().path(),
-                            request_id,
-                        )
-                    }),
-            )
-            .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+            .layer(middleware::from_fn_with_state(state.clone(), observe))
             .layer(CatchPanicLayer::custom(
                 |_: Box<dyn std::any::Any + Send>| {
                     tracing::error!("a request handler panicked");
                     ApiError::Internal(anyhow::anyhow!("handler panicked")).into_response()
                 },
             ))
-            .layer(middleware::from_fn_with_state(state.clone(), observe))
             .layer(CompressionLayer::new())
             // Routes that take uploads set their own, larger limit.
             .layer(DefaultBodyLimit::max(state.config.max_body_bytes))
@@ -62,6 +49,22 @@ pub fn layers(router: Router, state: &AppState) -> Router {
                 state.config.limits.connections.request_body_timeout,
             )),
     )
+}
+
+/// The request's id: the client's `x-request-id` when it sent a usable one, else a new
+/// UUID; set on the request (handlers and logs see it) and returned on the response.
+fn request_id(request: &mut Request) -> HeaderValue {
+    if let Some(given) = request.headers().get(REQUEST_ID) {
+        return given.clone();
+    }
+    // tower-http's maker, as its request-id layer used: a random UUID, never the injected
+    // id generator's (tests' sequential ids would shift with every request).
+    let made = MakeRequestUuid.make_request_id(request).map_or_else(
+        || HeaderValue::from_static("-"),
+        |id| id.header_value().clone(),
+    );
+    request.headers_mut().insert(REQUEST_ID, made.clone());
+    made
 }
 
 /// The method as a metric label: the standard ones by name, anything else `other`, so a
@@ -102,24 +105,48 @@ fn wants_html(headers: &HeaderMap) -> bool {
 /// Records request metrics and enforces the request timeout. Every label comes from a fixed
 /// set: the route is the matched template (`/v2/shipments/{id}`, `/shipments/{id}`), never
 /// the raw path.
-async fn observe(State(state): State<AppState>, request: Request, next: Next) -> Response {
+async fn observe(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let started = Instant::now();
+    let id = request_id(&mut request);
+    let span = tracing::info_span!(
+        "request",
+        method = %request.method(),
+        path = %request.uri().path(),
+        request_id = id.to_str().unwrap_or(""),
+    );
     let method = method_label(request.method());
     let route = request
         .extensions()
         .get::<MatchedPath>()
         .map_or_else(|| "unmatched".to_owned(), |path| path.as_str().to_owned());
     let html = wants_html(request.headers());
-    let response: HttpResponse<_> =
-        match tokio::time::timeout(state.config.request_timeout, next.run(request)).await {
-            Ok(response) => response,
-            Err(_) if html => error_page(&PageError::Unavailable),
-            Err(_) => ApiError::Unavailable.into_response(),
-        };
-    let status = status_label(response.status());
+    let answered = tokio::time::timeout(state.config.request_timeout, next.run(request))
+        .instrument(span.clone())
+        .await;
+    let mut response: HttpResponse<_> = match answered {
+        Ok(response) => response,
+        Err(_) if html => error_page(&PageError::Unavailable),
+        Err(_) => ApiError::Unavailable.into_response(),
+    };
+    let elapsed = started.elapsed();
+    let code = response.status();
+    span.in_scope(|| {
+        let latency_ms = elapsed.as_secs_f64() * 1000.0;
+        if code.is_server_error() {
+            tracing::error!(status = code.as_u16(), latency_ms, "response failed");
+        } else {
+            tracing::info!(
+                status = code.as_u16(),
+                latency_ms,
+                "finished processing request"
+            );
+        }
+    });
+    response.headers_mut().insert(REQUEST_ID, id);
+    let status = status_label(code);
     metrics::counter!("http_requests_total", "method" => method, "route" => route.clone(), "status" => status)
         .increment(1);
     metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route)
-        .record(started.elapsed().as_secs_f64());
+        .record(elapsed.as_secs_f64());
     response
 }
