@@ -258,7 +258,8 @@ pub fn stop_reason(
 }
 
 /// A container request's shipment is known by the container's number until its carrier
-/// names the bill of lading; the first answer that does gives it its bill.
+/// names the bill of lading; the first answer that does (the first of all, or a later one)
+/// gives it its bill.
 fn learn_bill_of_lading(
     shipment: &mut Shipment,
     request: &TrackingRequest,
@@ -286,18 +287,14 @@ pub fn plan(
     ids: &dyn IdGenerator,
     now: DateTime<Utc>,
 ) -> TrackingUpdate {
-    let mut shipment = known.shipment.cloned().unwrap_or_else(|| {
-        let mut shipment = new_shipment(request, ids, now);
-        if request.request_type == crate::tracking::RequestType::Container
-            && let Some(document) = &report.transport_document
-        {
-            shipment.bill_of_lading_number.clone_from(document);
-        }
-        shipment
-    });
+    let mut shipment = known
+        .shipment
+        .cloned()
+        .unwrap_or_else(|| new_shipment(request, ids, now));
     let shipment_created = known.shipment.is_none();
+    // A new shipment takes the bill as it is made; a known one has learned it.
     let bill_of_lading_learned =
-        !shipment_created && learn_bill_of_lading(&mut shipment, request, report);
+        learn_bill_of_lading(&mut shipment, request, report) && !shipment_created;
 
     let mut containers: Vec<Container> = known.containers.to_vec();
     let mut new_containers = Vec::new();

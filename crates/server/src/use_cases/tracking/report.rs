@@ -502,57 +502,47 @@ fn pod_terminal(route: &Route, events: &[CarrierEvent]) -> Option<ReportedFacili
 }
 
 /// Whether a planned (`PLN`) event gives way to an `EST` of the same milestone at the same
-/// call (same place, same container, and same transport call when both name one): both read
-/// as the same `estimated.*` milestone, and the estimate is the fresher figure, so only it
-/// becomes the milestone (the plan stays a raw event).
+/// call: both read as the same `estimated.*` milestone, and the estimate is the fresher
+/// figure, so only it becomes the milestone (the plan stays a raw event).
 fn plan_gives_way(
     event: &CarrierEvent,
     name: TransportEventName,
     named: &[(&CarrierEvent, TransportEventName)],
 ) -> bool {
-    if event.classifier != Classifier::Planned {
-        return false;
-    }
-    let call_id = |e: &CarrierEvent| {
-        e.transport_call
-            .as_ref()
-            .and_then(|c| c.transport_call_id.clone())
-    };
-    named.iter().any(|&(other, other_name)| {
-        other.classifier == Classifier::Estimated
-            && other_name == name
-            && other.un_location_code == event.un_location_code
-            && equipment_number(other) == equipment_number(event)
-            && match (call_id(other), call_id(event)) {
-                (Some(a), Some(b)) => a == b,
-                _ => true,
-            }
-    })
+    event.classifier == Classifier::Planned
+        && named.iter().any(|&(other, other_name)| {
+            other.classifier == Classifier::Estimated
+                && other_name == name
+                && at_the_same_call(other, event)
+        })
 }
 
-/// Whether an estimate sits beside the actual it announced in one answer (the same move of
-/// the same container at the same place and call): a line that answers with the voyage as
-/// it stands keeps its last ETA next to the ATA. The estimate is no milestone then; the
-/// actual is.
+/// Whether an estimate sits beside the actual it announced in one answer (the same move at
+/// the same call): a line that answers with the voyage as it stands keeps its last ETA next
+/// to the ATA. The estimate is no milestone then; the actual is.
 fn replaced_by_actual(event: &CarrierEvent, events: &[CarrierEvent]) -> bool {
-    if event.classifier != Classifier::Estimated {
-        return false;
-    }
-    let call_id = |e: &CarrierEvent| {
+    event.classifier == Classifier::Estimated
+        && events.iter().any(|other| {
+            other.classifier == Classifier::Actual
+                && other.dcsa_code == event.dcsa_code
+                && at_the_same_call(other, event)
+        })
+}
+
+/// Whether two events concern the same container at the same place, and the same transport
+/// call when both name one.
+fn at_the_same_call(a: &CarrierEvent, b: &CarrierEvent) -> bool {
+    fn call_id(e: &CarrierEvent) -> Option<&str> {
         e.transport_call
             .as_ref()
-            .and_then(|c| c.transport_call_id.clone())
-    };
-    events.iter().any(|other| {
-        other.classifier == Classifier::Actual
-            && other.dcsa_code == event.dcsa_code
-            && other.un_location_code == event.un_location_code
-            && equipment_number(other) == equipment_number(event)
-            && match (call_id(other), call_id(event)) {
-                (Some(a), Some(b)) => a == b,
-                _ => true,
-            }
-    })
+            .and_then(|c| c.transport_call_id.as_deref())
+    }
+    a.un_location_code == b.un_location_code
+        && equipment_number(a) == equipment_number(b)
+        && match (call_id(a), call_id(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        }
 }
 
 /// What makes two milestones the same: name, container, time and place.
@@ -613,23 +603,31 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> C
         .iter()
         .map(|&(event, _, name)| (event, name))
         .collect();
+    // Estimates the answer's own actuals replaced, read once.
+    let replaced: Vec<bool> = named
+        .iter()
+        .map(|(event, _, _)| replaced_by_actual(event, &snapshot.events))
+        .collect();
     let replaced_pod_eta = named
         .iter()
-        .filter(|(event, _, name)| {
-            *name == TransportEventName::EstimatedVesselArrived
+        .zip(&replaced)
+        .filter(|((event, _, name), replaced)| {
+            **replaced
+                && *name == TransportEventName::EstimatedVesselArrived
                 && event.un_location_code.is_some()
                 && event.un_location_code == route.port_of_discharge
-                && replaced_by_actual(event, &snapshot.events)
         })
-        .map(|(event, _, _)| event.event_datetime)
+        .map(|((event, _, _), _)| event.event_datetime)
         .next_back();
     // Two events the carrier sent for one call (the same milestone, container, place and
     // time under two ids) are one milestone.
     let mut seen: Vec<MilestoneKey> = Vec::new();
     let milestones = named
         .iter()
+        .zip(&replaced)
+        .filter(|(_, replaced)| !**replaced)
+        .map(|(named, _)| named)
         .filter(|(event, _, name)| !plan_gives_way(event, *name, &plain))
-        .filter(|(event, _, _)| !replaced_by_actual(event, &snapshot.events))
         .filter(|(event, _, name)| {
             let key = (
                 *name,
