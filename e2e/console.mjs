@@ -283,6 +283,8 @@ try {
   step("dropping a PDF on the Documents page uploads it; its page previews and downloads it");
   await page.getByRole("link", { name: "Documents", exact: true }).click();
   await heading("Documents").waitFor();
+  // The drop handler is a deferred script: the heading shows before it has run.
+  await page.waitForLoadState("load");
   await page.locator("form#upload").evaluate((form) => {
     // A one-page PDF, as a file dragged from the desktop would arrive.
     const pdf = [
