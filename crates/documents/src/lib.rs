@@ -12,11 +12,13 @@
 //! - [`fields`]: the fields a document of its type carries.
 //! - [`references`]: container numbers (ISO 6346, check digit verified) and bill of lading
 //!   candidates found in the text.
+//! - [`rotate`]: a PDF with its pages turned.
 
 pub mod classify;
 pub mod fields;
 pub mod filename;
 pub mod references;
+pub mod rotate;
 pub mod sniff;
 pub mod spreadsheet;
 pub mod text;

@@ -115,9 +115,9 @@ async fn run(name: &str, store: Arc<dyn Store>) {
     let config = Config::from_pairs(&[]).expect("default config");
     // The tick looks for each connected carrier's due shipments: the bench's are `TEST`'s
     // (never called here).
-    let mut carriers = tracking::carriers::Carriers::default();
+    let mut carriers = tidemark_server::parts::carriers::Carriers::default();
     carriers.insert(
-        tracking::carriers::remote_sandbox(
+        tidemark_server::parts::carriers::remote_sandbox(
             &url::Url::parse("http://127.0.0.1:9/").expect("a valid URL"),
         )
         .expect("sandbox connector"),

@@ -29,7 +29,7 @@ use tidemark_domain::{
 use tidemark_geo::reference::ReferenceData;
 use tidemark_server::app::App;
 use tidemark_server::config::Config;
-use tidemark_server::use_cases::tracking::carriers::{Carriers, start_in_process_sandbox};
+use tidemark_server::parts::carriers::{Carriers, start_in_process_sandbox};
 use tidemark_server::use_cases::tracking::engine;
 use tidemark_server::use_cases::webhooks::manage::{self, WebhookInput};
 use tidemark_store::{NotificationFilter, PageRequest, Store};

@@ -1,5 +1,6 @@
-//! The application: the dependencies every use case, request and job shares. How a process
-//! builds one from its settings and runs it is `serve.rs`.
+//! The application: the dependencies every use case, request and job shares, assembled from
+//! [`parts`](crate::parts) (nothing below the use cases imports it). How a process builds
+//! one from its settings and runs it is `serve.rs`.
 
 use std::ops::Deref;
 use std::sync::Arc;
@@ -10,9 +11,15 @@ use tidemark_geo::reference::ReferenceData;
 use tidemark_store::Store;
 
 use crate::config::Config;
-use crate::use_cases::accounts::keys::AuthCache;
-use crate::use_cases::accounts::rate_limit::RateLimiter;
-use crate::use_cases::tracking::carriers::Carriers;
+use crate::parts::auth_cache::AuthCache;
+use crate::parts::carriers::Carriers;
+use crate::parts::documents::isolate::Extractor;
+use crate::parts::documents::signing::{Signer, SigningKey};
+use crate::parts::documents::storage::Storage;
+use crate::parts::rate_limit::RateLimiter;
+use crate::parts::recent_pushes::RecentPushes;
+use crate::parts::sandbox_ais::SandboxAis;
+use crate::parts::terminals::{Terminals, no_discharges};
 
 /// Client addresses whose failed authentications are counted at once (about 100 bytes
 /// each); past it, old windows are dropped, then new failing addresses are refused.
@@ -32,24 +39,24 @@ pub struct App {
     pub metrics: PrometheusHandle,
     pub carriers: Carriers,
     /// Carrier pushes accepted recently, so a replayed one is ignored.
-    pub recent_pushes: crate::use_cases::tracking::push::RecentPushes,
+    pub recent_pushes: RecentPushes,
     /// Delivers webhooks: refuses non-public addresses unless allowed, never redirects.
     pub webhook_client: reqwest::Client,
     /// Document bytes (`storage_url`).
-    pub documents: crate::use_cases::documents::storage::Storage,
+    pub documents: Storage,
     /// Signs download links and direct uploads; use [`App::signing_key`].
-    pub signer: crate::use_cases::documents::signing::Signer,
+    pub signer: Signer,
     /// Reads documents in child processes under limits, a bounded number at once.
-    pub extractor: crate::use_cases::documents::isolate::Extractor,
+    pub extractor: Extractor,
     /// The sandbox fleet's AIS transmitter (`sandbox_ais_seconds`; `None` when off): shared
     /// by the periodic loop and the tracking engine, which has it report a voyage's vessel
     /// as soon as its tracking request is `created`.
-    pub sandbox_ais: Option<Arc<crate::use_cases::vessels::sandbox::SandboxAis>>,
+    pub sandbox_ais: Option<Arc<SandboxAis>>,
     /// When this process loaded its settings (by the injected clock): the settings'
     /// "last updated" time, as in `GET /v2/webhooks/ips`.
     pub started_at: chrono::DateTime<chrono::Utc>,
     /// The terminals asked about discharged containers (`[terminals.<id>]` and the sandbox).
-    pub terminals: crate::use_cases::terminals::Terminals,
+    pub terminals: Terminals,
 }
 
 /// The axum state: a cheap handle on the one [`App`].
@@ -72,32 +79,30 @@ impl App {
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
     ) -> Self {
-        let webhook_client = crate::use_cases::webhooks::address::guarded_client_builder(
-            config.webhooks_allow_private,
-        )
-        .build()
-        .expect("the TLS backend initialises");
-        let documents =
-            crate::use_cases::documents::storage::Storage::from_url(&config.storage_url)
-                .expect("storage_url is checked when the config is loaded");
+        let webhook_client =
+            tidemark_webhooks::address::guarded_client_builder(config.webhooks_allow_private)
+                .build()
+                .expect("the TLS backend initialises");
+        let documents = Storage::from_url(&config.storage_url)
+            .expect("storage_url is checked when the config is loaded");
         let sandbox_ais = config.ais.sandbox_interval.map(|interval| {
-            Arc::new(crate::use_cases::vessels::sandbox::SandboxAis::new(
-                crate::use_cases::tracking::carriers::sandbox(ReferenceData::embedded()),
+            Arc::new(SandboxAis::new(
+                crate::parts::carriers::sandbox(ReferenceData::embedded()),
                 chrono::Duration::from_std(interval)
                     .unwrap_or_else(|_| chrono::Duration::minutes(5)),
             ))
         });
-        let terminals = crate::use_cases::terminals::Terminals::from_config(
+        let terminals = Terminals::from_config(
             &config.terminals,
             Arc::clone(&clock),
-            crate::use_cases::terminals::no_discharges(),
+            no_discharges(),
         )
         .unwrap_or_else(|error| {
             tracing::error!(%error, "the configured terminals cannot be built; only the sandbox's is asked");
-            crate::use_cases::terminals::Terminals::from_config(
+            Terminals::from_config(
                 &[],
                 Arc::clone(&clock),
-                crate::use_cases::terminals::no_discharges(),
+                no_discharges(),
             )
             .expect("the sandbox terminal needs no client")
         });
@@ -106,11 +111,8 @@ impl App {
             started_at: clock.now(),
             sandbox_ais,
             documents,
-            extractor: crate::use_cases::documents::isolate::Extractor::new(
-                config.limits.extraction.clone(),
-                config.max_document_bytes,
-            ),
-            signer: crate::use_cases::documents::signing::Signer::new(config.signing_key.clone()),
+            extractor: Extractor::new(config.limits.extraction.clone(), config.max_document_bytes),
+            signer: Signer::new(config.signing_key.clone()),
             auth: AuthCache::new(config.auth_cache_ttl),
             rate_limits: RateLimiter::new(config.rate_limit_per_minute),
             client_limits: RateLimiter::bounded(
@@ -131,9 +133,7 @@ impl App {
 
     /// The key that signs download links and direct uploads: the configured one, or the
     /// installation's, kept in the database (read once, then kept).
-    pub async fn signing_key(
-        &self,
-    ) -> Result<&crate::use_cases::documents::signing::SigningKey, tidemark_store::StoreError> {
+    pub async fn signing_key(&self) -> Result<&SigningKey, tidemark_store::StoreError> {
         self.signer.key(self.store.as_ref()).await
     }
 

@@ -70,7 +70,7 @@ pub enum Command {
     /// text and type on stdout, or a file of tracking numbers (CSV, XLSX) and answers its
     /// rows (the server runs this as a child process).
     #[command(name = "extract-document", hide = true)]
-    ExtractDocument(crate::use_cases::documents::isolate::ChildArgs),
+    ExtractDocument(crate::parts::documents::isolate::ChildArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -272,11 +272,9 @@ async fn sandbox_carrier(listen: std::net::SocketAddr) -> anyhow::Result<()> {
     let shutdown = CancellationToken::new();
     tokio::spawn(cancel_on_signal(shutdown.clone()));
     tracing::info!(%listen, "sandbox carrier serving DCSA T&T 2.2 at /v2/events and 3.0 at /v3/events");
-    crate::use_cases::tracking::carriers::serve_sandbox(
+    crate::parts::carriers::serve_sandbox(
         listener,
-        crate::use_cases::tracking::carriers::sandbox(
-            tidemark_geo::reference::ReferenceData::embedded(),
-        ),
+        crate::parts::carriers::sandbox(tidemark_geo::reference::ReferenceData::embedded()),
         std::sync::Arc::new(tidemark_domain::SystemClock),
         shutdown,
     )

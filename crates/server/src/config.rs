@@ -268,8 +268,8 @@ pub struct Config {
     pub max_document_bytes: usize,
     /// Signs download links and direct uploads: the key of `signing_secret`, or `None`
     /// when that is empty: then a secret generated once is kept in the database
-    /// ([`Signer`](crate::use_cases::documents::signing::Signer)).
-    pub signing_key: Option<crate::use_cases::documents::signing::SigningKey>,
+    /// ([`Signer`](crate::parts::documents::signing::Signer)).
+    pub signing_key: Option<crate::parts::documents::signing::SigningKey>,
     /// How long a signed download or upload link holds.
     pub signed_url_ttl: chrono::Duration,
     /// Real carriers' DCSA connections (`[carriers.SCAC]` in the config file).
@@ -568,7 +568,7 @@ impl RawConfig {
         };
         positive("max_document_bytes", self.max_document_bytes)?;
         positive("signed_url_seconds", self.signed_url_seconds)?;
-        crate::use_cases::documents::storage::Storage::from_url(&storage_url)
+        crate::parts::documents::storage::Storage::from_url(&storage_url)
             .map_err(|error| invalid("storage_url", error.to_string()))?;
         let carriers = self
             .carriers
@@ -621,7 +621,7 @@ impl RawConfig {
             max_document_bytes: self.max_document_bytes,
             signing_key: Some(self.signing_secret.trim())
                 .filter(|s| !s.is_empty())
-                .map(crate::use_cases::documents::signing::SigningKey::from_secret),
+                .map(crate::parts::documents::signing::SigningKey::from_secret),
             signed_url_ttl: seconds(self.signed_url_seconds),
             carriers,
             terminals,

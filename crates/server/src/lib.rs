@@ -10,7 +10,10 @@
 //!   or `jobs/`.
 //! - `resources/`: how records look as JSON:API resources, shared by the API's responses
 //!   and the webhook payloads that `use_cases::webhooks` renders.
-//! - `app.rs` (the shared dependencies), `serve.rs` (a process: listeners and workers),
+//! - `parts/`: what `App` holds besides the store, the clock and the ids (caches, limiters,
+//!   connectors, clients), built from the settings and knowing nothing of `App`, the use
+//!   cases or HTTP.
+//! - `app.rs` (the composition root: `App`, the shared dependencies), `serve.rs` (a process: listeners and workers),
 //!   `connections.rs` (the HTTP listener's accept loop and its bounds), `edge.rs` (the
 //!   layers every route shares: ids, logs, metrics, timeouts, body limits), `cli.rs`,
 //!   `config.rs` with `limits.rs` (the bounds' settings), `telemetry.rs`: the wiring.
@@ -25,6 +28,7 @@ pub mod console;
 pub mod edge;
 pub mod jobs;
 pub mod limits;
+pub mod parts;
 pub mod resources;
 pub mod serve;
 pub mod telemetry;

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use tidemark_server::cli::{Cli, Command, run};
-use tidemark_server::use_cases::documents::isolate;
+use tidemark_server::parts::documents::isolate;
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

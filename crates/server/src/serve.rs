@@ -18,9 +18,7 @@ use crate::app::{App, AppState};
 use crate::config::{Config, DatabaseUrl};
 use crate::console;
 use crate::jobs;
-use crate::use_cases::tracking::carriers::{
-    Carriers, add_configured, remote_sandbox, start_in_process_sandbox,
-};
+use crate::parts::carriers::{Carriers, add_configured, remote_sandbox, start_in_process_sandbox};
 
 impl App {
     /// Opens (and migrates) the configured database, with the real clock and ids.

@@ -122,14 +122,12 @@ async fn peer(
 async fn sandbox() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(
-        tidemark_server::use_cases::tracking::carriers::serve_sandbox(
-            listener,
-            tidemark_server::use_cases::tracking::carriers::sandbox(ReferenceData::embedded()),
-            Arc::new(SystemClock),
-            CancellationToken::new(),
-        ),
-    );
+    tokio::spawn(tidemark_server::parts::carriers::serve_sandbox(
+        listener,
+        tidemark_server::parts::carriers::sandbox(ReferenceData::embedded()),
+        Arc::new(SystemClock),
+        CancellationToken::new(),
+    ));
     url
 }
 

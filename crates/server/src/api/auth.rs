@@ -18,8 +18,8 @@ use tidemark_domain::{AccountId, ApiKeyId, ApiKeyScope};
 
 use crate::api::error::ApiError;
 use crate::app::AppState;
+use crate::parts::rate_limit::{AUTH_FAILURES, Bucket, RateLimitStatus, client_key};
 use crate::use_cases::accounts::keys::{self, KeyRejected};
-use crate::use_cases::accounts::rate_limit::{AUTH_FAILURES, Bucket, RateLimitStatus, client_key};
 
 /// Who is calling: put in the request's extensions by [`authenticate`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -29,8 +29,8 @@ use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::Path;
 use crate::api::jsonapi::timestamp;
 use crate::app::AppState;
+use crate::parts::documents::signing::Purpose;
 use crate::use_cases::documents::filename::{sanitize, storage_key};
-use crate::use_cases::documents::signing::Purpose;
 use crate::use_cases::documents::sniff::sniff;
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -14,7 +14,7 @@ use tidemark_domain::carriers::NumberType;
 
 use crate::app::App;
 use crate::config::{CarrierConfig, Config};
-use crate::use_cases::tracking::carriers::{Carriers, add_configured};
+use crate::parts::carriers::{Carriers, add_configured};
 use crate::use_cases::tracking::limits::{self, CarrierHealth};
 use crate::use_cases::tracking::{engine, report};
 

@@ -25,10 +25,10 @@ use super::assets;
 use super::pages::{FormPairs, PageError, check_form, csrf_field, layout, writable};
 use super::session::Session;
 use crate::app::{App, AppState};
+use crate::parts::documents::storage::StorageError;
 use crate::use_cases::documents::classify::DocumentType;
 use crate::use_cases::documents::filename::{Disposition, content_disposition};
 use crate::use_cases::documents::links;
-use crate::use_cases::documents::storage::StorageError;
 use crate::use_cases::documents::upload::{NewDocument, UploadError, upload};
 
 /// Documents listed per page.

@@ -16,9 +16,9 @@ use uuid::Uuid;
 
 use super::pages::PageError;
 use crate::app::AppState;
+use crate::parts::documents::signing::Purpose;
+use crate::parts::rate_limit::Bucket;
 use crate::use_cases::accounts::keys::{self, KeyRejected};
-use crate::use_cases::accounts::rate_limit::Bucket;
-use crate::use_cases::documents::signing::Purpose;
 
 pub const COOKIE: &str = "tidemark_session";
 

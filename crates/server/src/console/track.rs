@@ -20,7 +20,7 @@ use tidemark_store::{PageRequest, TrackingRequestFilter};
 use super::pages::{PageError, check_form, csrf_field, layout};
 use super::session::Session;
 use crate::app::{App, AppState};
-use crate::use_cases::accounts::rate_limit::Bucket;
+use crate::parts::rate_limit::Bucket;
 use crate::use_cases::tracking::inference::LineGuess;
 use crate::use_cases::tracking::requests::{self, Submission, SubmitError};
 use tidemark_domain::carriers::NumberType;

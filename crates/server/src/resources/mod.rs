@@ -1,8 +1,7 @@
 //! How Tidemark's records look as JSON:API resources: the document model and each resource's
 //! attributes, relationships and links. Shared by the API's responses and the webhook
 //! payloads (a notification carries the same resources the API serves). It imports neither
-//! `api/` nor any use case with effects; the one thing it reads from `use_cases` is the
-//! webhook event catalogue, a fixed table.
+//! `api/` nor `use_cases`.
 
 pub mod containers;
 pub mod documents;

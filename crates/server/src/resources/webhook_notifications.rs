@@ -6,7 +6,7 @@ use tidemark_domain::{NotificationLog, WebhookNotification};
 use utoipa::ToSchema;
 
 use crate::resources::jsonapi::{Relationships, Resource, ResourceIdentifier, timestamp};
-use crate::use_cases::webhooks::catalogue;
+use tidemark_webhooks::catalogue;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct NotificationAttributes {

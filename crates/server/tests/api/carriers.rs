@@ -522,7 +522,7 @@ async fn two_worker_processes_share_one_budget_and_never_exceed_it() {
     let carrier = Switchable::new("HLCU");
     carrier.clock.set(Arc::clone(&clock)).expect("set once");
     let process = |store: Arc<dyn tidemark_store::Store>, first_id: u64| {
-        let mut carriers = tidemark_server::use_cases::tracking::carriers::Carriers::default();
+        let mut carriers = tidemark_server::parts::carriers::Carriers::default();
         carriers.insert(carrier.clone() as Arc<dyn Carrier>);
         carriers.set_budget("HLCU", budget);
         let config =

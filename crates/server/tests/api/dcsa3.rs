@@ -10,7 +10,7 @@ use chrono::TimeZone;
 use serde_json::{Value, json};
 use tidemark_domain::MockClock;
 use tidemark_server::Config;
-use tidemark_server::use_cases::tracking::carriers::{connector_for, sandbox};
+use tidemark_server::parts::carriers::{connector_for, sandbox};
 
 use crate::helpers::{Backend, TestApp, TestResponse};
 use crate::on_both_backends;

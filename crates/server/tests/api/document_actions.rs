@@ -180,9 +180,7 @@ fn page_rotations(bytes: &[u8]) -> Vec<i64> {
     document
         .get_pages()
         .into_values()
-        .map(|page| {
-            tidemark_server::use_cases::documents::rotate::inherited_rotation(&document, page)
-        })
+        .map(|page| tidemark_documents::rotate::inherited_rotation(&document, page))
         .collect()
 }
 

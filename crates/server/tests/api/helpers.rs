@@ -13,8 +13,8 @@ use serde_json::Value;
 use tidemark_carriers::Carrier;
 use tidemark_carriers::profile::RateBudget;
 use tidemark_domain::{Account, ApiKeyScope, MockClock, SequentialIds};
+use tidemark_server::parts::carriers::{Carriers, start_in_process_sandbox};
 use tidemark_server::use_cases::accounts;
-use tidemark_server::use_cases::tracking::carriers::{Carriers, start_in_process_sandbox};
 use tidemark_server::{App, Config};
 use tidemark_store::Store;
 use tidemark_store_sqlite::SqliteStore;
@@ -167,7 +167,7 @@ impl TestApp {
         );
         if configured_carriers {
             let clock: Arc<dyn tidemark_domain::Clock> = Arc::clone(&clock) as _;
-            tidemark_server::use_cases::tracking::carriers::add_configured(
+            tidemark_server::parts::carriers::add_configured(
                 &mut carriers,
                 &config.carriers,
                 &clock,

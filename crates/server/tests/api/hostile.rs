@@ -11,7 +11,7 @@ use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{Method, Request, StatusCode, header};
 use tidemark_server::limits::ExtractionLimits;
-use tidemark_server::use_cases::documents::isolate::Extractor;
+use tidemark_server::parts::documents::isolate::Extractor;
 use tidemark_server::use_cases::documents::text::ExtractError;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

@@ -6,7 +6,7 @@ use std::io::Write as _;
 
 use axum::http::StatusCode;
 use tidemark_server::limits::ExtractionLimits;
-use tidemark_server::use_cases::documents::isolate::Extractor;
+use tidemark_server::parts::documents::isolate::Extractor;
 use tidemark_server::use_cases::documents::spreadsheet::SheetError;
 use tidemark_server::use_cases::documents::text::ExtractError;
 

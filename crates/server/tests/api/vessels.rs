@@ -9,8 +9,9 @@ use serde_json::{Value, json};
 use tidemark_domain::Clock;
 use tidemark_geo::ais::{PositionReport, StaticData, encode_position, encode_static};
 use tidemark_geo::reference::ReferenceData;
+use tidemark_server::parts::sandbox_ais::SandboxAis;
 use tidemark_server::use_cases::vessels::ais::ingest_lines;
-use tidemark_server::use_cases::vessels::sandbox::SandboxAis;
+use tidemark_server::use_cases::vessels::sandbox as sandbox_vessels;
 
 use crate::helpers::TestApp;
 use crate::on_both_backends;
@@ -229,17 +230,16 @@ async fn housekeeping_purges_positions_past_the_retention(app: TestApp) {
 
 async fn the_sandbox_reports_only_what_is_new_at_each_tick(app: TestApp) {
     let (_, voyage) = showcase_at_sea(&app).await;
-    let sandbox =
-        tidemark_server::use_cases::tracking::carriers::sandbox(ReferenceData::embedded());
+    let sandbox = tidemark_server::parts::carriers::sandbox(ReferenceData::embedded());
     let transmitter = SandboxAis::new(sandbox, Duration::minutes(30));
     // A new transmitter (as after a restart) resends the track; the store keeps it once.
-    let resent = transmitter.tick(&app.app).await.unwrap();
+    let resent = sandbox_vessels::tick(&app.app, &transmitter).await.unwrap();
     assert!(resent.positions > 10);
     assert_eq!(resent.stored, 0, "{resent:?}");
-    let again = transmitter.tick(&app.app).await.unwrap();
+    let again = sandbox_vessels::tick(&app.app, &transmitter).await.unwrap();
     assert_eq!(again.positions, 0, "nothing new at the same time");
     app.clock.advance(Duration::hours(2));
-    let later = transmitter.tick(&app.app).await.unwrap();
+    let later = sandbox_vessels::tick(&app.app, &transmitter).await.unwrap();
     assert_eq!(later.positions, 4, "two hours at half-hour steps");
     assert_eq!(later.stored, 4);
     let imo = &voyage.legs()[0].vessel.imo;
@@ -414,8 +414,7 @@ async fn showcase_at_sea(app: &TestApp) -> (String, tidemark_carriers::sandbox::
         )
         .await;
     assert_eq!(response.status, StatusCode::CREATED);
-    let sandbox =
-        tidemark_server::use_cases::tracking::carriers::sandbox(ReferenceData::embedded());
+    let sandbox = tidemark_server::parts::carriers::sandbox(ReferenceData::embedded());
     let voyage = sandbox
         .voyage("TEST-TR-SUCCEEDED", epoch)
         .expect("the showcase has a voyage");
@@ -425,7 +424,7 @@ async fn showcase_at_sea(app: &TestApp) -> (String, tidemark_carriers::sandbox::
         .set(first.departure + (first.arrival - first.departure) / 3);
     app.tick().await;
     let transmitter = SandboxAis::new(sandbox, Duration::minutes(30));
-    let report = transmitter.tick(&app.app).await.unwrap();
+    let report = sandbox_vessels::tick(&app.app, &transmitter).await.unwrap();
     assert!(report.positions > 10, "{report:?}");
 
     let requests = app.get("/v2/tracking_requests").await.json();

@@ -16,8 +16,8 @@ use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::extract::{Path, parse_uuid};
 use crate::api::jsonapi::timestamp;
 use crate::app::AppState;
+use crate::parts::documents::signing::Purpose;
 use crate::use_cases::documents::filename::{Disposition, content_disposition};
-use crate::use_cases::documents::signing::Purpose;
 
 /// Download a document's bytes.
 #[utoipa::path(
@@ -151,7 +151,7 @@ pub(super) async fn signed_download(
 async fn file_response(state: &AppState, doc: &StoredDocument) -> Result<Response, ApiError> {
     let stream = match state.documents.stream(&doc.storage_key).await {
         Ok(stream) => stream,
-        Err(crate::use_cases::documents::storage::StorageError::NotFound) => {
+        Err(crate::parts::documents::storage::StorageError::NotFound) => {
             return Err(ApiError::NotFound);
         }
         Err(error) => {

@@ -1,7 +1,6 @@
 //! Use cases on accounts and API keys, shared by the CLI and the API.
 
 pub mod keys;
-pub mod rate_limit;
 
 use tidemark_domain::{Account, AccountId, ApiKey, ApiKeyId, ApiKeyScope, ApiKeySecret};
 use tidemark_store::StoreError;

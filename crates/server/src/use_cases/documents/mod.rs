@@ -5,28 +5,27 @@
 //! - [`filename`]: client file names made safe for display and `Content-Disposition`, and the
 //!   storage keys (which never contain a client-supplied name).
 //! - [`text`]: plain text out of PDFs and text files, bounded in input, pages and inflated
-//!   content; [`isolate`]: runs it (and [`classify`]) in a child process under OS limits on
+//!   content; [`isolate`](crate::parts::documents::isolate): runs it (and [`classify`]) in a child process under OS limits on
 //!   memory, CPU and time.
 //! - [`spreadsheet`]: the rows of the Track page's files of numbers (CSV, XLSX), checked
-//!   against their caps before calamine allocates; run only through [`isolate`].
+//!   against their caps before calamine allocates; run only through
+//!   [`isolate`](crate::parts::documents::isolate).
 //! - [`classify`]: the document type, with notes that say why.
 //! - [`references`]: container numbers (ISO 6346, check digit verified) and bill of lading
 //!   candidates found in the text, for linking to shipments and containers.
 //!
-//! - [`storage`]: the bytes, in object storage; [`signing`]: signed links and upload ids.
+//! - The bytes in object storage, signed links and the child process are parts of `App`
+//!   ([`crate::parts::documents`]).
 //! - [`links`]: a shipment's documents, and linking a document to a shipment.
 //! - [`upload`] and [`process`]: the use cases of storing an upload and of classifying and
 //!   linking it in the background.
 //!
 //! The pure parts do no IO and live in the `tidemark-documents` crate (re-exported here);
-//! the server runs [`text`] only through [`isolate`].
+//! the server runs [`text`] only through the child process.
 
-pub mod isolate;
 pub mod links;
 pub mod process;
 pub mod rotate;
-pub mod signing;
-pub mod storage;
 pub mod upload;
 
 // The pure readers live in their own crate, `tidemark-documents`; their paths here stay.

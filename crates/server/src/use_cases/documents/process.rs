@@ -12,10 +12,10 @@ use tidemark_store::{DocumentClassification, Representation, StoreError, StoredD
 use uuid::Uuid;
 
 use crate::app::App;
+use crate::parts::documents::storage::StorageError;
 use crate::use_cases::documents::classify::DocumentType;
 use crate::use_cases::documents::fields;
 use crate::use_cases::documents::references::{BL_PREFIXES, find_references, matching_bl_numbers};
-use crate::use_cases::documents::storage::StorageError;
 use crate::use_cases::queue::{self, JobKind};
 
 /// The version of the extraction payload (`document_representation.schema_version`).

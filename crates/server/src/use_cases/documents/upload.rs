@@ -10,10 +10,10 @@ use tidemark_store::{DirectUpload, StoreError, StoredDocument};
 use uuid::Uuid;
 
 use crate::app::App;
+use crate::parts::documents::storage::StorageError;
 use crate::use_cases::documents::filename::{sanitize, storage_key};
 use crate::use_cases::documents::process;
 use crate::use_cases::documents::sniff::{SniffError, sniff};
-use crate::use_cases::documents::storage::StorageError;
 
 /// `source` of a document sent as `multipart/form-data`.
 pub const SOURCE_UPLOAD: &str = "upload";

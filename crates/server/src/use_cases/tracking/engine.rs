@@ -551,9 +551,13 @@ pub(crate) async fn record_found(
     {
         // The sandbox's vessel shows on the map now, not at the transmitter's next tick.
         // Best effort: that tick sends it anyway.
-        if let Err(error) = transmitter
-            .voyage_tracked(app, &request.request_number, request.created_at)
-            .await
+        if let Err(error) = crate::use_cases::vessels::sandbox::voyage_tracked(
+            app,
+            transmitter,
+            &request.request_number,
+            request.created_at,
+        )
+        .await
         {
             tracing::warn!(error = ?error, "the sandbox vessel could not report at once");
         }

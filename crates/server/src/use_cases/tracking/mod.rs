@@ -1,7 +1,6 @@
 //! Use cases of tracking: accepting tracking requests (and, next, following them with the
 //! carriers). Shared by the API and the workers.
 
-pub mod carriers;
 pub mod engine;
 pub mod inference;
 pub mod limits;
@@ -54,9 +53,7 @@ pub async fn queue_refresh(
     .map(|_| ())
 }
 
-/// Refreshes per minute per API key, as in Terminal49: each one costs a carrier call. The
-/// API and the console count against the same bucket.
-pub const REFRESH_PER_MINUTE: u32 = 10;
+pub use crate::parts::rate_limit::REFRESH_PER_MINUTE;
 
 /// Why a shipment could not be refreshed.
 #[derive(Debug, thiserror::Error)]

@@ -9,7 +9,7 @@ use axum::http::{Request, StatusCode, header};
 use chrono::Duration;
 use serde_json::{Value, json};
 use tidemark_domain::{Clock, SequentialIds};
-use tidemark_server::use_cases::documents::storage::StorageError;
+use tidemark_server::parts::documents::storage::StorageError;
 use tidemark_server::{App, Config};
 use tidemark_store::StoreError;
 use uuid::Uuid;

@@ -19,6 +19,10 @@ use std::sync::{Mutex, PoisonError};
 use chrono::{DateTime, Utc};
 use tidemark_domain::ApiKeyId;
 
+/// Refreshes per minute per API key, as in Terminal49: each one costs a carrier call. The
+/// API and the console count against the same bucket.
+pub const REFRESH_PER_MINUTE: u32 = 10;
+
 const WINDOW_SECONDS: i64 = 60;
 
 /// The windows a [`RateLimiter::new`] keeps at most (one per API key and bucket in use in
@@ -116,7 +120,7 @@ impl Bucket {
     pub fn limit(self, default_limit: u32) -> u32 {
         match self {
             Self::Default | Self::TrackingRequests => default_limit,
-            Self::Refresh => crate::use_cases::tracking::REFRESH_PER_MINUTE,
+            Self::Refresh => REFRESH_PER_MINUTE,
         }
     }
 }

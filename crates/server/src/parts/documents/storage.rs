@@ -1,8 +1,8 @@
 //! Where document bytes live: `object_store` over the local file system (the default),
 //! an S3-compatible bucket (several processes share it), or memory (tests).
 //!
-//! Keys are built by [`super::filename::storage_key`] from ids only, so nothing a client
-//! sends ever becomes part of a path.
+//! Keys are built by [`tidemark_documents::filename::storage_key`] from ids only, so nothing
+//! a client sends ever becomes part of a path.
 
 use std::sync::Arc;
 

@@ -8,8 +8,8 @@
 //! 1. sets its own address-space (`RLIMIT_AS`) and CPU-time (`RLIMIT_CPU`) limits before it
 //!    reads a byte of the document,
 //! 2. reads one JSON header line (content type, file name) and then the bytes on stdin,
-//! 3. extracts the text ([`super::text`], itself bounded in input, pages and inflated
-//!    content) and classifies it ([`super::classify`]),
+//! 3. extracts the text ([`tidemark_documents::text`], itself bounded in input, pages and
+//!    inflated content) and classifies it ([`tidemark_documents::classify`]),
 //! 4. writes one JSON answer on stdout, with its own peak memory and CPU time.
 //!
 //! The parent feeds it, reads at most [`max_output_bytes`] of its answer, and kills it when
@@ -19,8 +19,8 @@
 //! [`ExtractionLimits::concurrency`] children run at once per process.
 //!
 //! The Track page's files of numbers (CSV, XLSX) are read the same way
-//! ([`Extractor::read_rows`]): the child answers their rows ([`super::spreadsheet`]), under
-//! the same limits.
+//! ([`Extractor::read_rows`]): the child answers their rows
+//! ([`tidemark_documents::spreadsheet`]), under the same limits.
 
 use std::io::{Read, Write};
 use std::process::{ExitCode, Stdio};
@@ -30,10 +30,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::Semaphore;
 
 use crate::limits::ExtractionLimits;
-use crate::use_cases::documents::classify::{DocumentType, classify};
-use crate::use_cases::documents::rotate::rotate_pdf;
-use crate::use_cases::documents::spreadsheet::{self, Row, SheetError};
-use crate::use_cases::documents::text::{ExtractError, Limits, extract_text_with, supported};
+use tidemark_documents::classify::{DocumentType, classify};
+use tidemark_documents::rotate::rotate_pdf;
+use tidemark_documents::spreadsheet::{self, Row, SheetError};
+use tidemark_documents::text::{ExtractError, Limits, extract_text_with, supported};
 
 /// The hidden subcommand that runs the child.
 pub const SUBCOMMAND: &str = "extract-document";
