@@ -1,26 +1,33 @@
 //! APM Terminals' Import Availability API (developer portal product 5; SOURCES.md §A.2 #2:
-//! high for the product, its parameters and its display names, **low for the JSON keys**,
-//! which sit behind the portal's sign-up).
+//! high for the product, its parameters and its display names). The portal's OpenAPI file
+//! (`APMT Import Availability_14.yaml`, public but only its head was read) gives the path, the
+//! hosts and the parameters; the answer's keys are from a public transcription of the
+//! portal's field table (medium; see `tests/fixtures/apm_terminals/
+//! import_availability_documented.source.md`).
 //!
 //! One lookup is one call for one facility: `GET {base_url}/import-availability?assetId=
-//! A,B&facilityCode={facility_code}` with an OAuth2 client-credentials bearer token. A
-//! connector serves the one facility its settings name (`facility_code`, a UN/LOCODE such as
-//! `USLAX`), since the API takes one facility a call and the server knows each container's
-//! terminal.
+//! A,B&facilityCode={facility_code}` with an OAuth2 client-credentials bearer token (the
+//! portal's Apigee token endpoint, `{host}/oauth/client_credential/accesstoken?grant_type=
+//! client_credentials`). A connector serves the one facility its settings name
+//! (`facility_code`, a UN/LOCODE such as `USLAX`), since the API takes one facility a call.
 //!
-//! The answer is read as an array of containers (or one under `containers`, `data`,
-//! `items` or `importAvailability`). Each display name is tried under its likely keys:
+//! The answer is read as a list of containers (or one under `containers`, `data`, `items`
+//! or `importAvailability`, or one container alone). Each display name is read under its
+//! documented key first, then the spellings Tidemark guessed before the keys were found:
 //!
 //! | display name | keys tried | becomes |
 //! | --- | --- | --- |
 //! | Container | `containerId`, `assetId`, `containerNumber`, `equipmentId` | the container |
-//! | Ready for Delivery | `readyForDelivery`, `isReadyForDelivery` | `availability` |
-//! | Container Holds | `containerHolds`, `holds` | `holds` |
-//! | Storage Paid Through Date | `storagePaidThroughDate`, `storagePaidThrough` | `last_free_day` |
-//! | Demurrage Owed | `demurrageOwed`, `demurrageAmount` | a demurrage fee when above zero |
-//! | Appointment Date | `appointmentDate`, `appointmentDateTime` | `appointment_at` |
-//! | Facility Out | `facilityOut`, `facilityOutDate`, `gateOutDate` | `full_out_at` |
+//! | Ready for Delivery | `readyForDelivery` (text, `Y`/`N` or yes/no), `isReadyForDelivery` | `availability` |
+//! | Container Holds | `containerHolds` (text), `holds` | `holds` ("NONE" is none) |
+//! | Storage Paid Through Date | `storagePaidThroughDate` (text), `storagePaidThrough` | `last_free_day` |
+//! | Demurrage Owed | `demurrageOwed` (text), `demurrageAmount` | a demurrage fee when above zero |
+//! | Appointment Date | `appointmentDateTimeLocal`, `appointmentDate`, `appointmentDateTime` | `appointment_at` (the facility's local time) |
+//! | Facility Out | `facilityOutDateTimeLocal`, `facilityOut`, `facilityOutDate`, `gateOutDate` | `full_out_at` (local time) |
 //! | Yard Location | `yardLocation`, `location` | `location` |
+//!
+//! `containerState`, `dischargeDateTimeLocal`, `vesselEtaDateTimeLocal`, `shippingLine` and
+//! the rest stay in `raw`.
 
 use std::sync::Arc;
 
@@ -122,21 +129,19 @@ pub fn parse(
     zone: Tz,
     currency_code: &str,
 ) -> Result<Vec<TerminalStatus>, TerminalError> {
+    const CONTAINER: &[&str] = &["containerId", "assetId", "containerNumber", "equipmentId"];
     let items = read::items(
         answer,
         &["containers", "data", "items", "importAvailability"],
+        CONTAINER,
     )
-    .ok_or_else(|| drift("no array of containers", answer.to_string().as_bytes()))?;
+    .ok_or_else(|| drift("no list of containers", answer.to_string().as_bytes()))?;
     let mut statuses = Vec::new();
     for item in items {
         let drift_here = |why: String| drift(&why, item.to_string().as_bytes());
-        let container = read::field(
-            item,
-            &["containerId", "assetId", "containerNumber", "equipmentId"],
-        )
-        .and_then(read::container)
-        .ok_or_else(|| drift_here("an item without a readable container number".to_owned()))?;
-        let Some(query) = batch.iter().find(|q| q.container == container) else {
+        let number = read::field(item, CONTAINER)
+            .ok_or_else(|| drift_here("an item without a container number".to_owned()))?;
+        let Some(query) = read::query_for(number, batch).map_err(&drift_here)? else {
             continue;
         };
         let mut status = TerminalStatus::new(query.container.clone(), checked_at);
@@ -163,10 +168,25 @@ pub fn parse(
                 });
             }
         }
-        if let Some(at) = read::field(item, &["appointmentDate", "appointmentDateTime"]) {
+        if let Some(at) = read::field(
+            item,
+            &[
+                "appointmentDateTimeLocal",
+                "appointmentDate",
+                "appointmentDateTime",
+            ],
+        ) {
             status.appointment_at = read::instant(at, zone).map_err(drift_here)?;
         }
-        if let Some(at) = read::field(item, &["facilityOut", "facilityOutDate", "gateOutDate"])
+        if let Some(at) = read::field(
+            item,
+            &[
+                "facilityOutDateTimeLocal",
+                "facilityOut",
+                "facilityOutDate",
+                "gateOutDate",
+            ],
+        )
             // A bare yes/no says it left without saying when.
             && read::flag(at).is_err()
         {

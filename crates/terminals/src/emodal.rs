@@ -190,7 +190,10 @@ pub fn parse(
     }
     if let Some(number) =
         read::field(unit, &["unitinfo"]).and_then(|info| read::field(info, &["unit_nbr"]))
-        && read::container(number).as_ref() != Some(&query.container)
+        && !matches!(
+            read::query_for(number, std::slice::from_ref(query)),
+            Ok(Some(_))
+        )
     {
         return Err(drift_here(format!(
             "asked about {}, answered about {number}",

@@ -1,23 +1,28 @@
-//! The Port of Virginia's Import Availability API (NIT, VIG; SOURCES.md §A.2 #1, high for
-//! the endpoints and field names, medium for the JSON envelope).
+//! The Port of Virginia's Import Availability API (NIT, VIG; SOURCES.md §A.2 #1). Its public
+//! docs (https://subscriptions.portofvirginia.com/Docs/ImportAvailability, high) give the
+//! endpoints, the single lookup's answer in full and the bulk answer's shape.
 //!
 //! One lookup is one bulk call: `POST {base_url}/import-availability?key={api_key}` with
 //! `[{"equipmentId": container, "referenceId": bill of lading}, …]` (up to 100; the API
-//! needs both numbers). The answer is read as an array of objects, one per container (or
-//! such an array under `data`, `results` or `importAvailability`), each with the docs'
-//! fields:
+//! needs both numbers). The docs answer it with a list of `{equipmentId, referenceId, data,
+//! message}`: `data` is the import availability object (the single `GET`'s answer, which
+//! names the container `container`), `message` "the reason why import availability data was
+//! not populated". A flat item carrying the object's fields itself, the single lookup's
+//! object alone, and a list under `data`, `results` or `importAvailability` are read too.
+//! The object's fields:
 //!
 //! | field | becomes |
 //! | --- | --- |
 //! | `shipmentStatus` ("Available", …) | `availability`: "Available" is true, any other word false |
-//! | `shipmentAction` (an X12 315 code) | `availability` when `shipmentStatus` is absent: `AV` true, `DN` false |
+//! | `shipmentAction` (an X12 315 code; the docs' example pairs "Available" with `UV`) | `availability` only when `shipmentStatus` is absent: `AV` true, `DN` false |
 //! | `holds[]` (texts or objects) | `holds`, kinds read from the terminal's words |
 //! | `freeTimeExpiration` | `last_free_day` |
-//! | `outTime` / `emptyReturnTime` | `full_out_at` / `empty_returned_at` (local times in Norfolk) |
+//! | `outTime` / `emptyReturnTime` (`2022-02-15T18:16:13.973`) | `full_out_at` / `empty_returned_at` (local times in Norfolk) |
 //! | `yardBlock` | `location` |
 //!
-//! An item that carries only an error message (`error`, `errorMessage`, `message`) and no
-//! status is a container the port does not know: it is left out.
+//! An item whose `data` is empty (only `message`) says nothing: the container is absent.
+//! Other fields (`terminal`, `carrierScac`, `weight` as text, `voyageVesselName`, …) stay in
+//! `raw`.
 
 use std::sync::Arc;
 
@@ -115,48 +120,80 @@ pub fn parse(
     zone: Tz,
 ) -> Result<Vec<TerminalStatus>, TerminalError> {
     let body = answer.to_string();
-    let items = read::items(answer, &["data", "results", "importAvailability"])
-        .ok_or_else(|| drift("no array of containers", body.as_bytes()))?;
+    let items = read::items(
+        answer,
+        &["data", "results", "importAvailability"],
+        &["equipmentId", "container"],
+    )
+    .ok_or_else(|| drift("no list of containers", body.as_bytes()))?;
     let mut statuses = Vec::new();
     for item in items {
         let drift_here = |why: String| drift(&why, item.to_string().as_bytes());
         if !item.is_object() {
             return Err(drift_here("an item is not an object".to_owned()));
         }
-        let container = read::field(item, &["equipmentId"])
-            .and_then(read::container)
-            .ok_or_else(|| drift_here("an item without a readable equipmentId".to_owned()))?;
-        let Some(query) = batch.iter().find(|q| q.container == container) else {
+        // The bulk answer's item: {equipmentId, referenceId, data, message}; a flat item
+        // (the single lookup's object, or an older shape) carries the facts itself.
+        let facts = read::field(item, &["data"])
+            .filter(|data| data.is_object())
+            .unwrap_or(item);
+        let number = read::field(item, &["equipmentId", "container"])
+            .or_else(|| read::field(facts, &["container", "equipmentId"]))
+            .ok_or_else(|| drift_here("an item without equipmentId or container".to_owned()))?;
+        let Some(query) = read::query_for(number, batch).map_err(&drift_here)? else {
             continue;
         };
-        let status_text = read::text_field(item, &["shipmentStatus"]);
-        let action = read::text_field(item, &["shipmentAction"]);
-        let error = read::text_field(item, &["error", "errorMessage", "message"]);
-        if status_text.is_none() && action.is_none() && error.is_some() {
+        if !FACTS
+            .iter()
+            .any(|name| read::field(facts, &[name]).is_some())
+        {
+            // Not populated: the port's `message` says why (an unknown container, a bill
+            // of lading that does not match it); the container is absent.
             continue;
         }
         let mut status = TerminalStatus::new(query.container.clone(), checked_at);
+        let status_text = read::text_field(facts, &["shipmentStatus"]);
+        let action = read::text_field(facts, &["shipmentAction"]);
         status.availability = match (&status_text, action.as_deref()) {
-            (Some(text), _) => Some(text.eq_ignore_ascii_case("available")),
+            (Some(text), _) => Some(says_available(text)),
             (None, Some("AV")) => Some(true),
             (None, Some("DN")) => Some(false),
             (None, _) => None,
         };
-        if let Some(holds) = read::field(item, &["holds"]) {
-            status.holds = read::holds(holds).map_err(drift_here)?;
+        if let Some(holds) = read::field(facts, &["holds"]) {
+            status.holds = read::holds(holds).map_err(&drift_here)?;
         }
-        if let Some(day) = read::field(item, &["freeTimeExpiration"]) {
-            status.last_free_day = read::date(day).map_err(drift_here)?;
+        if let Some(day) = read::field(facts, &["freeTimeExpiration"]) {
+            status.last_free_day = read::date(day).map_err(&drift_here)?;
         }
-        if let Some(at) = read::field(item, &["outTime"]) {
-            status.full_out_at = read::instant(at, zone).map_err(drift_here)?;
+        if let Some(at) = read::field(facts, &["outTime"]) {
+            status.full_out_at = read::instant(at, zone).map_err(&drift_here)?;
         }
-        if let Some(at) = read::field(item, &["emptyReturnTime"]) {
-            status.empty_returned_at = read::instant(at, zone).map_err(drift_here)?;
+        if let Some(at) = read::field(facts, &["emptyReturnTime"]) {
+            status.empty_returned_at = read::instant(at, zone).map_err(&drift_here)?;
         }
-        status.location = read::text_field(item, &["yardBlock"]);
+        status.location = read::text_field(facts, &["yardBlock"]);
         status.raw = item.clone();
         statuses.push(status);
     }
     Ok(statuses)
+}
+
+/// The fields of a populated import availability object; an item with none of them says
+/// nothing about the container.
+const FACTS: [&str; 7] = [
+    "shipmentStatus",
+    "shipmentAction",
+    "holds",
+    "freeTimeExpiration",
+    "outTime",
+    "emptyReturnTime",
+    "yardBlock",
+];
+
+/// `shipmentStatus` read as availability: "Available" (in any case, with more words after
+/// it) is available; "Not Available", "Unavailable" and every other word are not.
+fn says_available(text: &str) -> bool {
+    let text = text.trim().to_ascii_uppercase();
+    text.starts_with("AVAILABLE")
 }

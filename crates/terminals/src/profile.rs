@@ -377,7 +377,8 @@ pub struct Settings {
     pub requests_per_day: Option<u32>,
     pub batch_size: Option<usize>,
     /// The facility a connector asks about: APM Terminals' `facilityCode` (a UN/LOCODE,
-    /// one connector per facility) and eModal's `port_cd` (to start orchestrations).
+    /// one connector per facility), eModal's `port_cd` (to start orchestrations) and Port
+    /// Houston's `facility` (`BCT` or `BPT`; optional, both terminals are searched without).
     pub facility_code: Option<String>,
     /// The IANA zone of the terminal's local times, when the profile's facilities do not
     /// settle it.

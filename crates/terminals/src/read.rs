@@ -5,22 +5,30 @@
 //! lists the likely names and takes the first present. A field that is present but does
 //! not read is an error (the caller makes it `Drift`), never silently dropped.
 
+use crate::connector::ContainerQuery;
+use crate::status::{Hold, HoldKind, HoldStatus};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use serde_json::Value;
-use tidemark_domain::ContainerNumber;
-
-use crate::status::{Hold, HoldKind, HoldStatus};
 
 /// The first of `names` present in `object` and not null or blank, matched without regard
-/// to case.
+/// to case. A dotted name (`scope.facility_id`, as Navis names its fields) is a key of that
+/// name, else the path through nested objects.
 pub(crate) fn field<'a>(object: &'a Value, names: &[&str]) -> Option<&'a Value> {
+    names.iter().find_map(|name| named(object, name))
+}
+
+fn named<'a>(object: &'a Value, name: &str) -> Option<&'a Value> {
     let map = object.as_object()?;
-    names.iter().find_map(|name| {
+    let key = |name: &str| {
         map.iter()
             .find(|(key, _)| key.eq_ignore_ascii_case(name))
             .map(|(_, value)| value)
             .filter(|value| !is_blank(value))
+    };
+    key(name).or_else(|| {
+        let (head, rest) = name.split_once('.')?;
+        named(key(head)?, rest)
     })
 }
 
@@ -47,11 +55,42 @@ pub(crate) fn text_field(object: &Value, names: &[&str]) -> Option<String> {
     field(object, names).and_then(text)
 }
 
-/// A container number as a terminal writes it (spaces, dashes, lower case tolerated).
-pub(crate) fn container(value: &Value) -> Option<ContainerNumber> {
-    let text = text(value)?;
-    let compact: String = text.chars().filter(char::is_ascii_alphanumeric).collect();
-    ContainerNumber::parse(&compact).ok()
+fn compact(text: &str) -> String {
+    text.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
+}
+
+/// The query of `batch` a terminal's container number answers: the same number (spaces,
+/// dashes, lower case tolerated), else the same owner code and serial when the terminal's
+/// check digit is wrong or missing (the first ten characters name the box; a terminal's
+/// typo in the eleventh must not lose the answer). `Err` when `value` is no container
+/// number at all; `Ok(None)` when it is one this batch did not ask about.
+pub(crate) fn query_for<'a>(
+    value: &Value,
+    batch: &'a [ContainerQuery],
+) -> Result<Option<&'a ContainerQuery>, String> {
+    let Some(text) = text(value) else {
+        return Err(format!("{value} is not a container number"));
+    };
+    let number = compact(&text);
+    let owner_and_serial = number.get(..10).filter(|_| matches!(number.len(), 10 | 11));
+    let looks_like_one = owner_and_serial.is_some_and(|head| {
+        head.bytes().take(4).all(|b| b.is_ascii_alphabetic())
+            && head.bytes().skip(4).all(|b| b.is_ascii_digit())
+    });
+    if !looks_like_one {
+        return Err(format!("{text:?} is not a container number"));
+    }
+    Ok(batch
+        .iter()
+        .find(|q| q.container.as_str() == number)
+        .or_else(|| {
+            batch
+                .iter()
+                .find(|q| q.container.as_str().get(..10) == owner_and_serial)
+        }))
 }
 
 /// A calendar day: `2024-05-03`, the day of `2024-05-03T23:59:00-04:00` (as written,
@@ -77,8 +116,11 @@ pub(crate) fn date(value: &Value) -> Result<Option<NaiveDate>, String> {
 
 /// An instant: RFC 3339 with an offset as given; a local time without one (ISO or US
 /// style, with or without seconds or fractions) in `zone`; a date alone as the start of that
-/// local day.
+/// local day; a JSON integer as milliseconds (or seconds) since 1970.
 pub(crate) fn instant(value: &Value, zone: Tz) -> Result<Option<DateTime<Utc>>, String> {
+    if let Some(at) = value.as_i64().and_then(epoch) {
+        return Ok(Some(at));
+    }
     let Some(text) = text(value) else {
         return Ok(None);
     };
@@ -107,6 +149,16 @@ pub(crate) fn instant(value: &Value, zone: Tz) -> Result<Option<DateTime<Utc>>, 
         })
         .ok_or_else(|| format!("{text:?} is not a date and time"))?;
     Ok(Some(local(naive, zone)))
+}
+
+/// An instant sent as a JSON integer: milliseconds since 1970 (Java's and Navis's
+/// habit) from 10^11 up, seconds below; small numbers are no instant.
+fn epoch(number: i64) -> Option<DateTime<Utc>> {
+    match number {
+        100_000_000_000.. => DateTime::from_timestamp_millis(number),
+        1_000_000_000.. => DateTime::from_timestamp(number, 0),
+        _ => None,
+    }
 }
 
 /// A local time in `zone` as UTC: the earlier of an ambiguous hour, and an hour later for a
@@ -177,8 +229,9 @@ pub(crate) fn cents(value: &Value) -> Result<Option<i64>, String> {
 /// Holds as terminals list them: an array of texts (`["CUSTOMS", "LINE"]`), an array of
 /// objects (`[{"type": "CUSTOMS", "status": "HOLD", "description": "…"}]`), one text with
 /// commas or semicolons (`"CUSTOMS, FREIGHT"`), or an object of kinds to statuses
-/// (`{"customs": "RELEASED", "freight": "HOLD"}`). Released ones are left out; the kind is
-/// read from the terminal's words ([`HoldKind::from_text`]), the description is its text.
+/// (`{"customs": "RELEASED", "freight": "HOLD"}`). Released ones are left out, and so is a
+/// text that says there is none ("NONE", "No holds"); the kind is read from the terminal's
+/// words ([`HoldKind::from_text`]), the description is its text.
 pub(crate) fn holds(value: &Value) -> Result<Vec<Hold>, String> {
     let mut holds = Vec::new();
     let mut push = |words: &str, status: Option<HoldStatus>| {
@@ -196,7 +249,7 @@ pub(crate) fn holds(value: &Value) -> Result<Vec<Hold>, String> {
             for word in list
                 .split([',', ';'])
                 .map(str::trim)
-                .filter(|w| !w.is_empty())
+                .filter(|w| !w.is_empty() && !says_none(w))
             {
                 push(word, Some(HoldStatus::Hold));
             }
@@ -204,17 +257,29 @@ pub(crate) fn holds(value: &Value) -> Result<Vec<Hold>, String> {
         Value::Array(items) => {
             for item in items {
                 match item {
-                    Value::String(word) if !word.trim().is_empty() => {
+                    Value::String(word) if !word.trim().is_empty() && !says_none(word) => {
                         push(word.trim(), Some(HoldStatus::Hold));
                     }
+                    Value::String(_) => {}
                     Value::Object(_) => {
                         let kind = text_field(
                             item,
-                            &["type", "holdType", "name", "code", "holdCode", "category"],
+                            &[
+                                "type", "holdType", "name", "code", "holdCode", "category", "hold",
+                                "holdId", "id",
+                            ],
                         );
                         let description = text_field(
                             item,
-                            &["description", "holdDescription", "desc", "reason", "text"],
+                            &[
+                                "description",
+                                "holdDescription",
+                                "desc",
+                                "reason",
+                                "text",
+                                "remark",
+                                "message",
+                            ],
                         );
                         let words = match (kind, description) {
                             (Some(kind), Some(description)) if kind != description => {
@@ -245,11 +310,30 @@ pub(crate) fn holds(value: &Value) -> Result<Vec<Hold>, String> {
     Ok(holds)
 }
 
-/// The array of an answer: the answer itself, or the array under one of `envelopes`.
-pub(crate) fn items<'a>(answer: &'a Value, envelopes: &[&str]) -> Option<&'a Vec<Value>> {
+/// Whether a terminal's hold text says there is none ("NONE", "No holds", "N/A").
+fn says_none(text: &str) -> bool {
+    let words = text.trim().to_ascii_uppercase();
+    matches!(
+        words.as_str(),
+        "NONE" | "NO" | "NO HOLD" | "NO HOLDS" | "N/A" | "NA" | "NIL" | "-"
+    )
+}
+
+/// The items of an answer: the answer itself when it is an array, else the array under one
+/// of `envelopes`, else the answer alone when it is one item (an object with one of
+/// `item_keys`, as a terminal's single lookup answers).
+pub(crate) fn items<'a>(
+    answer: &'a Value,
+    envelopes: &[&str],
+    item_keys: &[&str],
+) -> Option<Vec<&'a Value>> {
     match answer {
-        Value::Array(items) => Some(items),
-        Value::Object(_) => field(answer, envelopes).and_then(Value::as_array),
+        Value::Array(items) => Some(items.iter().collect()),
+        Value::Object(_) => match field(answer, envelopes) {
+            Some(Value::Array(items)) => Some(items.iter().collect()),
+            Some(_) => None,
+            None => field(answer, item_keys).map(|_| vec![answer]),
+        },
         _ => None,
     }
 }
@@ -335,6 +419,60 @@ mod tests {
 
             assert_eq!(kinds, [HoldKind::Customs, HoldKind::Freight], "{shape}");
         }
+    }
+
+    #[test]
+    fn a_dotted_name_is_a_key_of_that_name_or_a_path_through_nested_objects() {
+        let nested = json!({"scope": {"Facility_Id": "BCT"}});
+        let flat = json!({"scope.facility_id": "BPT"});
+
+        assert_eq!(
+            text_field(&nested, &["scope.facility_id"]).as_deref(),
+            Some("BCT")
+        );
+        assert_eq!(
+            text_field(&flat, &["scope.facility_id"]).as_deref(),
+            Some("BPT")
+        );
+        assert_eq!(field(&nested, &["scope.yard_id"]), None);
+    }
+
+    #[test]
+    fn a_terminal_s_number_matches_the_query_even_with_a_wrong_check_digit() {
+        let batch = [ContainerQuery::new(
+            tidemark_domain::ContainerNumber::parse("GLDU1234560").unwrap(),
+            None,
+        )];
+
+        let exact = query_for(&json!("gldu 123456-0"), &batch).unwrap();
+        let typo = query_for(&json!("GLDU1234567"), &batch).unwrap();
+        let other = query_for(&json!("MSCU1234566"), &batch).unwrap();
+
+        assert!(exact.is_some() && typo.is_some());
+        assert!(other.is_none());
+        assert!(query_for(&json!("N/A"), &batch).is_err());
+        assert!(query_for(&json!(null), &batch).is_err());
+    }
+
+    #[test]
+    fn a_hold_text_that_says_none_is_no_hold() {
+        for none in [json!("NONE"), json!("No holds"), json!(["N/A"]), json!("")] {
+            assert_eq!(holds(&none), Ok(vec![]), "{none}");
+        }
+    }
+
+    #[test]
+    fn an_integer_instant_is_milliseconds_or_seconds_since_1970() {
+        let zone = chrono_tz::America::Chicago;
+
+        let millis = instant(&json!(1_709_670_720_000_i64), zone)
+            .unwrap()
+            .unwrap();
+        let seconds = instant(&json!(1_709_670_720), zone).unwrap().unwrap();
+
+        assert_eq!(millis.to_rfc3339(), "2024-03-05T20:32:00+00:00");
+        assert_eq!(seconds, millis);
+        assert!(instant(&json!(42), zone).is_err());
     }
 
     #[test]

@@ -142,6 +142,7 @@ impl HoldStatus {
             "SATISFIED",
             "N",
             "NO",
+            "NONE",
             "FALSE",
         ];
         if gone.contains(&word.as_str()) {
@@ -245,6 +246,7 @@ mod tests {
     fn released_holds_are_gone_and_pending_ones_are_pending() {
         assert_eq!(HoldStatus::from_text("RELEASED"), None);
         assert_eq!(HoldStatus::from_text(" cleared "), None);
+        assert_eq!(HoldStatus::from_text("None"), None);
         assert_eq!(HoldStatus::from_text("PENDING"), Some(HoldStatus::Pending));
         assert_eq!(HoldStatus::from_text("HOLD"), Some(HoldStatus::Hold));
         assert_eq!(HoldStatus::from_text(""), Some(HoldStatus::Hold));

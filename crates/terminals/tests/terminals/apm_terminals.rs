@@ -5,12 +5,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::NaiveDate;
+use chrono_tz::America::Los_Angeles;
 use serde_json::json;
-use tidemark_terminals::{FeeKind, HoldKind, Settings, TerminalConnector, TerminalError, connect};
+use tidemark_terminals::{
+    FeeKind, HoldKind, Settings, TerminalConnector, TerminalError, apm_terminals, connect,
+};
 use wiremock::matchers::{any, body_string_contains, header, method, path, query_param};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use crate::helpers::{OnlyQuery, clock, json_fixture, many_queries, query};
+use crate::helpers::{OnlyQuery, checked_at, clock, json_fixture, many_queries, query};
 
 /// `Basic base64("me:s3cret")`.
 const BASIC: &str = "Basic bWU6czNjcmV0";
@@ -234,4 +237,63 @@ async fn a_connector_without_a_facility_is_a_configuration_error() {
     let error = connect("apm_terminals", &settings, clock()).err().unwrap();
 
     assert!(error.to_string().contains("facility_code"), "{error}");
+}
+
+// The documented keys (fixtures/apm_terminals/import_availability_documented.json, values
+// made up). What a trucker reads: WFHU5080179 not ready for delivery, held for freight and
+// customs, storage paid through 2024-06-25, nothing owed, no appointment, not out, at
+// Y0709A; EGHU9044403 ready, no holds ("NONE"), paid through 2024-06-19, 1,140.00 USD
+// demurrage owed, appointment 2024-06-22 08:00 and out of the gate 09:41 the same day, Los
+// Angeles time (PDT, UTC-7), no yard location any more.
+
+#[test]
+fn the_documented_keys_are_read_into_availability_holds_lfd_fees_appointment_and_gate_out() {
+    let answer = json_fixture("apm_terminals/import_availability_documented.json");
+    let batch = [query("WFHU5080179", None), query("EGHU9044403", None)];
+
+    let statuses = apm_terminals::parse(&answer, &batch, checked_at(), Los_Angeles, "USD").unwrap();
+
+    let [held, gone] = statuses.as_slice() else {
+        panic!("{statuses:?}")
+    };
+    assert_eq!(held.availability, Some(false));
+    assert_eq!(
+        held.holds.iter().map(|h| h.kind).collect::<Vec<_>>(),
+        [HoldKind::Freight, HoldKind::Customs]
+    );
+    assert_eq!(held.last_free_day, NaiveDate::from_ymd_opt(2024, 6, 25));
+    assert!(held.fees.is_empty(), "nothing owed is no fee");
+    assert_eq!(held.appointment_at, None);
+    assert_eq!(held.full_out_at, None);
+    assert_eq!(held.location.as_deref(), Some("Y0709A"));
+    assert_eq!(gone.availability, Some(true));
+    assert!(gone.holds.is_empty(), "NONE is no hold: {:?}", gone.holds);
+    assert_eq!(gone.last_free_day, NaiveDate::from_ymd_opt(2024, 6, 19));
+    let [fee] = gone.fees.as_slice() else {
+        panic!("{:?}", gone.fees)
+    };
+    assert_eq!(
+        (fee.kind, fee.amount_cents, fee.currency_code.as_str()),
+        (FeeKind::Demurrage, 114_000, "USD")
+    );
+    assert_eq!(
+        gone.appointment_at.map(|at| at.to_rfc3339()).as_deref(),
+        Some("2024-06-22T15:00:00+00:00")
+    );
+    assert_eq!(
+        gone.full_out_at.map(|at| at.to_rfc3339()).as_deref(),
+        Some("2024-06-22T16:41:00+00:00")
+    );
+    assert_eq!(gone.location, None);
+}
+
+#[test]
+fn one_container_answered_alone_is_read_as_a_list_of_one() {
+    let answer = json!({"containerId": "WFHU5080179", "readyForDelivery": "Y"});
+    let batch = [query("WFHU5080179", None)];
+
+    let statuses = apm_terminals::parse(&answer, &batch, checked_at(), Los_Angeles, "USD").unwrap();
+
+    assert_eq!(statuses.len(), 1);
+    assert_eq!(statuses[0].availability, Some(true));
 }

@@ -206,3 +206,60 @@ async fn a_status_of_another_shape_is_drift() {
         "{error:?}"
     );
 }
+
+/// A SprintPass Pro without an orchestration for MAEU9000014, whose `POST /v1/orchestrations`
+/// answers `created`.
+async fn without_an_orchestration(created: ResponseTemplate) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path(STATUS_PATH))
+        .respond_with(ResponseTemplate::new(404))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/orchestrations"))
+        .and(header("x-api-key", "k3y"))
+        .respond_with(created)
+        .expect(1)
+        .mount(&server)
+        .await;
+    server
+}
+
+// The docs (https://developer.cargosprint.com/sprintpasspro/basic_examples): "HTTP 202 will
+// be returned if at least one orchestration is accepted … HTTP 412 will be returned if all
+// orchestrations in the request fail."
+
+#[tokio::test]
+async fn an_orchestration_accepted_with_202_is_started_and_the_container_is_absent_for_now() {
+    let server = without_an_orchestration(
+        ResponseTemplate::new(202).set_body_json(json_fixture("emodal/orchestration_created.json")),
+    )
+    .await;
+
+    let statuses = connector(&server)
+        .lookup(&[query("MAEU9000014", None)])
+        .await;
+
+    assert_eq!(statuses, Ok(vec![]));
+}
+
+#[tokio::test]
+async fn an_orchestration_refused_with_412_is_drift_that_keeps_the_terminal_s_messages() {
+    let server = without_an_orchestration(ResponseTemplate::new(412).set_body_json(json!({
+        "data": [{"success": false, "unit_nbr": "MAEU9000014", "messages": [
+            {"message_cd": "20001", "message_txt": "Invalid port code", "message_severity_cd": "E"}
+        ]}]
+    })))
+    .await;
+
+    let error = connector(&server)
+        .lookup(&[query("MAEU9000014", None)])
+        .await
+        .unwrap_err();
+
+    assert!(
+        matches!(&error, TerminalError::Drift(why) if why.contains("Invalid port code")),
+        "{error:?}"
+    );
+}

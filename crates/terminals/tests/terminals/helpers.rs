@@ -14,6 +14,11 @@ pub fn clock() -> Arc<MockClock> {
     ))
 }
 
+/// When the tests' lookups happen: the clock's time, for the adapters' pure `parse`.
+pub fn checked_at() -> chrono::DateTime<Utc> {
+    Utc.with_ymd_and_hms(2024, 6, 21, 15, 0, 0).unwrap()
+}
+
 /// A fixture under tests/fixtures/.
 pub fn fixture(path: &str) -> String {
     let path = format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));

@@ -5,14 +5,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::NaiveDate;
+use chrono_tz::America::New_York;
 use serde_json::json;
 use tidemark_terminals::{
-    HoldKind, HoldStatus, Settings, TerminalConnector, TerminalError, connect,
+    HoldKind, HoldStatus, Settings, TerminalConnector, TerminalError, connect, port_of_virginia,
 };
 use wiremock::matchers::{body_json, header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::helpers::{OnlyQuery, clock, json_fixture, many_queries, query};
+use crate::helpers::{OnlyQuery, checked_at, clock, json_fixture, many_queries, query};
 
 fn connector(server: &MockServer, base_path: &str) -> Arc<dyn TerminalConnector> {
     let settings = Settings {
@@ -266,4 +267,107 @@ async fn a_transport_failure_never_shows_the_key() {
 
     assert!(matches!(error, TerminalError::Unavailable(_)), "{error:?}");
     assert!(!error.to_string().contains("s3cret-key"), "{error}");
+}
+
+// The docs' own examples (fixtures/port_of_virginia/import_availability_get.json, copied;
+// import_availability_bulk.json, the docs' bulk shape around it). What a trucker reads from
+// the example object: available (shipmentStatus "Available"; the UV action does not
+// overrule it), no holds, no fees (the API has none), no last free day (null), no
+// appointment, no yard block (null); out of the gate 2022-02-15 18:16:13.973 and the empty
+// back 2022-02-17 17:46:38.769, Norfolk time (EST, UTC-5).
+
+#[test]
+fn the_docs_single_lookup_answer_reads_as_available_gone_out_and_empty_returned() {
+    let answer = json_fixture("port_of_virginia/import_availability_get.json");
+    let batch = [query("GLDU1234560", Some("AAA123999"))];
+
+    let statuses = port_of_virginia::parse(&answer, &batch, checked_at(), New_York).unwrap();
+
+    let [status] = statuses.as_slice() else {
+        panic!("{statuses:?}")
+    };
+    assert_eq!(status.container_number.as_str(), "GLDU1234560");
+    assert_eq!(status.availability, Some(true));
+    assert!(status.holds.is_empty());
+    assert!(status.fees.is_empty());
+    assert_eq!(status.last_free_day, None);
+    assert_eq!(status.appointment_at, None);
+    assert_eq!(status.location, None);
+    assert_eq!(
+        status.full_out_at.map(|at| at.to_rfc3339()).as_deref(),
+        Some("2022-02-15T23:16:13.973+00:00")
+    );
+    assert_eq!(
+        status
+            .empty_returned_at
+            .map(|at| at.to_rfc3339())
+            .as_deref(),
+        Some("2022-02-17T22:46:38.769+00:00")
+    );
+    assert_eq!(status.raw["terminal"], "NIT");
+}
+
+#[tokio::test]
+async fn the_bulk_answer_is_read_from_each_item_s_data_and_an_unpopulated_item_is_absent() {
+    let server = strict_port(ResponseTemplate::new(200).set_body_json(json_fixture(
+        "port_of_virginia/import_availability_bulk.json",
+    )))
+    .await;
+    let batch = [
+        query("GLDU1234560", Some("AAA123999")),
+        query("TGHU8888810", Some("MEDUVA654321")),
+    ];
+
+    let statuses = connector(&server, "").lookup(&batch).await.unwrap();
+
+    let [status] = statuses.as_slice() else {
+        panic!("{statuses:?}")
+    };
+    assert_eq!(status.container_number.as_str(), "GLDU1234560");
+    assert_eq!(status.availability, Some(true));
+    assert!(status.holds.is_empty());
+    assert_eq!(status.last_free_day, None);
+    assert_eq!(
+        status.full_out_at.map(|at| at.to_rfc3339()).as_deref(),
+        Some("2022-02-15T23:16:13.973+00:00")
+    );
+    assert_eq!(
+        status.raw["referenceId"], "AAA123999",
+        "the whole item is kept"
+    );
+}
+
+#[test]
+fn a_bulk_item_s_holds_and_free_time_are_read_inside_its_data() {
+    let answer = json!([{
+        "equipmentId": "TGHU8888810",
+        "referenceId": "MEDUVA654321",
+        "data": {
+            "container": "TGHU8888810",
+            "shipmentStatus": "Not Available",
+            "holds": [{"type": "CUSTOMS", "description": "CBP HOLD", "status": "HOLD"}],
+            "freeTimeExpiration": "2024-05-06T00:00:00"
+        },
+        "message": null
+    }]);
+    let batch = [query("TGHU8888810", Some("MEDUVA654321"))];
+
+    let statuses = port_of_virginia::parse(&answer, &batch, checked_at(), New_York).unwrap();
+
+    assert_eq!(statuses[0].availability, Some(false));
+    assert_eq!(statuses[0].holds[0].kind, HoldKind::Customs);
+    assert_eq!(
+        statuses[0].last_free_day,
+        NaiveDate::from_ymd_opt(2024, 5, 6)
+    );
+}
+
+#[test]
+fn an_item_whose_equipment_id_is_no_container_number_is_drift() {
+    let answer = json!([{"equipmentId": "N/A", "data": {"shipmentStatus": "Available"}}]);
+    let batch = [query("TGHU8888810", Some("MEDUVA654321"))];
+
+    let error = port_of_virginia::parse(&answer, &batch, checked_at(), New_York).unwrap_err();
+
+    assert!(matches!(error, TerminalError::Drift(_)), "{error:?}");
 }
