@@ -686,6 +686,10 @@ impl Store for PgStore {
         shipments::record_terminal_asks(&mut self.client().await?, terminal, containers, at).await
     }
 
+    async fn forget_finished_terminal_asks(&self) -> StoreResult<u64> {
+        shipments::forget_finished_terminal_asks(&self.client().await?).await
+    }
+
     async fn terminal_asks(
         &self,
         terminal: &str,

@@ -1420,7 +1420,9 @@ pub async fn record_terminal_asks(
     let statement = tx
         .prepare_cached(
             "INSERT INTO terminal_checks (terminal, container_id, asked_at)
-             SELECT DISTINCT $1::text, id, $3::timestamptz FROM unnest($2::uuid[]) AS id
+             SELECT DISTINCT $1::text, asked.id, $3::timestamptz
+             FROM unnest($2::uuid[]) AS asked(id)
+             WHERE EXISTS (SELECT 1 FROM containers c WHERE c.id = asked.id)
              ON CONFLICT (terminal, container_id) DO UPDATE SET asked_at = excluded.asked_at",
         )
         .await
@@ -1428,20 +1430,23 @@ pub async fn record_terminal_asks(
     tx.execute(&statement, &[&terminal, &ids, &at])
         .await
         .map_err(backend)?;
-    let forget = tx
-        .prepare_cached(FORGET_TERMINAL_ASKS)
-        .await
-        .map_err(backend)?;
-    tx.execute(&forget, &[]).await.map_err(backend)?;
     tx.commit().await.map_err(backend)?;
     Ok(())
+}
+
+/// See `Store::forget_finished_terminal_asks`.
+pub async fn forget_finished_terminal_asks(client: &impl GenericClient) -> StoreResult<u64> {
+    client
+        .execute(FORGET_TERMINAL_ASKS, &[])
+        .await
+        .map_err(backend)
 }
 
 /// Every terminal's asks of containers no terminal asks about any more (out, returned
 /// empty, tracking stopped, or gone): one primary-key lookup per kept row, and the rows kept
 /// are those of containers still in some terminal's window. Rows another transaction holds
-/// (another terminal recording its asks) are skipped, never waited for, so two terminals'
-/// batches cannot deadlock here; the next batch forgets them.
+/// (a terminal recording its asks) are skipped, never waited for; the next pass forgets
+/// them.
 const FORGET_TERMINAL_ASKS: &str = "DELETE FROM terminal_checks WHERE (terminal, container_id) IN (
      SELECT t.terminal, t.container_id FROM terminal_checks t
      WHERE NOT EXISTS (

@@ -624,6 +624,10 @@ impl Store for SqliteStore {
         shipments::record_terminal_asks(&self.writer(), terminal, containers, at)
     }
 
+    async fn forget_finished_terminal_asks(&self) -> StoreResult<u64> {
+        shipments::forget_finished_terminal_asks(&self.writer())
+    }
+
     async fn terminal_asks(
         &self,
         terminal: &str,

@@ -1274,19 +1274,26 @@ pub fn record_terminal_asks(
     )
     .map_err(backend)?;
     let tx = conn.unchecked_transaction().map_err(backend)?;
-    // `WHERE true` tells SQLite's parser the `ON CONFLICT` is the upsert's, not a join's.
+    // The `WHERE` also tells SQLite's parser the `ON CONFLICT` is the upsert's, not a join's.
     tx.prepare_cached(
         "INSERT INTO terminal_checks (terminal, container_id, asked_at)
-         SELECT ?1, value, ?3 FROM json_each(?2) WHERE true
+         SELECT ?1, value, ?3 FROM json_each(?2)
+         WHERE value IN (SELECT id FROM containers)
          ON CONFLICT (terminal, container_id) DO UPDATE SET asked_at = excluded.asked_at",
     )
     .and_then(|mut stmt| stmt.execute(params![terminal, ids, to_ts(at)]))
     .map_err(backend)?;
-    tx.prepare_cached(FORGET_TERMINAL_ASKS)
-        .and_then(|mut stmt| stmt.execute([]))
-        .map_err(backend)?;
     tx.commit().map_err(backend)?;
     Ok(())
+}
+
+/// See `Store::forget_finished_terminal_asks`.
+pub fn forget_finished_terminal_asks(conn: &Connection) -> StoreResult<u64> {
+    let forgotten = conn
+        .prepare_cached(FORGET_TERMINAL_ASKS)
+        .and_then(|mut stmt| stmt.execute([]))
+        .map_err(backend)?;
+    Ok(u64::try_from(forgotten).unwrap_or(u64::MAX))
 }
 
 /// Every terminal's asks of containers no terminal asks about any more (out, returned

@@ -494,17 +494,21 @@ pub trait Store:
         selection: &TerminalSelection<'_>,
     ) -> StoreResult<Vec<AwaitingPickup>>;
     /// Notes that `terminal` asked about these containers `at` (one statement for the
-    /// batch), replacing its earlier ask of each; other terminals' asks are untouched.
-    /// In the same transaction, every terminal's asks of containers no terminal asks about
-    /// any more are forgotten: gone full out, returned empty, their shipment's tracking
-    /// stopped, or the container gone (unknown ids given included). A row another writer
-    /// holds at that moment may be left to a later call.
+    /// batch), replacing its earlier ask of each; other terminals' asks are untouched. Ids
+    /// of containers that do not exist are not kept.
     async fn record_terminal_asks(
         &self,
         terminal: &str,
         containers: &[ContainerId],
         at: DateTime<Utc>,
     ) -> StoreResult<()>;
+    /// Housekeeping: forgets every terminal's asks of containers no terminal asks about any
+    /// more (gone full out, returned empty, their shipment's tracking stopped, or the
+    /// container gone), in one pass over the asks kept; returns how many. Kept out of
+    /// [`Store::record_terminal_asks`], which runs for every batch of every terminal: a pass
+    /// there cost a lookup per kept ask each time. A row another writer holds at that moment
+    /// may be left to the next pass.
+    async fn forget_finished_terminal_asks(&self) -> StoreResult<u64>;
     /// The containers `terminal` has a last ask kept for (by id), with when it asked: what
     /// [`Store::record_terminal_asks`] keeps.
     async fn terminal_asks(&self, terminal: &str)

@@ -79,13 +79,15 @@ impl JobHandler for Dispatcher {
                 let uploads =
                     crate::use_cases::documents::upload::remove_expired_direct_uploads(&self.app)
                         .await?;
+                let terminal_asks = self.app.store.forget_finished_terminal_asks().await?;
                 tracing::info!(
                     purged,
                     idempotency_keys = keys,
                     vessel_positions = positions,
                     direct_uploads = uploads,
-                    "purged finished jobs, old idempotency keys, old vessel positions and \
-                     expired direct uploads"
+                    terminal_asks,
+                    "purged finished jobs, old idempotency keys, old vessel positions, \
+                     expired direct uploads and terminals' asks of containers that are out"
                 );
                 Ok(())
             }

@@ -11,7 +11,8 @@ use crate::app::App;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JobKind {
     /// Housekeeping: deletes finished jobs past their retention, expired idempotency keys,
-    /// old vessel positions, and direct uploads that expired unattached.
+    /// old vessel positions, direct uploads that expired unattached, and terminals' asks of
+    /// containers no terminal asks about any more.
     PurgeFinishedJobs,
     /// Polls the carrier for one tracking request (and its shipment once there is one).
     Track,

@@ -26,7 +26,7 @@ macro_rules! terminal_contract_tests {
             one_terminals_ask_does_not_hold_off_another_terminal,
             a_terminals_own_latest_ask_holds_it_off_for_its_interval,
             each_selected_container_comes_with_its_shipments_bill_of_lading,
-            asks_of_containers_out_returned_or_no_longer_tracked_are_forgotten_with_the_next_asks,
+            asks_of_containers_out_returned_or_no_longer_tracked_are_forgotten_by_housekeeping,
             an_ask_of_a_container_that_is_not_there_is_not_kept,
         );
     };
@@ -606,7 +606,7 @@ async fn changed(
         .unwrap();
 }
 
-pub async fn asks_of_containers_out_returned_or_no_longer_tracked_are_forgotten_with_the_next_asks(
+pub async fn asks_of_containers_out_returned_or_no_longer_tracked_are_forgotten_by_housekeeping(
     backend: &dyn TestBackend,
 ) {
     let store = backend.store();
@@ -649,20 +649,19 @@ pub async fn asks_of_containers_out_returned_or_no_longer_tracked_are_forgotten_
         shipment.line_tracking_stopped_reason = Some("user".to_owned());
     })
     .await;
-    let kept_before = store.terminal_asks("emodal").await.unwrap().len();
-
     store
         .record_terminal_asks(PIER, &[waiting], now())
         .await
         .unwrap();
+    let kept_before = store.terminal_asks("emodal").await.unwrap().len();
+
+    let forgotten = store.forget_finished_terminal_asks().await.unwrap();
 
     let kept = |asks: Vec<(ContainerId, DateTime<Utc>)>| -> Vec<ContainerId> {
         asks.into_iter().map(|(id, _)| id).collect()
     };
-    assert_eq!(
-        kept_before, 4,
-        "nothing forgotten until a terminal records asks"
-    );
+    assert_eq!(kept_before, 4, "nothing forgotten by recording asks");
+    assert_eq!(forgotten, 6, "three containers' asks, by two terminals");
     assert_eq!(
         store.terminal_asks(PIER).await.unwrap(),
         [(waiting, now())],
