@@ -148,21 +148,30 @@ pub(crate) fn edifact_classifier(qualifier: &str) -> Option<Classifier> {
     }
 }
 
-/// The role of the status location among the places the message listed: a route role (T, L,
-/// D…) wins over the bare activity location, and a code this crate does not know says
-/// nothing.
+/// The role of the status location among the places the message listed. A place listed
+/// with several roles takes the most telling one for a status there: transshipment, then
+/// loading, discharge, final port of discharge, delivery, receipt and relay (a load at a place
+/// that is also the place of receipt happens at the port of loading); the bare activity
+/// location comes last, and a code this crate does not know says nothing.
 pub(crate) fn role_of(locode: Option<&str>, calls: &[PortCall]) -> Option<LocationRole> {
     let locode = locode?;
-    let roles: Vec<&LocationRole> = calls
+    let rank = |role: &LocationRole| match role {
+        LocationRole::Transshipment => Some(0),
+        LocationRole::Loading => Some(1),
+        LocationRole::Discharge => Some(2),
+        LocationRole::FinalPortOfDischarge => Some(3),
+        LocationRole::FinalDelivery => Some(4),
+        LocationRole::Receipt => Some(5),
+        LocationRole::Relay => Some(6),
+        LocationRole::Activity => Some(7),
+        LocationRole::Other(_) => None,
+    };
+    calls
         .iter()
         .filter(|call| call.location.locode.as_deref() == Some(locode))
-        .map(|call| &call.role)
-        .collect();
-    roles
-        .iter()
-        .find(|role| !matches!(role, LocationRole::Activity | LocationRole::Other(_)))
-        .or_else(|| roles.iter().find(|role| **role == &LocationRole::Activity))
-        .map(|role| (*role).clone())
+        .filter_map(|call| rank(&call.role).map(|rank| (rank, &call.role)))
+        .min_by_key(|(rank, _)| *rank)
+        .map(|(_, role)| role.clone())
 }
 
 /// Whether a status's description is the sender's words for its code (IFTSTA STS C555

@@ -417,7 +417,9 @@ fn n9_references(
                     container = normalize_container(&value);
                 }
             }
-            "SCA" => {
+            // A SCAC is two to four capital letters; anything else (`SCAC_CODE`) is kept as
+            // sent among the other references rather than taken for the line.
+            "SCA" if looks_like_scac(&value) => {
                 if references.scac.is_none() {
                     references.scac = Some(value);
                 }
