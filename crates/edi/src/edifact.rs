@@ -367,7 +367,18 @@ struct Draft {
     /// The carrier of the status's rail `TDT`, when it looks like a SCAC.
     rail_carrier_scac: Option<String>,
     calls: Vec<(LocationRole, Location, Vec<RawDtm>)>,
-    eqd_container: Option<String>,
+    /// The LOCs of the status itself (before its TDT and EQD groups) other than 175.
+    status_level_places: Vec<Location>,
+    /// A TDT or EQD group has begun: a LOC now belongs to a route or equipment.
+    in_groups: bool,
+    /// The EQDs of the status, in order: each container the status applies to.
+    equipment: Vec<Equipment>,
+}
+
+/// One EQD: the container, its ISO size-type and whether it is empty or full.
+#[derive(Clone, Default)]
+struct Equipment {
+    container: Option<String>,
     iso_size_type: Option<String>,
     empty_indicator: Option<EmptyIndicator>,
 }
@@ -416,13 +427,13 @@ fn transport_of(tdt: &Segment) -> Transport {
         _ => None,
     };
     let id = tdt.comp(8, 1).trim();
-    let is_imo = id.len() == 7 && id.bytes().all(|byte| byte.is_ascii_digit());
+    let imo = crate::status::imo_number(id);
     Transport {
         mode,
         name: tdt.comp_value(8, 4),
-        imo: is_imo.then(|| id.to_owned()),
+        code: (imo.is_none() && !id.is_empty()).then(|| id.to_owned()),
+        imo,
         voyage: tdt.value(2),
-        code: (!is_imo && !id.is_empty()).then(|| id.to_owned()),
     }
 }
 
@@ -512,6 +523,9 @@ fn read_iftsta(
                             .push((LocationRole::Activity, place, Vec::new()));
                         target = DtmTarget::Status;
                     } else {
+                        if !draft.in_groups {
+                            draft.status_level_places.push(place.clone());
+                        }
                         draft
                             .calls
                             .push((LocationRole::from_loc(qualifier), place, Vec::new()));
@@ -528,19 +542,23 @@ fn read_iftsta(
                     if draft.rail_carrier_scac.is_none() {
                         draft.rail_carrier_scac = rail_carrier_of(segment);
                     }
+                    draft.in_groups = true;
                 }
                 target = DtmTarget::Elsewhere;
             }
             "EQD" => {
-                // The first EQD of a status is its container.
-                if let Some(draft) = draft.as_mut().filter(|draft| draft.eqd_container.is_none()) {
-                    draft.eqd_container = normalize_container(segment.comp(2, 1));
-                    draft.iso_size_type = segment.comp_value(3, 1);
-                    draft.empty_indicator = match segment.el(6).trim() {
-                        "4" => Some(EmptyIndicator::Empty),
-                        "5" => Some(EmptyIndicator::Laden),
-                        _ => None,
-                    };
+                // Each EQD of a status names a container the status applies to.
+                if let Some(draft) = draft.as_mut() {
+                    draft.equipment.push(Equipment {
+                        container: normalize_container(segment.comp(2, 1)),
+                        iso_size_type: segment.comp_value(3, 1),
+                        empty_indicator: match segment.el(6).trim() {
+                            "4" => Some(EmptyIndicator::Empty),
+                            "5" => Some(EmptyIndicator::Laden),
+                            _ => None,
+                        },
+                    });
+                    draft.in_groups = true;
                 }
                 target = DtmTarget::Elsewhere;
             }
@@ -551,7 +569,7 @@ fn read_iftsta(
 
     let mut statuses = Vec::new();
     for (draft, header_container) in drafts {
-        statuses.push(status_of(draft, header_container, context, notes));
+        statuses.extend(status_of(draft, header_container, context, notes));
     }
     Ok(statuses)
 }
@@ -587,13 +605,21 @@ fn finish(
     drafts.push((draft, header_container));
 }
 
+/// The statuses a draft stands for: one, or one per container when the status names
+/// several (an EQD each).
 fn status_of(
     draft: Draft,
     header_container: Option<String>,
     context: &Context<'_>,
     notes: &mut Vec<Note>,
-) -> StatusReport {
-    let place = draft.location.unwrap_or_default();
+) -> Vec<StatusReport> {
+    // The status location: the LOC+175, else the one LOC the status gives outside its TDT and
+    // EQD groups (its qualifier kept as the place's role); several such LOCs name no one place.
+    let place = match (draft.location, draft.status_level_places.as_slice()) {
+        (Some(place), _) => place,
+        (None, [only]) => only.clone(),
+        (None, _) => Location::default(),
+    };
     let locode = place.locode.clone();
     let mut other_times = Vec::new();
     let mut event: Option<DatedTime> = None;
@@ -627,7 +653,16 @@ fn status_of(
         })
         .collect();
     let mut references = draft.references;
-    let status_container = choose_container(draft.eqd_container, draft.rff_container, notes);
+    let mut equipment = draft.equipment.into_iter();
+    let first = equipment.next().unwrap_or_default();
+    let others: Vec<Equipment> = equipment.collect();
+    // With one EQD, a status RFF+EQ names the same container (or the disagreement is noted);
+    // with several, each EQD is a container of its own.
+    let status_container = if others.is_empty() {
+        choose_container(first.container.clone(), draft.rff_container, notes)
+    } else {
+        first.container.clone()
+    };
     references.container = status_container.or(header_container);
     if references.scac.is_none() && looks_like_scac(context.sender) {
         references.scac = Some(context.sender.to_owned());
@@ -653,8 +688,8 @@ fn status_of(
         container_valid,
         transport: draft.transport,
         rail_carrier_scac: draft.rail_carrier_scac,
-        iso_size_type: draft.iso_size_type,
-        empty_indicator: draft.empty_indicator,
+        iso_size_type: first.iso_size_type,
+        empty_indicator: first.empty_indicator,
         port_calls: calls,
         other_times,
         sender: context.sender.to_owned(),
@@ -665,5 +700,19 @@ fn status_of(
         Description::Words,
         notes,
     );
-    status
+    let mut statuses = Vec::with_capacity(1 + others.len());
+    for equipment in others {
+        let mut other = status.clone();
+        other.references.container = equipment.container;
+        other.container_valid = other
+            .references
+            .container
+            .as_deref()
+            .is_some_and(is_valid_container);
+        other.iso_size_type = equipment.iso_size_type;
+        other.empty_indicator = equipment.empty_indicator;
+        statuses.push(other);
+    }
+    statuses.insert(0, status);
+    statuses
 }

@@ -121,7 +121,8 @@ pub struct Transaction {
     pub control_number: String,
     /// GS08 for X12; `D:99B`-style for EDIFACT.
     pub version: String,
-    /// One per status: a 315 has one, a 322 one per equipment (N7), an IFTSTA one per STS.
+    /// One per status: a 315 has one, a 322 one per equipment (N7), an IFTSTA one per STS
+    /// (and per container when an STS names several in its EQDs).
     pub statuses: Vec<StatusReport>,
     /// What was odd but did not stop the reading.
     pub notes: Vec<Note>,

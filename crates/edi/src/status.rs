@@ -25,6 +25,18 @@ pub(crate) fn looks_like_scac(text: &str) -> bool {
     (2..=4).contains(&text.len()) && text.bytes().all(|byte| byte.is_ascii_uppercase())
 }
 
+/// A seven-digit IMO (Lloyd's) number, as sent or after an `IMO` prefix (`IMO 9352004`).
+pub(crate) fn imo_number(code: &str) -> Option<String> {
+    let code = code.trim();
+    let digits = code
+        .strip_prefix("IMO")
+        .or_else(|| code.strip_prefix("imo"))
+        .unwrap_or(code)
+        .trim_start_matches([' ', ':', '-'].as_slice());
+    (digits.len() == 7 && digits.bytes().all(|byte| byte.is_ascii_digit()))
+        .then(|| digits.to_owned())
+}
+
 /// A railroad's SCAC as sent, trimmed and in capitals, when it looks like one (`BNSF`,
 /// `UP`, `CSXT`); anything else (a name, a number) is no SCAC.
 pub(crate) fn railroad_scac(text: &str) -> Option<String> {

@@ -89,6 +89,21 @@ fn zone_of_time_code(code: &str) -> Option<Zone> {
         "ND" => hours(-(2 * 60 + 30)),
         "TS" => hours(-4 * 60),
         "TD" => hours(-3 * 60),
+        other => iso_offset_code(other),
+    }
+}
+
+/// The numbered codes of element 623: `01` to `12` are ISO P01 to P12 (UTC+1 to UTC+12),
+/// `13` to `24` are ISO M12 to M01 (UTC-12 to UTC-1), as senders outside North America use
+/// them.
+fn iso_offset_code(code: &str) -> Option<Zone> {
+    if code.len() != 2 {
+        return None;
+    }
+    let number = i32::try_from(number(code)?).ok()?;
+    match number {
+        1..=12 => hours(number * 60),
+        13..=24 => hours(-(25 - number) * 60),
         _ => None,
     }
 }
@@ -351,13 +366,32 @@ pub(crate) fn edifact_time(
         },
         other => other,
     };
-    let parts = match format {
+    let declared = match format {
         "101" | "102" => split(value.len(), 0),
         "201" => split(6, 4),
         "203" | "303" | "205" => split(8, 4),
         "204" | "304" => split(8, 6),
         _ => None,
     };
+    // A value whose length does not fit its declared format (`20221119:203`, a date sent
+    // under a date-and-time code) is read by its length when that is a plain date or date
+    // and time, rather than lost.
+    let fits = |parts: &(&str, &str, &str)| {
+        parse_date(parts.0).is_some() && (parts.1.is_empty() || parse_time(parts.1).is_some())
+    };
+    // Only the formats that carry a zone (205, 303, 304) may leave text after the time.
+    let zoned = matches!(format, "205" | "303" | "304");
+    let parts = declared
+        .filter(|parts| fits(parts) && (zoned || parts.2.is_empty()))
+        .or_else(|| {
+            match value.len() {
+                8 => split(8, 0),
+                12 => split(8, 4),
+                14 => split(8, 6),
+                _ => None,
+            }
+            .filter(|parts| parts.2.is_empty() && fits(parts))
+        });
     let Some((date, time, suffix)) = parts else {
         return bad(notes);
     };
@@ -525,6 +559,39 @@ mod tests {
         assert_eq!(
             read("202211190710+01", "303", &mut notes).and_then(|t| t.1),
             utc(2022, 11, 19, 6, 10)
+        );
+    }
+
+    #[test]
+    fn numbered_time_codes_are_iso_offsets_from_utc() {
+        let mut notes = vec![];
+        // `08` is ISO P08 (UTC+8), `19` is ISO M06 (UTC-6).
+        let east = x12_time("20230715", "1200", "08", None, "DTM", &mut notes);
+        let west = x12_time("20230715", "1200", "19", None, "DTM", &mut notes);
+        assert_eq!(east.and_then(|t| t.utc), utc(2023, 7, 15, 4, 0));
+        assert_eq!(west.and_then(|t| t.utc), utc(2023, 7, 15, 18, 0));
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+
+    #[test]
+    fn a_number_outside_the_time_code_list_is_an_unknown_code() {
+        let mut notes = vec![];
+        let time = x12_time("20230715", "1200", "25", Some("USLAX"), "DTM", &mut notes);
+        assert_eq!(time.and_then(|t| t.utc), utc(2023, 7, 15, 19, 0));
+        assert_eq!(notes, vec![Note::UnknownTimeCode("25".to_owned())]);
+    }
+
+    #[test]
+    fn an_edifact_value_too_short_for_its_format_is_read_by_its_length() {
+        let mut notes = vec![];
+        let date = edifact_time("20221119", "203", None, "DTM", &mut notes).expect("a date");
+        assert_eq!(date.local.to_string(), "2022-11-19 00:00:00");
+        assert!(!date.has_time);
+        let long = edifact_time("20221119071005", "203", None, "DTM", &mut notes).expect("a time");
+        assert_eq!(long.local.to_string(), "2022-11-19 07:10:05");
+        assert!(
+            notes.iter().all(|note| matches!(note, Note::NoTimeZone(_))),
+            "{notes:?}"
         );
     }
 

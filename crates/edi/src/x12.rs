@@ -372,6 +372,9 @@ fn port_calls(segments: &[Segment], notes: &mut Vec<Note>) -> Vec<PortCall> {
                     }
                 }
             }
+            // A V9 (event detail) belongs to the R4 loop in 5010 and later: DTMs after it are
+            // still the place's.
+            "V9" => {}
             _ => in_loop = false,
         }
     }
@@ -380,9 +383,10 @@ fn port_calls(segments: &[Segment], notes: &mut Vec<Note>) -> Vec<PortCall> {
 
 /// A DTM (qualifier, date, time, time code) read at `place`.
 fn dated(dtm: &Segment, place: &Location, notes: &mut Vec<Note>) -> Option<DatedTime> {
+    let (date, clock) = dtm_date_and_time(dtm);
     let time = x12_time_at(
-        dtm.el(2),
-        dtm.el(3),
+        date,
+        clock,
         dtm.el(4),
         place.locode.as_deref(),
         place.subdivision.as_deref(),
@@ -395,6 +399,22 @@ fn dated(dtm: &Segment, place: &Location, notes: &mut Vec<Note>) -> Option<Dated
         time_code: dtm.value(4),
         time,
     })
+}
+
+/// DTM02 and DTM03, or, when DTM02 is empty, the date and time DTM06 gives in the format
+/// DTM05 names (element 1250: `D8` CCYYMMDD, `DT` CCYYMMDDHHMM, `DTS` CCYYMMDDHHMMSS).
+fn dtm_date_and_time(dtm: &Segment) -> (&str, &str) {
+    if !dtm.el(2).trim().is_empty() {
+        return (dtm.el(2), dtm.el(3));
+    }
+    let period = dtm.el(6).trim();
+    match (dtm.el(5).trim(), period.len()) {
+        ("D8", 8) | ("DT", 12) | ("DTS", 14) => (
+            period.get(..8).unwrap_or_default(),
+            period.get(8..).unwrap_or_default(),
+        ),
+        _ => (dtm.el(2), dtm.el(3)),
+    }
 }
 
 /// N9 references into `references`; returns the N9*EQ container and N9*WU vessel name.
@@ -452,10 +472,9 @@ fn empty_indicator(code: &str) -> Option<EmptyIndicator> {
     }
 }
 
-/// A seven-digit vessel code is the IMO (Lloyd's) number.
+/// A seven-digit vessel code is the IMO (Lloyd's) number, also when written `IMO9352004`.
 fn imo(code: &str) -> Option<String> {
-    let code = code.trim();
-    (code.len() == 7 && code.bytes().all(|byte| byte.is_ascii_digit())).then(|| code.to_owned())
+    crate::status::imo_number(code)
 }
 
 fn read_315(

@@ -8,6 +8,7 @@ mod iftsta;
 mod own_words;
 mod public_x12;
 mod robustness;
+mod variants;
 mod x12_315;
 mod x12_322;
 
