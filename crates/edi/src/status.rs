@@ -55,7 +55,9 @@ pub(crate) fn normalize_container(text: &str) -> Option<String> {
 }
 
 /// A container number from an equipment initial, number and check digit (B4-07/08/13,
-/// N7-01/02/18). Six serial digits without a check digit get the computed one.
+/// N7-01/02/18). Six serial digits without a check digit get the computed one when the
+/// initial ends in `U` (ISO 6346: a freight container); a chassis or trailer (`Z`) or other
+/// equipment (`J`) is kept as sent, with no digit invented.
 pub(crate) fn container_from_parts(initial: &str, number: &str, check: &str) -> Option<String> {
     let initial = initial.trim();
     let number = number.trim();
@@ -68,7 +70,8 @@ pub(crate) fn container_from_parts(initial: &str, number: &str, check: &str) -> 
         if check.len() == 1 && check.bytes().all(|byte| byte.is_ascii_digit()) {
             return Some(format!("{base}{check}"));
         }
-        if let Some(digit) = check_digit(&base) {
+        let container = base.as_bytes().get(3) == Some(&b'U');
+        if let Some(digit) = check_digit(&base).filter(|_| container) {
             return Some(format!("{base}{digit}"));
         }
     }
@@ -142,10 +145,12 @@ pub(crate) fn location(id: &str, qualifier: &str, name: Option<String>) -> Locat
     location
 }
 
-/// Actual or estimated, from an X12 DTM01 (374) qualifier.
+/// Actual or estimated, from an X12 DTM01 (374) qualifier: `140` actual, `370` actual
+/// departure, `372` actual arrival, `011` shipped, `035` delivered; `139` estimated, `369`
+/// estimated departure, `371` estimated arrival, `017` estimated delivery.
 pub(crate) fn x12_classifier(qualifier: &str) -> Option<Classifier> {
     match qualifier.trim() {
-        "140" => Some(Classifier::Actual),
+        "140" | "370" | "372" | "011" | "035" => Some(Classifier::Actual),
         "139" | "371" | "017" | "369" => Some(Classifier::Estimated),
         _ => None,
     }
@@ -251,6 +256,23 @@ mod tests {
         assert_eq!(
             container_from_parts("MRSU", "437163", "").as_deref(),
             Some("MRSU4371639")
+        );
+    }
+
+    #[test]
+    fn departure_and_arrival_qualifiers_say_actual_or_estimated() {
+        assert_eq!(x12_classifier("370"), Some(Classifier::Actual));
+        assert_eq!(x12_classifier("372"), Some(Classifier::Actual));
+        assert_eq!(x12_classifier("369"), Some(Classifier::Estimated));
+        assert_eq!(x12_classifier("371"), Some(Classifier::Estimated));
+        assert_eq!(x12_classifier("830"), None);
+    }
+
+    #[test]
+    fn a_chassis_number_gets_no_computed_check_digit() {
+        assert_eq!(
+            container_from_parts("ABCZ", "544037", "").as_deref(),
+            Some("ABCZ544037")
         );
     }
 

@@ -707,6 +707,12 @@ fn read_322(
         }
         let mut references = References::default();
         let (n9_container, _) = n9_references(equipment, &mut references);
+        // M7: the equipment's seal numbers (M7-01 to M7-04).
+        for m7 in equipment.iter().filter(|segment| segment.tag == "M7") {
+            references
+                .seals
+                .extend((1..=4).filter_map(|element| m7.value(element)));
+        }
         let n7_container = n7.and_then(|n7| container_from_parts(n7.el(1), n7.el(2), n7.el(18)));
         references.container = choose_container(n7_container, n9_container, notes);
         if references.scac.is_none() {

@@ -222,3 +222,149 @@ fn pacific_time_codes_hold_even_for_a_port_in_japan() {
     let delivery = &release.port_calls[3].times[0];
     assert_eq!(delivery.classifier, Some(Classifier::Estimated));
 }
+
+const OUTGATE: &str = "x12_4010_322_hamsud_outgate.edi";
+const RAIL_LOADED: &str = "x12_4010_322_hamsud_rail_loaded.edi";
+const INGATE_SPLC: &str = "x12_4010_322_1edisource_ingate_splc.edi";
+
+#[test]
+fn a_ramps_out_gate_is_a_laden_gate_out_at_the_ramp() {
+    let interchange = read_fixture(OUTGATE);
+    let transaction = transaction(&interchange, 0);
+    assert!(transaction.notes.is_empty(), "{:?}", transaction.notes);
+    let status = &transaction.statuses[0];
+    assert_eq!(status.code, "OA");
+    assert_eq!(status.location.locode.as_deref(), Some("USCHI"));
+    assert_eq!(
+        status.location.name.as_deref(),
+        Some("BNSF CHICAGO (LOGISTICS PARK)")
+    );
+    let time = status.time.as_ref().expect("the Q5 date");
+    assert_eq!(time.local, local(2016, 6, 10, 10, 45, 20));
+    // Chicago in June: UTC-5.
+    assert_eq!(time.utc, Some(utc(2016, 6, 10, 15, 45, 20)));
+    assert_eq!(status.references.container.as_deref(), Some("HASU4316170"));
+    assert_eq!(status.references.bills_of_lading, ["A5GEMEN1976X"]);
+    assert_eq!(status.references.bookings, ["6PHLSA1234"]);
+    assert_eq!(status.empty_indicator, Some(EmptyIndicator::Laden));
+    assert_eq!(status.rail_carrier_scac.as_deref(), Some("BNSF"));
+    let event = status.to_carrier_event().expect("OA is a gate out");
+    assert_eq!(event.dcsa_code, DcsaCode::Gtot);
+    assert_eq!(event.empty_indicator, Some(EmptyIndicator::Laden));
+    assert_eq!(event.mode_of_transport(), Some(ModeOfTransport::Rail));
+}
+
+#[test]
+fn the_seal_numbers_of_an_m7_are_the_containers_seals() {
+    let interchange = read_fixture(OUTGATE);
+    let status = &transaction(&interchange, 0).statuses[0];
+    assert_eq!(status.references.seals, ["SN1234567", "SN1234568"]);
+}
+
+#[test]
+fn a_rail_load_at_the_port_is_a_rail_load_event_there() {
+    let interchange = read_fixture(RAIL_LOADED);
+    let transaction = transaction(&interchange, 0);
+    // As published, SE01 counts 12 of the set's 14 segments.
+    assert_eq!(
+        transaction.notes,
+        [tidemark_edi::Note::SegmentCount {
+            declared: "12".to_owned(),
+            counted: 14
+        }]
+    );
+    let status = &transaction.statuses[0];
+    assert_eq!(status.code, "AL");
+    assert_eq!(status.location.locode.as_deref(), Some("USLGB"));
+    let time = status.time.as_ref().expect("the Q5 date");
+    assert_eq!(time.local, local(2016, 5, 24, 7, 30, 0));
+    assert_eq!(time.utc, Some(utc(2016, 5, 24, 14, 30, 0)));
+    assert_eq!(status.references.seals, ["SN1234567", "SN1234568"]);
+    let event = status.to_carrier_event().expect("AL is a load");
+    assert_eq!(event.dcsa_code, DcsaCode::Load);
+    assert_eq!(event.mode_of_transport(), Some(ModeOfTransport::Rail));
+    let estimates: Vec<(&str, Option<Classifier>, chrono::NaiveDateTime)> = status
+        .other_times
+        .iter()
+        .map(|dated| (dated.qualifier.as_str(), dated.classifier, dated.time.local))
+        .collect();
+    assert_eq!(
+        estimates,
+        [
+            (
+                "371",
+                Some(Classifier::Estimated),
+                local(2016, 5, 28, 16, 0, 0)
+            ),
+            ("830", None, local(2016, 5, 28, 16, 0, 0)),
+        ]
+    );
+}
+
+#[test]
+fn a_generic_322_with_its_envelope_faults_is_still_read() {
+    let interchange = read_fixture(INGATE_SPLC);
+    assert_eq!(interchange.envelope.version, "00400");
+    assert_eq!(interchange.groups[0].functional_id, "NL");
+    assert_eq!(
+        interchange.notes,
+        [tidemark_edi::Note::EnvelopeControlNumber {
+            trailer: "IEA",
+            header_value: "000003438".to_owned(),
+            trailer_value: "0000000012".to_owned(),
+        }]
+    );
+    let transaction = transaction(&interchange, 0);
+    assert_eq!(
+        transaction.notes,
+        [tidemark_edi::Note::SegmentCount {
+            declared: "10".to_owned(),
+            counted: 11
+        }]
+    );
+}
+
+#[test]
+fn an_in_gate_coded_gi_is_kept_raw_as_drift() {
+    let interchange = read_fixture(INGATE_SPLC);
+    let status = &transaction(&interchange, 0).statuses[0];
+    assert_eq!(status.code, "GI");
+    assert!(status.is_drift());
+    assert_eq!(interchange.drift().count(), 1);
+    let time = status.time.as_ref().expect("the Q5 date");
+    assert_eq!(time.local, local(2009, 9, 25, 1, 12, 0));
+    // ET in September: UTC-4.
+    assert_eq!(time.utc, Some(utc(2009, 9, 25, 5, 12, 0)));
+}
+
+#[test]
+fn a_place_given_as_a_splc_is_kept_with_its_qualifier_and_name() {
+    let interchange = read_fixture(INGATE_SPLC);
+    let status = &transaction(&interchange, 0).statuses[0];
+    assert_eq!(status.location.locode, None);
+    assert_eq!(status.location.other_id.as_deref(), Some("218317"));
+    assert_eq!(status.location.other_qualifier.as_deref(), Some("SL"));
+    assert_eq!(status.location.name.as_deref(), Some("PITCAIRN"));
+}
+
+#[test]
+fn a_chassis_number_without_a_check_digit_gets_none_invented() {
+    let interchange = read_fixture(INGATE_SPLC);
+    let status = &transaction(&interchange, 0).statuses[0];
+    // `Z` is ISO 6346's category for chassis and trailers: the number stays as sent.
+    assert_eq!(status.references.container.as_deref(), Some("ABCZ544037"));
+    assert!(!status.container_valid);
+    assert_eq!(status.rail_carrier_scac, None);
+}
+
+#[test]
+fn a_typographic_apostrophe_in_utf8_stays_text() {
+    let interchange = read_fixture(INGATE_SPLC);
+    let transaction = transaction(&interchange, 0);
+    assert!(
+        transaction
+            .segments
+            .iter()
+            .any(|segment| segment == "N1*MC*JOE\u{2019}S TRUCKING COMPANY*2*JTCI")
+    );
+}
