@@ -405,7 +405,8 @@ fn rff_into(rff: &Segment, references: &mut References, container: &mut Option<S
         return;
     };
     match qualifier {
-        "BM" => references.bills_of_lading.push(value),
+        // BM bill of lading, MB master bill of lading.
+        "BM" | "MB" => references.bills_of_lading.push(value),
         "BN" => references.bookings.push(value),
         "EQ" => {
             if container.is_none() {

@@ -430,7 +430,8 @@ fn n9_references(
             continue;
         };
         match qualifier {
-            "BM" => references.bills_of_lading.push(value),
+            // BM bill of lading, MB master bill of lading.
+            "BM" | "MB" => references.bills_of_lading.push(value),
             "BN" => references.bookings.push(value),
             "EQ" => {
                 if container.is_none() {
@@ -575,15 +576,24 @@ fn read_315(
         references.scac = context.group_scac();
     }
     let q2 = body.iter().find(|segment| segment.tag == "Q2");
-    let transport = match q2 {
-        Some(q2) => Some(Transport {
+    // Some senders name the vessel in a V1 (vessel code, name, flag, voyage) instead of Q2.
+    let v1 = body.iter().find(|segment| segment.tag == "V1");
+    let transport = match (q2, v1) {
+        (Some(q2), _) => Some(Transport {
             mode: Some(ModeOfTransport::Vessel),
             name: q2.value(13).or(wu_vessel),
             imo: imo(q2.el(1)),
             voyage: q2.value(9),
             code: q2.value(1).filter(|code| imo(code).is_none()),
         }),
-        None => wu_vessel.map(|name| Transport {
+        (None, Some(v1)) => Some(Transport {
+            mode: Some(ModeOfTransport::Vessel),
+            name: v1.value(2).or(wu_vessel),
+            imo: imo(v1.el(1)),
+            voyage: v1.value(4),
+            code: v1.value(1).filter(|code| imo(code).is_none()),
+        }),
+        (None, None) => wu_vessel.map(|name| Transport {
             mode: Some(ModeOfTransport::Vessel),
             name: Some(name),
             ..Transport::default()

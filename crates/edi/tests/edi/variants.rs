@@ -151,3 +151,40 @@ fn an_iftsta_date_sent_without_its_time_under_a_time_format_keeps_the_date() {
     assert_eq!(time.local, local(2023, 1, 5, 0, 0, 0));
     assert!(!time.has_time);
 }
+
+#[test]
+fn a_315_naming_its_vessel_in_a_v1_instead_of_q2_gives_that_vessel() {
+    let interchange = read(&x12_315(
+        "B4***VD*20230105*0800**MSCU*123456*L*45G1*CNSHA*UN~V1*9352004*MAERSK STEPNICA*DK*242S~",
+    ))
+    .expect("readable");
+    let transport = interchange
+        .statuses()
+        .next()
+        .and_then(|s| s.transport.clone());
+    let transport = transport.expect("V1");
+    assert_eq!(transport.name.as_deref(), Some("MAERSK STEPNICA"));
+    assert_eq!(transport.imo.as_deref(), Some("9352004"));
+    assert_eq!(transport.voyage.as_deref(), Some("242S"));
+}
+
+#[test]
+fn an_iftsta_place_of_destination_is_the_place_of_delivery() {
+    let interchange = read(&iftsta(
+        "BGM+23+REF1+9'CNI+1+BL1'STS+1+D'DTM+334:202301050800:203'LOC+175+USCHI:139:6'\
+         TDT+20+242S+1'LOC+8+USCHI:139:6'EQD+CN+MRSU4371639'",
+    ))
+    .expect("readable");
+    let status = interchange.statuses().next().expect("a status");
+    assert_eq!(status.location_role, Some(LocationRole::FinalDelivery));
+}
+
+#[test]
+fn a_master_bill_of_lading_is_a_bill_of_lading() {
+    let interchange = read(&x12_315(
+        "B4***VD*20230105*0800**MSCU*123456*L*45G1*CNSHA*UN~N9*MB*MEDUAB123456~",
+    ))
+    .expect("readable");
+    let status = interchange.statuses().next().expect("a status");
+    assert_eq!(status.references.bills_of_lading, ["MEDUAB123456"]);
+}
