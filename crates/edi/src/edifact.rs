@@ -367,6 +367,11 @@ struct Draft {
     /// The carrier of the status's rail `TDT`, when it looks like a SCAC.
     rail_carrier_scac: Option<String>,
     calls: Vec<(LocationRole, Location, Vec<RawDtm>)>,
+    /// For each call, the TDT group it belongs to: 0 before the first TDT, else the TDT's
+    /// number (1, 2…).
+    call_groups: Vec<usize>,
+    /// How many TDTs the status has had so far.
+    transports: usize,
     /// The LOCs of the status itself (before its TDT and EQD groups) other than 175.
     status_level_places: Vec<Location>,
     /// A TDT or EQD group has begun: a LOC now belongs to a route or equipment.
@@ -517,6 +522,7 @@ fn read_iftsta(
                         agency
                     };
                     let place = location(segment.comp(2, 1), issuer, segment.comp_value(2, 4));
+                    draft.call_groups.push(draft.transports);
                     if qualifier == "175" {
                         draft.location = Some(place.clone());
                         draft
@@ -544,6 +550,7 @@ fn read_iftsta(
                         draft.rail_carrier_scac = rail_carrier_of(segment);
                     }
                     draft.in_groups = true;
+                    draft.transports += 1;
                 }
                 target = DtmTarget::Elsewhere;
             }
@@ -606,6 +613,54 @@ fn finish(
     drafts.push((draft, header_container));
 }
 
+/// The dates of a TDT group that all follow its last LOC while its other LOCs have none: the
+/// D.96A layout, where the transport's own DTMs come after its LOCs (TDT, RFF, LOC, DTM)
+/// rather than each after its place (the LOC-DTM group of D.99B on). There a departure date
+/// (133 estimated, 136, 186 actual) is the loading port's and an arrival date (132 estimated,
+/// 178 actual) the discharge port's; any other date stays with the last LOC.
+fn transport_level_dates(calls: &mut [(LocationRole, Location, Vec<RawDtm>)], groups: &[usize]) {
+    let mut seen = Vec::new();
+    for &group in groups.iter().filter(|&&group| group > 0) {
+        if seen.contains(&group) {
+            continue;
+        }
+        seen.push(group);
+        let members: Vec<usize> = (0..calls.len())
+            .filter(|&index| groups.get(index) == Some(&group))
+            .collect();
+        let Some((&last, before)) = members.split_last() else {
+            continue;
+        };
+        let dated = |index: usize| calls.get(index).is_some_and(|call| !call.2.is_empty());
+        if before.is_empty() || before.iter().any(|&index| dated(index)) || !dated(last) {
+            continue;
+        }
+        let with_role = |role: LocationRole| {
+            members
+                .iter()
+                .copied()
+                .find(|&index| calls.get(index).is_some_and(|call| call.0 == role))
+        };
+        let loading = with_role(LocationRole::Loading);
+        let discharge = with_role(LocationRole::Discharge);
+        let dtms = calls
+            .get_mut(last)
+            .map(|call| std::mem::take(&mut call.2))
+            .unwrap_or_default();
+        for dtm in dtms {
+            let target = match dtm.qualifier.as_str() {
+                "133" | "136" | "186" => loading,
+                "132" | "178" => discharge,
+                _ => None,
+            }
+            .unwrap_or(last);
+            if let Some(call) = calls.get_mut(target) {
+                call.2.push(dtm);
+            }
+        }
+    }
+}
+
 /// The statuses a draft stands for: one, or one per container when the status names
 /// several (an EQD each).
 fn status_of(
@@ -638,8 +693,9 @@ fn status_of(
     if event.is_none() && !other_times.is_empty() {
         event = Some(other_times.remove(0));
     }
-    let calls: Vec<PortCall> = draft
-        .calls
+    let mut raw_calls = draft.calls;
+    transport_level_dates(&mut raw_calls, &draft.call_groups);
+    let calls: Vec<PortCall> = raw_calls
         .into_iter()
         .map(|(role, location, dtms)| {
             let times = dtms

@@ -6,6 +6,7 @@ mod code_table;
 mod envelope_and_limits;
 mod iftsta;
 mod own_words;
+mod public_iftsta;
 mod public_x12;
 mod robustness;
 mod variants;
