@@ -213,6 +213,18 @@ pub(crate) fn edifact(
             line_breaks: false,
         };
         (separators, trim_start(rest.get(6..).unwrap_or_default()))
+    } else if input.get(3) == Some(&0x1D) {
+        // Syntax level B's defaults (ISO 9735): IS3 between elements, IS1 between components,
+        // IS4 after each segment, no release character.
+        let separators = Separators {
+            element: '\u{1D}',
+            component: '\u{1F}',
+            segment: '\u{1C}',
+            repetition: None,
+            release: None,
+            line_breaks: false,
+        };
+        (separators, input)
     } else {
         let separators = Separators {
             element: '+',
@@ -380,6 +392,20 @@ mod tests {
         assert_eq!(segments.len(), 3);
         assert_eq!(segments[0].el(5), "1");
         assert_eq!(segments[2].el(4), "IT'S");
+    }
+
+    #[test]
+    fn syntax_level_b_without_una_uses_the_information_separators() {
+        let (separators, segments) = edifact(
+            b"UNB\x1dUNOB\x1f2\x1dA\x1dB\x1d170113\x1f0501\x1d1\x1cUNH\x1d1\x1dIFTSTA\x1fD\x1f99B\x1fUN\x1c",
+            100,
+        )
+        .expect("readable");
+        assert_eq!(separators.element, '\u{1D}');
+        assert_eq!(separators.release, None);
+        assert_eq!(segments.len(), 2);
+        assert_eq!(segments[0].comp(1, 1), "UNOB");
+        assert_eq!(segments[1].comp(2, 3), "99B");
     }
 
     #[test]

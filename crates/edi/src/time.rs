@@ -251,6 +251,11 @@ pub(crate) fn parse_time(text: &str) -> Option<NaiveTime> {
     NaiveTime::from_hms_opt(hour, minute, second)
 }
 
+/// `2400`, `240000`: the end of the day as some senders write it.
+fn end_of_day(time: &str) -> bool {
+    matches!(time.trim(), "2400" | "240000")
+}
+
 /// An X12 date, time and time code (DTM02–04, Q5-02–04, B4-04/05) at `locode`.
 #[cfg(test)]
 pub(crate) fn x12_time(
@@ -284,10 +289,15 @@ pub(crate) fn x12_time_at(
         }
         return None;
     };
+    let mut day = day;
     let (clock, has_time) = if time.trim().is_empty() {
         (NaiveTime::MIN, false)
     } else if let Some(clock) = parse_time(time) {
         (clock, true)
+    } else if let Some(next) = day.succ_opt().filter(|_| end_of_day(time)) {
+        // `2400`: the end of the day, which is midnight of the next.
+        day = next;
+        (NaiveTime::MIN, true)
     } else {
         notes.push(Note::BadDateTime {
             segment: segment.to_owned(),
@@ -560,6 +570,15 @@ mod tests {
             read("202211190710+01", "303", &mut notes).and_then(|t| t.1),
             utc(2022, 11, 19, 6, 10)
         );
+    }
+
+    #[test]
+    fn a_time_of_2400_is_midnight_of_the_next_day() {
+        let mut notes = vec![];
+        let time = x12_time("20230131", "2400", "UT", None, "DTM", &mut notes).expect("a time");
+        assert_eq!(time.local.to_string(), "2023-02-01 00:00:00");
+        assert!(time.has_time);
+        assert!(notes.is_empty(), "{notes:?}");
     }
 
     #[test]
