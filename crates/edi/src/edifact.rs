@@ -383,6 +383,8 @@ struct Draft {
 /// One EQD: the container, its ISO size-type and whether it is empty or full.
 #[derive(Clone, Default)]
 struct Equipment {
+    /// An EQD qualified `CN` (or not qualified): a container.
+    container_kind: bool,
     container: Option<String>,
     iso_size_type: Option<String>,
     empty_indicator: Option<EmptyIndicator>,
@@ -555,17 +557,26 @@ fn read_iftsta(
                 target = DtmTarget::Elsewhere;
             }
             "EQD" => {
-                // Each EQD of a status names a container the status applies to.
+                // Each container EQD (`CN`) of a status names a container the status applies
+                // to; other equipment (a chassis `CH`, a railcar `RR`…) only when the status
+                // names no container.
                 if let Some(draft) = draft.as_mut() {
-                    draft.equipment.push(Equipment {
-                        container: normalize_container(segment.comp(2, 1)),
-                        iso_size_type: segment.comp_value(3, 1),
-                        empty_indicator: match segment.el(6).trim() {
-                            "4" => Some(EmptyIndicator::Empty),
-                            "5" => Some(EmptyIndicator::Laden),
-                            _ => None,
-                        },
-                    });
+                    let container = matches!(segment.el(1).trim(), "CN" | "");
+                    if container && draft.equipment.iter().any(|eqd| !eqd.container_kind) {
+                        draft.equipment.clear();
+                    }
+                    if container || draft.equipment.is_empty() {
+                        draft.equipment.push(Equipment {
+                            container_kind: container,
+                            container: normalize_container(segment.comp(2, 1)),
+                            iso_size_type: segment.comp_value(3, 1),
+                            empty_indicator: match segment.el(6).trim() {
+                                "4" => Some(EmptyIndicator::Empty),
+                                "5" => Some(EmptyIndicator::Laden),
+                                _ => None,
+                            },
+                        });
+                    }
                     draft.in_groups = true;
                 }
                 target = DtmTarget::Elsewhere;

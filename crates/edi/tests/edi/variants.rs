@@ -188,3 +188,18 @@ fn a_master_bill_of_lading_is_a_bill_of_lading() {
     let status = interchange.statuses().next().expect("a status");
     assert_eq!(status.references.bills_of_lading, ["MEDUAB123456"]);
 }
+
+#[test]
+fn a_railcar_eqd_beside_the_container_makes_no_status_of_its_own() {
+    let interchange = read(&iftsta(
+        "BGM+23+REF1+9'CNI+1+BL1'STS+1+AL'DTM+334:202301050800:203'LOC+175+USLAX:139:6'\
+         EQD+RR+TTGX123456'EQD+CN+MRSU4371639+45G1:102:5+++5'",
+    ))
+    .expect("readable");
+    let statuses: Vec<_> = interchange.statuses().collect();
+    assert_eq!(statuses.len(), 1);
+    assert_eq!(
+        statuses[0].references.container.as_deref(),
+        Some("MRSU4371639")
+    );
+}
