@@ -501,7 +501,10 @@ fn read_iftsta(
             },
             "DTM" => {
                 if let Some(draft) = draft.as_mut() {
+                    // 334 (status change) is the status's own date wherever it stands.
+                    let status_change = segment.comp(1, 1).trim() == "334";
                     match target {
+                        _ if status_change => draft.dtms.push(RawDtm::of(segment)),
                         DtmTarget::Status => draft.dtms.push(RawDtm::of(segment)),
                         DtmTarget::Call => {
                             if let Some((_, _, dtms)) = draft.calls.last_mut() {

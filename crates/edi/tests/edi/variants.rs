@@ -203,3 +203,17 @@ fn a_railcar_eqd_beside_the_container_makes_no_status_of_its_own() {
         Some("MRSU4371639")
     );
 }
+
+#[test]
+fn a_status_change_date_after_the_status_loc_is_still_the_status_time() {
+    let interchange = read(&iftsta(
+        "BGM+23+REF1+9'CNI+1+BL1'STS+1+UV'LOC+11+NLRTM:139:6'DTM+334:202301050800:203'EQD+CN+MRSU4371639'",
+    ))
+    .expect("readable");
+    let status = interchange.statuses().next().expect("a status");
+    assert_eq!(status.location.locode.as_deref(), Some("NLRTM"));
+    assert_eq!(
+        status.time.as_ref().and_then(|t| t.utc),
+        Some(utc(2023, 1, 5, 7, 0, 0))
+    );
+}
