@@ -217,3 +217,18 @@ fn a_status_change_date_after_the_status_loc_is_still_the_status_time() {
         Some(utc(2023, 1, 5, 7, 0, 0))
     );
 }
+
+#[test]
+fn an_x12_interchange_ending_its_segments_with_line_breaks_alone_reads_as_with_tildes() {
+    let original = crate::fixture("x12_4010_315_hamsud_discharged.edi");
+    let expected = read(&original).expect("readable");
+    for line_end in ["\n", "\r\n"] {
+        let text = String::from_utf8(original.clone()).expect("ASCII");
+        let rewritten = text.replace('~', line_end);
+        let interchange = read(rewritten.as_bytes()).expect("readable");
+        assert!(interchange.notes.is_empty(), "{:?}", interchange.notes);
+        let statuses: Vec<_> = interchange.statuses().collect();
+        let wanted: Vec<_> = expected.statuses().collect();
+        assert_eq!(statuses, wanted, "{line_end:?}");
+    }
+}
