@@ -41,7 +41,10 @@ pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadErr
     };
     let mut walk = Walk {
         reader,
-        envelope: &envelope,
+        sender: envelope.sender_id.clone(),
+        control_number: envelope.control_number.clone(),
+        first_group: 0,
+        first_message: 0,
         segments: &segments,
         groups: Vec::new(),
         transactions: Vec::new(),
@@ -82,7 +85,12 @@ struct OpenGroup {
 
 struct Walk<'a> {
     reader: &'a Reader,
-    envelope: &'a Envelope,
+    /// The UNB sender and reference of the interchange being read (the first, or a further
+    /// one), and where its groups and messages begin.
+    sender: String,
+    control_number: String,
+    first_group: usize,
+    first_message: usize,
     segments: &'a [Segment],
     groups: Vec<Group>,
     transactions: Vec<TransactionResult>,
@@ -95,6 +103,16 @@ impl Walk<'_> {
     fn run(&mut self) -> Result<(), ReadError> {
         let mut ended = false;
         for (position, segment) in self.segments.iter().enumerate().skip(1) {
+            match segment.tag.as_str() {
+                // The service string advice of a further interchange in the same input.
+                "UNA" if ended => continue,
+                "UNB" => {
+                    self.further_interchange(segment, position, ended)?;
+                    ended = false;
+                    continue;
+                }
+                _ => {}
+            }
             if ended {
                 self.stray(segment, position);
                 continue;
@@ -152,6 +170,31 @@ impl Walk<'_> {
         Ok(())
     }
 
+    /// Another UNB in the same input: what was open is closed, and what follows is read as
+    /// that interchange's (with its sender's code table). Its service characters must be
+    /// the first's.
+    fn further_interchange(
+        &mut self,
+        unb: &Segment,
+        position: usize,
+        ended: bool,
+    ) -> Result<(), ReadError> {
+        if !ended {
+            self.close_message(position, Some("UNB"))?;
+            self.close_group(None);
+            self.notes.push(Note::MissingEnvelopeTrailer("UNZ"));
+        }
+        self.sender = unb.comp(2, 1).trim().to_owned();
+        self.control_number = unb.el(5).trim().to_owned();
+        self.first_group = self.groups.len();
+        self.first_message = self.transactions.len();
+        self.notes.push(Note::FurtherInterchange {
+            sender: self.sender.clone(),
+            control_number: self.control_number.clone(),
+        });
+        Ok(())
+    }
+
     fn stray(&mut self, segment: &Segment, position: usize) {
         self.notes.push(Note::StraySegment {
             tag: segment.tag.clone(),
@@ -179,7 +222,7 @@ impl Walk<'_> {
         });
         let context = Context {
             reader: self.reader,
-            sender: &self.envelope.sender_id,
+            sender: &self.sender,
         };
         let index = self.transactions.len();
         self.transactions
@@ -206,10 +249,11 @@ impl Walk<'_> {
 
     fn check_unz(&mut self, unz: &Segment) {
         // UNZ counts groups when there are any, else messages.
-        let counted = if self.groups.is_empty() {
-            self.transactions.len()
+        let groups = self.groups.len().saturating_sub(self.first_group);
+        let counted = if groups == 0 {
+            self.transactions.len().saturating_sub(self.first_message)
         } else {
-            self.groups.len()
+            groups
         };
         if unz.el(1).trim() != counted.to_string() {
             self.notes.push(Note::EnvelopeCount {
@@ -218,10 +262,10 @@ impl Walk<'_> {
                 counted,
             });
         }
-        if unz.el(2).trim() != self.envelope.control_number {
+        if unz.el(2).trim() != self.control_number {
             self.notes.push(Note::EnvelopeControlNumber {
                 trailer: "UNZ",
-                header_value: self.envelope.control_number.clone(),
+                header_value: self.control_number.clone(),
                 trailer_value: unz.el(2).trim().to_owned(),
             });
         }

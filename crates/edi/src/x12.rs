@@ -41,7 +41,9 @@ pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadErr
     };
     let mut walk = Walk {
         reader,
-        envelope: &envelope,
+        sender: envelope.sender_id.clone(),
+        control_number: envelope.control_number.clone(),
+        first_group: 0,
         segments: &segments,
         groups: Vec::new(),
         transactions: Vec::new(),
@@ -73,7 +75,11 @@ struct OpenGroup {
 
 struct Walk<'a> {
     reader: &'a Reader,
-    envelope: &'a Envelope,
+    /// The ISA06 and ISA13 of the interchange being read (the first, or a further one).
+    sender: String,
+    control_number: String,
+    /// Its first group's place in `groups`.
+    first_group: usize,
     segments: &'a [Segment],
     groups: Vec<Group>,
     transactions: Vec<TransactionResult>,
@@ -87,6 +93,11 @@ impl Walk<'_> {
     fn run(&mut self) -> Result<(), ReadError> {
         let mut ended = false;
         for (position, segment) in self.segments.iter().enumerate().skip(1) {
+            if segment.tag == "ISA" {
+                self.further_interchange(segment, position, ended)?;
+                ended = false;
+                continue;
+            }
             if ended {
                 self.notes.push(Note::StraySegment {
                     tag: segment.tag.clone(),
@@ -147,6 +158,29 @@ impl Walk<'_> {
         Ok(())
     }
 
+    /// Another ISA in the same input: what was open is closed, and what follows is read as
+    /// that interchange's.
+    fn further_interchange(
+        &mut self,
+        isa: &Segment,
+        position: usize,
+        ended: bool,
+    ) -> Result<(), ReadError> {
+        if !ended {
+            self.close_transaction(position, Some("ISA"))?;
+            self.close_group(None);
+            self.notes.push(Note::MissingEnvelopeTrailer("IEA"));
+        }
+        self.sender = isa.el(6).trim().to_owned();
+        self.control_number = isa.el(13).trim().to_owned();
+        self.first_group = self.groups.len();
+        self.notes.push(Note::FurtherInterchange {
+            sender: self.sender.clone(),
+            control_number: self.control_number.clone(),
+        });
+        Ok(())
+    }
+
     fn stray(&mut self, segment: &Segment, position: usize) {
         self.notes.push(Note::StraySegment {
             tag: segment.tag.clone(),
@@ -176,7 +210,7 @@ impl Walk<'_> {
         });
         let context = Context {
             reader: self.reader,
-            sender: &self.envelope.sender_id,
+            sender: &self.sender,
             group: group.and_then(|index| self.groups.get(index)),
         };
         let index = self.transactions.len();
@@ -215,17 +249,18 @@ impl Walk<'_> {
     }
 
     fn check_iea(&mut self, iea: &Segment) {
-        if iea.el(1).trim() != self.groups.len().to_string() {
+        let counted = self.groups.len().saturating_sub(self.first_group);
+        if iea.el(1).trim() != counted.to_string() {
             self.notes.push(Note::EnvelopeCount {
                 trailer: "IEA",
                 declared: iea.el(1).trim().to_owned(),
-                counted: self.groups.len(),
+                counted,
             });
         }
-        if iea.el(2).trim() != self.envelope.control_number {
+        if iea.el(2).trim() != self.control_number {
             self.notes.push(Note::EnvelopeControlNumber {
                 trailer: "IEA",
-                header_value: self.envelope.control_number.clone(),
+                header_value: self.control_number.clone(),
                 trailer_value: iea.el(2).trim().to_owned(),
             });
         }

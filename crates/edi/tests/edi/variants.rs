@@ -232,3 +232,42 @@ fn an_x12_interchange_ending_its_segments_with_line_breaks_alone_reads_as_with_t
         assert_eq!(statuses, wanted, "{line_end:?}");
     }
 }
+
+#[test]
+fn a_file_of_two_x12_interchanges_reads_both_with_their_own_senders() {
+    let mut bytes = crate::fixture("x12_4010_315_hamsud_discharged.edi");
+    bytes.extend_from_slice(b"\r\n");
+    bytes.extend(crate::fixture("x12_4010_315_cmacgm_departed_loaded.edi"));
+    let interchange = read(&bytes).expect("readable");
+    assert_eq!(
+        interchange.notes,
+        [tidemark_edi::Note::FurtherInterchange {
+            sender: "CMACGM".to_owned(),
+            control_number: "000081466".to_owned(),
+        }]
+    );
+    assert_eq!(interchange.groups.len(), 2);
+    let statuses: Vec<(&str, &str)> = interchange
+        .statuses()
+        .map(|status| (status.sender.as_str(), status.code.as_str()))
+        .collect();
+    assert_eq!(
+        statuses,
+        [("HAMSUD", "UV"), ("CMACGM", "VD"), ("CMACGM", "AE")]
+    );
+}
+
+#[test]
+fn a_file_of_two_edifact_interchanges_reads_both() {
+    let mut bytes = crate::fixture("iftsta_d99b_cargosmart_departed.edi");
+    bytes.extend(crate::fixture("iftsta_d99b_cargosmart_departed_una.edi"));
+    let interchange = read(&bytes).expect("readable");
+    assert_eq!(
+        interchange.notes,
+        [tidemark_edi::Note::FurtherInterchange {
+            sender: "IITTRR".to_owned(),
+            control_number: "6771".to_owned(),
+        }]
+    );
+    assert_eq!(interchange.statuses().count(), 2);
+}
