@@ -410,6 +410,9 @@ struct Draft {
     transport: Option<Transport>,
     /// The carrier of the status's rail `TDT`, when it looks like a SCAC.
     rail_carrier_scac: Option<String>,
+    /// The carrier (C040) of the status's main-carriage `TDT+20` by sea, when it looks like a
+    /// SCAC: the line, when no NAD+CA names it.
+    main_carrier_scac: Option<String>,
     calls: Vec<(LocationRole, Location, Vec<RawDtm>)>,
     /// For each call, the TDT group it belongs to: 0 before the first TDT, else the TDT's
     /// number (1, 2…).
@@ -493,6 +496,15 @@ fn transport_of(tdt: &Segment) -> Transport {
 /// (1131) is 172, carrier code, or not given, and the code looks like a SCAC.
 fn rail_carrier_of(tdt: &Segment) -> Option<String> {
     if tdt.comp(3, 1).trim() != "2" || !matches!(tdt.comp(5, 2).trim(), "172" | "") {
+        return None;
+    }
+    railroad_scac(tdt.comp(5, 1))
+}
+
+/// The carrier a sea `TDT` (mode 1, or none given) names in C040, by the same rule as a rail
+/// one's.
+fn sea_carrier_of(tdt: &Segment) -> Option<String> {
+    if !matches!(tdt.comp(3, 1).trim(), "1" | "") || !matches!(tdt.comp(5, 2).trim(), "172" | "") {
         return None;
     }
     railroad_scac(tdt.comp(5, 1))
@@ -597,6 +609,9 @@ fn read_iftsta(
                     }
                     if draft.rail_carrier_scac.is_none() {
                         draft.rail_carrier_scac = rail_carrier_of(segment);
+                    }
+                    if draft.main_carrier_scac.is_none() && main {
+                        draft.main_carrier_scac = sea_carrier_of(segment);
                     }
                     draft.in_groups = true;
                     draft.transports += 1;
@@ -779,6 +794,9 @@ fn status_of(
         first.container.clone()
     };
     references.container = status_container.or(header_container);
+    if references.scac.is_none() {
+        references.scac = draft.main_carrier_scac;
+    }
     if references.scac.is_none() && looks_like_scac(context.sender) {
         references.scac = Some(context.sender.to_owned());
     }

@@ -258,7 +258,7 @@ pub struct References {
     pub bookings: Vec<String>,
     /// B4-07/08/13, N7, N9*EQ, EQD or RFF+EQ; spaces and dashes removed.
     pub container: Option<String>,
-    /// N9*SCA, NAD+CA, else the group's sender when it looks like a SCAC.
+    /// N9*SCA, NAD+CA, the carrier of a sea TDT+20, else the sender when it looks like a SCAC.
     pub scac: Option<String>,
     /// N9*SN.
     pub seals: Vec<String>,

@@ -271,3 +271,14 @@ fn a_file_of_two_edifact_interchanges_reads_both() {
     );
     assert_eq!(interchange.statuses().count(), 2);
 }
+
+#[test]
+fn the_main_carriages_carrier_names_the_line_when_no_nad_does() {
+    let interchange = read(&iftsta(
+        "BGM+23+REF1+9'CNI+1+BL1'STS+1+VD'DTM+334:202301050800:203'LOC+175+CNSHA:139:6'\
+         TDT+20+242S+1++MAEU:172:182+++9352004:146:11:MAERSK STEPNICA'EQD+CN+MRSU4371639'",
+    ))
+    .expect("readable");
+    let status = interchange.statuses().next().expect("a status");
+    assert_eq!(status.references.scac.as_deref(), Some("MAEU"));
+}
