@@ -582,11 +582,39 @@ fn read_315(
     // When: B4-04/05, read with the time code of the status location's DTM of that day.
     let status_date = b4.el(4).trim();
     let status_day = crate::time::parse_date(status_date);
-    let own_dtm = own_call.and_then(|call| {
-        call.times
+    // The status place's DTMs (its activity R4's first, then those of every R4 with its
+    // LOCODE): the one at the B4's very date and time, else the first of its day.
+    let same_place: Vec<&DatedTime> = match place.locode.as_ref() {
+        Some(locode) => {
+            let here = |call: &&PortCall| call.location.locode.as_ref() == Some(locode);
+            let activity = calls
+                .iter()
+                .filter(here)
+                .filter(|call| call.role == LocationRole::Activity);
+            let others = calls
+                .iter()
+                .filter(here)
+                .filter(|call| call.role != LocationRole::Activity);
+            activity
+                .chain(others)
+                .flat_map(|call| &call.times)
+                .collect()
+        }
+        None => own_call
+            .map(|call| call.times.iter().collect())
+            .unwrap_or_default(),
+    };
+    let status_clock = crate::time::parse_time(b4.el(5));
+    let on_day = |dated: &&&DatedTime| Some(dated.time.local.date()) == status_day;
+    let own_dtm = match status_day {
+        None => same_place.first().copied(),
+        Some(_) => same_place
             .iter()
-            .find(|dated| status_day.is_none() || Some(dated.time.local.date()) == status_day)
-    });
+            .filter(on_day)
+            .find(|dated| status_clock.is_some_and(|clock| dated.time.local.time() == clock))
+            .or_else(|| same_place.iter().find(on_day))
+            .copied(),
+    };
     let time = if status_date.is_empty() {
         own_dtm.map(|dated| dated.time.clone())
     } else {

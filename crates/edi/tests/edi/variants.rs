@@ -282,3 +282,27 @@ fn the_main_carriages_carrier_names_the_line_when_no_nad_does() {
     let status = interchange.statuses().next().expect("a status");
     assert_eq!(status.references.scac.as_deref(), Some("MAEU"));
 }
+
+#[test]
+fn the_dtm_at_the_b4s_own_date_and_time_decides_actual_or_estimated() {
+    // The place's estimated arrival that morning, then the actual one at the B4's time.
+    let interchange = read(&x12_315(
+        "B4***VA*20230105*0800**MSCU*123456*L*45G1*USLAX*UN~R4*D*UN*USLAX*LOS ANGELES*US~DTM*139*20230105*0600*LT~DTM*140*20230105*0800*LT~",
+    ))
+    .expect("readable");
+    let status = interchange.statuses().next().expect("a status");
+    assert_eq!(status.classifier, Classifier::Actual);
+}
+
+#[test]
+fn a_date_at_the_status_place_under_another_of_its_roles_counts() {
+    // USSEA is the place of receipt (a January date) and of loading (the B4's day).
+    let interchange = read(&x12_315(
+        "B4***AE*20230205*1842**CXRU*125502*L*45R1*USSEA*UN~R4*R*UN*USSEA*SEATTLE*US~DTM*140*20230131*1134*PT~R4*L*UN*USSEA*SEATTLE*US~DTM*139*20230205*1842*PT~",
+    ))
+    .expect("readable");
+    let status = interchange.statuses().next().expect("a status");
+    assert_eq!(status.classifier, Classifier::Estimated);
+    let time = status.time.as_ref().expect("a time");
+    assert_eq!(time.zone.as_deref(), Some("America/Los_Angeles"));
+}
