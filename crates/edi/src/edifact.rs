@@ -692,47 +692,75 @@ fn finish(
 /// (133 estimated, 136, 186 actual) is the loading port's and an arrival date (132 estimated,
 /// 178 actual) the discharge port's; any other date stays with the last LOC.
 fn transport_level_dates(calls: &mut [(LocationRole, Location, Vec<RawDtm>)], groups: &[usize]) {
-    let mut seen = Vec::new();
-    for &group in groups.iter().filter(|&&group| group > 0) {
-        if seen.contains(&group) {
-            continue;
+    // Groups only grow along the status (a TDT starts the next), so each is one run of calls.
+    let mut start = 0;
+    while start < calls.len() {
+        let group = groups.get(start).copied().unwrap_or_default();
+        let end = (start..calls.len())
+            .find(|&index| groups.get(index).copied().unwrap_or_default() != group)
+            .unwrap_or(calls.len());
+        if group > 0 {
+            regroup_dates(calls.get_mut(start..end).unwrap_or_default());
         }
-        seen.push(group);
-        let members: Vec<usize> = (0..calls.len())
-            .filter(|&index| groups.get(index) == Some(&group))
-            .collect();
-        let Some((&last, before)) = members.split_last() else {
-            continue;
-        };
-        let dated = |index: usize| calls.get(index).is_some_and(|call| !call.2.is_empty());
-        if before.is_empty() || before.iter().any(|&index| dated(index)) || !dated(last) {
-            continue;
+        start = end;
+    }
+}
+
+/// One TDT group's calls: when only the last has dates, its departures go to the loading
+/// port and its arrivals to the discharge port.
+fn regroup_dates(calls: &mut [(LocationRole, Location, Vec<RawDtm>)]) {
+    let Some(((_, _, last_dtms), before)) = calls.split_last() else {
+        return;
+    };
+    if before.is_empty() || last_dtms.is_empty() || before.iter().any(|call| !call.2.is_empty()) {
+        return;
+    }
+    let with_role = |role: LocationRole| calls.iter().position(|call| call.0 == role);
+    let loading = with_role(LocationRole::Loading);
+    let discharge = with_role(LocationRole::Discharge);
+    let last = calls.len() - 1;
+    let dtms = calls
+        .get_mut(last)
+        .map(|call| std::mem::take(&mut call.2))
+        .unwrap_or_default();
+    for dtm in dtms {
+        let target = match dtm.qualifier.as_str() {
+            "133" | "136" | "186" => loading,
+            "132" | "178" => discharge,
+            _ => None,
         }
-        let with_role = |role: LocationRole| {
-            members
-                .iter()
-                .copied()
-                .find(|&index| calls.get(index).is_some_and(|call| call.0 == role))
-        };
-        let loading = with_role(LocationRole::Loading);
-        let discharge = with_role(LocationRole::Discharge);
-        let dtms = calls
-            .get_mut(last)
-            .map(|call| std::mem::take(&mut call.2))
-            .unwrap_or_default();
-        for dtm in dtms {
-            let target = match dtm.qualifier.as_str() {
-                "133" | "136" | "186" => loading,
-                "132" | "178" => discharge,
-                _ => None,
-            }
-            .unwrap_or(last);
-            if let Some(call) = calls.get_mut(target) {
-                call.2.push(dtm);
-            }
+        .unwrap_or(last);
+        if let Some(call) = calls.get_mut(target) {
+            call.2.push(dtm);
         }
     }
 }
+
+/// A copy of `status` without its port calls and other dates.
+fn without_route(status: &StatusReport) -> StatusReport {
+    StatusReport {
+        code: status.code.clone(),
+        code_agency: status.code_agency.clone(),
+        description: status.description.clone(),
+        mapping: status.mapping.clone(),
+        classifier: status.classifier,
+        time: status.time.clone(),
+        location: status.location.clone(),
+        location_role: status.location_role.clone(),
+        references: status.references.clone(),
+        container_valid: status.container_valid,
+        transport: status.transport.clone(),
+        rail_carrier_scac: status.rail_carrier_scac.clone(),
+        iso_size_type: status.iso_size_type.clone(),
+        empty_indicator: status.empty_indicator,
+        port_calls: Vec::new(),
+        other_times: Vec::new(),
+        sender: status.sender.clone(),
+    }
+}
+
+/// How many port calls and dates the per-container copies of one status may repeat in all.
+const ROUTE_COPY_BUDGET: usize = 100_000;
 
 /// The statuses a draft stands for: one, or one per container when the status names
 /// several (an EQD each).
@@ -834,8 +862,17 @@ fn status_of(
         notes,
     );
     let mut statuses = Vec::with_capacity(1 + others.len());
+    // Each container's status repeats the route; past a bound (a hostile message of many
+    // LOCs and many EQDs) the copies go without it, so memory stays linear in the input.
+    let route_size = status.port_calls.len() + status.other_times.len() + 1;
+    let mut budget = ROUTE_COPY_BUDGET;
     for equipment in others {
-        let mut other = status.clone();
+        let mut other = if budget >= route_size {
+            budget -= route_size;
+            status.clone()
+        } else {
+            without_route(&status)
+        };
         other.references.container = equipment.container;
         other.container_valid = other
             .references

@@ -306,3 +306,22 @@ fn a_date_at_the_status_place_under_another_of_its_roles_counts() {
     let time = status.time.as_ref().expect("a time");
     assert_eq!(time.zone.as_deref(), Some("America/Los_Angeles"));
 }
+
+#[test]
+fn many_containers_on_a_long_route_stay_within_memory() {
+    // 2,000 LOCs and 2,000 EQDs in one status: copying the route to every container would
+    // hold four million port calls.
+    let mut body = String::from("BGM+23+REF1+9'CNI+1+BL1'STS+1+AE'DTM+334:202301050800:203'");
+    body.push_str("LOC+175+CNSHA:139:6'TDT+20+242S+1'");
+    for _ in 0..2000 {
+        body.push_str("LOC+9+CNSHA:139:6'");
+    }
+    for _ in 0..2000 {
+        body.push_str("EQD+CN+MRSU4371639'");
+    }
+    let interchange = read(&iftsta(&body)).expect("readable");
+    let statuses: Vec<_> = interchange.statuses().collect();
+    assert_eq!(statuses.len(), 2000);
+    let copied: usize = statuses.iter().map(|s| s.port_calls.len()).sum();
+    assert!(copied <= 2001 + 100_000, "{copied}");
+}
