@@ -736,31 +736,9 @@ fn regroup_dates(calls: &mut [(LocationRole, Location, Vec<RawDtm>)]) {
     }
 }
 
-/// A copy of `status` without its port calls and other dates.
-fn without_route(status: &StatusReport) -> StatusReport {
-    StatusReport {
-        code: status.code.clone(),
-        code_agency: status.code_agency.clone(),
-        description: status.description.clone(),
-        mapping: status.mapping.clone(),
-        classifier: status.classifier,
-        time: status.time.clone(),
-        location: status.location.clone(),
-        location_role: status.location_role.clone(),
-        references: status.references.clone(),
-        container_valid: status.container_valid,
-        transport: status.transport.clone(),
-        rail_carrier_scac: status.rail_carrier_scac.clone(),
-        iso_size_type: status.iso_size_type.clone(),
-        empty_indicator: status.empty_indicator,
-        port_calls: Vec::new(),
-        other_times: Vec::new(),
-        sender: status.sender.clone(),
-    }
-}
-
-/// How many port calls and dates the per-container copies of one status may repeat in all.
-const ROUTE_COPY_BUDGET: usize = 100_000;
+/// How many port calls, dates and references the per-container copies of one status may
+/// repeat in all.
+const COPY_BUDGET: usize = 200_000;
 
 /// The statuses a draft stands for: one, or one per container when the status names
 /// several (an EQD each).
@@ -862,17 +840,24 @@ fn status_of(
         notes,
     );
     let mut statuses = Vec::with_capacity(1 + others.len());
-    // Each container's status repeats the route; past a bound (a hostile message of many
-    // LOCs and many EQDs) the copies go without it, so memory stays linear in the input.
-    let route_size = status.port_calls.len() + status.other_times.len() + 1;
-    let mut budget = ROUTE_COPY_BUDGET;
+    // Each container's status repeats the route and the references; past a bound (only a
+    // hostile message of many LOCs or references and many EQDs reaches it) no further copies
+    // are made, so memory stays linear in the input.
+    let references = &status.references;
+    let copy_size = status.port_calls.len()
+        + status.other_times.len()
+        + references.bills_of_lading.len()
+        + references.bookings.len()
+        + references.seals.len()
+        + references.other.len()
+        + 1;
+    let mut budget = COPY_BUDGET;
     for equipment in others {
-        let mut other = if budget >= route_size {
-            budget -= route_size;
-            status.clone()
-        } else {
-            without_route(&status)
-        };
+        if budget < copy_size {
+            break;
+        }
+        budget -= copy_size;
+        let mut other = status.clone();
         other.references.container = equipment.container;
         other.container_valid = other
             .references
