@@ -521,18 +521,31 @@ fn read_iftsta(
     let mut shared = Shared::default();
     let mut consignment: Option<Shared> = None;
     let mut drafts: Vec<(Draft, Option<String>)> = Vec::new();
+    let mut inherit_budget = COPY_BUDGET;
     let mut draft: Option<Draft> = None;
     let mut target = DtmTarget::Elsewhere;
 
     for segment in body {
         match segment.tag.as_str() {
             "CNI" => {
-                finish(&mut draft, &mut drafts, &consignment, &shared);
+                finish(
+                    &mut draft,
+                    &mut drafts,
+                    &consignment,
+                    &shared,
+                    &mut inherit_budget,
+                );
                 consignment = Some(Shared::default());
                 target = DtmTarget::Elsewhere;
             }
             "STS" => {
-                finish(&mut draft, &mut drafts, &consignment, &shared);
+                finish(
+                    &mut draft,
+                    &mut drafts,
+                    &consignment,
+                    &shared,
+                    &mut inherit_budget,
+                );
                 draft = Some(Draft {
                     code: segment.comp(2, 1).trim().to_owned(),
                     agency: segment.comp_value(2, 3),
@@ -646,7 +659,13 @@ fn read_iftsta(
             _ => {}
         }
     }
-    finish(&mut draft, &mut drafts, &consignment, &shared);
+    finish(
+        &mut draft,
+        &mut drafts,
+        &consignment,
+        &shared,
+        &mut inherit_budget,
+    );
 
     let mut statuses = Vec::new();
     for (draft, header_container) in drafts {
@@ -656,24 +675,31 @@ fn read_iftsta(
 }
 
 /// Closes the open draft, giving it what the consignment and the header say.
+///
+/// `budget` bounds the references copied into statuses over the whole message, so that a
+/// hostile message of many header references and many statuses stays linear in its input.
 fn finish(
     draft: &mut Option<Draft>,
     drafts: &mut Vec<(Draft, Option<String>)>,
     consignment: &Option<Shared>,
     shared: &Shared,
+    budget: &mut usize,
 ) {
     let Some(mut draft) = draft.take() else {
         return;
     };
     for scope in [consignment.as_ref(), Some(shared)].into_iter().flatten() {
         let references = &mut draft.references;
-        if references.bills_of_lading.is_empty() {
+        let inherited = &scope.references;
+        if references.bills_of_lading.is_empty() && inherited.bills_of_lading.len() <= *budget {
+            *budget -= inherited.bills_of_lading.len();
             references
                 .bills_of_lading
-                .clone_from(&scope.references.bills_of_lading);
+                .clone_from(&inherited.bills_of_lading);
         }
-        if references.bookings.is_empty() {
-            references.bookings.clone_from(&scope.references.bookings);
+        if references.bookings.is_empty() && inherited.bookings.len() <= *budget {
+            *budget -= inherited.bookings.len();
+            references.bookings.clone_from(&inherited.bookings);
         }
         if references.scac.is_none() {
             references.scac.clone_from(&scope.scac);

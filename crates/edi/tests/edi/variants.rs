@@ -329,3 +329,25 @@ fn many_containers_on_a_long_route_are_copied_only_within_a_bound() {
     let copied: usize = statuses.iter().map(|s| s.port_calls.len()).sum();
     assert!(copied <= 2001 + 200_000, "{copied}");
 }
+
+#[test]
+fn header_references_are_copied_into_many_statuses_only_within_a_bound() {
+    // 1,000 header bills and 1,000 statuses: a million copies if every status took them all.
+    let mut body = String::from("BGM+23+REF1+9'");
+    for index in 0..1000 {
+        body.push_str(&format!("RFF+BM:BL{index}'"));
+    }
+    body.push_str("CNI+1'");
+    for _ in 0..1000 {
+        body.push_str("STS+1+AE'DTM+334:202301050800:203'LOC+175+CNSHA:139:6'EQD+CN+MRSU4371639'");
+    }
+    let interchange = read(&iftsta(&body)).expect("readable");
+    assert_eq!(interchange.statuses().count(), 1000);
+    let first = interchange.statuses().next().expect("a status");
+    assert_eq!(first.references.bills_of_lading.len(), 1000);
+    let copied: usize = interchange
+        .statuses()
+        .map(|s| s.references.bills_of_lading.len())
+        .sum();
+    assert!(copied <= 200_000, "{copied}");
+}
