@@ -41,7 +41,10 @@ pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadErr
     };
     let mut walk = Walk {
         reader,
-        envelope: &envelope,
+        sender: envelope.sender_id.clone(),
+        control_number: envelope.control_number.clone(),
+        first_group: 0,
+        first_message: 0,
         segments: &segments,
         groups: Vec::new(),
         transactions: Vec::new(),
@@ -82,7 +85,12 @@ struct OpenGroup {
 
 struct Walk<'a> {
     reader: &'a Reader,
-    envelope: &'a Envelope,
+    /// The UNB sender and reference of the interchange being read (the first, or a further
+    /// one), and where its groups and messages begin.
+    sender: String,
+    control_number: String,
+    first_group: usize,
+    first_message: usize,
     segments: &'a [Segment],
     groups: Vec<Group>,
     transactions: Vec<TransactionResult>,
@@ -95,6 +103,16 @@ impl Walk<'_> {
     fn run(&mut self) -> Result<(), ReadError> {
         let mut ended = false;
         for (position, segment) in self.segments.iter().enumerate().skip(1) {
+            match segment.tag.as_str() {
+                // The service string advice of a further interchange in the same input.
+                "UNA" if ended => continue,
+                "UNB" => {
+                    self.further_interchange(segment, position, ended)?;
+                    ended = false;
+                    continue;
+                }
+                _ => {}
+            }
             if ended {
                 self.stray(segment, position);
                 continue;
@@ -152,6 +170,31 @@ impl Walk<'_> {
         Ok(())
     }
 
+    /// Another UNB in the same input: what was open is closed, and what follows is read as
+    /// that interchange's (with its sender's code table). Its service characters must be
+    /// the first's.
+    fn further_interchange(
+        &mut self,
+        unb: &Segment,
+        position: usize,
+        ended: bool,
+    ) -> Result<(), ReadError> {
+        if !ended {
+            self.close_message(position, Some("UNB"))?;
+            self.close_group(None);
+            self.notes.push(Note::MissingEnvelopeTrailer("UNZ"));
+        }
+        self.sender = unb.comp(2, 1).trim().to_owned();
+        self.control_number = unb.el(5).trim().to_owned();
+        self.first_group = self.groups.len();
+        self.first_message = self.transactions.len();
+        self.notes.push(Note::FurtherInterchange {
+            sender: self.sender.clone(),
+            control_number: self.control_number.clone(),
+        });
+        Ok(())
+    }
+
     fn stray(&mut self, segment: &Segment, position: usize) {
         self.notes.push(Note::StraySegment {
             tag: segment.tag.clone(),
@@ -179,7 +222,7 @@ impl Walk<'_> {
         });
         let context = Context {
             reader: self.reader,
-            sender: &self.envelope.sender_id,
+            sender: &self.sender,
         };
         let index = self.transactions.len();
         self.transactions
@@ -206,10 +249,11 @@ impl Walk<'_> {
 
     fn check_unz(&mut self, unz: &Segment) {
         // UNZ counts groups when there are any, else messages.
-        let counted = if self.groups.is_empty() {
-            self.transactions.len()
+        let groups = self.groups.len().saturating_sub(self.first_group);
+        let counted = if groups == 0 {
+            self.transactions.len().saturating_sub(self.first_message)
         } else {
-            self.groups.len()
+            groups
         };
         if unz.el(1).trim() != counted.to_string() {
             self.notes.push(Note::EnvelopeCount {
@@ -218,10 +262,10 @@ impl Walk<'_> {
                 counted,
             });
         }
-        if unz.el(2).trim() != self.envelope.control_number {
+        if unz.el(2).trim() != self.control_number {
             self.notes.push(Note::EnvelopeControlNumber {
                 trailer: "UNZ",
-                header_value: self.envelope.control_number.clone(),
+                header_value: self.control_number.clone(),
                 trailer_value: unz.el(2).trim().to_owned(),
             });
         }
@@ -366,8 +410,29 @@ struct Draft {
     transport: Option<Transport>,
     /// The carrier of the status's rail `TDT`, when it looks like a SCAC.
     rail_carrier_scac: Option<String>,
+    /// The carrier (C040) of the status's main-carriage `TDT+20` by sea, when it looks like a
+    /// SCAC: the line, when no NAD+CA names it.
+    main_carrier_scac: Option<String>,
     calls: Vec<(LocationRole, Location, Vec<RawDtm>)>,
-    eqd_container: Option<String>,
+    /// For each call, the TDT group it belongs to: 0 before the first TDT, else the TDT's
+    /// number (1, 2…).
+    call_groups: Vec<usize>,
+    /// How many TDTs the status has had so far.
+    transports: usize,
+    /// The LOCs of the status itself (before its TDT and EQD groups) other than 175.
+    status_level_places: Vec<Location>,
+    /// A TDT or EQD group has begun: a LOC now belongs to a route or equipment.
+    in_groups: bool,
+    /// The EQDs of the status, in order: each container the status applies to.
+    equipment: Vec<Equipment>,
+}
+
+/// One EQD: the container, its ISO size-type and whether it is empty or full.
+#[derive(Clone, Default)]
+struct Equipment {
+    /// An EQD qualified `CN` (or not qualified): a container.
+    container_kind: bool,
+    container: Option<String>,
     iso_size_type: Option<String>,
     empty_indicator: Option<EmptyIndicator>,
 }
@@ -394,7 +459,8 @@ fn rff_into(rff: &Segment, references: &mut References, container: &mut Option<S
         return;
     };
     match qualifier {
-        "BM" => references.bills_of_lading.push(value),
+        // BM bill of lading, MB master bill of lading.
+        "BM" | "MB" => references.bills_of_lading.push(value),
         "BN" => references.bookings.push(value),
         "EQ" => {
             if container.is_none() {
@@ -416,13 +482,13 @@ fn transport_of(tdt: &Segment) -> Transport {
         _ => None,
     };
     let id = tdt.comp(8, 1).trim();
-    let is_imo = id.len() == 7 && id.bytes().all(|byte| byte.is_ascii_digit());
+    let imo = crate::status::imo_number(id);
     Transport {
         mode,
         name: tdt.comp_value(8, 4),
-        imo: is_imo.then(|| id.to_owned()),
+        code: (imo.is_none() && !id.is_empty()).then(|| id.to_owned()),
+        imo,
         voyage: tdt.value(2),
-        code: (!is_imo && !id.is_empty()).then(|| id.to_owned()),
     }
 }
 
@@ -430,6 +496,15 @@ fn transport_of(tdt: &Segment) -> Transport {
 /// (1131) is 172, carrier code, or not given, and the code looks like a SCAC.
 fn rail_carrier_of(tdt: &Segment) -> Option<String> {
     if tdt.comp(3, 1).trim() != "2" || !matches!(tdt.comp(5, 2).trim(), "172" | "") {
+        return None;
+    }
+    railroad_scac(tdt.comp(5, 1))
+}
+
+/// The carrier a sea `TDT` (mode 1, or none given) names in C040, by the same rule as a rail
+/// one's.
+fn sea_carrier_of(tdt: &Segment) -> Option<String> {
+    if !matches!(tdt.comp(3, 1).trim(), "1" | "") || !matches!(tdt.comp(5, 2).trim(), "172" | "") {
         return None;
     }
     railroad_scac(tdt.comp(5, 1))
@@ -446,18 +521,31 @@ fn read_iftsta(
     let mut shared = Shared::default();
     let mut consignment: Option<Shared> = None;
     let mut drafts: Vec<(Draft, Option<String>)> = Vec::new();
+    let mut inherit_budget = COPY_BUDGET;
     let mut draft: Option<Draft> = None;
     let mut target = DtmTarget::Elsewhere;
 
     for segment in body {
         match segment.tag.as_str() {
             "CNI" => {
-                finish(&mut draft, &mut drafts, &consignment, &shared);
+                finish(
+                    &mut draft,
+                    &mut drafts,
+                    &consignment,
+                    &shared,
+                    &mut inherit_budget,
+                );
                 consignment = Some(Shared::default());
                 target = DtmTarget::Elsewhere;
             }
             "STS" => {
-                finish(&mut draft, &mut drafts, &consignment, &shared);
+                finish(
+                    &mut draft,
+                    &mut drafts,
+                    &consignment,
+                    &shared,
+                    &mut inherit_budget,
+                );
                 draft = Some(Draft {
                     code: segment.comp(2, 1).trim().to_owned(),
                     agency: segment.comp_value(2, 3),
@@ -482,7 +570,10 @@ fn read_iftsta(
             },
             "DTM" => {
                 if let Some(draft) = draft.as_mut() {
+                    // 334 (status change) is the status's own date wherever it stands.
+                    let status_change = segment.comp(1, 1).trim() == "334";
                     match target {
+                        _ if status_change => draft.dtms.push(RawDtm::of(segment)),
                         DtmTarget::Status => draft.dtms.push(RawDtm::of(segment)),
                         DtmTarget::Call => {
                             if let Some((_, _, dtms)) = draft.calls.last_mut() {
@@ -505,6 +596,7 @@ fn read_iftsta(
                         agency
                     };
                     let place = location(segment.comp(2, 1), issuer, segment.comp_value(2, 4));
+                    draft.call_groups.push(draft.transports);
                     if qualifier == "175" {
                         draft.location = Some(place.clone());
                         draft
@@ -512,6 +604,9 @@ fn read_iftsta(
                             .push((LocationRole::Activity, place, Vec::new()));
                         target = DtmTarget::Status;
                     } else {
+                        if !draft.in_groups {
+                            draft.status_level_places.push(place.clone());
+                        }
                         draft
                             .calls
                             .push((LocationRole::from_loc(qualifier), place, Vec::new()));
@@ -528,53 +623,83 @@ fn read_iftsta(
                     if draft.rail_carrier_scac.is_none() {
                         draft.rail_carrier_scac = rail_carrier_of(segment);
                     }
+                    if draft.main_carrier_scac.is_none() && main {
+                        draft.main_carrier_scac = sea_carrier_of(segment);
+                    }
+                    draft.in_groups = true;
+                    draft.transports += 1;
                 }
                 target = DtmTarget::Elsewhere;
             }
             "EQD" => {
-                // The first EQD of a status is its container.
-                if let Some(draft) = draft.as_mut().filter(|draft| draft.eqd_container.is_none()) {
-                    draft.eqd_container = normalize_container(segment.comp(2, 1));
-                    draft.iso_size_type = segment.comp_value(3, 1);
-                    draft.empty_indicator = match segment.el(6).trim() {
-                        "4" => Some(EmptyIndicator::Empty),
-                        "5" => Some(EmptyIndicator::Laden),
-                        _ => None,
-                    };
+                // Each container EQD (`CN`) of a status names a container the status applies
+                // to; other equipment (a chassis `CH`, a railcar `RR`…) only when the status
+                // names no container.
+                if let Some(draft) = draft.as_mut() {
+                    let container = matches!(segment.el(1).trim(), "CN" | "");
+                    if container && draft.equipment.iter().any(|eqd| !eqd.container_kind) {
+                        draft.equipment.clear();
+                    }
+                    if container || draft.equipment.is_empty() {
+                        draft.equipment.push(Equipment {
+                            container_kind: container,
+                            container: normalize_container(segment.comp(2, 1)),
+                            iso_size_type: segment.comp_value(3, 1),
+                            empty_indicator: match segment.el(6).trim() {
+                                "4" => Some(EmptyIndicator::Empty),
+                                "5" => Some(EmptyIndicator::Laden),
+                                _ => None,
+                            },
+                        });
+                    }
+                    draft.in_groups = true;
                 }
                 target = DtmTarget::Elsewhere;
             }
             _ => {}
         }
     }
-    finish(&mut draft, &mut drafts, &consignment, &shared);
+    finish(
+        &mut draft,
+        &mut drafts,
+        &consignment,
+        &shared,
+        &mut inherit_budget,
+    );
 
     let mut statuses = Vec::new();
     for (draft, header_container) in drafts {
-        statuses.push(status_of(draft, header_container, context, notes));
+        statuses.extend(status_of(draft, header_container, context, notes));
     }
     Ok(statuses)
 }
 
 /// Closes the open draft, giving it what the consignment and the header say.
+///
+/// `budget` bounds the references copied into statuses over the whole message, so that a
+/// hostile message of many header references and many statuses stays linear in its input.
 fn finish(
     draft: &mut Option<Draft>,
     drafts: &mut Vec<(Draft, Option<String>)>,
     consignment: &Option<Shared>,
     shared: &Shared,
+    budget: &mut usize,
 ) {
     let Some(mut draft) = draft.take() else {
         return;
     };
     for scope in [consignment.as_ref(), Some(shared)].into_iter().flatten() {
         let references = &mut draft.references;
-        if references.bills_of_lading.is_empty() {
+        let inherited = &scope.references;
+        if references.bills_of_lading.is_empty() && inherited.bills_of_lading.len() <= *budget {
+            *budget -= inherited.bills_of_lading.len();
             references
                 .bills_of_lading
-                .clone_from(&scope.references.bills_of_lading);
+                .clone_from(&inherited.bills_of_lading);
         }
-        if references.bookings.is_empty() {
-            references.bookings.clone_from(&scope.references.bookings);
+        if references.bookings.is_empty() && inherited.bookings.len() <= *budget {
+            *budget -= inherited.bookings.len();
+            references.bookings.clone_from(&inherited.bookings);
         }
         if references.scac.is_none() {
             references.scac.clone_from(&scope.scac);
@@ -587,13 +712,75 @@ fn finish(
     drafts.push((draft, header_container));
 }
 
+/// The dates of a TDT group that all follow its last LOC while its other LOCs have none: the
+/// D.96A layout, where the transport's own DTMs come after its LOCs (TDT, RFF, LOC, DTM)
+/// rather than each after its place (the LOC-DTM group of D.99B on). There a departure date
+/// (133 estimated, 136, 186 actual) is the loading port's and an arrival date (132 estimated,
+/// 178 actual) the discharge port's; any other date stays with the last LOC.
+fn transport_level_dates(calls: &mut [(LocationRole, Location, Vec<RawDtm>)], groups: &[usize]) {
+    // Groups only grow along the status (a TDT starts the next), so each is one run of calls.
+    let mut start = 0;
+    while start < calls.len() {
+        let group = groups.get(start).copied().unwrap_or_default();
+        let end = (start..calls.len())
+            .find(|&index| groups.get(index).copied().unwrap_or_default() != group)
+            .unwrap_or(calls.len());
+        if group > 0 {
+            regroup_dates(calls.get_mut(start..end).unwrap_or_default());
+        }
+        start = end;
+    }
+}
+
+/// One TDT group's calls: when only the last has dates, its departures go to the loading
+/// port and its arrivals to the discharge port.
+fn regroup_dates(calls: &mut [(LocationRole, Location, Vec<RawDtm>)]) {
+    let Some(((_, _, last_dtms), before)) = calls.split_last() else {
+        return;
+    };
+    if before.is_empty() || last_dtms.is_empty() || before.iter().any(|call| !call.2.is_empty()) {
+        return;
+    }
+    let with_role = |role: LocationRole| calls.iter().position(|call| call.0 == role);
+    let loading = with_role(LocationRole::Loading);
+    let discharge = with_role(LocationRole::Discharge);
+    let last = calls.len() - 1;
+    let dtms = calls
+        .get_mut(last)
+        .map(|call| std::mem::take(&mut call.2))
+        .unwrap_or_default();
+    for dtm in dtms {
+        let target = match dtm.qualifier.as_str() {
+            "133" | "136" | "186" => loading,
+            "132" | "178" => discharge,
+            _ => None,
+        }
+        .unwrap_or(last);
+        if let Some(call) = calls.get_mut(target) {
+            call.2.push(dtm);
+        }
+    }
+}
+
+/// How many port calls, dates and references the per-container copies of one status may
+/// repeat in all.
+const COPY_BUDGET: usize = 200_000;
+
+/// The statuses a draft stands for: one, or one per container when the status names
+/// several (an EQD each).
 fn status_of(
     draft: Draft,
     header_container: Option<String>,
     context: &Context<'_>,
     notes: &mut Vec<Note>,
-) -> StatusReport {
-    let place = draft.location.unwrap_or_default();
+) -> Vec<StatusReport> {
+    // The status location: the LOC+175, else the one LOC the status gives outside its TDT and
+    // EQD groups (its qualifier kept as the place's role); several such LOCs name no one place.
+    let place = match (draft.location, draft.status_level_places.as_slice()) {
+        (Some(place), _) => place,
+        (None, [only]) => only.clone(),
+        (None, _) => Location::default(),
+    };
     let locode = place.locode.clone();
     let mut other_times = Vec::new();
     let mut event: Option<DatedTime> = None;
@@ -611,8 +798,9 @@ fn status_of(
     if event.is_none() && !other_times.is_empty() {
         event = Some(other_times.remove(0));
     }
-    let calls: Vec<PortCall> = draft
-        .calls
+    let mut raw_calls = draft.calls;
+    transport_level_dates(&mut raw_calls, &draft.call_groups);
+    let calls: Vec<PortCall> = raw_calls
         .into_iter()
         .map(|(role, location, dtms)| {
             let times = dtms
@@ -627,8 +815,20 @@ fn status_of(
         })
         .collect();
     let mut references = draft.references;
-    let status_container = choose_container(draft.eqd_container, draft.rff_container, notes);
+    let mut equipment = draft.equipment.into_iter();
+    let first = equipment.next().unwrap_or_default();
+    let others: Vec<Equipment> = equipment.collect();
+    // With one EQD, a status RFF+EQ names the same container (or the disagreement is noted);
+    // with several, each EQD is a container of its own.
+    let status_container = if others.is_empty() {
+        choose_container(first.container.clone(), draft.rff_container, notes)
+    } else {
+        first.container.clone()
+    };
     references.container = status_container.or(header_container);
+    if references.scac.is_none() {
+        references.scac = draft.main_carrier_scac;
+    }
     if references.scac.is_none() && looks_like_scac(context.sender) {
         references.scac = Some(context.sender.to_owned());
     }
@@ -653,8 +853,8 @@ fn status_of(
         container_valid,
         transport: draft.transport,
         rail_carrier_scac: draft.rail_carrier_scac,
-        iso_size_type: draft.iso_size_type,
-        empty_indicator: draft.empty_indicator,
+        iso_size_type: first.iso_size_type,
+        empty_indicator: first.empty_indicator,
         port_calls: calls,
         other_times,
         sender: context.sender.to_owned(),
@@ -665,5 +865,35 @@ fn status_of(
         Description::Words,
         notes,
     );
-    status
+    let mut statuses = Vec::with_capacity(1 + others.len());
+    // Each container's status repeats the route and the references; past a bound (only a
+    // hostile message of many LOCs or references and many EQDs reaches it) no further copies
+    // are made, so memory stays linear in the input.
+    let references = &status.references;
+    let copy_size = status.port_calls.len()
+        + status.other_times.len()
+        + references.bills_of_lading.len()
+        + references.bookings.len()
+        + references.seals.len()
+        + references.other.len()
+        + 1;
+    let mut budget = COPY_BUDGET;
+    for equipment in others {
+        if budget < copy_size {
+            break;
+        }
+        budget -= copy_size;
+        let mut other = status.clone();
+        other.references.container = equipment.container;
+        other.container_valid = other
+            .references
+            .container
+            .as_deref()
+            .is_some_and(is_valid_container);
+        other.iso_size_type = equipment.iso_size_type;
+        other.empty_indicator = equipment.empty_indicator;
+        statuses.push(other);
+    }
+    statuses.insert(0, status);
+    statuses
 }

@@ -113,6 +113,17 @@ pub enum Note {
     /// GE, IEA or UNZ is missing.
     #[error("the {0} trailer is missing")]
     MissingEnvelopeTrailer(&'static str),
+    /// Another interchange (ISA, UNB) follows in the same input, as in a mailbox file holding
+    /// several: its groups and transactions are read with the first's, each status with its
+    /// own interchange's sender.
+    #[error(
+        "a further interchange from {sender} (control number {control_number}) follows in the \
+         same input; its transactions are read with the first's"
+    )]
+    FurtherInterchange {
+        sender: String,
+        control_number: String,
+    },
     /// A segment outside any transaction, other than envelope segments.
     #[error("segment {tag} at position {position} is outside any transaction")]
     StraySegment { tag: String, position: usize },

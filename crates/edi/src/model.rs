@@ -121,7 +121,8 @@ pub struct Transaction {
     pub control_number: String,
     /// GS08 for X12; `D:99B`-style for EDIFACT.
     pub version: String,
-    /// One per status: a 315 has one, a 322 one per equipment (N7), an IFTSTA one per STS.
+    /// One per status: a 315 has one, a 322 one per equipment (N7), an IFTSTA one per STS
+    /// (and per container when an STS names several in its EQDs).
     pub statuses: Vec<StatusReport>,
     /// What was odd but did not stop the reading.
     pub notes: Vec<Note>,
@@ -151,11 +152,11 @@ pub struct Location {
 pub enum LocationRole {
     /// R4 `R`, LOC 88.
     Receipt,
-    /// R4 `L`, LOC 9: port of loading.
+    /// R4 `L`, LOC 9 (port of loading) or 76 (original port of loading).
     Loading,
     /// R4 `D`, LOC 11: port of discharge.
     Discharge,
-    /// R4 `E`, LOC 7: place of delivery.
+    /// R4 `E`, LOC 7 (place of delivery) or 8 (place of destination).
     FinalDelivery,
     /// R4 `T`, LOC 13.
     Transshipment,
@@ -191,7 +192,10 @@ impl LocationRole {
             "88" => Self::Receipt,
             "9" => Self::Loading,
             "11" => Self::Discharge,
-            "7" => Self::FinalDelivery,
+            // 7 place of delivery, 8 place of destination.
+            "7" | "8" => Self::FinalDelivery,
+            // 76: the original port of loading.
+            "76" => Self::Loading,
             "13" => Self::Transshipment,
             "175" => Self::Activity,
             other => Self::Other(other.to_owned()),
@@ -248,13 +252,13 @@ pub struct Transport {
 /// The shipment and equipment references of a status.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct References {
-    /// N9*BM / RFF+BM.
+    /// N9*BM / RFF+BM, and the master bill N9*MB / RFF+MB.
     pub bills_of_lading: Vec<String>,
     /// N9*BN / RFF+BN.
     pub bookings: Vec<String>,
     /// B4-07/08/13, N7, N9*EQ, EQD or RFF+EQ; spaces and dashes removed.
     pub container: Option<String>,
-    /// N9*SCA, NAD+CA, else the group's sender when it looks like a SCAC.
+    /// N9*SCA, NAD+CA, the carrier of a sea TDT+20, else the sender when it looks like a SCAC.
     pub scac: Option<String>,
     /// N9*SN.
     pub seals: Vec<String>,

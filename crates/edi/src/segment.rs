@@ -213,6 +213,18 @@ pub(crate) fn edifact(
             line_breaks: false,
         };
         (separators, trim_start(rest.get(6..).unwrap_or_default()))
+    } else if input.get(3) == Some(&0x1D) {
+        // Syntax level B's defaults (ISO 9735): IS3 between elements, IS1 between components,
+        // IS4 after each segment, no release character.
+        let separators = Separators {
+            element: '\u{1D}',
+            component: '\u{1F}',
+            segment: '\u{1C}',
+            repetition: None,
+            release: None,
+            line_breaks: false,
+        };
+        (separators, input)
     } else {
         let separators = Separators {
             element: '+',
@@ -231,6 +243,12 @@ pub(crate) fn edifact(
             ReadError::NotEdi
         });
     }
+    let release_byte = separators.release.and_then(|c| u8::try_from(c).ok());
+    if !input.starts_with(b"UNA") && line_feed_terminated(body, release_byte) {
+        // No UNA, and the UNB ends at a line break before any apostrophe: a sender that
+        // ends each segment with a line break alone (a dialect some translators write).
+        separators.segment = '\n';
+    }
     let [element, component, terminator] =
         [separators.element, separators.component, separators.segment]
             .map(|c| u8::try_from(c).unwrap_or(0));
@@ -248,7 +266,8 @@ pub(crate) fn edifact(
         }
         if byte == terminator {
             if first_terminator {
-                separators.line_breaks = matches!(body.get(position + 1), Some(b'\r' | b'\n'));
+                separators.line_breaks =
+                    terminator != b'\n' && matches!(body.get(position + 1), Some(b'\r' | b'\n'));
                 first_terminator = false;
             }
             let piece = body.get(start..position).unwrap_or_default();
@@ -273,6 +292,24 @@ pub(crate) fn edifact(
         max_segments,
     )?;
     Ok((separators, segments))
+}
+
+/// Whether the first segment (the UNB) ends at a line break rather than at an apostrophe:
+/// a line break comes before any apostrophe that is not released.
+fn line_feed_terminated(body: &[u8], release: Option<u8>) -> bool {
+    let mut bytes = body.iter().copied();
+    while let Some(byte) = bytes.next() {
+        if Some(byte) == release {
+            bytes.next();
+            continue;
+        }
+        match byte {
+            b'\'' => return false,
+            b'\r' | b'\n' => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 fn push_edifact(
@@ -341,6 +378,45 @@ mod tests {
         .expect("readable");
         let ftx = segments.get(1).expect("FTX");
         assert_eq!(ftx.el(4), "A+B:C'D?E");
+    }
+
+    #[test]
+    fn line_feeds_end_the_segments_of_an_interchange_without_una_or_apostrophes() {
+        let (separators, segments) = edifact(
+            b"UNB+UNOA:2+A+B+170113:0501+1\r\nUNH+1+IFTSTA:D:96A:UN\r\nFTX+AAA+++IT?'S\r\n",
+            100,
+        )
+        .expect("readable");
+        assert_eq!(separators.segment, '\n');
+        assert!(!separators.line_breaks);
+        assert_eq!(segments.len(), 3);
+        assert_eq!(segments[0].el(5), "1");
+        assert_eq!(segments[2].el(4), "IT'S");
+    }
+
+    #[test]
+    fn syntax_level_b_without_una_uses_the_information_separators() {
+        let (separators, segments) = edifact(
+            b"UNB\x1dUNOB\x1f2\x1dA\x1dB\x1d170113\x1f0501\x1d1\x1cUNH\x1d1\x1dIFTSTA\x1fD\x1f99B\x1fUN\x1c",
+            100,
+        )
+        .expect("readable");
+        assert_eq!(separators.element, '\u{1D}');
+        assert_eq!(separators.release, None);
+        assert_eq!(segments.len(), 2);
+        assert_eq!(segments[0].comp(1, 1), "UNOB");
+        assert_eq!(segments[1].comp(2, 3), "99B");
+    }
+
+    #[test]
+    fn an_apostrophe_before_the_first_line_break_keeps_the_apostrophe() {
+        let (separators, segments) = edifact(
+            b"UNB+UNOA:2+A+B+170113:0501+1'\nUNH+1+IFTSTA:D:96A:UN'\n",
+            100,
+        )
+        .expect("readable");
+        assert_eq!(separators.segment, '\'');
+        assert_eq!(segments.len(), 2);
     }
 
     #[test]

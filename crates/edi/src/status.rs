@@ -25,6 +25,18 @@ pub(crate) fn looks_like_scac(text: &str) -> bool {
     (2..=4).contains(&text.len()) && text.bytes().all(|byte| byte.is_ascii_uppercase())
 }
 
+/// A seven-digit IMO (Lloyd's) number, as sent or after an `IMO` prefix (`IMO 9352004`).
+pub(crate) fn imo_number(code: &str) -> Option<String> {
+    let code = code.trim();
+    let digits = code
+        .strip_prefix("IMO")
+        .or_else(|| code.strip_prefix("imo"))
+        .unwrap_or(code)
+        .trim_start_matches([' ', ':', '-'].as_slice());
+    (digits.len() == 7 && digits.bytes().all(|byte| byte.is_ascii_digit()))
+        .then(|| digits.to_owned())
+}
+
 /// A railroad's SCAC as sent, trimmed and in capitals, when it looks like one (`BNSF`,
 /// `UP`, `CSXT`); anything else (a name, a number) is no SCAC.
 pub(crate) fn railroad_scac(text: &str) -> Option<String> {
@@ -43,7 +55,9 @@ pub(crate) fn normalize_container(text: &str) -> Option<String> {
 }
 
 /// A container number from an equipment initial, number and check digit (B4-07/08/13,
-/// N7-01/02/18). Six serial digits without a check digit get the computed one.
+/// N7-01/02/18). Six serial digits without a check digit get the computed one when the
+/// initial ends in `U` (ISO 6346: a freight container); a chassis or trailer (`Z`) or other
+/// equipment (`J`) is kept as sent, with no digit invented.
 pub(crate) fn container_from_parts(initial: &str, number: &str, check: &str) -> Option<String> {
     let initial = initial.trim();
     let number = number.trim();
@@ -56,7 +70,8 @@ pub(crate) fn container_from_parts(initial: &str, number: &str, check: &str) -> 
         if check.len() == 1 && check.bytes().all(|byte| byte.is_ascii_digit()) {
             return Some(format!("{base}{check}"));
         }
-        if let Some(digit) = check_digit(&base) {
+        let container = base.as_bytes().get(3) == Some(&b'U');
+        if let Some(digit) = check_digit(&base).filter(|_| container) {
             return Some(format!("{base}{digit}"));
         }
     }
@@ -130,10 +145,12 @@ pub(crate) fn location(id: &str, qualifier: &str, name: Option<String>) -> Locat
     location
 }
 
-/// Actual or estimated, from an X12 DTM01 (374) qualifier.
+/// Actual or estimated, from an X12 DTM01 (374) qualifier: `140` actual, `370` actual
+/// departure, `372` actual arrival, `011` shipped, `035` delivered; `139` estimated, `369`
+/// estimated departure, `371` estimated arrival, `017` estimated delivery.
 pub(crate) fn x12_classifier(qualifier: &str) -> Option<Classifier> {
     match qualifier.trim() {
-        "140" => Some(Classifier::Actual),
+        "140" | "370" | "372" | "011" | "035" => Some(Classifier::Actual),
         "139" | "371" | "017" | "369" => Some(Classifier::Estimated),
         _ => None,
     }
@@ -148,21 +165,30 @@ pub(crate) fn edifact_classifier(qualifier: &str) -> Option<Classifier> {
     }
 }
 
-/// The role of the status location among the places the message listed: a route role (T, L,
-/// D…) wins over the bare activity location, and a code this crate does not know says
-/// nothing.
+/// The role of the status location among the places the message listed. A place listed
+/// with several roles takes the most telling one for a status there: transshipment, then
+/// loading, discharge, final port of discharge, delivery, receipt and relay (a load at a place
+/// that is also the place of receipt happens at the port of loading); the bare activity
+/// location comes last, and a code this crate does not know says nothing.
 pub(crate) fn role_of(locode: Option<&str>, calls: &[PortCall]) -> Option<LocationRole> {
     let locode = locode?;
-    let roles: Vec<&LocationRole> = calls
+    let rank = |role: &LocationRole| match role {
+        LocationRole::Transshipment => Some(0),
+        LocationRole::Loading => Some(1),
+        LocationRole::Discharge => Some(2),
+        LocationRole::FinalPortOfDischarge => Some(3),
+        LocationRole::FinalDelivery => Some(4),
+        LocationRole::Receipt => Some(5),
+        LocationRole::Relay => Some(6),
+        LocationRole::Activity => Some(7),
+        LocationRole::Other(_) => None,
+    };
+    calls
         .iter()
         .filter(|call| call.location.locode.as_deref() == Some(locode))
-        .map(|call| &call.role)
-        .collect();
-    roles
-        .iter()
-        .find(|role| !matches!(role, LocationRole::Activity | LocationRole::Other(_)))
-        .or_else(|| roles.iter().find(|role| **role == &LocationRole::Activity))
-        .map(|role| (*role).clone())
+        .filter_map(|call| rank(&call.role).map(|rank| (rank, &call.role)))
+        .min_by_key(|(rank, _)| *rank)
+        .map(|(_, role)| role.clone())
 }
 
 /// Whether a status's description is the sender's words for its code (IFTSTA STS C555
@@ -230,6 +256,23 @@ mod tests {
         assert_eq!(
             container_from_parts("MRSU", "437163", "").as_deref(),
             Some("MRSU4371639")
+        );
+    }
+
+    #[test]
+    fn departure_and_arrival_qualifiers_say_actual_or_estimated() {
+        assert_eq!(x12_classifier("370"), Some(Classifier::Actual));
+        assert_eq!(x12_classifier("372"), Some(Classifier::Actual));
+        assert_eq!(x12_classifier("369"), Some(Classifier::Estimated));
+        assert_eq!(x12_classifier("371"), Some(Classifier::Estimated));
+        assert_eq!(x12_classifier("830"), None);
+    }
+
+    #[test]
+    fn a_chassis_number_gets_no_computed_check_digit() {
+        assert_eq!(
+            container_from_parts("ABCZ", "544037", "").as_deref(),
+            Some("ABCZ544037")
         );
     }
 

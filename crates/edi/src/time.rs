@@ -89,6 +89,21 @@ fn zone_of_time_code(code: &str) -> Option<Zone> {
         "ND" => hours(-(2 * 60 + 30)),
         "TS" => hours(-4 * 60),
         "TD" => hours(-3 * 60),
+        other => iso_offset_code(other),
+    }
+}
+
+/// The numbered codes of element 623: `01` to `12` are ISO P01 to P12 (UTC+1 to UTC+12),
+/// `13` to `24` are ISO M12 to M01 (UTC-12 to UTC-1), as senders outside North America use
+/// them.
+fn iso_offset_code(code: &str) -> Option<Zone> {
+    if code.len() != 2 {
+        return None;
+    }
+    let number = i32::try_from(number(code)?).ok()?;
+    match number {
+        1..=12 => hours(number * 60),
+        13..=24 => hours(-(25 - number) * 60),
         _ => None,
     }
 }
@@ -236,6 +251,11 @@ pub(crate) fn parse_time(text: &str) -> Option<NaiveTime> {
     NaiveTime::from_hms_opt(hour, minute, second)
 }
 
+/// `2400`, `240000`: the end of the day as some senders write it.
+fn end_of_day(time: &str) -> bool {
+    matches!(time.trim(), "2400" | "240000")
+}
+
 /// An X12 date, time and time code (DTM02–04, Q5-02–04, B4-04/05) at `locode`.
 #[cfg(test)]
 pub(crate) fn x12_time(
@@ -269,10 +289,15 @@ pub(crate) fn x12_time_at(
         }
         return None;
     };
+    let mut day = day;
     let (clock, has_time) = if time.trim().is_empty() {
         (NaiveTime::MIN, false)
     } else if let Some(clock) = parse_time(time) {
         (clock, true)
+    } else if let Some(next) = day.succ_opt().filter(|_| end_of_day(time)) {
+        // `2400`: the end of the day, which is midnight of the next.
+        day = next;
+        (NaiveTime::MIN, true)
     } else {
         notes.push(Note::BadDateTime {
             segment: segment.to_owned(),
@@ -351,13 +376,32 @@ pub(crate) fn edifact_time(
         },
         other => other,
     };
-    let parts = match format {
+    let declared = match format {
         "101" | "102" => split(value.len(), 0),
         "201" => split(6, 4),
         "203" | "303" | "205" => split(8, 4),
         "204" | "304" => split(8, 6),
         _ => None,
     };
+    // A value whose length does not fit its declared format (`20221119:203`, a date sent
+    // under a date-and-time code) is read by its length when that is a plain date or date
+    // and time, rather than lost.
+    let fits = |parts: &(&str, &str, &str)| {
+        parse_date(parts.0).is_some() && (parts.1.is_empty() || parse_time(parts.1).is_some())
+    };
+    // Only the formats that carry a zone (205, 303, 304) may leave text after the time.
+    let zoned = matches!(format, "205" | "303" | "304");
+    let parts = declared
+        .filter(|parts| fits(parts) && (zoned || parts.2.is_empty()))
+        .or_else(|| {
+            match value.len() {
+                8 => split(8, 0),
+                12 => split(8, 4),
+                14 => split(8, 6),
+                _ => None,
+            }
+            .filter(|parts| parts.2.is_empty() && fits(parts))
+        });
     let Some((date, time, suffix)) = parts else {
         return bad(notes);
     };
@@ -525,6 +569,48 @@ mod tests {
         assert_eq!(
             read("202211190710+01", "303", &mut notes).and_then(|t| t.1),
             utc(2022, 11, 19, 6, 10)
+        );
+    }
+
+    #[test]
+    fn a_time_of_2400_is_midnight_of_the_next_day() {
+        let mut notes = vec![];
+        let time = x12_time("20230131", "2400", "UT", None, "DTM", &mut notes).expect("a time");
+        assert_eq!(time.local.to_string(), "2023-02-01 00:00:00");
+        assert!(time.has_time);
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+
+    #[test]
+    fn numbered_time_codes_are_iso_offsets_from_utc() {
+        let mut notes = vec![];
+        // `08` is ISO P08 (UTC+8), `19` is ISO M06 (UTC-6).
+        let east = x12_time("20230715", "1200", "08", None, "DTM", &mut notes);
+        let west = x12_time("20230715", "1200", "19", None, "DTM", &mut notes);
+        assert_eq!(east.and_then(|t| t.utc), utc(2023, 7, 15, 4, 0));
+        assert_eq!(west.and_then(|t| t.utc), utc(2023, 7, 15, 18, 0));
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+
+    #[test]
+    fn a_number_outside_the_time_code_list_is_an_unknown_code() {
+        let mut notes = vec![];
+        let time = x12_time("20230715", "1200", "25", Some("USLAX"), "DTM", &mut notes);
+        assert_eq!(time.and_then(|t| t.utc), utc(2023, 7, 15, 19, 0));
+        assert_eq!(notes, vec![Note::UnknownTimeCode("25".to_owned())]);
+    }
+
+    #[test]
+    fn an_edifact_value_too_short_for_its_format_is_read_by_its_length() {
+        let mut notes = vec![];
+        let date = edifact_time("20221119", "203", None, "DTM", &mut notes).expect("a date");
+        assert_eq!(date.local.to_string(), "2022-11-19 00:00:00");
+        assert!(!date.has_time);
+        let long = edifact_time("20221119071005", "203", None, "DTM", &mut notes).expect("a time");
+        assert_eq!(long.local.to_string(), "2022-11-19 07:10:05");
+        assert!(
+            notes.iter().all(|note| matches!(note, Note::NoTimeZone(_))),
+            "{notes:?}"
         );
     }
 

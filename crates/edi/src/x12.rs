@@ -41,7 +41,9 @@ pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadErr
     };
     let mut walk = Walk {
         reader,
-        envelope: &envelope,
+        sender: envelope.sender_id.clone(),
+        control_number: envelope.control_number.clone(),
+        first_group: 0,
         segments: &segments,
         groups: Vec::new(),
         transactions: Vec::new(),
@@ -73,7 +75,11 @@ struct OpenGroup {
 
 struct Walk<'a> {
     reader: &'a Reader,
-    envelope: &'a Envelope,
+    /// The ISA06 and ISA13 of the interchange being read (the first, or a further one).
+    sender: String,
+    control_number: String,
+    /// Its first group's place in `groups`.
+    first_group: usize,
     segments: &'a [Segment],
     groups: Vec<Group>,
     transactions: Vec<TransactionResult>,
@@ -87,6 +93,11 @@ impl Walk<'_> {
     fn run(&mut self) -> Result<(), ReadError> {
         let mut ended = false;
         for (position, segment) in self.segments.iter().enumerate().skip(1) {
+            if segment.tag == "ISA" {
+                self.further_interchange(segment, position, ended)?;
+                ended = false;
+                continue;
+            }
             if ended {
                 self.notes.push(Note::StraySegment {
                     tag: segment.tag.clone(),
@@ -147,6 +158,29 @@ impl Walk<'_> {
         Ok(())
     }
 
+    /// Another ISA in the same input: what was open is closed, and what follows is read as
+    /// that interchange's.
+    fn further_interchange(
+        &mut self,
+        isa: &Segment,
+        position: usize,
+        ended: bool,
+    ) -> Result<(), ReadError> {
+        if !ended {
+            self.close_transaction(position, Some("ISA"))?;
+            self.close_group(None);
+            self.notes.push(Note::MissingEnvelopeTrailer("IEA"));
+        }
+        self.sender = isa.el(6).trim().to_owned();
+        self.control_number = isa.el(13).trim().to_owned();
+        self.first_group = self.groups.len();
+        self.notes.push(Note::FurtherInterchange {
+            sender: self.sender.clone(),
+            control_number: self.control_number.clone(),
+        });
+        Ok(())
+    }
+
     fn stray(&mut self, segment: &Segment, position: usize) {
         self.notes.push(Note::StraySegment {
             tag: segment.tag.clone(),
@@ -176,7 +210,7 @@ impl Walk<'_> {
         });
         let context = Context {
             reader: self.reader,
-            sender: &self.envelope.sender_id,
+            sender: &self.sender,
             group: group.and_then(|index| self.groups.get(index)),
         };
         let index = self.transactions.len();
@@ -215,17 +249,18 @@ impl Walk<'_> {
     }
 
     fn check_iea(&mut self, iea: &Segment) {
-        if iea.el(1).trim() != self.groups.len().to_string() {
+        let counted = self.groups.len().saturating_sub(self.first_group);
+        if iea.el(1).trim() != counted.to_string() {
             self.notes.push(Note::EnvelopeCount {
                 trailer: "IEA",
                 declared: iea.el(1).trim().to_owned(),
-                counted: self.groups.len(),
+                counted,
             });
         }
-        if iea.el(2).trim() != self.envelope.control_number {
+        if iea.el(2).trim() != self.control_number {
             self.notes.push(Note::EnvelopeControlNumber {
                 trailer: "IEA",
-                header_value: self.envelope.control_number.clone(),
+                header_value: self.control_number.clone(),
                 trailer_value: iea.el(2).trim().to_owned(),
             });
         }
@@ -372,6 +407,9 @@ fn port_calls(segments: &[Segment], notes: &mut Vec<Note>) -> Vec<PortCall> {
                     }
                 }
             }
+            // A V9 (event detail) belongs to the R4 loop in 5010 and later: DTMs after it are
+            // still the place's.
+            "V9" => {}
             _ => in_loop = false,
         }
     }
@@ -380,9 +418,10 @@ fn port_calls(segments: &[Segment], notes: &mut Vec<Note>) -> Vec<PortCall> {
 
 /// A DTM (qualifier, date, time, time code) read at `place`.
 fn dated(dtm: &Segment, place: &Location, notes: &mut Vec<Note>) -> Option<DatedTime> {
+    let (date, clock) = dtm_date_and_time(dtm);
     let time = x12_time_at(
-        dtm.el(2),
-        dtm.el(3),
+        date,
+        clock,
         dtm.el(4),
         place.locode.as_deref(),
         place.subdivision.as_deref(),
@@ -395,6 +434,22 @@ fn dated(dtm: &Segment, place: &Location, notes: &mut Vec<Note>) -> Option<Dated
         time_code: dtm.value(4),
         time,
     })
+}
+
+/// DTM02 and DTM03, or, when DTM02 is empty, the date and time DTM06 gives in the format
+/// DTM05 names (element 1250: `D8` CCYYMMDD, `DT` CCYYMMDDHHMM, `DTS` CCYYMMDDHHMMSS).
+fn dtm_date_and_time(dtm: &Segment) -> (&str, &str) {
+    if !dtm.el(2).trim().is_empty() {
+        return (dtm.el(2), dtm.el(3));
+    }
+    let period = dtm.el(6).trim();
+    match (dtm.el(5).trim(), period.len()) {
+        ("D8", 8) | ("DT", 12) | ("DTS", 14) => (
+            period.get(..8).unwrap_or_default(),
+            period.get(8..).unwrap_or_default(),
+        ),
+        _ => (dtm.el(2), dtm.el(3)),
+    }
 }
 
 /// N9 references into `references`; returns the N9*EQ container and N9*WU vessel name.
@@ -410,14 +465,17 @@ fn n9_references(
             continue;
         };
         match qualifier {
-            "BM" => references.bills_of_lading.push(value),
+            // BM bill of lading, MB master bill of lading.
+            "BM" | "MB" => references.bills_of_lading.push(value),
             "BN" => references.bookings.push(value),
             "EQ" => {
                 if container.is_none() {
                     container = normalize_container(&value);
                 }
             }
-            "SCA" => {
+            // A SCAC is two to four capital letters; anything else (`SCAC_CODE`) is kept as
+            // sent among the other references rather than taken for the line.
+            "SCA" if looks_like_scac(&value) => {
                 if references.scac.is_none() {
                     references.scac = Some(value);
                 }
@@ -450,10 +508,9 @@ fn empty_indicator(code: &str) -> Option<EmptyIndicator> {
     }
 }
 
-/// A seven-digit vessel code is the IMO (Lloyd's) number.
+/// A seven-digit vessel code is the IMO (Lloyd's) number, also when written `IMO9352004`.
 fn imo(code: &str) -> Option<String> {
-    let code = code.trim();
-    (code.len() == 7 && code.bytes().all(|byte| byte.is_ascii_digit())).then(|| code.to_owned())
+    crate::status::imo_number(code)
 }
 
 fn read_315(
@@ -525,11 +582,39 @@ fn read_315(
     // When: B4-04/05, read with the time code of the status location's DTM of that day.
     let status_date = b4.el(4).trim();
     let status_day = crate::time::parse_date(status_date);
-    let own_dtm = own_call.and_then(|call| {
-        call.times
+    // The status place's DTMs (its activity R4's first, then those of every R4 with its
+    // LOCODE): the one at the B4's very date and time, else the first of its day.
+    let same_place: Vec<&DatedTime> = match place.locode.as_ref() {
+        Some(locode) => {
+            let here = |call: &&PortCall| call.location.locode.as_ref() == Some(locode);
+            let activity = calls
+                .iter()
+                .filter(here)
+                .filter(|call| call.role == LocationRole::Activity);
+            let others = calls
+                .iter()
+                .filter(here)
+                .filter(|call| call.role != LocationRole::Activity);
+            activity
+                .chain(others)
+                .flat_map(|call| &call.times)
+                .collect()
+        }
+        None => own_call
+            .map(|call| call.times.iter().collect())
+            .unwrap_or_default(),
+    };
+    let status_clock = crate::time::parse_time(b4.el(5));
+    let on_day = |dated: &&&DatedTime| Some(dated.time.local.date()) == status_day;
+    let own_dtm = match status_day {
+        None => same_place.first().copied(),
+        Some(_) => same_place
             .iter()
-            .find(|dated| status_day.is_none() || Some(dated.time.local.date()) == status_day)
-    });
+            .filter(on_day)
+            .find(|dated| status_clock.is_some_and(|clock| dated.time.local.time() == clock))
+            .or_else(|| same_place.iter().find(on_day))
+            .copied(),
+    };
     let time = if status_date.is_empty() {
         own_dtm.map(|dated| dated.time.clone())
     } else {
@@ -554,15 +639,24 @@ fn read_315(
         references.scac = context.group_scac();
     }
     let q2 = body.iter().find(|segment| segment.tag == "Q2");
-    let transport = match q2 {
-        Some(q2) => Some(Transport {
+    // Some senders name the vessel in a V1 (vessel code, name, flag, voyage) instead of Q2.
+    let v1 = body.iter().find(|segment| segment.tag == "V1");
+    let transport = match (q2, v1) {
+        (Some(q2), _) => Some(Transport {
             mode: Some(ModeOfTransport::Vessel),
             name: q2.value(13).or(wu_vessel),
             imo: imo(q2.el(1)),
             voyage: q2.value(9),
             code: q2.value(1).filter(|code| imo(code).is_none()),
         }),
-        None => wu_vessel.map(|name| Transport {
+        (None, Some(v1)) => Some(Transport {
+            mode: Some(ModeOfTransport::Vessel),
+            name: v1.value(2).or(wu_vessel),
+            imo: imo(v1.el(1)),
+            voyage: v1.value(4),
+            code: v1.value(1).filter(|code| imo(code).is_none()),
+        }),
+        (None, None) => wu_vessel.map(|name| Transport {
             mode: Some(ModeOfTransport::Vessel),
             name: Some(name),
             ..Transport::default()
@@ -686,6 +780,12 @@ fn read_322(
         }
         let mut references = References::default();
         let (n9_container, _) = n9_references(equipment, &mut references);
+        // M7: the equipment's seal numbers (M7-01 to M7-04).
+        for m7 in equipment.iter().filter(|segment| segment.tag == "M7") {
+            references
+                .seals
+                .extend((1..=4).filter_map(|element| m7.value(element)));
+        }
         let n7_container = n7.and_then(|n7| container_from_parts(n7.el(1), n7.el(2), n7.el(18)));
         references.container = choose_container(n7_container, n9_container, notes);
         if references.scac.is_none() {

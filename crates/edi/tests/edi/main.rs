@@ -6,7 +6,10 @@ mod code_table;
 mod envelope_and_limits;
 mod iftsta;
 mod own_words;
+mod public_iftsta;
+mod public_x12;
 mod robustness;
+mod variants;
 mod x12_315;
 mod x12_322;
 
