@@ -24,6 +24,7 @@ on_both_backends!(
     a_discharge_status_for_a_tracked_bill_becomes_its_shipment_container_and_event,
     an_interchange_naming_nothing_tracked_is_unmatched_until_its_request_arrives,
     the_same_interchange_sent_twice_is_a_duplicate_and_changes_nothing,
+    a_file_adding_an_interchange_to_one_already_received_is_not_a_duplicate,
     a_broken_transaction_is_listed_with_its_position_while_the_others_apply,
     every_envelope_version_and_iftsta_directory_is_read,
     bodies_that_are_not_edi_are_refused_or_recorded_as_rejected,
@@ -262,6 +263,25 @@ async fn the_same_interchange_sent_twice_is_a_duplicate_and_changes_nothing(app:
         .await;
     assert!(!raw_before["data"].as_array().unwrap().is_empty());
     assert_eq!(raw_before["data"], raw_after["data"]);
+}
+
+async fn a_file_adding_an_interchange_to_one_already_received_is_not_a_duplicate(app: TestApp) {
+    let cma_cgm: &[u8] =
+        include_bytes!("../../../edi/tests/fixtures/x12_4010_315_cmacgm_departed_loaded.edi");
+    let both = [HAMSUD_DISCHARGED, b"\n", cma_cgm].concat();
+    posted(&app, "application/edi-x12", HAMSUD_DISCHARGED).await;
+
+    let added = posted(&app, "application/edi-x12", &both).await;
+    let again = posted(&app, "application/edi-x12", &both).await;
+
+    assert_ne!(added["attributes"]["status"], "duplicate", "{added}");
+    // Hamburg Süd's one 315 and CMA CGM's two.
+    assert_eq!(added["attributes"]["transactions_count"], 3, "{added}");
+    assert_eq!(again["attributes"]["status"], "duplicate", "{again}");
+    assert_eq!(
+        again["relationships"]["duplicate_of"]["data"]["id"],
+        added["id"]
+    );
 }
 
 async fn a_broken_transaction_is_listed_with_its_position_while_the_others_apply(app: TestApp) {

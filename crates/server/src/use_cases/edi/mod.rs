@@ -275,10 +275,15 @@ pub async fn apply_waiting(
     .map(|_| ())
 }
 
-/// The same sender's interchange with the same control number is the same interchange.
+/// The same sender's interchange with the same control number is the same interchange. A
+/// file of several interchanges is keyed by all of theirs (a digest of each further one's
+/// sender and control number appended, so the key stays short enough for an index
+/// whatever the file holds), so a later file that repeats only its first still counts.
 fn interchange_key(interchange: &Interchange) -> String {
+    use sha2::Digest;
+
     let envelope = &interchange.envelope;
-    format!(
+    let mut key = format!(
         "{}|{}|{}|{}",
         syntax_name(interchange.syntax),
         envelope
@@ -288,7 +293,27 @@ fn interchange_key(interchange: &Interchange) -> String {
             .trim(),
         envelope.sender_id.trim(),
         envelope.control_number.trim()
-    )
+    );
+    let mut further = sha2::Sha256::new();
+    let mut any_further = false;
+    for note in &interchange.notes {
+        if let tidemark_edi::Note::FurtherInterchange {
+            sender,
+            control_number,
+        } = note
+        {
+            any_further = true;
+            further.update(sender.trim().as_bytes());
+            further.update([0]);
+            further.update(control_number.trim().as_bytes());
+            further.update([0]);
+        }
+    }
+    if any_further {
+        key.push('+');
+        key.push_str(&hex::encode(further.finalize()));
+    }
+    key
 }
 
 fn syntax_name(syntax: Syntax) -> &'static str {
