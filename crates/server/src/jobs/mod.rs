@@ -295,12 +295,16 @@ pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
     let _ = tokio::join!(housekeeping, polls, sandbox_ais);
 }
 
-/// Sweeps for due carrier polls every `scheduler_tick`.
+/// Sweeps for due carrier polls and queues the terminals' checks every `scheduler_tick`.
 async fn schedule_polls(app: Arc<App>, shutdown: CancellationToken) {
     loop {
         match crate::use_cases::tracking::sweep(&app).await {
             Ok(queued) => tracing::debug!(queued, "scheduled carrier polls"),
             Err(error) => tracing::warn!(error = ?error, "cannot schedule carrier polls"),
+        }
+        // Terminals are asked on their own jobs: a slow terminal never holds up carriers.
+        if let Err(error) = crate::use_cases::terminals::check::sweep(&app).await {
+            tracing::warn!(error = ?error, "cannot queue terminal checks; the next tick will");
         }
         tokio::select! {
             () = shutdown.cancelled() => return,

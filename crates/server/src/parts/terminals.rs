@@ -15,6 +15,20 @@ use tidemark_terminals::{ConfigError, SandboxTerminal, TerminalConnector, connec
 
 use crate::config::TerminalConfig;
 
+/// What a terminal's shared state (its budget and health, beside the carriers') is keyed by,
+/// before its profile id.
+const KEY_PREFIX: &str = "terminal:";
+
+/// The shared state's key of a terminal.
+pub fn state_key(terminal: &str) -> String {
+    format!("{KEY_PREFIX}{terminal}")
+}
+
+/// Whether a shared state's key is a terminal's rather than a carrier's SCAC.
+pub fn is_terminal_key(key: &str) -> bool {
+    key.starts_with(KEY_PREFIX)
+}
+
 /// The sandbox terminal's profile id.
 pub const SANDBOX: &str = "sandbox";
 

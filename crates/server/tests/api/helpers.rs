@@ -311,11 +311,15 @@ impl TestApp {
         self.run_pending_jobs().await;
     }
 
-    /// One turn of the workers: the poll scheduler's sweep, then every due job.
+    /// One turn of the workers: the scheduler's sweeps (carrier polls, terminal checks),
+    /// then every due job.
     pub async fn tick(&self) -> usize {
         tidemark_server::use_cases::tracking::sweep(&self.app)
             .await
             .expect("sweep");
+        tidemark_server::use_cases::terminals::check::sweep(&self.app)
+            .await
+            .expect("terminal sweep");
         self.run_pending_jobs().await
     }
 

@@ -15,17 +15,7 @@ use tidemark_terminals::{TerminalError, TerminalStatus};
 use crate::app::App;
 use crate::use_cases::tracking::limits::change_state;
 
-const KEY_PREFIX: &str = "terminal:";
-
-/// The shared state's key of a terminal.
-pub fn state_key(terminal: &str) -> String {
-    format!("{KEY_PREFIX}{terminal}")
-}
-
-/// Whether a shared state's key is a terminal's rather than a carrier's SCAC.
-pub fn is_terminal_key(key: &str) -> bool {
-    key.starts_with(KEY_PREFIX)
-}
+pub use crate::parts::terminals::{is_terminal_key, state_key};
 
 fn limits(app: &App, terminal: &str) -> Limits {
     let budget = app

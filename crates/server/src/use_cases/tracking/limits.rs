@@ -256,7 +256,7 @@ pub struct CarrierHealth {
 pub async fn health(app: &App) -> Result<Vec<CarrierHealth>, StoreError> {
     let now = app.clock.now();
     let mut states: Vec<CarrierState> = app.store.carrier_states().await?;
-    states.retain(|state| !crate::use_cases::terminals::health::is_terminal_key(&state.scac));
+    states.retain(|state| !crate::parts::terminals::is_terminal_key(&state.scac));
     for scac in app.carriers.scacs() {
         if !states.iter().any(|state| state.scac == scac) {
             states.push(CarrierState::new(scac));

@@ -96,10 +96,6 @@ pub async fn sweep(app: &App) -> Result<usize, StoreError> {
         span,
         left: limits::capacities(app, span).await?,
     };
-    // Terminals are asked on their own jobs: a slow terminal never holds up carriers.
-    if let Err(error) = crate::use_cases::terminals::check::sweep(app).await {
-        tracing::warn!(error = ?error, "cannot queue terminal checks; the next tick will");
-    }
     let mut queued = 0;
     for request in app.store.unresolved_tracking_requests(10 * BATCH).await? {
         if engine::due_at(app, &request, None).is_some_and(|due| due <= now)
