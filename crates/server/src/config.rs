@@ -17,12 +17,14 @@ const DEFAULTS: &str = include_str!("defaults.toml");
 mod carriers;
 mod edi;
 mod email;
+pub mod error;
 mod sftp;
 pub mod terminals;
 
 pub use carriers::{CarrierAuth, CarrierConfig};
 pub use edi::{EdiConfig, InboundFolder, SenderCodeTable};
 pub use email::{EmailConfig, ImapConfig};
+pub use error::ConfigError;
 pub use sftp::{AfterTaken, HostKey, SftpMailbox};
 pub use terminals::TerminalConfig;
 
@@ -285,14 +287,6 @@ pub struct Config {
     pub email: EmailConfig,
     /// EDI channels the server watches itself (`[[edi.inbound]]` folders).
     pub edi: EdiConfig,
-}
-
-/// A setting that failed validation, named as the operator writes it.
-#[derive(Debug, thiserror::Error)]
-#[error("invalid setting {setting}: {reason}")]
-pub struct ConfigError {
-    pub setting: String,
-    pub reason: String,
 }
 
 fn invalid(key: &str, reason: impl Into<String>) -> ConfigError {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config::ConfigError;
+use crate::config::error::ConfigError;
 
 /// The limits as read (flattened into the config's top level).
 #[derive(Debug, Deserialize)]
