@@ -31,7 +31,7 @@ use tidemark_domain::pickup::{HoldState, ObservedHold, PickupFee, PickupObservat
 use tidemark_domain::tracking_update::{self, CarrierReport, Known, Milestone, ReportedRawEvent};
 use tidemark_domain::{Container, ContainerNumber, ReportedEvent, ShipmentId, TransportEventName};
 use tidemark_store::{AwaitingPickup, StoreError, TerminalSelection};
-use tidemark_terminals::{ContainerQuery, TerminalStatus};
+use tidemark_terminals::{ContainerQuery, TerminalProfile, TerminalStatus};
 
 use crate::app::App;
 use crate::use_cases::queue::{self, JobKind};
@@ -79,9 +79,7 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
     };
     let now = app.clock.now();
     let profile = connector.profile();
-    let batch = u32::try_from(profile.batch_size())
-        .unwrap_or(u32::MAX)
-        .max(1);
+    let batch = batch_of(profile);
     let sandbox = terminal == SANDBOX;
     let ports: Option<Vec<String>> = (!sandbox).then(|| {
         profile
@@ -96,16 +94,14 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
     let other_terminals = reach::other_terminals(app, terminal);
     let mut candidates = app
         .store
-        .containers_awaiting_pickup(&TerminalSelection {
+        .containers_awaiting_pickup(&selection(
             terminal,
-            ports: ports.as_deref(),
+            ports.as_deref(),
             scac,
-            other_terminals: &other_terminals,
-            discharged_checked_before: now - RECHECK,
-            arriving_checked_before: now - RECHECK_BEFORE_DISCHARGE,
-            arriving_by: now + LOOK_AHEAD,
-            limit: batch,
-        })
+            &other_terminals,
+            batch,
+            now,
+        ))
         .await?;
     if candidates.is_empty() {
         return Ok(CheckOutcome::default());
@@ -206,6 +202,39 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
     match failed {
         Some(error) => Err(error),
         None => Ok(outcome),
+    }
+}
+
+/// How many containers one run of `profile`'s terminal asks about: its batch size (at least
+/// one).
+pub fn batch_of(profile: &TerminalProfile) -> u32 {
+    u32::try_from(profile.batch_size())
+        .unwrap_or(u32::MAX)
+        .max(1)
+}
+
+/// Whom `terminal` asks about at `now`, at most `batch` of them: containers at `ports` (of
+/// line `scac`, when given) that no one of `other_terminals` reaches, with the intervals of
+/// this module ([`RECHECK`], [`RECHECK_BEFORE_DISCHARGE`], [`LOOK_AHEAD`]) measured from
+/// `now`. The store orders them (discharged first, longest unasked first; then the nearest
+/// arrivals): [`tidemark_store::Store::containers_awaiting_pickup`].
+pub fn selection<'a>(
+    terminal: &'a str,
+    ports: Option<&'a [String]>,
+    scac: Option<&'a str>,
+    other_terminals: &'a [uuid::Uuid],
+    batch: u32,
+    now: DateTime<Utc>,
+) -> TerminalSelection<'a> {
+    TerminalSelection {
+        terminal,
+        ports,
+        scac,
+        other_terminals,
+        discharged_checked_before: now - RECHECK,
+        arriving_checked_before: now - RECHECK_BEFORE_DISCHARGE,
+        arriving_by: now + LOOK_AHEAD,
+        limit: batch,
     }
 }
 

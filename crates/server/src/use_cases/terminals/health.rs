@@ -10,7 +10,7 @@
 use chrono::{DateTime, Duration, Utc};
 use tidemark_domain::carriers::{Acquire, CallOutcome, CarrierState, Limits, PollPriority};
 use tidemark_store::StoreError;
-use tidemark_terminals::{TerminalError, TerminalStatus};
+use tidemark_terminals::{TerminalError, TerminalProfile, TerminalStatus};
 
 use crate::app::App;
 use crate::use_cases::tracking::limits::change_state;
@@ -18,15 +18,27 @@ use crate::use_cases::tracking::limits::change_state;
 pub use crate::parts::terminals::{is_terminal_key, state_key};
 
 fn limits(app: &App, terminal: &str) -> Limits {
-    let budget = app
-        .terminals
+    app.terminals
         .get(terminal)
-        .map(|connector| connector.profile().budget())
-        .unwrap_or_default();
+        .map(|connector| limits_of(connector.profile()))
+        .unwrap_or_default()
+}
+
+/// The budget a terminal's calls are held to: its profile's `requests_per_minute` and
+/// `requests_per_day` (published, or the operator's); an unknown one is unlimited.
+pub fn limits_of(profile: &TerminalProfile) -> Limits {
+    let budget = profile.budget();
     Limits {
         per_minute: budget.per_minute,
         per_day: budget.per_day,
     }
+}
+
+/// One call to a terminal whose shared state is `state`, at `now`, under `limits`: `Go`
+/// (counted) or wait. A terminal's calls count as a carrier's near a milestone (their share
+/// of the day's budget).
+pub fn take_call(state: &mut CarrierState, now: DateTime<Utc>, limits: Limits) -> Acquire {
+    state.acquire(now, limits, PollPriority::NearMilestone)
 }
 
 /// Asks for one call to `terminal` now: `Go` (counted) or wait, for its budget, a 429, an
@@ -35,7 +47,7 @@ pub async fn acquire(app: &App, terminal: &str) -> Result<Acquire, StoreError> {
     let now = app.clock.now();
     let limits = limits(app, terminal);
     let (decision, _) = change_state(app, &state_key(terminal), |state| {
-        state.acquire(now, limits, PollPriority::NearMilestone)
+        take_call(state, now, limits)
     })
     .await?;
     Ok(decision.unwrap_or(Acquire::Go))
