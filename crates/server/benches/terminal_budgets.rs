@@ -8,13 +8,14 @@
 //!
 //! It runs the policy of `use_cases::terminals::check` with the server's own constants and
 //! functions: each tick every terminal runs once (the scheduler queues one `check_terminal`
-//! job per terminal) and takes one batch of [`check::batch_of`] its profile: containers not
+//! job per terminal) and takes batches of [`check::batch_of`] its profile, up to
+//! [`check::batches_per_run`] while they come full: containers not
 //! yet out, discharged ones first, those last asked before [`RECHECK`] ago, longest unasked
 //! first; then, from [`LOOK_AHEAD`] before their vessel's arrival, the nearest arrivals last
 //! asked before [`RECHECK_BEFORE_DISCHARGE`] ago. A non-empty batch then takes its call with
 //! [`health::take_call`] under [`health::limits_of`] its profile (what `health::acquire`
 //! does in the shared state), which enforces the budget; a batch refused waits for the next
-//! tick, unasked. Terminals always answer. That order lives in the stores' SQL
+//! tick, unasked, and ends the terminal's run. Terminals always answer. That order lives in the stores' SQL
 //! ([`tidemark_store::Store::containers_awaiting_pickup`]), so the bench keeps its own copy
 //! and proves it: after the simulation it seeds the containers the store would hold at the
 //! end (about 170,000: the yards and the arrivals within the look-ahead, with each
@@ -113,6 +114,8 @@ struct Terminal {
     profile: TerminalProfile,
     port: String,
     batch: u32,
+    /// Batches one run may ask ([`check::batches_per_run`]).
+    batches: u32,
     limits: Limits,
     weight: i64,
     state: CarrierState,
@@ -231,6 +234,7 @@ fn terminals() -> Vec<Terminal> {
             let name = format!("{id}-{n}");
             terminals.push(Terminal {
                 batch: check::batch_of(&profile),
+                batches: check::batches_per_run(&profile),
                 limits: health::limits_of(&profile),
                 state: CarrierState::new(&health::state_key(&name)),
                 id: name,
@@ -353,32 +357,38 @@ fn simulate(tick: i64) -> World {
         }
         for terminal in &mut terminals {
             terminal.live.retain(|&index| containers[index].in_store(m));
-            let batch = pick(&containers, &terminal.live, m, terminal.batch);
-            if batch.is_empty() {
-                continue;
-            }
-            let now = start + Duration::minutes(m);
-            if let Acquire::Wait { .. } =
-                health::take_call(&mut terminal.state, now, terminal.limits)
-            {
-                terminal.refused += 1;
-                continue;
-            }
-            terminal.calls.push(m);
-            if measuring {
-                terminal.asked_measured += batch.len();
-            }
-            for index in batch {
-                let c = &mut containers[index];
-                c.last_ask = m;
-                if c.discharge > m {
-                    c.asked_before_discharge = true;
-                } else if c.first_ask_after_discharge.is_none() {
-                    c.first_ask_after_discharge = Some(m);
+            for _ in 0..terminal.batches {
+                let batch = pick(&containers, &terminal.live, m, terminal.batch);
+                if batch.is_empty() {
+                    break;
                 }
-                // The terminal's answer gives the full-out: the store marks it out.
-                if c.full_out <= m {
-                    c.out = true;
+                let now = start + Duration::minutes(m);
+                if let Acquire::Wait { .. } =
+                    health::take_call(&mut terminal.state, now, terminal.limits)
+                {
+                    terminal.refused += 1;
+                    break;
+                }
+                terminal.calls.push(m);
+                if measuring {
+                    terminal.asked_measured += batch.len();
+                }
+                let full = batch.len() >= terminal.batch as usize;
+                for index in batch {
+                    let c = &mut containers[index];
+                    c.last_ask = m;
+                    if c.discharge > m {
+                        c.asked_before_discharge = true;
+                    } else if c.first_ask_after_discharge.is_none() {
+                        c.first_ask_after_discharge = Some(m);
+                    }
+                    // The terminal's answer gives the full-out: the store marks it out.
+                    if c.full_out <= m {
+                        c.out = true;
+                    }
+                }
+                if !full {
+                    break;
                 }
             }
         }

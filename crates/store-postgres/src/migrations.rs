@@ -94,6 +94,10 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
     (37, include_str!("../migrations/0037_edi_speed.sql")),
     (38, include_str!("../migrations/0038_pickup_notices.sql")),
     (39, include_str!("../migrations/0039_terminal_checks.sql")),
+    (
+        40,
+        include_str!("../migrations/0040_tracked_shipments_by_port.sql"),
+    ),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

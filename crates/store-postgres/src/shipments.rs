@@ -1360,6 +1360,14 @@ pub async fn containers_awaiting_pickup(
 ) -> StoreResult<Vec<AwaitingPickup>> {
     let ports: Option<Vec<String>> = selection.ports.map(<[String]>::to_vec);
     let others: Vec<Uuid> = selection.other_terminals.to_vec();
+    // A terminal's ports as a plain condition, so that the index of tracked shipments by
+    // port of discharge can drive the selection whatever plan is cached (an `$1 IS NULL OR`
+    // could not); the sandbox's selection, by line, has none.
+    let at_ports = if ports.is_some() {
+        "AND s.port_of_discharge_locode = ANY($1::text[])"
+    } else {
+        "AND $1::text[] IS NULL"
+    };
     query_all(
         client,
         &format!(
@@ -1368,7 +1376,7 @@ pub async fn containers_awaiting_pickup(
              LEFT JOIN terminal_checks t ON t.terminal = $8 AND t.container_id = c.id
              WHERE s.line_tracking_stopped_at IS NULL
                AND c.pod_full_out_at IS NULL AND c.empty_terminated_at IS NULL
-               AND ($1::text[] IS NULL OR s.port_of_discharge_locode = ANY($1))
+               {at_ports}
                AND ($2::text IS NULL OR s.shipping_line_scac = $2)
                AND (s.pod_terminal_id IS NULL OR NOT (s.pod_terminal_id = ANY($3::uuid[])))
                AND CASE WHEN c.pod_discharged_at IS NOT NULL

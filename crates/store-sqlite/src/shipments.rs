@@ -1209,6 +1209,14 @@ pub fn containers_awaiting_pickup(
             .collect::<Vec<_>>(),
     )
     .map_err(backend)?;
+    // A terminal's ports as a plain condition, so that the index of tracked shipments by
+    // port of discharge drives the selection (an `?1 IS NULL OR` would read every container
+    // not out); the sandbox's selection, by line, has none.
+    let at_ports = if ports.is_some() {
+        "AND s.port_of_discharge_locode IN (SELECT value FROM json_each(?1))"
+    } else {
+        ""
+    };
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT {}, s.bill_of_lading_number
@@ -1216,7 +1224,7 @@ pub fn containers_awaiting_pickup(
              LEFT JOIN terminal_checks t ON t.terminal = ?8 AND t.container_id = c.id
              WHERE s.line_tracking_stopped_at IS NULL
                AND c.pod_full_out_at IS NULL AND c.empty_terminated_at IS NULL
-               AND (?1 IS NULL OR s.port_of_discharge_locode IN (SELECT value FROM json_each(?1)))
+               {at_ports}
                AND (?2 IS NULL OR s.shipping_line_scac = ?2)
                AND (s.pod_terminal_id IS NULL
                     OR s.pod_terminal_id NOT IN (SELECT value FROM json_each(?3)))
@@ -1233,6 +1241,8 @@ pub fn containers_awaiting_pickup(
             prefixed(CONTAINER_COLUMNS, "c")
         ))
         .map_err(backend)?;
+    // Unused when there are no ports, and still bound: SQLite counts `?1` among the
+    // statement's parameters whether or not its text names it.
     stmt.query_map(
         params![
             ports,

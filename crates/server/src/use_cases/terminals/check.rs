@@ -3,7 +3,8 @@
 //! announced like a carrier's news (`container.transport.available`, `container.updated`).
 //!
 //! Each scheduler tick queues one `check_terminal` job per terminal (de-duplicated). A run
-//! takes one batch (the profile's batch size) of the containers that terminal should know,
+//! takes batches (the profile's batch size) of the containers that terminal should know,
+//! as many as are due up to [`batches_per_run`],
 //! asks, and writes what came back per shipment. A container is asked from [`LOOK_AHEAD`]
 //! before its vessel's arrival at the port of discharge until it is out (gone full out or
 //! returned empty):
@@ -24,6 +25,7 @@
 //! fails is logged and asked again next tick; carrier tracking never waits for it.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 use tidemark_domain::carriers::Acquire;
@@ -31,7 +33,7 @@ use tidemark_domain::pickup::{HoldState, ObservedHold, PickupFee, PickupObservat
 use tidemark_domain::tracking_update::{self, CarrierReport, Known, Milestone, ReportedRawEvent};
 use tidemark_domain::{Container, ContainerNumber, ReportedEvent, ShipmentId, TransportEventName};
 use tidemark_store::{AwaitingPickup, StoreError, TerminalSelection};
-use tidemark_terminals::{ContainerQuery, TerminalProfile, TerminalStatus};
+use tidemark_terminals::{ContainerQuery, TerminalConnector, TerminalProfile, TerminalStatus};
 
 use crate::app::App;
 use crate::use_cases::queue::{self, JobKind};
@@ -72,11 +74,60 @@ pub async fn sweep(app: &App) -> Result<usize, StoreError> {
     Ok(queued)
 }
 
-/// One batch of the terminal's containers, asked and written.
+/// At most this many batches in one run of a terminal whose profile sets no per-minute
+/// budget: enough for a busy yard (10 batches a minute) without hammering an API whose limit
+/// nobody published.
+pub const MAX_BATCHES_PER_RUN: u32 = 10;
+
+/// How many batches one run of `profile`'s terminal may ask (a run a scheduler tick): its
+/// per-minute budget when it has one, else [`MAX_BATCHES_PER_RUN`]; at least one. The
+/// budget itself is enforced call by call ([`health::acquire`]).
+pub fn batches_per_run(profile: &TerminalProfile) -> u32 {
+    profile
+        .budget()
+        .per_minute
+        .map_or(MAX_BATCHES_PER_RUN, |per_minute| {
+            per_minute.min(MAX_BATCHES_PER_RUN)
+        })
+        .max(1)
+}
+
+/// The terminal's due containers, a batch at a time, asked and written: as many batches as
+/// are due, up to [`batches_per_run`], stopping at the first that is not full, that the
+/// budget holds back or that fails. One batch a run capped every terminal at one call a
+/// tick, too few for a yard of more than a few batches (`benches/terminal_budgets.rs`).
 pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError> {
     let Some(connector) = app.terminals.get(terminal).cloned() else {
         return Ok(CheckOutcome::default());
     };
+    let mut total = CheckOutcome::default();
+    for _ in 0..batches_per_run(connector.profile()) {
+        let (outcome, next) = check_batch(app, terminal, &connector).await?;
+        total.asked += outcome.asked;
+        total.answered += outcome.answered;
+        total.shipments_updated += outcome.shipments_updated;
+        if next == Next::Stop {
+            break;
+        }
+    }
+    Ok(total)
+}
+
+/// Whether a run goes on to another batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+    /// The batch was full and went through: more may be due.
+    Batch,
+    /// Nothing more is due, the budget holds the terminal back, or it failed.
+    Stop,
+}
+
+/// One batch of the terminal's containers, asked and written.
+async fn check_batch(
+    app: &App,
+    terminal: &str,
+    connector: &Arc<dyn TerminalConnector>,
+) -> Result<(CheckOutcome, Next), StoreError> {
     let now = app.clock.now();
     let profile = connector.profile();
     let batch = batch_of(profile);
@@ -104,8 +155,9 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
         ))
         .await?;
     if candidates.is_empty() {
-        return Ok(CheckOutcome::default());
+        return Ok((CheckOutcome::default(), Next::Stop));
     }
+    let full = candidates.len() >= usize::try_from(batch).unwrap_or(usize::MAX);
     let statuses = if sandbox {
         candidates
             .iter()
@@ -139,11 +191,13 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
             })
             .collect();
         if queries.is_empty() {
-            return Ok(CheckOutcome::default());
+            // A batch of boxes without a bill: counted as asked; the next batch may have some.
+            let next = if full { Next::Batch } else { Next::Stop };
+            return Ok((CheckOutcome::default(), next));
         }
         if let Acquire::Wait { reason, until } = health::acquire(app, terminal).await? {
             tracing::debug!(terminal, reason = reason.as_str(), %until, "the terminal waits");
-            return Ok(CheckOutcome::default());
+            return Ok((CheckOutcome::default(), Next::Stop));
         }
         let result = connector.lookup(&queries).await;
         health::record(app, terminal, &result).await;
@@ -151,10 +205,11 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
             Ok(statuses) => statuses,
             Err(error) => {
                 tracing::warn!(terminal, %error, "the terminal could not be asked; next tick asks again");
-                return Ok(CheckOutcome {
+                let outcome = CheckOutcome {
                     asked: queries.len(),
                     ..CheckOutcome::default()
-                });
+                };
+                return Ok((outcome, Next::Stop));
             }
         }
     };
@@ -201,7 +256,10 @@ pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError
         .await?;
     match failed {
         Some(error) => Err(error),
-        None => Ok(outcome),
+        // A shipment another write came first to stays unrecorded and would be selected
+        // again at once: the run stops there.
+        None if full && asked.len() == containers.len() => Ok((outcome, Next::Batch)),
+        None => Ok((outcome, Next::Stop)),
     }
 }
 
