@@ -7,8 +7,9 @@
 //! `crates/edi/tests/fixtures/x12_4010_315_hamsud_discharged.edi`), one container each;
 //! half the containers have a pending tracking request. The bytes and the requests are
 //! made before the clock starts. Phase 1 receives every interchange as `POST
-//! /v2/edi_messages` does; phase 2 runs the `apply_edi` work it queued, one call per
-//! matched request, with as many workers as a worker process runs at once.
+//! /v2/edi_messages` does; phase 2 runs the `apply_edi` work it queued, one call per job
+//! (an interchange's matched requests, `APPLY_EDI_BATCH` at a time), with as many workers
+//! as a worker process runs at once. Claiming and finishing the jobs is not measured.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -20,7 +21,7 @@ use tidemark_domain::{
     TrackingRequestStatus, UuidV7Ids,
 };
 use tidemark_server::use_cases::edi::{Channel, Inbound, receive};
-use tidemark_server::use_cases::tracking::engine::{PollOutcome, apply_edi};
+use tidemark_server::use_cases::tracking::engine::{APPLY_EDI_BATCH, PollOutcome, apply_edi_all};
 use tidemark_server::{App, Config};
 use tidemark_store::Store;
 
@@ -230,19 +231,29 @@ async fn run(name: &str, store: Arc<dyn Store>, interchanges: &[Vec<u8>]) {
     assert_eq!(received, TRANSACTIONS);
     assert_eq!(unmatched, TRANSACTIONS - requests.len());
 
-    // Phase 2: the queued work, each matched request's stored EDI applied.
-    let requests = Arc::new(requests);
+    // Phase 2: the queued work, as its jobs hold it: each interchange's matched requests,
+    // `APPLY_EDI_BATCH` to a job, their stored EDI applied.
+    let jobs: Arc<Vec<Vec<TrackingRequestId>>> = Arc::new(
+        requests
+            .chunks(PER_INTERCHANGE / 2)
+            .flat_map(|matched| matched.chunks(APPLY_EDI_BATCH).map(<[_]>::to_vec))
+            .collect(),
+    );
     let phase_two = timed(async {
         let mut workers = tokio::task::JoinSet::new();
         for worker in 0..WORKERS {
-            let (app, requests) = (Arc::clone(&app), Arc::clone(&requests));
+            let (app, jobs) = (Arc::clone(&app), Arc::clone(&jobs));
             let account = account.id;
             workers.spawn(async move {
                 let mut tracked = 0;
-                for &id in requests.iter().skip(worker).step_by(WORKERS) {
-                    let outcome = apply_edi(&app, account, id).await.expect("applied");
-                    assert!(matches!(outcome, PollOutcome::Tracked), "{outcome:?}");
-                    tracked += 1;
+                for job in jobs.iter().skip(worker).step_by(WORKERS) {
+                    let outcomes = apply_edi_all(&app, account, job).await.expect("read");
+                    assert_eq!(outcomes.len(), job.len());
+                    for (_, outcome) in outcomes {
+                        let outcome = outcome.expect("applied");
+                        assert!(matches!(outcome, PollOutcome::Tracked), "{outcome:?}");
+                        tracked += 1;
+                    }
                 }
                 tracked
             });

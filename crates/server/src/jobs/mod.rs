@@ -185,17 +185,22 @@ impl JobHandler for Dispatcher {
                 }
             }
             Some(JobKind::ApplyEdi) => {
-                let payload: TrackPayload = serde_json::from_value(job.payload.clone())
+                let payload: ApplyEdiPayload = serde_json::from_value(job.payload.clone())
                     .map_err(|e| JobError::fail(anyhow::anyhow!("bad EDI payload: {e}")))?;
+                let Some(request) = payload.tracking_request_id else {
+                    return self
+                        .apply_edi_all(payload.account_id, &payload.tracking_request_ids)
+                        .await;
+                };
                 match crate::use_cases::tracking::engine::apply_edi(
                     &self.app,
                     payload.account_id,
-                    payload.tracking_request_id,
+                    request,
                 )
                 .await
                 {
                     Ok(outcome) => {
-                        tracing::debug!(?outcome, tracking_request.id = %payload.tracking_request_id, "applied EDI");
+                        tracing::debug!(?outcome, tracking_request.id = %request, "applied EDI");
                         Ok(())
                     }
                     Err(StoreError::NotFound) => Ok(()),
@@ -218,6 +223,41 @@ impl JobHandler for Dispatcher {
                 job.kind
             ))),
         }
+    }
+}
+
+impl Dispatcher {
+    /// An `apply_edi` job of several requests. A request whose result failed gets a job
+    /// of its own, retried on its own, so the others' results (written) are not applied
+    /// again; a failure reading for them all retries the whole job, nothing being written.
+    async fn apply_edi_all(
+        &self,
+        account: tidemark_domain::AccountId,
+        requests: &[tidemark_domain::TrackingRequestId],
+    ) -> Result<(), JobError> {
+        let app = &self.app;
+        let outcomes =
+            crate::use_cases::tracking::engine::apply_edi_all(app, account, requests).await?;
+        for (request, outcome) in outcomes {
+            match outcome {
+                Ok(outcome) => {
+                    tracing::debug!(?outcome, tracking_request.id = %request, "applied EDI");
+                }
+                Err(StoreError::NotFound) => {}
+                Err(error) => {
+                    tracing::info!(tracking_request.id = %request, error = ?error, "applying EDI failed; it gets a job of its own");
+                    crate::use_cases::queue::enqueue(
+                        app,
+                        JobKind::ApplyEdi,
+                        serde_json::json!({"account_id": account, "tracking_request_id": request}),
+                        Some(format!("apply-edi:{request}")),
+                        app.clock.now(),
+                    )
+                    .await?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -250,6 +290,16 @@ struct DeliverPayload {
 struct EdiMessagePayload {
     account_id: tidemark_domain::AccountId,
     edi_message_id: uuid::Uuid,
+}
+
+/// An `apply_edi` job's: one request, or several an interchange matched.
+#[derive(serde::Deserialize)]
+struct ApplyEdiPayload {
+    account_id: tidemark_domain::AccountId,
+    #[serde(default)]
+    tracking_request_id: Option<tidemark_domain::TrackingRequestId>,
+    #[serde(default)]
+    tracking_request_ids: Vec<tidemark_domain::TrackingRequestId>,
 }
 
 #[derive(serde::Deserialize)]

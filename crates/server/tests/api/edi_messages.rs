@@ -22,6 +22,7 @@ mod edi_lines {
 
 on_both_backends!(
     a_discharge_status_for_a_tracked_bill_becomes_its_shipment_container_and_event,
+    every_request_an_interchange_names_is_applied,
     an_interchange_naming_nothing_tracked_is_unmatched_until_its_request_arrives,
     the_same_interchange_sent_twice_is_a_duplicate_and_changes_nothing,
     a_file_adding_an_interchange_to_one_already_received_is_not_a_duplicate,
@@ -185,6 +186,31 @@ async fn a_discharge_status_for_a_tracked_bill_becomes_its_shipment_container_an
         event_names(&events).contains(&"container.transport.vessel_discharged".to_owned()),
         "{events}"
     );
+}
+
+async fn every_request_an_interchange_names_is_applied(app: TestApp) {
+    // The bill and the container of the same status, each asked for on its own: one job
+    // applies both.
+    let bill = app
+        .track("bill_of_lading", "SUDUN2SL008733AF", "SUDU")
+        .await;
+    let container = app.track("container", "MRSU4371639", "SUDU").await;
+
+    let message = posted(&app, "application/edi-x12", HAMSUD_DISCHARGED).await;
+    app.run_pending_jobs().await;
+
+    assert_eq!(message["attributes"]["unmatched_transactions_count"], 0);
+    for request in [&bill, &container] {
+        let found = app
+            .get_ok(&format!("/v2/tracking_requests/{request}"))
+            .await;
+        assert_eq!(found["data"]["attributes"]["status"], "created", "{found}");
+        let shipment = shipment_of(&app, request).await;
+        assert_eq!(
+            shipment["data"]["attributes"]["port_of_discharge_locode"],
+            "MXZLO"
+        );
+    }
 }
 
 async fn a_line_without_an_api_waits_pending_until_its_first_interchange(app: TestApp) {

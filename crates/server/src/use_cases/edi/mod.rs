@@ -25,6 +25,7 @@ use uuid::Uuid;
 
 use crate::app::App;
 use crate::use_cases::queue::{self, JobKind};
+use crate::use_cases::tracking::engine::APPLY_EDI_BATCH;
 
 pub mod folder;
 pub mod sftp;
@@ -174,11 +175,17 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<EdiMessa
     read.summary.apply_to(&mut message, &transactions);
     let key = interchange_key(&interchange);
     // The requests found are applied by jobs queued with the transactions, in their
-    // transaction: one write, and nothing lost to a crash in between.
+    // transaction: one write, and nothing lost to a crash in between. One job applies
+    // many requests (`APPLY_EDI_BATCH`), reading for all of them at once.
     let to_apply: BTreeSet<TrackingRequestId> = found.into_values().flatten().collect();
-    let jobs: Vec<_> = to_apply
-        .iter()
-        .map(|&request| apply_edi_job(app, account, request))
+    let listed: Vec<TrackingRequestId> = to_apply.iter().copied().collect();
+    let jobs: Vec<_> = listed
+        .chunks(APPLY_EDI_BATCH)
+        .enumerate()
+        .map(|(turn, requests)| match requests {
+            [request] => apply_edi_job(app, account, *request),
+            requests => apply_edi_batch_job(app, account, id, turn, requests),
+        })
         .collect();
     let finish = match app
         .store
@@ -246,6 +253,24 @@ fn apply_edi_job(
         JobKind::ApplyEdi,
         serde_json::json!({"account_id": account, "tracking_request_id": request}),
         Some(format!("apply-edi:{request}")),
+        app.clock.now(),
+    )
+}
+
+/// The job applying stored EDI to several requests an interchange (`message`) matched,
+/// the `turn`th of its turns.
+fn apply_edi_batch_job(
+    app: &App,
+    account: AccountId,
+    message: Uuid,
+    turn: usize,
+    requests: &[TrackingRequestId],
+) -> tidemark_domain::NewJob {
+    queue::new_job(
+        app,
+        JobKind::ApplyEdi,
+        serde_json::json!({"account_id": account, "tracking_request_ids": requests}),
+        Some(format!("apply-edi:{message}:{turn}")),
         app.clock.now(),
     )
 }
@@ -618,7 +643,7 @@ pub const EDIFACT_MEDIA_TYPE: &str = "application/edifact";
 /// or ramp status: the inland destination), else the leg leaving the port when the status
 /// is at the port of discharge (or it is not known), the inland one away from it.
 pub fn pickup_of(
-    transactions: &[EdiTransactionRecord],
+    transactions: &[&EdiTransactionRecord],
     pod: Option<&str>,
 ) -> (
     Vec<tidemark_domain::pickup::PickupObservation>,
@@ -635,7 +660,7 @@ pub fn pickup_of(
     let mut milestones = Vec::new();
     for transaction in transactions {
         let facts: Vec<TerminalFacts> =
-            serde_json::from_value(transaction.facts.clone()).unwrap_or_default();
+            serde::Deserialize::deserialize(&transaction.facts).unwrap_or_default();
         for fact in facts {
             let Some(container) = fact.container.as_deref().map(number_key) else {
                 continue;

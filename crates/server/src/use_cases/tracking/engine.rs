@@ -12,16 +12,20 @@
 //! shipments and queues a de-duplicated poll for each, and a poll that is not due yet does
 //! nothing. So a crash at any point loses nothing: the next sweep finds the work again.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Duration, Utc};
+use futures::StreamExt;
+use serde::Deserialize;
 use tidemark_carriers::{CarrierError, ReferenceKind, TrackingQuery};
 use tidemark_domain::carriers::{Acquire, PollPriority, WaitReason};
 use tidemark_domain::domain_event::events_of;
 use tidemark_domain::tracking_update::{self, Known, TrackingUpdate};
 use tidemark_domain::{
-    AccountId, FailedReason, RequestType, RetryPolicy, Shipment, TrackingRequest,
+    AccountId, FailedReason, RequestType, RetryPolicy, Shipment, ShipmentId, TrackingRequest,
     TrackingRequestId, TrackingRequestStatus,
 };
-use tidemark_store::StoreError;
+use tidemark_store::{EdiTransactionRecord, StoreError};
 
 use crate::app::App;
 use crate::use_cases::tracking::{limits, report};
@@ -295,12 +299,7 @@ pub async fn apply_edi(
     id: TrackingRequestId,
 ) -> Result<PollOutcome, StoreError> {
     let request = app.store.tracking_request(account, id).await?;
-    if !matches!(
-        request.status,
-        TrackingRequestStatus::Pending
-            | TrackingRequestStatus::AwaitingManifest
-            | TrackingRequestStatus::Created
-    ) {
+    if !edi_applies_to(&request) {
         return Ok(PollOutcome::Skipped);
     }
     let shipment = match request.shipment_id {
@@ -311,36 +310,258 @@ pub async fn apply_edi(
     apply_edi_to(app, status_before, read_at, request, shipment).await
 }
 
+/// Whether stored EDI is applied to a request in this state.
+fn edi_applies_to(request: &TrackingRequest) -> bool {
+    matches!(
+        request.status,
+        TrackingRequestStatus::Pending
+            | TrackingRequestStatus::AwaitingManifest
+            | TrackingRequestStatus::Created
+    )
+}
+
+/// Requests one `apply_edi` job applies at most: those an interchange matched, in turns of
+/// this many.
+pub const APPLY_EDI_BATCH: usize = 256;
+
+/// Stored EDI transactions one batch reads at once at most; a batch whose requests name
+/// more reads each request's own, as [`apply_edi`] does.
+const EDI_TRANSACTIONS_PER_BATCH: u32 = 20_000;
+
+/// Results of a batch planned and written at once: enough to fill the stores' shared
+/// writes (SQLite's group commit, PostgreSQL's combined statements).
+const BATCH_WRITES_AT_ONCE: usize = 64;
+
+/// Requests of a batch read at once.
+const READS_AT_ONCE: usize = 16;
+
+/// [`apply_edi`] for several requests of one account at once (those one interchange
+/// matched), with the same outcome for each: the requests' shipments and containers and
+/// the stored EDI naming any of their numbers are read once for all, each request's
+/// result is written on its own (so one that fails loses none of the others'), and the
+/// vessels the results name and the webhook deliveries their events call for are seen to
+/// once, after all are written. An error reading for the whole batch is returned before
+/// anything is written.
+pub async fn apply_edi_all(
+    app: &App,
+    account: AccountId,
+    ids: &[TrackingRequestId],
+) -> Result<Vec<(TrackingRequestId, Result<PollOutcome, StoreError>)>, StoreError> {
+    let mut outcomes = Vec::with_capacity(ids.len());
+    let mut seen = std::collections::HashSet::with_capacity(ids.len());
+    let read: Vec<_> = futures::stream::iter(ids.iter().copied().filter(|&id| seen.insert(id)))
+        .map(|id| async move { (id, app.store.tracking_request(account, id).await) })
+        .buffered(READS_AT_ONCE)
+        .collect()
+        .await;
+    let mut requests = Vec::with_capacity(read.len());
+    for (id, request) in read {
+        match request {
+            Ok(request) if edi_applies_to(&request) => requests.push(request),
+            Ok(_) => outcomes.push((id, Ok(PollOutcome::Skipped))),
+            Err(error) => outcomes.push((id, Err(error))),
+        }
+    }
+    let shipment_ids: Vec<ShipmentId> = requests.iter().filter_map(|r| r.shipment_id).collect();
+    let mut shipments: HashMap<ShipmentId, Shipment> = HashMap::new();
+    let mut containers: HashMap<ShipmentId, Vec<String>> = HashMap::new();
+    if !shipment_ids.is_empty() {
+        for shipment in app.store.shipments_by_ids(account, &shipment_ids).await? {
+            shipments.insert(shipment.id, shipment);
+        }
+        for container in app.store.containers_of_shipments(&shipment_ids).await? {
+            containers
+                .entry(container.shipment_id)
+                .or_default()
+                .push(container.number);
+        }
+    }
+    let mut work = Vec::with_capacity(requests.len());
+    for request in requests {
+        let shipment = match request.shipment_id {
+            Some(shipment_id) => match shipments.get(&shipment_id) {
+                Some(shipment) => Some(shipment.clone()),
+                None => {
+                    outcomes.push((request.id, Err(StoreError::NotFound)));
+                    continue;
+                }
+            },
+            None => None,
+        };
+        let shipment_containers = shipment
+            .as_ref()
+            .and_then(|s| containers.remove(&s.id))
+            .unwrap_or_default();
+        let numbers = edi_numbers(&request, shipment.as_ref(), shipment_containers);
+        work.push((request, shipment, numbers));
+    }
+    let mut all_numbers: Vec<String> = work
+        .iter()
+        .flat_map(|(_, _, numbers)| numbers.iter().cloned())
+        .collect();
+    all_numbers.sort();
+    all_numbers.dedup();
+    let limit = EDI_TRANSACTIONS_PER_REQUEST
+        .saturating_mul(u32::try_from(work.len()).unwrap_or(u32::MAX))
+        .min(EDI_TRANSACTIONS_PER_BATCH);
+    let read = if work.is_empty() {
+        Vec::new()
+    } else {
+        app.store
+            .edi_transactions_naming(account, &all_numbers, limit)
+            .await?
+    };
+    // Read in full: each request's are those naming one of its numbers, in the same order
+    // and to the same limit as its own read. Else each request reads its own.
+    let complete = u32::try_from(read.len()).is_ok_and(|n| n < limit);
+    let mut naming: HashMap<&str, Vec<usize>> = HashMap::new();
+    if complete {
+        for (at, transaction) in read.iter().enumerate() {
+            for number in &transaction.numbers {
+                naming.entry(number.as_str()).or_default().push(at);
+            }
+        }
+    }
+    let (naming, read) = (&naming, &read);
+    let applied: Vec<_> = futures::stream::iter(work)
+        .map(|(request, shipment, numbers)| async move {
+            let id = request.id;
+            let (status_before, read_at) = (request.status, request.updated_at);
+            let outcome = if complete {
+                let mut at: Vec<usize> = numbers
+                    .iter()
+                    .filter_map(|number| naming.get(number.as_str()))
+                    .flatten()
+                    .copied()
+                    .collect();
+                at.sort_unstable();
+                at.dedup();
+                let limit = usize::try_from(EDI_TRANSACTIONS_PER_REQUEST).unwrap_or(usize::MAX);
+                let transactions: Vec<&EdiTransactionRecord> =
+                    at.into_iter().take(limit).map(|at| &read[at]).collect();
+                apply_edi_with(
+                    app,
+                    status_before,
+                    read_at,
+                    request,
+                    shipment,
+                    numbers,
+                    &transactions,
+                )
+                .await
+            } else {
+                match read_edi_naming(app, account, &numbers).await {
+                    Ok(own) => {
+                        let transactions: Vec<&EdiTransactionRecord> = own.iter().collect();
+                        apply_edi_with(
+                            app,
+                            status_before,
+                            read_at,
+                            request,
+                            shipment,
+                            numbers,
+                            &transactions,
+                        )
+                        .await
+                    }
+                    Err(error) => Err(error),
+                }
+            };
+            (id, outcome)
+        })
+        .buffer_unordered(BATCH_WRITES_AT_ONCE)
+        .collect()
+        .await;
+    let mut after = AfterWrite::default();
+    for (id, outcome) in applied {
+        outcomes.push((
+            id,
+            outcome.map(|(outcome, then)| {
+                after.merge(then);
+                outcome
+            }),
+        ));
+    }
+    after.run(app).await;
+    Ok(outcomes)
+}
+
+/// The numbers stored EDI is looked up by for a request: its own, and its shipment's bill
+/// of lading and containers.
+fn edi_numbers(
+    request: &TrackingRequest,
+    shipment: Option<&Shipment>,
+    containers: Vec<String>,
+) -> Vec<String> {
+    let mut numbers = vec![request.request_number.trim().to_uppercase()];
+    if let Some(shipment) = shipment {
+        numbers.push(shipment.bill_of_lading_number.trim().to_uppercase());
+        numbers.extend(containers);
+    }
+    numbers.sort();
+    numbers.dedup();
+    numbers
+}
+
+async fn read_edi_naming(
+    app: &App,
+    account: AccountId,
+    numbers: &[String],
+) -> Result<Vec<EdiTransactionRecord>, StoreError> {
+    app.store
+        .edi_transactions_naming(account, numbers, EDI_TRANSACTIONS_PER_REQUEST)
+        .await
+}
+
 async fn apply_edi_to(
+    app: &App,
+    status_before: TrackingRequestStatus,
+    read_at: DateTime<Utc>,
+    request: TrackingRequest,
+    shipment: Option<Shipment>,
+) -> Result<PollOutcome, StoreError> {
+    let containers = match &shipment {
+        Some(shipment) => app
+            .store
+            .containers_of_shipment(shipment.id)
+            .await?
+            .into_iter()
+            .map(|container| container.number)
+            .collect(),
+        None => Vec::new(),
+    };
+    let numbers = edi_numbers(&request, shipment.as_ref(), containers);
+    let own = read_edi_naming(app, request.account_id, &numbers).await?;
+    let transactions: Vec<&EdiTransactionRecord> = own.iter().collect();
+    let (outcome, after) = apply_edi_with(
+        app,
+        status_before,
+        read_at,
+        request,
+        shipment,
+        numbers,
+        &transactions,
+    )
+    .await?;
+    after.run(app).await;
+    Ok(outcome)
+}
+
+/// Applies the stored EDI `transactions` naming a request's `numbers` and writes the
+/// result; what follows the write is left to the caller.
+async fn apply_edi_with(
     app: &App,
     status_before: TrackingRequestStatus,
     read_at: DateTime<Utc>,
     mut request: TrackingRequest,
     shipment: Option<Shipment>,
-) -> Result<PollOutcome, StoreError> {
+    numbers: Vec<String>,
+    transactions: &[&EdiTransactionRecord],
+) -> Result<(PollOutcome, AfterWrite), StoreError> {
     let now = app.clock.now();
-    let mut numbers = vec![request.request_number.trim().to_uppercase()];
-    if let Some(shipment) = &shipment {
-        numbers.push(shipment.bill_of_lading_number.trim().to_uppercase());
-        numbers.extend(
-            app.store
-                .containers_of_shipment(shipment.id)
-                .await?
-                .into_iter()
-                .map(|container| container.number),
-        );
-    }
-    numbers.sort();
-    numbers.dedup();
-    let transactions = app
-        .store
-        .edi_transactions_naming(request.account_id, &numbers, EDI_TRANSACTIONS_PER_REQUEST)
-        .await?;
     let mut snapshot = tidemark_carriers::CarrierSnapshot::default();
-    for transaction in &transactions {
-        match serde_json::from_value::<Vec<tidemark_carriers::CarrierEvent>>(
-            transaction.events.clone(),
-        ) {
+    for transaction in transactions {
+        match Vec::<tidemark_carriers::CarrierEvent>::deserialize(&transaction.events) {
             Ok(events) => snapshot.events.extend(events),
             Err(error) => tracing::warn!(
                 edi_message.id = %transaction.message_id, %error,
@@ -352,14 +573,15 @@ async fn apply_edi_to(
     let pod = shipment
         .as_ref()
         .and_then(|s| s.port_of_discharge_locode.clone());
-    let (pickup, availability) = crate::use_cases::edi::pickup_of(&transactions, pod.as_deref());
+    let (pickup, availability) = crate::use_cases::edi::pickup_of(transactions, pod.as_deref());
     if snapshot.events.is_empty() && (shipment.is_none() || pickup.is_empty()) {
         if shipment.is_none() && request.polled_at.is_none() && fed_by_edi(app, &request.scac) {
             // Waits as `pending` for the line's first interchange naming it.
             request.polled_at = Some(now);
-            record(app, status_before, read_at, &request, None).await?;
+            let after = write(app, status_before, read_at, &request, None).await?;
+            return Ok((PollOutcome::Skipped, after));
         }
-        return Ok(PollOutcome::Skipped);
+        return Ok((PollOutcome::Skipped, AfterWrite::default()));
     }
     let account = request.account_id;
     let mut report = report::from_snapshot(&snapshot, app.reference);
@@ -369,12 +591,12 @@ async fn apply_edi_to(
     // only those read unmatched (or past the limit, unread) need marking.
     let all_matched = transactions.iter().all(|t| t.matched)
         && u32::try_from(transactions.len()).is_ok_and(|n| n < EDI_TRANSACTIONS_PER_REQUEST);
-    let outcome =
-        record_found(app, status_before, read_at, request, shipment, &report, now).await?;
+    let found =
+        record_found_then(app, status_before, read_at, request, shipment, &report, now).await?;
     if !all_matched {
         app.store.mark_edi_matched(account, &numbers, now).await?;
     }
-    Ok(outcome)
+    Ok(found)
 }
 
 /// A poll that may not call its carrier now. A request still waiting for its first answer
@@ -439,6 +661,21 @@ pub async fn record(
     request: &TrackingRequest,
     update: Option<&TrackingUpdate>,
 ) -> Result<(), StoreError> {
+    write(app, status_before, read_at, request, update)
+        .await?
+        .run(app)
+        .await;
+    Ok(())
+}
+
+/// [`record`]'s write, without what follows it.
+async fn write(
+    app: &App,
+    status_before: TrackingRequestStatus,
+    read_at: DateTime<Utc>,
+    request: &TrackingRequest,
+    update: Option<&TrackingUpdate>,
+) -> Result<AfterWrite, StoreError> {
     let events = events_of(
         status_before,
         request,
@@ -449,17 +686,60 @@ pub async fn record(
     app.store
         .record_tracking_result(request, read_at, update, &events)
         .await?;
-    if let Some(update) = update {
-        crate::use_cases::vessels::learn_vessels_of(app, update).await;
+    Ok(AfterWrite {
+        vessels: update
+            .map(crate::use_cases::vessels::named_by)
+            .unwrap_or_default(),
+        notify: !events.is_empty(),
+        sandbox_voyages: Vec::new(),
+    })
+}
+
+/// What follows written tracking results, best effort: the vessels they name are
+/// recorded, webhook deliveries are queued when they made domain events, and the sandbox's
+/// vessels of requests just tracked report at once. A batch does this once for all of its
+/// results.
+#[derive(Debug, Default)]
+struct AfterWrite {
+    vessels: Vec<(String, Option<String>)>,
+    notify: bool,
+    /// The number and creation time of sandbox requests just tracked.
+    sandbox_voyages: Vec<(String, DateTime<Utc>)>,
+}
+
+impl AfterWrite {
+    fn merge(&mut self, other: Self) {
+        self.vessels.extend(other.vessels);
+        self.notify |= other.notify;
+        self.sandbox_voyages.extend(other.sandbox_voyages);
     }
-    if !events.is_empty() {
-        // New notifications go out now rather than at the next sweep; if this is lost, the
-        // sweep queues them.
-        if let Err(error) = crate::use_cases::webhooks::deliver::queue_due(app).await {
-            tracing::warn!(error = ?error, "cannot queue webhook deliveries; the sweep will");
+
+    async fn run(self, app: &App) {
+        crate::use_cases::vessels::learn_vessels_named(app, &self.vessels).await;
+        if self.notify {
+            // New notifications go out now rather than at the next sweep; if this is
+            // lost, the sweep queues them.
+            if let Err(error) = crate::use_cases::webhooks::deliver::queue_due(app).await {
+                tracing::warn!(error = ?error, "cannot queue webhook deliveries; the sweep will");
+            }
+        }
+        if let Some(transmitter) = &app.sandbox_ais {
+            for (number, created_at) in &self.sandbox_voyages {
+                // The sandbox's vessel shows on the map now, not at the transmitter's next
+                // tick. Best effort: that tick sends it anyway.
+                if let Err(error) = crate::use_cases::vessels::sandbox::voyage_tracked(
+                    app,
+                    transmitter,
+                    number,
+                    *created_at,
+                )
+                .await
+                {
+                    tracing::warn!(error = ?error, "the sandbox vessel could not report at once");
+                }
+            }
         }
     }
-    Ok(())
 }
 
 /// A poll whose result lost the race to another write: nothing to do, the next sweep
@@ -496,11 +776,27 @@ pub(crate) async fn record_found(
     app: &App,
     status_before: TrackingRequestStatus,
     read_at: DateTime<Utc>,
-    mut request: TrackingRequest,
+    request: TrackingRequest,
     shipment: Option<Shipment>,
     report: &tidemark_domain::tracking_update::CarrierReport,
     now: DateTime<Utc>,
 ) -> Result<PollOutcome, StoreError> {
+    let (outcome, after) =
+        record_found_then(app, status_before, read_at, request, shipment, report, now).await?;
+    after.run(app).await;
+    Ok(outcome)
+}
+
+/// [`record_found`]'s plan and write, without what follows the write.
+async fn record_found_then(
+    app: &App,
+    status_before: TrackingRequestStatus,
+    read_at: DateTime<Utc>,
+    mut request: TrackingRequest,
+    shipment: Option<Shipment>,
+    report: &tidemark_domain::tracking_update::CarrierReport,
+    now: DateTime<Utc>,
+) -> Result<(PollOutcome, AfterWrite), StoreError> {
     let (containers, events, raw_events) = match &shipment {
         Some(shipment) => (
             app.store.containers_of_shipment(shipment.id).await?,
@@ -543,24 +839,14 @@ pub(crate) async fn record_found(
     // poll creates, in its transaction.
     update.initial_custom_field_values =
         crate::use_cases::custom_fields::staged_values(app, &request, &update).await?;
-    record(app, status_before, read_at, &request, Some(&update)).await?;
+    let mut after = write(app, status_before, read_at, &request, Some(&update)).await?;
     if status_before != TrackingRequestStatus::Created
         && request.status == TrackingRequestStatus::Created
         && request.scac == tidemark_carriers::sandbox::SCAC
-        && let Some(transmitter) = &app.sandbox_ais
     {
-        // The sandbox's vessel shows on the map now, not at the transmitter's next tick.
-        // Best effort: that tick sends it anyway.
-        if let Err(error) = crate::use_cases::vessels::sandbox::voyage_tracked(
-            app,
-            transmitter,
-            &request.request_number,
-            request.created_at,
-        )
-        .await
-        {
-            tracing::warn!(error = ?error, "the sandbox vessel could not report at once");
-        }
+        after
+            .sandbox_voyages
+            .push((request.request_number.clone(), request.created_at));
     }
-    Ok(PollOutcome::Tracked)
+    Ok((PollOutcome::Tracked, after))
 }

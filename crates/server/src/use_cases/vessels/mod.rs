@@ -81,7 +81,14 @@ pub async fn learn_vessels_of(
     app: &App,
     update: &tidemark_domain::tracking_update::TrackingUpdate,
 ) {
-    let named: Vec<(String, Option<String>)> = update
+    learn_vessels_named(app, &named_by(update)).await;
+}
+
+/// The vessels (IMO number, name) a tracking update's events name.
+pub fn named_by(
+    update: &tidemark_domain::tracking_update::TrackingUpdate,
+) -> Vec<(String, Option<String>)> {
+    update
         .raw_events
         .iter()
         .filter_map(|e| {
@@ -96,8 +103,12 @@ pub async fn learn_vessels_of(
                 .iter()
                 .filter_map(|e| e.vessel_imo.clone().map(|imo| (imo, e.vessel_name.clone()))),
         )
-        .collect();
-    if let Err(error) = vessels_named(app, &named).await {
+        .collect()
+}
+
+/// [`learn_vessels_of`] for the vessels several updates named ([`named_by`]), at once.
+pub async fn learn_vessels_named(app: &App, named: &[(String, Option<String>)]) {
+    if let Err(error) = vessels_named(app, named).await {
         tracing::warn!(error = ?error, "cannot record the vessels a carrier named");
     }
 }
