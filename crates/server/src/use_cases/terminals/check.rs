@@ -79,17 +79,22 @@ pub async fn sweep(app: &App) -> Result<usize, StoreError> {
 /// nobody published.
 pub const MAX_BATCHES_PER_RUN: u32 = 10;
 
-/// How many batches one run of `profile`'s terminal may ask (a run a scheduler tick): its
-/// per-minute budget when it has one, else [`MAX_BATCHES_PER_RUN`]; at least one. The
-/// budget itself is enforced call by call ([`health::acquire`]).
+/// How many batches one run of `profile`'s terminal may ask (a run a scheduler tick, a
+/// minute by default): at most [`MAX_BATCHES_PER_RUN`], its per-minute budget, and its day
+/// budget's share of a minute (rounded up), so that a day budget is not spent in the
+/// morning; at least one. The budgets themselves are enforced call by call
+/// ([`health::acquire`]).
 pub fn batches_per_run(profile: &TerminalProfile) -> u32 {
-    profile
-        .budget()
-        .per_minute
-        .map_or(MAX_BATCHES_PER_RUN, |per_minute| {
-            per_minute.min(MAX_BATCHES_PER_RUN)
-        })
-        .max(1)
+    const MINUTES_A_DAY: u32 = 24 * 60;
+    let budget = profile.budget();
+    let mut batches = MAX_BATCHES_PER_RUN;
+    if let Some(per_minute) = budget.per_minute {
+        batches = batches.min(per_minute);
+    }
+    if let Some(per_day) = budget.per_day {
+        batches = batches.min(per_day.div_ceil(MINUTES_A_DAY));
+    }
+    batches.max(1)
 }
 
 /// The terminal's due containers, a batch at a time, asked and written: as many batches as
@@ -507,5 +512,52 @@ fn raw_answer(
             voyage_number: None,
             terminal_id: None,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tidemark_terminals::profile::{Confidence, Fact, Profiles};
+
+    use super::*;
+
+    fn with_budget(per_minute: Option<u32>, per_day: Option<u32>) -> TerminalProfile {
+        let fact = |value| Fact {
+            value,
+            confidence: Confidence::Configured,
+            source: "this test".to_owned(),
+        };
+        let mut profile = Profiles::embedded()
+            .get("port_of_virginia")
+            .expect("a built-in profile")
+            .clone();
+        profile.requests_per_minute = fact(per_minute);
+        profile.requests_per_day = fact(per_day);
+        profile
+    }
+
+    #[test]
+    fn a_terminal_without_a_published_budget_asks_at_most_ten_batches_a_run() {
+        assert_eq!(
+            batches_per_run(&with_budget(None, None)),
+            MAX_BATCHES_PER_RUN
+        );
+    }
+
+    #[test]
+    fn a_minute_budget_caps_the_batches_of_a_run() {
+        assert_eq!(batches_per_run(&with_budget(Some(3), None)), 3);
+    }
+
+    #[test]
+    fn a_day_budget_is_spread_over_the_day_a_run_at_a_time() {
+        assert_eq!(batches_per_run(&with_budget(None, Some(1_000))), 1);
+        assert_eq!(batches_per_run(&with_budget(None, Some(20_000))), 10);
+        assert_eq!(batches_per_run(&with_budget(None, Some(5_000))), 4);
+    }
+
+    #[test]
+    fn a_run_asks_at_least_one_batch() {
+        assert_eq!(batches_per_run(&with_budget(Some(0), Some(0))), 1);
     }
 }
