@@ -773,30 +773,13 @@ async fn a_terminal_that_looks_up_by_bill_of_lading_is_asked_with_the_shipments_
 async fn with_virginia_one_box_a_batch(
     backend: crate::helpers::Backend,
 ) -> Option<(TestApp, wiremock::MockServer)> {
-    use wiremock::matchers::any;
-    use wiremock::{Mock, MockServer, ResponseTemplate};
-    let virginia = MockServer::start().await;
-    Mock::given(any())
-        .respond_with(ResponseTemplate::new(200).set_body_raw("[]", "application/json"))
-        .mount(&virginia)
-        .await;
-    let base_url = virginia.uri();
-    let app = TestApp::with_config(
-        backend,
-        &[
-            ("terminals.port_of_virginia.api_key", "k-0123"),
-            ("terminals.port_of_virginia.base_url", &base_url),
-            ("terminals.port_of_virginia.batch_size", "1"),
-        ],
-    )
-    .await?;
-    Some((app, virginia))
+    with_virginia_one_box_a_batch_and(backend, &[]).await
 }
 
-/// Port of Virginia, one box a batch and at most two calls a minute, against a mock that
-/// answers every lookup with nothing.
-async fn with_virginia_one_box_a_batch_two_a_minute(
+/// As [`with_virginia_one_box_a_batch`], with these settings too.
+async fn with_virginia_one_box_a_batch_and(
     backend: crate::helpers::Backend,
+    settings: &[(&str, &str)],
 ) -> Option<(TestApp, wiremock::MockServer)> {
     use wiremock::matchers::any;
     use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -806,17 +789,26 @@ async fn with_virginia_one_box_a_batch_two_a_minute(
         .mount(&virginia)
         .await;
     let base_url = virginia.uri();
-    let app = TestApp::with_config(
-        backend,
-        &[
-            ("terminals.port_of_virginia.api_key", "k-0123"),
-            ("terminals.port_of_virginia.base_url", &base_url),
-            ("terminals.port_of_virginia.batch_size", "1"),
-            ("terminals.port_of_virginia.requests_per_minute", "2"),
-        ],
-    )
-    .await?;
+    let mut all = vec![
+        ("terminals.port_of_virginia.api_key", "k-0123"),
+        ("terminals.port_of_virginia.base_url", base_url.as_str()),
+        ("terminals.port_of_virginia.batch_size", "1"),
+    ];
+    all.extend_from_slice(settings);
+    let app = TestApp::with_config(backend, &all).await?;
     Some((app, virginia))
+}
+
+/// Port of Virginia, one box a batch and at most two calls a minute, against a mock that
+/// answers every lookup with nothing.
+async fn with_virginia_one_box_a_batch_two_a_minute(
+    backend: crate::helpers::Backend,
+) -> Option<(TestApp, wiremock::MockServer)> {
+    with_virginia_one_box_a_batch_and(
+        backend,
+        &[("terminals.port_of_virginia.requests_per_minute", "2")],
+    )
+    .await
 }
 
 async fn a_yard_of_several_batches_is_asked_in_one_run_within_the_minute_budget(
