@@ -9,7 +9,7 @@
 //! It runs the policy of `use_cases::terminals::check` with the server's own constants and
 //! functions: each tick every terminal runs once (the scheduler queues one `check_terminal`
 //! job per terminal) and takes batches of [`check::batch_of`] its profile, up to
-//! [`check::batches_per_run`] while they come full: containers not
+//! [`check::batches_now`] (the budget's pace) while they come full: containers not
 //! yet out, discharged ones first, those last asked before [`RECHECK`] ago, longest unasked
 //! first; then, from [`LOOK_AHEAD`] before their vessel's arrival, the nearest arrivals last
 //! asked before [`RECHECK_BEFORE_DISCHARGE`] ago. A non-empty batch then takes its call with
@@ -114,8 +114,6 @@ struct Terminal {
     profile: TerminalProfile,
     port: String,
     batch: u32,
-    /// Batches one run may ask ([`check::batches_per_run`]).
-    batches: u32,
     limits: Limits,
     weight: i64,
     state: CarrierState,
@@ -234,7 +232,6 @@ fn terminals() -> Vec<Terminal> {
             let name = format!("{id}-{n}");
             terminals.push(Terminal {
                 batch: check::batch_of(&profile),
-                batches: check::batches_per_run(&profile),
                 limits: health::limits_of(&profile),
                 state: CarrierState::new(&health::state_key(&name)),
                 id: name,
@@ -357,7 +354,13 @@ fn simulate(tick: i64) -> World {
         }
         for terminal in &mut terminals {
             terminal.live.retain(|&index| containers[index].in_store(m));
-            for _ in 0..terminal.batches {
+            let batches = check::batches_now(
+                &terminal.profile,
+                &terminal.state,
+                start + Duration::minutes(m),
+                Duration::minutes(tick),
+            );
+            for _ in 0..batches {
                 let batch = pick(&containers, &terminal.live, m, terminal.batch);
                 if batch.is_empty() {
                     break;

@@ -843,6 +843,40 @@ async fn a_yard_of_several_batches_is_asked_in_one_run_within_the_minute_budget(
     );
 }
 
+async fn a_day_budget_is_spread_over_the_day_not_spent_at_once(
+    app: TestApp,
+    virginia: wiremock::MockServer,
+) {
+    use tidemark_server::use_cases::terminals::check::check;
+    let discharged = Some(app.clock.now() - Duration::hours(2));
+    for (number, bill) in [
+        ("MRSU4371639", "MAEU240512345"),
+        ("CSQU3054383", "MAEU240512346"),
+        ("APZU4812090", "MAEU240512347"),
+        ("MSKU6011672", "MAEU240512348"),
+    ] {
+        let request = tracked_by_container(&app, number, Some(bill)).await;
+        bound_for(&app, &request, "USORF", None, discharged).await;
+    }
+
+    // 48 calls a day: 2 an hour. Every box is due; the budget, not the boxes, sets the pace.
+    let mut asked = Vec::new();
+    for _ in 0..4 {
+        asked.push(check(&app.app, "port_of_virginia").await.unwrap().asked);
+        app.clock.advance(Duration::minutes(2));
+    }
+    // The hour's calls are counted in ten-minute buckets: well past it.
+    app.clock.advance(Duration::hours(2));
+    let later = check(&app.app, "port_of_virginia").await.unwrap().asked;
+
+    assert_eq!(asked, [1, 1, 0, 0], "two calls in the hour, then none");
+    assert_eq!(later, 1);
+    assert_eq!(
+        virginia.received_requests().await.unwrap_or_default().len(),
+        3
+    );
+}
+
 /// A shipment tracked by container number (MAEU), as its carrier's first answer makes it:
 /// the container bound for Norfolk, the bill of lading named (`bill`) or not (the shipment
 /// is then known by the container's number: its bill is not known). Returns the request.
@@ -999,6 +1033,29 @@ mod configured_terminal {
                 app, virginia,
             )
             .await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_day_budget_is_spread_over_the_day_not_spent_at_once_on_sqlite() {
+        let (app, virginia) = super::with_virginia_one_box_a_batch_and(
+            Backend::Sqlite,
+            &[("terminals.port_of_virginia.requests_per_day", "48")],
+        )
+        .await
+        .unwrap();
+        super::a_day_budget_is_spread_over_the_day_not_spent_at_once(app, virginia).await;
+    }
+
+    #[tokio::test]
+    async fn a_day_budget_is_spread_over_the_day_not_spent_at_once_on_postgres() {
+        if let Some((app, virginia)) = super::with_virginia_one_box_a_batch_and(
+            Backend::Postgres,
+            &[("terminals.port_of_virginia.requests_per_day", "48")],
+        )
+        .await
+        {
+            super::a_day_budget_is_spread_over_the_day_not_spent_at_once(app, virginia).await;
         }
     }
 

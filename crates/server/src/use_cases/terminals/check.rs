@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
-use tidemark_domain::carriers::Acquire;
+use tidemark_domain::carriers::{Acquire, CarrierState};
 use tidemark_domain::pickup::{HoldState, ObservedHold, PickupFee, PickupObservation};
 use tidemark_domain::tracking_update::{self, CarrierReport, Known, Milestone, ReportedRawEvent};
 use tidemark_domain::{Container, ContainerNumber, ReportedEvent, ShipmentId, TransportEventName};
@@ -97,16 +97,42 @@ pub fn batches_per_run(profile: &TerminalProfile) -> u32 {
     batches.max(1)
 }
 
+/// How many batches a run at `now` may ask: [`batches_per_run`], and no more than the
+/// budget's paced capacity for the next `span` (the scheduler's tick), which spreads a day
+/// budget over the day as the carriers' scheduler does, so that a capped terminal is not
+/// spent by the afternoon and then refused until the next day. Zero: none this tick.
+pub fn batches_now(
+    profile: &TerminalProfile,
+    state: &CarrierState,
+    now: DateTime<Utc>,
+    span: Duration,
+) -> u32 {
+    let batches = batches_per_run(profile);
+    state
+        .capacity(now, health::limits_of(profile), span)
+        .map_or(batches, |paced| batches.min(paced))
+}
+
 /// The terminal's due containers, a batch at a time, asked and written: as many batches as
-/// are due, up to [`batches_per_run`], stopping at the first that is not full, that the
-/// budget holds back or that fails. One batch a run capped every terminal at one call a
-/// tick, too few for a yard of more than a few batches (`benches/terminal_budgets.rs`).
+/// are due, up to [`batches_now`], stopping at the first that is not full, that the budget
+/// holds back or that fails. One batch a run capped every terminal at one call a tick, too
+/// few for a yard of more than a few batches (`benches/terminal_budgets.rs`).
 pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError> {
     let Some(connector) = app.terminals.get(terminal).cloned() else {
         return Ok(CheckOutcome::default());
     };
+    let key = health::state_key(terminal);
+    let state = app
+        .store
+        .carrier_states()
+        .await?
+        .into_iter()
+        .find(|state| state.scac == key)
+        .unwrap_or_else(|| CarrierState::new(&key));
+    let span = Duration::from_std(app.config.scheduler_tick).unwrap_or(Duration::minutes(1));
+    let batches = batches_now(connector.profile(), &state, app.clock.now(), span);
     let mut total = CheckOutcome::default();
-    for _ in 0..batches_per_run(connector.profile()) {
+    for _ in 0..batches {
         let (outcome, next) = check_batch(app, terminal, &connector).await?;
         total.asked += outcome.asked;
         total.answered += outcome.answered;
