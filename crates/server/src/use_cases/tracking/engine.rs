@@ -427,7 +427,16 @@ pub async fn apply_edi_all(
         .map(|(request, shipment, numbers)| async move {
             let id = request.id;
             let (status_before, read_at) = (request.status, request.updated_at);
-            let outcome = if complete {
+            // Without the batch's read in full, each request reads its own.
+            let own = if complete {
+                Vec::new()
+            } else {
+                match read_edi_naming(app, account, &numbers).await {
+                    Ok(own) => own,
+                    Err(error) => return (id, Err(error)),
+                }
+            };
+            let transactions: Vec<&EdiTransactionRecord> = if complete {
                 let mut at: Vec<usize> = numbers
                     .iter()
                     .filter_map(|number| naming.get(number.as_str()))
@@ -437,36 +446,20 @@ pub async fn apply_edi_all(
                 at.sort_unstable();
                 at.dedup();
                 let limit = usize::try_from(EDI_TRANSACTIONS_PER_REQUEST).unwrap_or(usize::MAX);
-                let transactions: Vec<&EdiTransactionRecord> =
-                    at.into_iter().take(limit).map(|at| &read[at]).collect();
-                apply_edi_with(
-                    app,
-                    status_before,
-                    read_at,
-                    request,
-                    shipment,
-                    numbers,
-                    &transactions,
-                )
-                .await
+                at.into_iter().take(limit).map(|at| &read[at]).collect()
             } else {
-                match read_edi_naming(app, account, &numbers).await {
-                    Ok(own) => {
-                        let transactions: Vec<&EdiTransactionRecord> = own.iter().collect();
-                        apply_edi_with(
-                            app,
-                            status_before,
-                            read_at,
-                            request,
-                            shipment,
-                            numbers,
-                            &transactions,
-                        )
-                        .await
-                    }
-                    Err(error) => Err(error),
-                }
+                own.iter().collect()
             };
+            let outcome = apply_edi_with(
+                app,
+                status_before,
+                read_at,
+                request,
+                shipment,
+                numbers,
+                &transactions,
+            )
+            .await;
             (id, outcome)
         })
         .buffer_unordered(BATCH_WRITES_AT_ONCE)
