@@ -300,10 +300,14 @@ pub async fn apply_waiting(
     .map(|_| ())
 }
 
-/// The same sender's interchange with the same control number is the same interchange. A
-/// file of several interchanges is keyed by all of theirs (a digest of each further one's
-/// sender and control number appended, so the key stays short enough for an index
-/// whatever the file holds), so a later file that repeats only its first still counts.
+/// An interchange sent again is one whose sender, control number and transactions are all the
+/// same as one received before. The transactions count too because public guides' examples
+/// and careless senders reuse control numbers (`000000001`) for different content: keyed by
+/// the number alone, a second, different status would be dropped as a duplicate. So the key
+/// is the sender and control number with a digest of every transaction's segments (kept
+/// short enough for an index whatever the file holds). A file of several interchanges adds
+/// each further one's sender and control number to the digest, so a later file that repeats
+/// only its first still counts.
 fn interchange_key(interchange: &Interchange) -> String {
     use sha2::Digest;
 
@@ -320,24 +324,32 @@ fn interchange_key(interchange: &Interchange) -> String {
         envelope.control_number.trim()
     );
     let mut further = sha2::Sha256::new();
-    let mut any_further = false;
     for note in &interchange.notes {
         if let tidemark_edi::Note::FurtherInterchange {
             sender,
             control_number,
         } = note
         {
-            any_further = true;
+            further.update(b"interchange\0");
             further.update(sender.trim().as_bytes());
             further.update([0]);
             further.update(control_number.trim().as_bytes());
             further.update([0]);
         }
     }
-    if any_further {
-        key.push('+');
-        key.push_str(&hex::encode(further.finalize()));
+    for transaction in &interchange.transactions {
+        let segments = match transaction {
+            Ok(transaction) => &transaction.segments,
+            Err(error) => &error.segments,
+        };
+        further.update(b"transaction\0");
+        for segment in segments {
+            further.update(segment.as_bytes());
+            further.update([0]);
+        }
     }
+    key.push('#');
+    key.push_str(&hex::encode(further.finalize()));
     key
 }
 
