@@ -23,6 +23,7 @@ on_both_backends!(
     the_same_interchange_dropped_twice_is_a_duplicate_and_both_files_end_in_processed,
     a_name_already_in_processed_gets_a_suffix_and_nothing_is_overwritten,
     a_folder_that_creates_shipments_starts_tracking_for_a_transaction_naming_nothing_tracked,
+    a_sender_named_by_no_scac_is_tracked_with_the_line_its_container_belongs_to,
     an_unreadable_folder_is_reported_and_the_other_folders_are_still_watched,
 );
 
@@ -306,6 +307,23 @@ async fn a_folder_that_creates_shipments_starts_tracking_for_a_transaction_namin
     assert_eq!(data[0]["attributes"]["request_type"], "bill_of_lading");
     let message = edi_messages(&app).await;
     assert_eq!(message["data"][0]["attributes"]["create_shipments"], true);
+}
+
+async fn a_sender_named_by_no_scac_is_tracked_with_the_line_its_container_belongs_to(app: TestApp) {
+    let mut dropbox = Dropbox::new(true);
+    // CMA CGM sends as `CMACGM` (ISA06, GS02) with no N9*SCA; its container's owner code
+    // (CMAU, B4-07) is CMA CGM's.
+    dropbox.drop_complete(&app, "cmacgm.edi", CMACGM_DEPARTED);
+
+    dropbox.scan(&app).await;
+    app.run_pending_jobs().await;
+
+    let requests = app.get_ok("/v2/tracking_requests").await;
+    let data = requests["data"].as_array().unwrap();
+    assert_eq!(data.len(), 1, "{requests}");
+    assert_eq!(data[0]["attributes"]["request_number"], "CMDUTHD0479278");
+    assert_eq!(data[0]["attributes"]["scac"], "CMDU");
+    assert_eq!(data[0]["attributes"]["request_type"], "bill_of_lading");
 }
 
 async fn an_unreadable_folder_is_reported_and_the_other_folders_are_still_watched(app: TestApp) {

@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tidemark_domain::{AccountId, TrackingRequestId};
 use tidemark_edi::{Interchange, StatusReport, Syntax, Transaction, TransactionError};
+use tidemark_geo::reference::ReferenceData;
 use tidemark_store::{EdiFinish, EdiMessage, EdiTransactionRecord, StoreError};
 use uuid::Uuid;
 
@@ -533,12 +534,21 @@ async fn start_tracking(
     let mut started = Vec::new();
     let mut asked = BTreeSet::new();
     for transaction in transactions.iter().filter(|t| !t.matched) {
-        let Some(scac) = &transaction.scac else {
-            continue;
-        };
         let Some((request_type, number)) = tracked_number(transaction) else {
             continue;
         };
+        let Some(scac) = line_of(
+            app.reference,
+            transaction.scac.as_deref(),
+            &transaction.numbers,
+        ) else {
+            tracing::info!(
+                named = ?transaction.scac, number,
+                "an EDI transaction names no known line; it stays unmatched"
+            );
+            continue;
+        };
+        let scac = &scac;
         if !asked.insert((scac.clone(), number.clone())) {
             continue;
         }
@@ -558,6 +568,24 @@ async fn start_tracking(
         }
     }
     started
+}
+
+/// The line to track a transaction's number with: the SCAC it names (`N9*SCA`, `NAD+CA`,
+/// the sender) when that is a line's, else the line one of its numbers points to with
+/// confidence (a container's owner code, a bill's prefix). Senders often name themselves by
+/// an EDI id that is no SCAC (`CMACGM`, `HAMSUD`), while their bills and boxes carry the
+/// line's codes (`CMDU…`, `CMAU…`, `HASU…`).
+fn line_of(reference: &ReferenceData, named: Option<&str>, numbers: &[String]) -> Option<String> {
+    if let Some(line) = named.and_then(|scac| reference.shipping_line(scac)) {
+        return Some(line.scac.clone());
+    }
+    numbers.iter().find_map(|number| {
+        let inference = tidemark_domain::carriers::inference::infer(number).ok()?;
+        let chosen = inference.selected()?;
+        reference
+            .shipping_line(&chosen.scac)
+            .map(|line| line.scac.clone())
+    })
 }
 
 /// The number a transaction is best tracked by, with its request type.
