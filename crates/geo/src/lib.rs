@@ -3,5 +3,6 @@
 pub mod ais;
 pub mod future;
 pub mod map;
+mod place_zones;
 pub mod reference;
 pub mod searoute;

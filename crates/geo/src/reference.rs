@@ -346,15 +346,19 @@ impl ReferenceData {
         self.port_by_locode(locode).map(|p| p.time_zone.as_str())
     }
 
-    /// The IANA zone of a place by its UN/LOCODE: its port's, else its country's when nine
-    /// in ten of the country's ports share one zone (an inland place or a port missing from
-    /// the table, in a one-zone country). `None` where that cannot be known.
+    /// The IANA zone of a place by its UN/LOCODE: its port's; else the place's own from
+    /// UN/LOCODE (a rail ramp, depot or town, `place_zones`), or its country's where tzdata
+    /// gives the country one zone or its places nearly all share one; else its country's
+    /// when nine in ten of the country's ports share one zone. `None` where that cannot be
+    /// known (an unlisted place in a country of many zones).
     #[must_use]
     pub fn time_zone_of_place(&self, locode: &str) -> Option<&str> {
-        self.time_zone_of(locode).or_else(|| {
-            let country = locode.trim().get(..2)?.to_ascii_uppercase();
-            self.zone_by_country.get(&country).map(String::as_str)
-        })
+        self.time_zone_of(locode)
+            .or_else(|| crate::place_zones::PlaceZones::embedded().zone_of(locode))
+            .or_else(|| {
+                let country = locode.trim().get(..2)?.to_ascii_uppercase();
+                self.zone_by_country.get(&country).map(String::as_str)
+            })
     }
 
     /// All shipping lines, sorted by SCAC.
@@ -938,8 +942,14 @@ mod tests {
 
     #[test]
     fn a_place_missing_from_the_ports_takes_its_countrys_only_zone() {
-        // Querétaro is inland: not a port, but Mexico's ports are not all in one zone.
-        assert_eq!(data().time_zone_of_place("MXQRO"), None);
+        // Querétaro is inland, not a port, and Mexico's ports are not all in one zone:
+        // UN/LOCODE places it.
+        assert_eq!(
+            data().time_zone_of_place("MXQRO"),
+            Some("America/Mexico_City")
+        );
+        // Syracuse, NY: a rail ramp's town, in no port table.
+        assert_eq!(data().time_zone_of_place("USSYR"), Some("America/New_York"));
         // An unlisted Chinese place: China's ports share one zone.
         assert_eq!(data().time_zone_of_place("CNZZZ"), Some("Asia/Shanghai"));
         // A listed port keeps its own.
