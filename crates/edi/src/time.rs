@@ -166,16 +166,36 @@ fn zone_of_subdivision(subdivision: &str) -> Option<&'static str> {
         .map(|(_, zone)| *zone)
 }
 
-/// The place's zone from the reference data, else from the state or province the segment
-/// names, noting when there is none.
+/// The place's zone: the state or province the segment names when that lies wholly in one
+/// zone, else the reference data's zone for its UN/LOCODE; noting when there is none.
+///
+/// The state is the sender's word on where *this* place is. The port table is looked up by
+/// code and can hold a namesake elsewhere (its `USSTP` is St Paul Island, Alaska, while a
+/// ramp's R4 `USSTP … MN` is Saint Paul, Minnesota): when the two disagree the table's entry
+/// is another place, and its zone is not used.
 fn zone_of_place(
     locode: Option<&str>,
     subdivision: Option<&str>,
     notes: &mut Vec<Note>,
 ) -> Option<Zone> {
-    let zone = locode
-        .and_then(|locode| ReferenceData::embedded().time_zone_of_place(locode))
-        .or_else(|| subdivision.and_then(zone_of_subdivision));
+    let table = locode.and_then(|locode| ReferenceData::embedded().time_zone_of_place(locode));
+    let state = subdivision.and_then(zone_of_subdivision);
+    let zone = match (table, state, locode, subdivision) {
+        (Some(table), Some(state), Some(locode), Some(subdivision)) if table != state => {
+            let note = Note::ZoneOfState {
+                locode: locode.to_owned(),
+                subdivision: subdivision.to_owned(),
+                table_zone: table.to_owned(),
+                zone: state.to_owned(),
+            };
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+            Some(state)
+        }
+        (Some(table), _, _, _) => Some(table),
+        (None, state, _, _) => state,
+    };
     match zone.and_then(named) {
         Some(zone) => Some(zone),
         None => {
@@ -474,19 +494,57 @@ mod tests {
     }
 
     #[test]
-    fn the_places_own_zone_wins_over_its_states() {
+    fn a_state_wholly_in_one_zone_wins_over_a_namesake_in_the_port_table() {
         let mut notes = vec![];
-        // Los Angeles, with a wrong state: the port table's zone is the one used.
+        // The port table's USSTP is St Paul Island, Alaska; the R4 says Minnesota (Central).
+        let time = x12_time_at(
+            "20160526",
+            "2145",
+            "LT",
+            Some("USSTP"),
+            Some("US-MN"),
+            "DTM",
+            &mut notes,
+        );
+        // 21:45 CDT (UTC-5).
+        assert_eq!(time.and_then(|t| t.utc), utc(2016, 5, 27, 2, 45));
+        assert!(
+            matches!(notes.as_slice(), [Note::ZoneOfState { zone, .. }] if zone == "America/Chicago"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn the_port_tables_zone_serves_a_place_in_a_state_split_between_zones() {
+        let mut notes = vec![];
+        // Houston, with Texas (two zones): the state says nothing, the table does.
+        let time = x12_time_at(
+            "20230715",
+            "1200",
+            "LT",
+            Some("USHOU"),
+            Some("US-TX"),
+            "DTM",
+            &mut notes,
+        );
+        assert_eq!(time.and_then(|t| t.utc), utc(2023, 7, 15, 17, 0));
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+
+    #[test]
+    fn a_place_in_the_state_its_port_table_zone_belongs_to_gives_no_note() {
+        let mut notes = vec![];
         let time = x12_time_at(
             "20230715",
             "1200",
             "LT",
             Some("USLAX"),
-            Some("US-NY"),
+            Some("US-CA"),
             "DTM",
             &mut notes,
         );
         assert_eq!(time.and_then(|t| t.utc), utc(2023, 7, 15, 19, 0));
+        assert!(notes.is_empty(), "{notes:?}");
     }
 
     #[test]
