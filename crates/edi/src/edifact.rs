@@ -401,6 +401,8 @@ impl RawDtm {
 #[derive(Default)]
 struct Draft {
     code: String,
+    /// C555 1131 and 3055: the code list and its agency.
+    list: Option<String>,
     agency: Option<String>,
     description: Option<String>,
     dtms: Vec<RawDtm>,
@@ -548,6 +550,7 @@ fn read_iftsta(
                 );
                 draft = Some(Draft {
                     code: segment.comp(2, 1).trim().to_owned(),
+                    list: segment.comp_value(2, 2),
                     agency: segment.comp_value(2, 3),
                     description: segment.comp_value(2, 4),
                     ..Draft::default()
@@ -840,6 +843,7 @@ fn status_of(
     let mut status = StatusReport {
         code: draft.code,
         code_agency: draft.agency,
+        code_list: draft.list,
         description: draft.description,
         mapping: None,
         classifier: event

@@ -31,7 +31,7 @@ mod x12;
 
 use std::borrow::Cow;
 
-pub use codes::{CodeRow, CodeTable, CodeTableError, HoldKind, TerminalEffect};
+pub use codes::{CodeList, CodeRow, CodeTable, CodeTableError, HoldKind, TerminalEffect};
 pub use error::{Fault, Note, ReadError, SegmentRef, TransactionError};
 pub use event::{Fee, FeeKind, Hold, HoldStatus, NotAnEvent, RailLeg, Railroad, TerminalFacts};
 pub use model::{

@@ -274,6 +274,8 @@ pub struct StatusReport {
     pub code: String,
     /// EDIFACT STS code list agency (C555 3055), as sent.
     pub code_agency: Option<String>,
+    /// EDIFACT STS code list identifier (C555 1131), as sent.
+    pub code_list: Option<String>,
     /// EDIFACT STS free text (C555 9014).
     pub description: Option<String>,
     /// The row of the code table (or of the sender's own table) for `code`; `None` is drift.

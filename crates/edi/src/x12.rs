@@ -670,6 +670,7 @@ fn read_315(
     let mut status = StatusReport {
         code,
         code_agency: None,
+        code_list: None,
         description: None,
         mapping: None,
         classifier: classifier.unwrap_or(Classifier::Actual),
@@ -825,6 +826,7 @@ fn read_322(
         let mut status = StatusReport {
             code: code.clone(),
             code_agency: None,
+            code_list: None,
             description: non_empty(q5.el(5)),
             mapping: None,
             classifier: Classifier::Actual,

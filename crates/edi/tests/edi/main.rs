@@ -2,6 +2,7 @@
 //! message text and its implementation guide before the reader ran on it.
 
 mod acknowledgements;
+mod code_lists;
 mod code_table;
 mod envelope_and_limits;
 mod iftsta;
