@@ -447,7 +447,8 @@ struct Draft {
     transports: usize,
     /// The LOCs of the status itself (before its TDT and EQD groups) other than 175.
     status_level_places: Vec<Location>,
-    /// A TDT or EQD group has begun: a LOC now belongs to a route or equipment.
+    /// A TDT, EQD or GID group has begun: a LOC now belongs to a route, equipment or goods
+    /// item.
     in_groups: bool,
     /// The EQDs of the status, in order: each container the status applies to.
     equipment: Vec<Equipment>,
@@ -640,6 +641,14 @@ fn read_iftsta(
                         target = DtmTarget::Call;
                     }
                 }
+            }
+            // A goods item (GID) group: its LOCs and DTMs are the goods item's, not the
+            // status's.
+            "GID" => {
+                if let Some(draft) = draft.as_mut() {
+                    draft.in_groups = true;
+                }
+                target = DtmTarget::Elsewhere;
             }
             "TDT" => {
                 if let Some(draft) = draft.as_mut() {

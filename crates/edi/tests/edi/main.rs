@@ -8,6 +8,7 @@ mod envelope_and_limits;
 mod iftsta;
 mod own_words;
 mod public_iftsta;
+mod public_iftsta_d10b;
 mod public_x12;
 mod robustness;
 mod variants;
