@@ -5,8 +5,8 @@
 //! kept and UTC left empty rather than guessed.
 
 use chrono::{
-    DateTime, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone,
-    Utc,
+    DateTime, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta,
+    TimeZone, Utc,
 };
 use chrono_tz::Tz;
 use tidemark_geo::reference::ReferenceData;
@@ -166,6 +166,33 @@ fn zone_of_subdivision(subdivision: &str) -> Option<&'static str> {
         .map(|(_, zone)| *zone)
 }
 
+/// Whether two IANA zones keep the same clock in winter and in summer (`America/Glace_Bay`
+/// and `America/Halifax` do; a zone that cannot be read is taken as agreeing).
+fn same_clock(first: &str, second: &str) -> bool {
+    if first == second {
+        return true;
+    }
+    let (Ok(first), Ok(second)) = (first.parse::<Tz>(), second.parse::<Tz>()) else {
+        return true;
+    };
+    [(2024, 1, 15), (2024, 7, 15)]
+        .iter()
+        .all(|&(year, month, day)| {
+            let Some(noon) =
+                NaiveDate::from_ymd_opt(year, month, day).and_then(|day| day.and_hms_opt(12, 0, 0))
+            else {
+                return true;
+            };
+            let offset = |zone: Tz| {
+                zone.from_utc_datetime(&noon)
+                    .offset()
+                    .fix()
+                    .local_minus_utc()
+            };
+            offset(first) == offset(second)
+        })
+}
+
 /// The place's zone: the state or province the segment names when that lies wholly in one
 /// zone, else the reference data's zone for its UN/LOCODE; noting when there is none.
 ///
@@ -181,7 +208,9 @@ fn zone_of_place(
     let table = locode.and_then(|locode| ReferenceData::embedded().time_zone_of_place(locode));
     let state = subdivision.and_then(zone_of_subdivision);
     let zone = match (table, state, locode, subdivision) {
-        (Some(table), Some(state), Some(locode), Some(subdivision)) if table != state => {
+        (Some(table), Some(state), Some(locode), Some(subdivision))
+            if !same_clock(table, state) =>
+        {
             let note = Note::ZoneOfState {
                 locode: locode.to_owned(),
                 subdivision: subdivision.to_owned(),
@@ -512,6 +541,28 @@ mod tests {
             matches!(notes.as_slice(), [Note::ZoneOfState { zone, .. }] if zone == "America/Chicago"),
             "{notes:?}"
         );
+    }
+
+    #[test]
+    fn a_port_table_zone_keeping_the_states_clock_is_used_without_a_note() {
+        let mut notes = vec![];
+        // Glace Bay and Halifax keep the same clock: the table's name stands, nothing noted.
+        assert!(same_clock("America/Glace_Bay", "America/Halifax"));
+        assert!(!same_clock("America/Nome", "America/Chicago"));
+        let time = x12_time_at(
+            "20230715",
+            "1200",
+            "LT",
+            Some("USLAX"),
+            Some("US-CA"),
+            "DTM",
+            &mut notes,
+        );
+        assert_eq!(
+            time.and_then(|t| t.zone),
+            Some("America/Los_Angeles".to_owned())
+        );
+        assert!(notes.is_empty(), "{notes:?}");
     }
 
     #[test]
