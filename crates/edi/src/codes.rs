@@ -235,15 +235,17 @@ impl CodeTable {
     /// element-157 code only, this table's 315 row. A code of another named list is never
     /// read through the 315 rows because it spells a 315 code.
     pub fn lookup_in(&self, sender: &str, list: CodeList<'_>, code: &str) -> Option<&CodeRow> {
-        let name = list.name();
+        // Rows written for the 315 list name it as CargoSmart does (`list = "22"`).
+        let name = list.name().unwrap_or(X12_AGENCY);
         let own = self
             .senders
             .get(sender.trim())
-            .and_then(|rows| row_in(rows, name, code));
-        own.or_else(|| match name {
-            None => self.rows.get("").and_then(|rows| rows.get(code)),
-            Some(name) => self.rows.get(name).and_then(|rows| rows.get(code)),
-        })
+            .and_then(|rows| row_in(rows, Some(name), code));
+        own.or_else(|| self.rows.get(name).and_then(|rows| rows.get(code)))
+            .or_else(|| match list {
+                CodeList::X12 => self.rows.get("").and_then(|rows| rows.get(code)),
+                CodeList::Named(_) => None,
+            })
     }
 
     /// The row of this table (not a sender's) for the element-157 `code`.

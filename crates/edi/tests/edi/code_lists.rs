@@ -175,3 +175,25 @@ fn the_list_of_an_sts_is_its_agency_else_its_identifier() {
     assert_eq!(CodeList::of_edifact(Some("X"), None), CodeList::Named("X"));
     assert_eq!(CodeList::of_edifact(Some(" "), Some("")), CodeList::X12);
 }
+
+#[test]
+fn a_senders_row_for_list_22_answers_for_its_315_codes_only() {
+    let private = CodeTable::parse(
+        r#"
+        [[code]]
+        code = "ZX"
+        list = "22"
+        meaning = "Vessel departed (the sender's extra 315 code)"
+        event = "DEPA"
+        source = "the sender's IFTSTA guide"
+        "#,
+    )
+    .expect("a valid table");
+    let reader =
+        Reader::new().with_codes(CodeTable::embedded().clone().with_sender("SENDER", private));
+    for sts in ["STS+1+ZX::22'", "STS+1+ZX'"] {
+        let interchange = read_with(&reader, sts);
+        assert!(!only_status(&interchange).is_drift(), "{sts}");
+    }
+    assert!(only_status(&read_with(&reader, "STS+1+ZX::HS'")).is_drift());
+}
