@@ -2,6 +2,9 @@
 //! `AK2`/`AK3`/`AK5` per transaction set, `AK9`) for an X12 interchange, and an EDIFACT
 //! `CONTRL` (`UCI` for the interchange, `UCM`/`UCS` per message) for an IFTSTA interchange.
 //!
+//! A file holding several interchanges is answered whole: one acknowledgement interchange
+//! per interchange received, each with its own control numbers, concatenated in order.
+//!
 //! A transaction that was read is accepted (`A`, or `E` when its trailer disagreed with it);
 //! one that failed is rejected with the code the standards give its fault. The caller gives
 //! the control numbers and the time: this crate keeps no counters and reads no clock.
@@ -9,7 +12,7 @@
 use chrono::NaiveDateTime;
 
 use crate::error::{Fault, Note, SegmentRef, TransactionError};
-use crate::model::{Interchange, Syntax, TransactionResult};
+use crate::model::{Group, Interchange, InterchangePart, Syntax, TransactionResult};
 
 /// The acknowledgement's own envelope numbers and time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,7 +96,34 @@ fn pad(text: &str, width: usize) -> String {
     text
 }
 
-/// The X12 997 for an X12 interchange: one 997 transaction set per functional group read.
+/// The interchanges a read input held: its parts, or (for an [`Interchange`] built without
+/// them) the whole as one.
+fn parts(interchange: &Interchange) -> Vec<InterchangePart> {
+    if interchange.parts.is_empty() {
+        vec![InterchangePart {
+            envelope: interchange.envelope.clone(),
+            groups: 0..interchange.groups.len(),
+            transactions: 0..interchange.transactions.len(),
+        }]
+    } else {
+        interchange.parts.clone()
+    }
+}
+
+/// The `k`th acknowledgement's control number from the first one's, `n`: `n + k`, wrapping
+/// past 999999999 to 1 (X12 ISA13 and GS06 hold nine digits).
+fn nth(n: u32, k: usize) -> u32 {
+    if k == 0 {
+        return n;
+    }
+    let k = u64::try_from(k).unwrap_or(0);
+    let number = (u64::from(n) + k - 1) % 999_999_999 + 1;
+    u32::try_from(number).unwrap_or(1)
+}
+
+/// The X12 997 for an X12 input: per interchange received, one 997 interchange (its own
+/// ISA…IEA, with one 997 transaction set per functional group read), concatenated in the
+/// order received. The first takes `control`'s numbers, each further one the next numbers.
 pub fn x12_997(interchange: &Interchange, control: &AckControl) -> Result<String, AckError> {
     if interchange.syntax != Syntax::X12 {
         return Err(AckError::WrongSyntax { wanted: "X12 997" });
@@ -103,8 +133,7 @@ pub fn x12_997(interchange: &Interchange, control: &AckControl) -> Result<String
             control.interchange_control_number,
         ));
     }
-    let envelope = &interchange.envelope;
-    let separators = envelope.separators;
+    let separators = interchange.envelope.separators;
     let mut writer = Writer {
         element: separators.element,
         terminator: if separators.line_breaks {
@@ -114,15 +143,35 @@ pub fn x12_997(interchange: &Interchange, control: &AckControl) -> Result<String
         },
         segments: Vec::new(),
     };
+    for (k, part) in parts(interchange).iter().enumerate() {
+        let numbers = (
+            nth(control.interchange_control_number, k),
+            nth(control.group_control_number, k),
+        );
+        x12_997_of(interchange, part, numbers, control.at, &mut writer);
+    }
+    Ok(writer.finish())
+}
+
+/// One 997 interchange answering `part`, with `numbers` (ISA13, GS06).
+fn x12_997_of(
+    interchange: &Interchange,
+    part: &InterchangePart,
+    numbers: (u32, u32),
+    at: NaiveDateTime,
+    writer: &mut Writer,
+) {
+    let envelope = &part.envelope;
+    let separators = envelope.separators;
     let modern = envelope.version.as_str() >= "00501";
     let isa11 = match separators.repetition {
         Some(repetition) if modern => repetition.to_string(),
         _ => "U".to_owned(),
     };
-    let isa13 = format!("{:09}", control.interchange_control_number);
-    let date = control.at.format("%y%m%d").to_string();
-    let long_date = control.at.format("%Y%m%d").to_string();
-    let time = control.at.format("%H%M").to_string();
+    let isa13 = format!("{:09}", numbers.0);
+    let date = at.format("%y%m%d").to_string();
+    let long_date = at.format("%Y%m%d").to_string();
+    let time = at.format("%H%M").to_string();
     let component = separators.component.to_string();
     writer.push(&[
         "ISA",
@@ -143,12 +192,11 @@ pub fn x12_997(interchange: &Interchange, control: &AckControl) -> Result<String
         if envelope.test { "T" } else { "P" },
         &component,
     ]);
-    let gs06 = control.group_control_number.to_string();
-    let version = interchange
-        .groups
-        .first()
-        .map_or("004010", |group| group.version.as_str());
-    let (gs_sender, gs_receiver) = interchange.groups.first().map_or(
+    let gs06 = numbers.1.to_string();
+    let first_group = interchange.groups.get(part.groups.start..part.groups.end);
+    let first_group = first_group.and_then(<[Group]>::first);
+    let version = first_group.map_or("004010", |group| group.version.as_str());
+    let (gs_sender, gs_receiver) = first_group.map_or(
         (envelope.receiver_id.as_str(), envelope.sender_id.as_str()),
         |group| (group.receiver.as_str(), group.sender.as_str()),
     );
@@ -163,8 +211,13 @@ pub fn x12_997(interchange: &Interchange, control: &AckControl) -> Result<String
         "X",
         version,
     ]);
-    for (group_index, group) in interchange.groups.iter().enumerate() {
-        let st02 = format!("{:04}", group_index + 1);
+    let mut sets = 0;
+    for group_index in part.groups.clone() {
+        let Some(group) = interchange.groups.get(group_index) else {
+            continue;
+        };
+        sets += 1;
+        let st02 = format!("{sets:04}");
         let start = writer.segments.len();
         writer.push(&["ST", "997", &st02]);
         let group_version_modern = group.version.as_str() >= "005010";
@@ -222,10 +275,8 @@ pub fn x12_997(interchange: &Interchange, control: &AckControl) -> Result<String
         let count = (writer.segments.len() - start + 1).to_string();
         writer.push(&["SE", &count, &st02]);
     }
-    let sets = interchange.groups.len().to_string();
-    writer.push(&["GE", &sets, &gs06]);
+    writer.push(&["GE", &sets.to_string(), &gs06]);
     writer.push(&["IEA", "1", &isa13]);
-    Ok(writer.finish())
 }
 
 fn group_of(result: &TransactionResult) -> Option<usize> {
@@ -290,18 +341,44 @@ fn party(id: &str, qualifier: Option<&str>) -> String {
     }
 }
 
-/// The EDIFACT CONTRL (syntax version 3) for an EDIFACT interchange: the interchange
-/// acknowledged (`UCI` action 7) with each message accepted (7) or rejected (4, with its
-/// syntax error code and, for a segment fault, a `UCS`).
+/// The EDIFACT CONTRL (syntax version 3) for an EDIFACT input: per interchange received, one
+/// CONTRL interchange (its own UNB…UNZ) acknowledging it (`UCI` action 7) with each of its
+/// messages accepted (7) or rejected (4, with its syntax error code and, for a segment
+/// fault, a `UCS`), concatenated in the order received. The first takes `control`'s
+/// reference, each further one the next.
 pub fn edifact_contrl(interchange: &Interchange, control: &AckControl) -> Result<String, AckError> {
     if interchange.syntax != Syntax::Edifact {
         return Err(AckError::WrongSyntax {
             wanted: "EDIFACT CONTRL",
         });
     }
-    let envelope = &interchange.envelope;
-    let reference = control.interchange_control_number.to_string();
     let mut segments: Vec<String> = Vec::new();
+    for (k, part) in parts(interchange).iter().enumerate() {
+        let reference = (u64::from(control.interchange_control_number)
+            + u64::try_from(k).unwrap_or(0))
+        .to_string();
+        contrl_of(interchange, part, &reference, control.at, &mut segments);
+    }
+    let terminator = if interchange.envelope.separators.line_breaks {
+        "'\n"
+    } else {
+        "'"
+    };
+    Ok(segments
+        .iter()
+        .map(|segment| format!("{segment}{terminator}"))
+        .collect())
+}
+
+/// One CONTRL interchange answering `part`, with interchange reference `reference`.
+fn contrl_of(
+    interchange: &Interchange,
+    part: &InterchangePart,
+    reference: &str,
+    at: NaiveDateTime,
+    segments: &mut Vec<String>,
+) {
+    let envelope = &part.envelope;
     segments.push(format!(
         "UNB+UNOC:3+{}+{}+{}:{}+{reference}",
         party(
@@ -309,8 +386,8 @@ pub fn edifact_contrl(interchange: &Interchange, control: &AckControl) -> Result
             envelope.receiver_qualifier.as_deref()
         ),
         party(&envelope.sender_id, envelope.sender_qualifier.as_deref()),
-        control.at.format("%y%m%d"),
-        control.at.format("%H%M"),
+        at.format("%y%m%d"),
+        at.format("%H%M"),
     ));
     let message_start = segments.len();
     segments.push("UNH+1+CONTRL:D:3:UN".to_owned());
@@ -323,7 +400,11 @@ pub fn edifact_contrl(interchange: &Interchange, control: &AckControl) -> Result
             envelope.receiver_qualifier.as_deref()
         ),
     ));
-    for result in &interchange.transactions {
+    let results = interchange
+        .transactions
+        .get(part.transactions.start..part.transactions.end)
+        .unwrap_or_default();
+    for result in results {
         let (set_id, control_number) = ids(result);
         let version = match result {
             Ok(transaction) => transaction.version.clone(),
@@ -349,15 +430,6 @@ pub fn edifact_contrl(interchange: &Interchange, control: &AckControl) -> Result
     let count = segments.len() - message_start + 1;
     segments.push(format!("UNT+{count}+1"));
     segments.push(format!("UNZ+1+{reference}"));
-    let terminator = if envelope.separators.line_breaks {
-        "'\n"
-    } else {
-        "'"
-    };
-    Ok(segments
-        .iter()
-        .map(|segment| format!("{segment}{terminator}"))
-        .collect())
 }
 
 /// The EDIFACT syntax error code (0085) for a fault.

@@ -94,7 +94,51 @@ pub struct CodeRow {
     pub hold: Option<HoldKind>,
     /// Where the meaning comes from (a URL from SOURCES.md, or the sender's guide).
     pub source: String,
+    /// In a sender's table: the code list the row is for, as the sender names it in IFTSTA
+    /// STS C555 (its agency, 3055, such as `ZZZ` or `HS`; else its list identifier, 1131).
+    /// A row without one answers for the sender's codes of any list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list: Option<String>,
 }
+
+/// The list a status code comes from, as its message names it (SOURCES.md B.3: one code
+/// table keyed by sender, code-list agency and code, defaulting to the 315 table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CodeList<'a> {
+    /// X12 element 157 (the 315/322 codes): an X12 status; an IFTSTA STS naming no list; or
+    /// one naming agency `22`, as CargoSmart names the 315 codes it sends (`STS+1+VD::22`).
+    X12,
+    /// Any other list the STS names (UN/EDIFACT's own under agency `6`, `ZZZ` mutually
+    /// defined, a carrier's private one such as `HS`): its codes are not element 157's,
+    /// whatever they spell, and only tables for that list (or a sender's table for all its
+    /// lists) can say what they mean.
+    Named(&'a str),
+}
+
+impl<'a> CodeList<'a> {
+    /// The list an IFTSTA STS C555 names: its agency (3055), else its list identifier (1131).
+    pub fn of_edifact(list: Option<&'a str>, agency: Option<&'a str>) -> Self {
+        let named = agency
+            .map(str::trim)
+            .filter(|agency| !agency.is_empty())
+            .or_else(|| list.map(str::trim).filter(|list| !list.is_empty()));
+        match named {
+            None | Some(X12_AGENCY) => Self::X12,
+            Some(name) => Self::Named(name),
+        }
+    }
+
+    fn name(self) -> Option<&'a str> {
+        match self {
+            Self::X12 => None,
+            Self::Named(name) => Some(name),
+        }
+    }
+}
+
+/// The C555 agency CargoSmart gives the X12 315 codes it puts in IFTSTA STS (SOURCES.md
+/// B.3, `STS+1+VD::22`).
+const X12_AGENCY: &str = "22";
 
 /// Why a code table was refused.
 #[derive(Debug, thiserror::Error)]
@@ -113,12 +157,22 @@ struct TableFile {
     code: Vec<CodeRow>,
 }
 
+/// Rows by code list (`""` for rows that name none) and code.
+type Rows = BTreeMap<String, BTreeMap<String, CodeRow>>;
+
 /// Status codes to rows: the reviewed 315 table, plus per-sender tables that come first for
 /// their sender.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CodeTable {
-    rows: BTreeMap<String, CodeRow>,
-    senders: BTreeMap<String, BTreeMap<String, CodeRow>>,
+    rows: Rows,
+    senders: BTreeMap<String, Rows>,
+}
+
+/// The row for `code` of `list` (when one is named), else of no named list.
+fn row_in<'r>(rows: &'r Rows, list: Option<&str>, code: &str) -> Option<&'r CodeRow> {
+    list.and_then(|list| rows.get(list))
+        .and_then(|rows| rows.get(code))
+        .or_else(|| rows.get("").and_then(|rows| rows.get(code)))
 }
 
 impl CodeTable {
@@ -138,12 +192,22 @@ impl CodeTable {
     /// sender's private list.
     pub fn parse(text: &str) -> Result<Self, CodeTableError> {
         let file: TableFile = toml::from_str(text)?;
-        let mut rows = BTreeMap::new();
+        let mut rows = Rows::new();
         for row in file.code {
             check(&row)?;
             let code = row.code.clone();
-            if rows.insert(code.clone(), row).is_some() {
-                return Err(CodeTableError::Duplicate(code));
+            let list = row.list.as_deref().map(str::trim).unwrap_or_default();
+            let duplicate = match &row.list {
+                Some(list) => format!("{code} (list {list})"),
+                None => code.clone(),
+            };
+            if rows
+                .entry(list.to_owned())
+                .or_default()
+                .insert(code, row)
+                .is_some()
+            {
+                return Err(CodeTableError::Duplicate(duplicate));
             }
         }
         Ok(Self {
@@ -160,22 +224,38 @@ impl CodeTable {
         self
     }
 
-    /// The row for a code as sent by `sender`: the sender's own row, else this table's.
+    /// The row for an element-157 code as sent by `sender`: the sender's own row, else this
+    /// table's.
     pub fn lookup(&self, sender: &str, code: &str) -> Option<&CodeRow> {
-        self.senders
+        self.lookup_in(sender, CodeList::X12, code)
+    }
+
+    /// The row for `code` of `list` as sent by `sender`: the sender's own row for that list,
+    /// else its row for any list; then this table's row for that list, and, for an
+    /// element-157 code only, this table's 315 row. A code of another named list is never
+    /// read through the 315 rows because it spells a 315 code.
+    pub fn lookup_in(&self, sender: &str, list: CodeList<'_>, code: &str) -> Option<&CodeRow> {
+        // Rows written for the 315 list name it as CargoSmart does (`list = "22"`).
+        let name = list.name().unwrap_or(X12_AGENCY);
+        let own = self
+            .senders
             .get(sender.trim())
-            .and_then(|rows| rows.get(code))
-            .or_else(|| self.rows.get(code))
+            .and_then(|rows| row_in(rows, Some(name), code));
+        own.or_else(|| self.rows.get(name).and_then(|rows| rows.get(code)))
+            .or_else(|| match list {
+                CodeList::X12 => self.rows.get("").and_then(|rows| rows.get(code)),
+                CodeList::Named(_) => None,
+            })
     }
 
-    /// The row of this table (not a sender's) for `code`.
+    /// The row of this table (not a sender's) for the element-157 `code`.
     pub fn get(&self, code: &str) -> Option<&CodeRow> {
-        self.rows.get(code)
+        self.rows.get("").and_then(|rows| rows.get(code))
     }
 
-    /// Every row of this table, by code.
+    /// Every row of this table, by list and code.
     pub fn rows(&self) -> impl Iterator<Item = &CodeRow> {
-        self.rows.values()
+        self.rows.values().flat_map(BTreeMap::values)
     }
 }
 
@@ -192,6 +272,11 @@ pub(crate) fn check(row: &CodeRow) -> Result<(), CodeTableError> {
     }
     if row.source.trim().is_empty() {
         return Err(invalid("the source is empty"));
+    }
+    if let Some(list) = &row.list
+        && (list.trim().is_empty() || list.trim() != list)
+    {
+        return Err(invalid("the code list is empty or has spaces around it"));
     }
     if row.event.is_none() && row.terminal.is_none() {
         return Err(invalid(

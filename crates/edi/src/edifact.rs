@@ -12,8 +12,8 @@ use tidemark_carriers::{Classifier, EmptyIndicator, ModeOfTransport};
 use crate::Reader;
 use crate::error::{Fault, Note, ReadError, SegmentRef, TransactionError};
 use crate::model::{
-    DatedTime, Envelope, Group, Interchange, Location, LocationRole, PortCall, References,
-    StatusReport, Syntax, Transaction, TransactionResult, Transport,
+    DatedTime, Envelope, Group, Interchange, InterchangePart, Location, LocationRole, PortCall,
+    References, StatusReport, Syntax, Transaction, TransactionResult, Transport,
 };
 use crate::segment::{self, Segment};
 use crate::status::{
@@ -27,7 +27,44 @@ pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadErr
     let Some(unb) = segments.first().filter(|segment| segment.tag == "UNB") else {
         return Err(ReadError::NotEdi);
     };
-    let envelope = Envelope {
+    let envelope = envelope_of(unb, separators);
+    let mut walk = Walk {
+        reader,
+        sender: envelope.sender_id.clone(),
+        control_number: envelope.control_number.clone(),
+        first_group: 0,
+        first_message: 0,
+        envelope: envelope.clone(),
+        parts: Vec::new(),
+        segments: &segments,
+        groups: Vec::new(),
+        transactions: Vec::new(),
+        notes: Vec::new(),
+        open_group: None,
+        open_message: None,
+    };
+    walk.run()?;
+    walk.close_part();
+    let Walk {
+        groups,
+        transactions,
+        notes,
+        parts,
+        ..
+    } = walk;
+    Ok(Interchange {
+        syntax: Syntax::Edifact,
+        envelope,
+        groups,
+        transactions,
+        parts,
+        notes,
+    })
+}
+
+/// The envelope a UNB declares (the file's separators are the first interchange's).
+fn envelope_of(unb: &Segment, separators: crate::model::Separators) -> Envelope {
+    Envelope {
         sender_qualifier: unb.comp_value(2, 2),
         sender_id: unb.comp(2, 1).trim().to_owned(),
         receiver_qualifier: unb.comp_value(3, 2),
@@ -38,34 +75,7 @@ pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadErr
         version: joined(unb, 1),
         test: unb.el(11).trim() == "1",
         separators,
-    };
-    let mut walk = Walk {
-        reader,
-        sender: envelope.sender_id.clone(),
-        control_number: envelope.control_number.clone(),
-        first_group: 0,
-        first_message: 0,
-        segments: &segments,
-        groups: Vec::new(),
-        transactions: Vec::new(),
-        notes: Vec::new(),
-        open_group: None,
-        open_message: None,
-    };
-    walk.run()?;
-    let Walk {
-        groups,
-        transactions,
-        notes,
-        ..
-    } = walk;
-    Ok(Interchange {
-        syntax: Syntax::Edifact,
-        envelope,
-        groups,
-        transactions,
-        notes,
-    })
+    }
 }
 
 /// The components of element `n` joined with `:` (`UNOC:2`, `IFTSTA:D:99B:UN`).
@@ -91,6 +101,9 @@ struct Walk<'a> {
     control_number: String,
     first_group: usize,
     first_message: usize,
+    /// The envelope of the interchange being read, and the interchanges read before it.
+    envelope: Envelope,
+    parts: Vec<InterchangePart>,
     segments: &'a [Segment],
     groups: Vec<Group>,
     transactions: Vec<TransactionResult>,
@@ -184,6 +197,8 @@ impl Walk<'_> {
             self.close_group(None);
             self.notes.push(Note::MissingEnvelopeTrailer("UNZ"));
         }
+        self.close_part();
+        self.envelope = envelope_of(unb, self.envelope.separators);
         self.sender = unb.comp(2, 1).trim().to_owned();
         self.control_number = unb.el(5).trim().to_owned();
         self.first_group = self.groups.len();
@@ -193,6 +208,15 @@ impl Walk<'_> {
             control_number: self.control_number.clone(),
         });
         Ok(())
+    }
+
+    /// Records the interchange being read, up to what has been read of it.
+    fn close_part(&mut self) {
+        self.parts.push(InterchangePart {
+            envelope: self.envelope.clone(),
+            groups: self.first_group..self.groups.len(),
+            transactions: self.first_message..self.transactions.len(),
+        });
     }
 
     fn stray(&mut self, segment: &Segment, position: usize) {
@@ -401,6 +425,8 @@ impl RawDtm {
 #[derive(Default)]
 struct Draft {
     code: String,
+    /// C555 1131 and 3055: the code list and its agency.
+    list: Option<String>,
     agency: Option<String>,
     description: Option<String>,
     dtms: Vec<RawDtm>,
@@ -421,7 +447,8 @@ struct Draft {
     transports: usize,
     /// The LOCs of the status itself (before its TDT and EQD groups) other than 175.
     status_level_places: Vec<Location>,
-    /// A TDT or EQD group has begun: a LOC now belongs to a route or equipment.
+    /// A TDT, EQD or GID group has begun: a LOC now belongs to a route, equipment or goods
+    /// item.
     in_groups: bool,
     /// The EQDs of the status, in order: each container the status applies to.
     equipment: Vec<Equipment>,
@@ -548,6 +575,7 @@ fn read_iftsta(
                 );
                 draft = Some(Draft {
                     code: segment.comp(2, 1).trim().to_owned(),
+                    list: segment.comp_value(2, 2),
                     agency: segment.comp_value(2, 3),
                     description: segment.comp_value(2, 4),
                     ..Draft::default()
@@ -613,6 +641,14 @@ fn read_iftsta(
                         target = DtmTarget::Call;
                     }
                 }
+            }
+            // A goods item (GID) group: its LOCs and DTMs are the goods item's, not the
+            // status's.
+            "GID" => {
+                if let Some(draft) = draft.as_mut() {
+                    draft.in_groups = true;
+                }
+                target = DtmTarget::Elsewhere;
             }
             "TDT" => {
                 if let Some(draft) = draft.as_mut() {
@@ -840,6 +876,7 @@ fn status_of(
     let mut status = StatusReport {
         code: draft.code,
         code_agency: draft.agency,
+        code_list: draft.list,
         description: draft.description,
         mapping: None,
         classifier: event

@@ -136,6 +136,19 @@ pub enum Note {
     /// The place has no known time zone, so the time stays local.
     #[error("no time zone known for {0}; the time is kept local")]
     NoTimeZone(String),
+    /// The place's state or province (R4-08, Q5-07), wholly in one zone, is not where the
+    /// port table puts its UN/LOCODE: the table's entry is a namesake elsewhere, and the
+    /// time is read in the state's zone.
+    #[error(
+        "{locode} is in {subdivision} by the message but in {table_zone} by the port table; \
+         its time is read in {zone}"
+    )]
+    ZoneOfState {
+        locode: String,
+        subdivision: String,
+        table_zone: String,
+        zone: String,
+    },
     /// Two different container numbers for one status.
     #[error("container {kept} (kept) differs from {other}")]
     ConflictingContainer { kept: String, other: String },

@@ -31,12 +31,13 @@ mod x12;
 
 use std::borrow::Cow;
 
-pub use codes::{CodeRow, CodeTable, CodeTableError, HoldKind, TerminalEffect};
+pub use codes::{CodeList, CodeRow, CodeTable, CodeTableError, HoldKind, TerminalEffect};
 pub use error::{Fault, Note, ReadError, SegmentRef, TransactionError};
 pub use event::{Fee, FeeKind, Hold, HoldStatus, NotAnEvent, RailLeg, Railroad, TerminalFacts};
 pub use model::{
-    DatedTime, Envelope, EventTime, Group, Interchange, Location, LocationRole, PortCall,
-    References, Separators, StatusReport, Syntax, Transaction, TransactionResult, Transport,
+    DatedTime, Envelope, EventTime, Group, Interchange, InterchangePart, Location, LocationRole,
+    PortCall, References, Separators, StatusReport, Syntax, Transaction, TransactionResult,
+    Transport,
 };
 pub use words::{PhraseTable, PhraseTableError};
 

@@ -72,14 +72,29 @@ pub struct Group {
 /// transaction's text).
 pub type TransactionResult = Result<Transaction, Box<TransactionError>>;
 
+/// One interchange of a file that holds several (ISA…IEA ISA…IEA, UNB…UNZ UNB…UNZ): its
+/// envelope and which of the file's groups and transactions are its own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InterchangePart {
+    pub envelope: Envelope,
+    /// Its groups' places in [`Interchange::groups`].
+    pub groups: std::ops::Range<usize>,
+    /// Its transactions' places in [`Interchange::transactions`].
+    pub transactions: std::ops::Range<usize>,
+}
+
 /// A whole interchange: the envelope facts, then every transaction in order, each read or
 /// failed on its own.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Interchange {
     pub syntax: Syntax,
+    /// The first interchange's envelope.
     pub envelope: Envelope,
     pub groups: Vec<Group>,
     pub transactions: Vec<TransactionResult>,
+    /// Every interchange the input held, in order, the first one included (its envelope is
+    /// [`Interchange::envelope`]); one for an input of one interchange.
+    pub parts: Vec<InterchangePart>,
     /// Faults of the envelope that did not stop the reading (counts and control numbers that
     /// disagree, a missing trailer, stray segments).
     pub notes: Vec<Note>,
@@ -274,6 +289,8 @@ pub struct StatusReport {
     pub code: String,
     /// EDIFACT STS code list agency (C555 3055), as sent.
     pub code_agency: Option<String>,
+    /// EDIFACT STS code list identifier (C555 1131), as sent.
+    pub code_list: Option<String>,
     /// EDIFACT STS free text (C555 9014).
     pub description: Option<String>,
     /// The row of the code table (or of the sender's own table) for `code`; `None` is drift.

@@ -4,7 +4,7 @@ use tidemark_carriers::Classifier;
 use tidemark_domain::ContainerNumber;
 use tidemark_domain::container_number::check_digit;
 
-use crate::codes::CodeTable;
+use crate::codes::{CodeList, CodeTable};
 use crate::error::Note;
 use crate::model::{Location, LocationRole, PortCall, StatusReport};
 use crate::words::PhraseTable;
@@ -211,7 +211,8 @@ pub(crate) fn map_code(
     if status.code.is_empty() {
         notes.push(Note::EmptyStatusCode);
     } else {
-        status.mapping = codes.lookup(&status.sender, &status.code).cloned();
+        let list = CodeList::of_edifact(status.code_list.as_deref(), status.code_agency.as_deref());
+        status.mapping = codes.lookup_in(&status.sender, list, &status.code).cloned();
     }
     if status.mapping.is_none()
         && description == Description::Words

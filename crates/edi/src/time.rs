@@ -5,8 +5,8 @@
 //! kept and UTC left empty rather than guessed.
 
 use chrono::{
-    DateTime, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone,
-    Utc,
+    DateTime, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta,
+    TimeZone, Utc,
 };
 use chrono_tz::Tz;
 use tidemark_geo::reference::ReferenceData;
@@ -166,16 +166,65 @@ fn zone_of_subdivision(subdivision: &str) -> Option<&'static str> {
         .map(|(_, zone)| *zone)
 }
 
-/// The place's zone from the reference data, else from the state or province the segment
-/// names, noting when there is none.
+/// Whether two IANA zones keep the same clock in winter and in summer (`America/Glace_Bay`
+/// and `America/Halifax` do; a zone that cannot be read is taken as agreeing).
+fn same_clock(first: &str, second: &str) -> bool {
+    if first == second {
+        return true;
+    }
+    let (Ok(first), Ok(second)) = (first.parse::<Tz>(), second.parse::<Tz>()) else {
+        return true;
+    };
+    [(2024, 1, 15), (2024, 7, 15)]
+        .iter()
+        .all(|&(year, month, day)| {
+            let Some(noon) =
+                NaiveDate::from_ymd_opt(year, month, day).and_then(|day| day.and_hms_opt(12, 0, 0))
+            else {
+                return true;
+            };
+            let offset = |zone: Tz| {
+                zone.from_utc_datetime(&noon)
+                    .offset()
+                    .fix()
+                    .local_minus_utc()
+            };
+            offset(first) == offset(second)
+        })
+}
+
+/// The place's zone: the state or province the segment names when that lies wholly in one
+/// zone, else the reference data's zone for its UN/LOCODE; noting when there is none.
+///
+/// The state is the sender's word on where *this* place is. The port table is looked up by
+/// code and can hold a namesake elsewhere (its `USSTP` is St Paul Island, Alaska, while a
+/// ramp's R4 `USSTP … MN` is Saint Paul, Minnesota): when the two disagree the table's entry
+/// is another place, and its zone is not used.
 fn zone_of_place(
     locode: Option<&str>,
     subdivision: Option<&str>,
     notes: &mut Vec<Note>,
 ) -> Option<Zone> {
-    let zone = locode
-        .and_then(|locode| ReferenceData::embedded().time_zone_of_place(locode))
-        .or_else(|| subdivision.and_then(zone_of_subdivision));
+    let table = locode.and_then(|locode| ReferenceData::embedded().time_zone_of_place(locode));
+    let state = subdivision.and_then(zone_of_subdivision);
+    let zone = match (table, state, locode, subdivision) {
+        (Some(table), Some(state), Some(locode), Some(subdivision))
+            if !same_clock(table, state) =>
+        {
+            let note = Note::ZoneOfState {
+                locode: locode.to_owned(),
+                subdivision: subdivision.to_owned(),
+                table_zone: table.to_owned(),
+                zone: state.to_owned(),
+            };
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+            Some(state)
+        }
+        (Some(table), _, _, _) => Some(table),
+        (None, state, _, _) => state,
+    };
     match zone.and_then(named) {
         Some(zone) => Some(zone),
         None => {
@@ -474,19 +523,79 @@ mod tests {
     }
 
     #[test]
-    fn the_places_own_zone_wins_over_its_states() {
+    fn a_state_wholly_in_one_zone_wins_over_a_namesake_in_the_port_table() {
         let mut notes = vec![];
-        // Los Angeles, with a wrong state: the port table's zone is the one used.
+        // The port table's USSTP is St Paul Island, Alaska; the R4 says Minnesota (Central).
+        let time = x12_time_at(
+            "20160526",
+            "2145",
+            "LT",
+            Some("USSTP"),
+            Some("US-MN"),
+            "DTM",
+            &mut notes,
+        );
+        // 21:45 CDT (UTC-5).
+        assert_eq!(time.and_then(|t| t.utc), utc(2016, 5, 27, 2, 45));
+        assert!(
+            matches!(notes.as_slice(), [Note::ZoneOfState { zone, .. }] if zone == "America/Chicago"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn a_port_table_zone_keeping_the_states_clock_is_used_without_a_note() {
+        let mut notes = vec![];
+        // Glace Bay and Halifax keep the same clock: the table's name stands, nothing noted.
+        assert!(same_clock("America/Glace_Bay", "America/Halifax"));
+        assert!(!same_clock("America/Nome", "America/Chicago"));
         let time = x12_time_at(
             "20230715",
             "1200",
             "LT",
             Some("USLAX"),
-            Some("US-NY"),
+            Some("US-CA"),
+            "DTM",
+            &mut notes,
+        );
+        assert_eq!(
+            time.and_then(|t| t.zone),
+            Some("America/Los_Angeles".to_owned())
+        );
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+
+    #[test]
+    fn the_port_tables_zone_serves_a_place_in_a_state_split_between_zones() {
+        let mut notes = vec![];
+        // Houston, with Texas (two zones): the state says nothing, the table does.
+        let time = x12_time_at(
+            "20230715",
+            "1200",
+            "LT",
+            Some("USHOU"),
+            Some("US-TX"),
+            "DTM",
+            &mut notes,
+        );
+        assert_eq!(time.and_then(|t| t.utc), utc(2023, 7, 15, 17, 0));
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+
+    #[test]
+    fn a_place_in_the_state_its_port_table_zone_belongs_to_gives_no_note() {
+        let mut notes = vec![];
+        let time = x12_time_at(
+            "20230715",
+            "1200",
+            "LT",
+            Some("USLAX"),
+            Some("US-CA"),
             "DTM",
             &mut notes,
         );
         assert_eq!(time.and_then(|t| t.utc), utc(2023, 7, 15, 19, 0));
+        assert!(notes.is_empty(), "{notes:?}");
     }
 
     #[test]

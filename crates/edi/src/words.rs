@@ -98,6 +98,7 @@ impl Reading<'_> {
             terminal: self.family.terminal,
             hold: self.family.hold,
             source: format!("the sender's own words: {}", text.trim()),
+            list: None,
         }
     }
 }
@@ -161,6 +162,7 @@ impl PhraseTable {
                 terminal: row.terminal,
                 hold: row.hold,
                 source: row.reason.clone(),
+                list: None,
             })
             .map_err(|error| family_error(error.to_string()))?;
             let family_phrases = phrases(&row.phrases)?;

@@ -12,8 +12,8 @@ use tidemark_carriers::{Classifier, EmptyIndicator, ModeOfTransport};
 use crate::Reader;
 use crate::error::{Fault, Note, ReadError, SegmentRef, TransactionError};
 use crate::model::{
-    DatedTime, Envelope, Group, Interchange, Location, LocationRole, PortCall, References,
-    StatusReport, Syntax, Transaction, TransactionResult, Transport,
+    DatedTime, Envelope, Group, Interchange, InterchangePart, Location, LocationRole, PortCall,
+    References, StatusReport, Syntax, Transaction, TransactionResult, Transport,
 };
 use crate::segment::{self, Segment, non_empty};
 use crate::status::{
@@ -27,7 +27,44 @@ pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadErr
     let Some(isa) = segments.first() else {
         return Err(ReadError::NotEdi);
     };
-    let envelope = Envelope {
+    let envelope = envelope_of(isa, separators);
+    let mut walk = Walk {
+        reader,
+        sender: envelope.sender_id.clone(),
+        control_number: envelope.control_number.clone(),
+        first_group: 0,
+        first_transaction: 0,
+        envelope: envelope.clone(),
+        parts: Vec::new(),
+        segments: &segments,
+        groups: Vec::new(),
+        transactions: Vec::new(),
+        notes: Vec::new(),
+        open_group: None,
+        open_transaction: None,
+    };
+    walk.run()?;
+    walk.close_part();
+    let Walk {
+        groups,
+        transactions,
+        notes,
+        parts,
+        ..
+    } = walk;
+    Ok(Interchange {
+        syntax: Syntax::X12,
+        envelope,
+        groups,
+        transactions,
+        parts,
+        notes,
+    })
+}
+
+/// The envelope an ISA declares (the file's separators are the first ISA's).
+fn envelope_of(isa: &Segment, separators: crate::model::Separators) -> Envelope {
+    Envelope {
         sender_qualifier: isa.value(5),
         sender_id: isa.el(6).trim().to_owned(),
         receiver_qualifier: isa.value(7),
@@ -38,33 +75,7 @@ pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadErr
         version: isa.el(12).trim().to_owned(),
         test: isa.el(15).trim() == "T",
         separators,
-    };
-    let mut walk = Walk {
-        reader,
-        sender: envelope.sender_id.clone(),
-        control_number: envelope.control_number.clone(),
-        first_group: 0,
-        segments: &segments,
-        groups: Vec::new(),
-        transactions: Vec::new(),
-        notes: Vec::new(),
-        open_group: None,
-        open_transaction: None,
-    };
-    walk.run()?;
-    let Walk {
-        groups,
-        transactions,
-        notes,
-        ..
-    } = walk;
-    Ok(Interchange {
-        syntax: Syntax::X12,
-        envelope,
-        groups,
-        transactions,
-        notes,
-    })
+    }
 }
 
 /// A functional group being read: its index and how many transactions it had.
@@ -78,8 +89,12 @@ struct Walk<'a> {
     /// The ISA06 and ISA13 of the interchange being read (the first, or a further one).
     sender: String,
     control_number: String,
-    /// Its first group's place in `groups`.
+    /// Its first group's and first transaction's places in `groups` and `transactions`.
     first_group: usize,
+    first_transaction: usize,
+    /// Its envelope, and the interchanges read before it.
+    envelope: Envelope,
+    parts: Vec<InterchangePart>,
     segments: &'a [Segment],
     groups: Vec<Group>,
     transactions: Vec<TransactionResult>,
@@ -171,14 +186,26 @@ impl Walk<'_> {
             self.close_group(None);
             self.notes.push(Note::MissingEnvelopeTrailer("IEA"));
         }
+        self.close_part();
+        self.envelope = envelope_of(isa, self.envelope.separators);
         self.sender = isa.el(6).trim().to_owned();
         self.control_number = isa.el(13).trim().to_owned();
         self.first_group = self.groups.len();
+        self.first_transaction = self.transactions.len();
         self.notes.push(Note::FurtherInterchange {
             sender: self.sender.clone(),
             control_number: self.control_number.clone(),
         });
         Ok(())
+    }
+
+    /// Records the interchange being read, up to what has been read of it.
+    fn close_part(&mut self) {
+        self.parts.push(InterchangePart {
+            envelope: self.envelope.clone(),
+            groups: self.first_group..self.groups.len(),
+            transactions: self.first_transaction..self.transactions.len(),
+        });
     }
 
     fn stray(&mut self, segment: &Segment, position: usize) {
@@ -670,6 +697,7 @@ fn read_315(
     let mut status = StatusReport {
         code,
         code_agency: None,
+        code_list: None,
         description: None,
         mapping: None,
         classifier: classifier.unwrap_or(Classifier::Actual),
@@ -825,6 +853,7 @@ fn read_322(
         let mut status = StatusReport {
             code: code.clone(),
             code_agency: None,
+            code_list: None,
             description: non_empty(q5.el(5)),
             mapping: None,
             classifier: Classifier::Actual,

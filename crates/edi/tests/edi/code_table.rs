@@ -131,6 +131,32 @@ fn an_unknown_code_is_drift_and_neither_event_nor_fact() {
 }
 
 #[test]
+fn codes_of_the_early_x12_lists_that_hand_custody_or_depart_stay_drift() {
+    // Element 157 as Stedi lists it for X12 002002/002040 has `J` "Delivered to Connecting
+    // Line", `P` "Departure from Location" and `R` "Received from Prior Carrier"
+    // (https://stedi.com/edi/x12-002040/element/157; `J` still in 003010). The 004010 list
+    // drops codes of that era (`1`, `4`), and 4010 214s carry these as `J1`, `P1`, `R1`: in
+    // the 315/322 versions read here (3050–7010) they were not confirmed, and `J`/`R` (a
+    // handover between carriers) have no DCSA event anyway. Kept raw: a sender's table can
+    // map them.
+    for code in ["J", "P", "R"] {
+        let status = status_322(code);
+        assert!(status.is_drift(), "{code}");
+        assert!(status.to_carrier_event().is_err(), "{code}");
+        assert!(status.terminal_facts().is_none(), "{code}");
+    }
+}
+
+#[test]
+fn a_notify_code_stays_drift() {
+    // `NT` "Notify" appears only in an open-source terminal-315 parser's code table (the C#
+    // project SOURCES.md B.2 cites), in no element-157 list found: a notice, no event.
+    let status = status_322("NT");
+    assert!(status.is_drift());
+    assert!(status.terminal_facts().is_none());
+}
+
+#[test]
 fn every_terminal_row_names_its_effect() {
     for row in CodeTable::embedded().rows() {
         if matches!(

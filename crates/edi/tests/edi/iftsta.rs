@@ -189,7 +189,9 @@ fn a_d00b_message_with_a_private_code_is_kept_raw_and_read_from_its_words() {
         status.description.as_deref(),
         Some("Rail Departed from In-Transit Locat")
     );
-    // `P` is in no table; its words say "rail departed" (crate::own_words).
+    // `P::HS` is of Hamburg Süd's own list, never read through the 315 table
+    // (crate::code_lists); it is in no table, and its words say "rail departed"
+    // (crate::own_words).
     assert!(!status.is_drift());
     assert_eq!(interchange.drift().count(), 0);
     let row = status.mapping.as_ref().expect("read from the words");

@@ -2,11 +2,13 @@
 //! message text and its implementation guide before the reader ran on it.
 
 mod acknowledgements;
+mod code_lists;
 mod code_table;
 mod envelope_and_limits;
 mod iftsta;
 mod own_words;
 mod public_iftsta;
+mod public_iftsta_d10b;
 mod public_x12;
 mod robustness;
 mod variants;

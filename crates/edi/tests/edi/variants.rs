@@ -258,6 +258,42 @@ fn a_file_of_two_x12_interchanges_reads_both_with_their_own_senders() {
 }
 
 #[test]
+fn each_interchange_of_a_file_is_listed_with_its_own_envelope_groups_and_sets() {
+    let mut bytes = crate::fixture("x12_4010_315_hamsud_discharged.edi");
+    bytes.extend(crate::fixture("x12_4010_315_cmacgm_departed_loaded.edi"));
+    let interchange = read(&bytes).expect("readable");
+    let parts: Vec<(&str, &str, std::ops::Range<usize>, std::ops::Range<usize>)> = interchange
+        .parts
+        .iter()
+        .map(|part| {
+            (
+                part.envelope.sender_id.as_str(),
+                part.envelope.control_number.as_str(),
+                part.groups.clone(),
+                part.transactions.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        parts,
+        [
+            ("HAMSUD", "000720857", 0..1, 0..1),
+            ("CMACGM", "000081466", 1..2, 1..3),
+        ]
+    );
+    assert_eq!(interchange.parts[0].envelope, interchange.envelope);
+}
+
+#[test]
+fn an_input_of_one_interchange_is_one_part() {
+    let interchange =
+        read(&crate::fixture("iftsta_d99b_cargosmart_departed.edi")).expect("readable");
+    assert_eq!(interchange.parts.len(), 1);
+    assert_eq!(interchange.parts[0].envelope, interchange.envelope);
+    assert_eq!(interchange.parts[0].transactions, 0..1);
+}
+
+#[test]
 fn a_file_of_two_edifact_interchanges_reads_both() {
     let mut bytes = crate::fixture("iftsta_d99b_cargosmart_departed.edi");
     bytes.extend(crate::fixture("iftsta_d99b_cargosmart_departed_una.edi"));

@@ -3,12 +3,12 @@
 use chrono::NaiveDate;
 use tidemark_carriers::{Classifier, DcsaCode, EmptyIndicator, EventKind};
 use tidemark_edi::{LocationRole, NotAnEvent, RailLeg, Railroad, TerminalEffect};
-use tidemark_geo::reference::ReferenceData;
 
 use crate::{local, only_status, read_fixture, transaction, utc};
 
 const FREE_DAY: &str = "x12_4010_322_hamsud_last_free_day.edi";
 const ARRIVAL: &str = "x12_4010_322_hamsud_rail_arrival.edi";
+const RAIL_LOADED: &str = "x12_4010_322_hamsud_rail_loaded.edi";
 
 #[test]
 fn a_non_fixed_width_isa_is_read() {
@@ -76,11 +76,8 @@ fn a_322_arrival_is_a_dcsa_arrival_with_its_n7_estimates() {
     assert_eq!(status.location.locode.as_deref(), Some("USSTP"));
     let time = status.time.as_ref().expect("Q5 date");
     assert_eq!(time.local, local(2016, 5, 26, 21, 45, 20));
-    // LT: the zone the reference data gives the place.
-    assert_eq!(
-        time.zone.as_deref(),
-        ReferenceData::embedded().time_zone_of("USSTP")
-    );
+    // LT at Saint Paul, Minnesota (R4-08 `MN`): Central time.
+    assert_eq!(time.zone.as_deref(), Some("America/Chicago"));
     let qualifiers: Vec<(&str, Option<Classifier>)> = status
         .other_times
         .iter()
@@ -172,5 +169,89 @@ fn a_ramps_last_free_day_carries_its_railroad_for_the_inland_leg() {
             scac: "BNSF".to_owned(),
             leg: Some(RailLeg::InlandDestination),
         })
+    );
+}
+
+/// The rail-arrival 322 with `from` replaced by `to`.
+fn arrival_with(from: &str, to: &str) -> tidemark_edi::Interchange {
+    let text = String::from_utf8(crate::fixture(ARRIVAL)).expect("UTF-8");
+    assert!(text.contains(from), "{from}");
+    tidemark_edi::read(text.replace(from, to).as_bytes()).expect("readable")
+}
+
+#[test]
+fn a_ramps_local_time_is_read_in_the_state_its_r4_names_not_in_a_namesakes_zone() {
+    // R4*5*UN*USSTP*SAINT PAUL*US***MN: Saint Paul, Minnesota, whatever place elsewhere the
+    // port table files under USSTP. 21:45:20 CDT (UTC-5).
+    let interchange = read_fixture(ARRIVAL);
+    let status = only_status(&interchange);
+    let time = status.time.as_ref().expect("Q5 date");
+    assert_eq!(time.utc, Some(utc(2016, 5, 27, 2, 45, 20)));
+    assert_eq!(status.location.subdivision.as_deref(), Some("US-MN"));
+}
+
+#[test]
+fn the_n7_level_estimates_are_read_in_the_zone_of_the_place_the_status_is_at() {
+    // DTM*371*20160528*091200*LT, DTM*017*20160529*080000*LT at Saint Paul, Minnesota (CDT).
+    let interchange = read_fixture(ARRIVAL);
+    let status = only_status(&interchange);
+    let utcs: Vec<_> = status.other_times.iter().map(|t| t.time.utc).collect();
+    assert_eq!(
+        utcs,
+        [
+            Some(utc(2016, 5, 28, 14, 12, 0)),
+            Some(utc(2016, 5, 29, 13, 0, 0)),
+            Some(utc(2016, 5, 28, 21, 0, 0)),
+        ]
+    );
+    for dated in &status.other_times {
+        assert_eq!(dated.time.zone.as_deref(), Some("America/Chicago"));
+    }
+}
+
+#[test]
+fn an_n7_level_estimate_at_the_port_is_not_read_in_the_inland_destinations_zone() {
+    // The rail load is at Long Beach (R4*5 USLGB, CA); its DTM*371 16:00 LT is Long Beach
+    // time (PDT, UTC-7), not Chicago's though the R4*7 destination is there.
+    let interchange = read_fixture(RAIL_LOADED);
+    let status = &transaction(&interchange, 0).statuses[0];
+    let estimate = &status.other_times[0];
+    assert_eq!(estimate.qualifier, "371");
+    assert_eq!(estimate.time.zone.as_deref(), Some("America/Los_Angeles"));
+    assert_eq!(estimate.time.utc, Some(utc(2016, 5, 28, 23, 0, 0)));
+}
+
+#[test]
+fn an_n7_level_dtm_with_its_own_time_code_is_read_in_that_zone() {
+    // DTM-04 `ET` wins over the place's zone: 09:12 EDT is 13:12 UTC.
+    let interchange = arrival_with("DTM*371*20160528*091200*LT", "DTM*371*20160528*091200*ET");
+    let status = only_status(&interchange);
+    assert_eq!(
+        status.other_times[0].time.utc,
+        Some(utc(2016, 5, 28, 13, 12, 0))
+    );
+    // DTM-04 `UT`: the time is UTC already.
+    let interchange = arrival_with("DTM*371*20160528*091200*LT", "DTM*371*20160528*091200*UT");
+    assert_eq!(
+        only_status(&interchange).other_times[0].time.utc,
+        Some(utc(2016, 5, 28, 9, 12, 0))
+    );
+}
+
+#[test]
+fn an_n7_level_dtm_without_an_activity_r4_is_read_in_the_q5_state_not_another_r4s() {
+    // Without R4*5 the status is at the Q5's SAINT PAUL, MN; the other R4s (Long Beach,
+    // Chicago) are other places and lend it no zone. 09:12 CDT is 14:12 UTC.
+    let interchange = arrival_with("R4*5*UN*USSTP*SAINT PAUL*US***MN~", "");
+    let status = only_status(&interchange);
+    assert_eq!(status.location.locode, None);
+    assert_eq!(status.location.subdivision.as_deref(), Some("US-MN"));
+    assert_eq!(
+        status.other_times[0].time.utc,
+        Some(utc(2016, 5, 28, 14, 12, 0))
+    );
+    assert_eq!(
+        status.time.as_ref().and_then(|t| t.utc),
+        Some(utc(2016, 5, 27, 2, 45, 20))
     );
 }

@@ -29,6 +29,7 @@ on_both_backends!(
     a_file_adding_an_interchange_to_one_already_received_is_not_a_duplicate,
     a_broken_transaction_is_listed_with_its_position_while_the_others_apply,
     every_envelope_version_and_iftsta_directory_is_read,
+    edi_a_file_of_several_interchanges_is_acknowledged_interchange_by_interchange,
     bodies_that_are_not_edi_are_refused_or_recorded_as_rejected,
     each_interchange_is_acknowledged_in_its_own_syntax,
     interchanges_are_listed_by_status_and_seen_only_by_their_account,
@@ -448,6 +449,69 @@ async fn each_interchange_is_acknowledged_in_its_own_syntax(app: TestApp) {
     assert_eq!(ack.status, StatusCode::OK);
     assert_eq!(ack.header("content-type"), Some("application/edifact"));
     assert!(String::from_utf8_lossy(&ack.body).contains("CONTRL"));
+}
+
+/// The acknowledgement of `message`, as text.
+async fn acknowledgement_of(app: &TestApp, message: &Value) -> String {
+    let ack = app
+        .get(&format!(
+            "/v2/edi_messages/{}/acknowledgement",
+            message["id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(ack.status, StatusCode::OK);
+    String::from_utf8(ack.body.clone()).unwrap()
+}
+
+async fn edi_a_file_of_several_interchanges_is_acknowledged_interchange_by_interchange(
+    app: TestApp,
+) {
+    let cma_cgm: &[u8] =
+        include_bytes!("../../../edi/tests/fixtures/x12_4010_315_cmacgm_departed_loaded.edi");
+    let x12 = posted(
+        &app,
+        "application/edi-x12",
+        &[HAMSUD_DISCHARGED, b"\n", cma_cgm].concat(),
+    )
+    .await;
+    let text = acknowledgement_of(&app, &x12).await;
+    // One 997 interchange per interchange received, each to its own sender, with its own
+    // control number (the second the first's plus one).
+    let isas: Vec<&str> = text
+        .split('~')
+        .filter(|s| s.trim_start().starts_with("ISA"))
+        .collect();
+    assert_eq!(isas.len(), 2, "{text}");
+    assert!(isas[0].contains("*ZZ*HAMSUD         *"), "{text}");
+    assert!(isas[1].contains("*ZZ*CMACGM         *"), "{text}");
+    let numbers: Vec<u32> = isas
+        .iter()
+        .map(|isa| isa.split('*').nth(13).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(numbers[1], numbers[0] % 999_999_999 + 1, "{text}");
+    assert_eq!(text.matches("IEA*1*").count(), 2, "{text}");
+    assert!(text.contains("AK1*QO*720857~"), "{text}");
+    assert!(text.contains("AK1*QO*81466~"), "{text}");
+
+    let departed: &[u8] =
+        include_bytes!("../../../edi/tests/fixtures/iftsta_d99b_cargosmart_departed.edi");
+    let departed_una: &[u8] =
+        include_bytes!("../../../edi/tests/fixtures/iftsta_d99b_cargosmart_departed_una.edi");
+    let edifact = posted(
+        &app,
+        "application/edifact",
+        &[departed, departed_una].concat(),
+    )
+    .await;
+    let text = acknowledgement_of(&app, &edifact).await;
+    // One CONTRL interchange per interchange received.
+    assert_eq!(text.matches("UNB+UNOC:3+").count(), 2, "{text}");
+    assert_eq!(
+        text.matches("UCI+6771+IITTRR:ZZZ+999999:ZZZ+7'").count(),
+        2,
+        "{text}"
+    );
+    assert_eq!(text.matches("UNZ+1+").count(), 2, "{text}");
 }
 
 async fn interchanges_are_listed_by_status_and_seen_only_by_their_account(app: TestApp) {

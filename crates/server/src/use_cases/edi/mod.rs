@@ -630,8 +630,10 @@ pub enum AcknowledgementError {
 }
 
 /// The 997 (X12) or CONTRL (EDIFACT) for a received interchange, as its sender expects:
-/// each transaction accepted, or rejected with the fault's code. Its own control numbers
-/// come from the message's id, so asking twice gives the same acknowledgement.
+/// each transaction accepted, or rejected with the fault's code. A file of several
+/// interchanges gets one acknowledgement interchange per interchange, concatenated. Its own
+/// control numbers come from the message's id (the next ones for each further interchange),
+/// so asking twice gives the same acknowledgement.
 pub async fn acknowledgement(
     app: &App,
     account: AccountId,

@@ -1,0 +1,199 @@
+//! Status codes keyed by sender, code list and code (SOURCES.md B.3): an IFTSTA STS code goes
+//! through the X12 315 table only when it is an element-157 code — its C555 names no list, or
+//! names agency `22` as CargoSmart does (`STS+1+VD::22`). A code of another named list (UN/
+//! EDIFACT's, `ZZZ` mutually defined, a carrier's private list such as `HS`) is not read
+//! through the 315 table because it spells a 315 code; it is the sender's table's, its
+//! words', or drift.
+
+use tidemark_carriers::{DcsaCode, ModeOfTransport};
+use tidemark_edi::{CodeList, CodeTable, Interchange, Reader};
+
+use crate::{fixture, only_status};
+
+const RAIL: &str = "iftsta_d00b_rail_departed.edi";
+const SAMPLE_STS: &str = "STS+1+P::HS:Rail Departed from In-Transit Locat'";
+
+/// The D.00B sample (sender `SENDER`) with `sts` in place of its STS, read by `reader`.
+fn read_with(reader: &Reader, sts: &str) -> Interchange {
+    let text = String::from_utf8(fixture(RAIL)).expect("ASCII");
+    assert!(text.contains(SAMPLE_STS));
+    reader
+        .read(text.replace(SAMPLE_STS, sts).as_bytes())
+        .expect("readable")
+}
+
+fn read(sts: &str) -> Interchange {
+    read_with(&Reader::new(), sts)
+}
+
+#[test]
+fn a_315_code_naming_no_list_goes_through_the_315_table() {
+    let interchange = read("STS+1+VD'");
+    let status = only_status(&interchange);
+    let row = status.mapping.as_ref().expect("VD is a 315 code");
+    assert_eq!(row.event, Some(DcsaCode::Depa));
+    assert_eq!(row.mode, Some(ModeOfTransport::Vessel));
+}
+
+#[test]
+fn a_315_code_under_agency_22_goes_through_the_315_table() {
+    // CargoSmart's way (SOURCES.md B.3).
+    let interchange = read("STS+1+AE::22'");
+    let row = only_status(&interchange).mapping.as_ref().expect("AE");
+    assert_eq!(row.event, Some(DcsaCode::Load));
+}
+
+#[test]
+fn a_code_of_a_carriers_private_list_is_not_read_through_the_315_table() {
+    // `VD` spells the 315 vessel departure, but list `HS` is the sender's own: without a table
+    // for it or words, it is drift.
+    let interchange = read("STS+1+VD::HS'");
+    let status = only_status(&interchange);
+    assert_eq!(status.code_agency.as_deref(), Some("HS"));
+    assert!(status.is_drift(), "{:?}", status.mapping);
+    assert_eq!(interchange.drift().count(), 1);
+}
+
+#[test]
+fn a_code_of_the_un_list_is_not_read_through_the_315_table() {
+    // Agency 6 (UN/ECE): UN/EDIFACT's own status list, whose codes are not element 157's.
+    let interchange = read("STS+1+AE::6'");
+    assert!(only_status(&interchange).is_drift());
+}
+
+#[test]
+fn a_mutually_defined_code_is_not_read_through_the_315_table() {
+    let interchange = read("STS+1+AV::ZZZ'");
+    let status = only_status(&interchange);
+    assert!(status.is_drift());
+    assert!(
+        status.terminal_facts().is_none(),
+        "no availability from ZZZ AV"
+    );
+}
+
+#[test]
+fn a_list_named_only_by_its_identifier_is_a_named_list() {
+    // C555 1131 without 3055.
+    let interchange = read("STS+1+VD:CARRIERLIST'");
+    let status = only_status(&interchange);
+    assert_eq!(status.code_list.as_deref(), Some("CARRIERLIST"));
+    assert!(status.is_drift());
+}
+
+#[test]
+fn a_private_list_code_is_still_read_from_its_own_words() {
+    let interchange = read("STS+1+VD::HS:Rail Departed from In-Transit Locat'");
+    let row = only_status(&interchange)
+        .mapping
+        .as_ref()
+        .expect("read from its words");
+    assert!(row.source.starts_with("the sender's own words: "));
+    assert_eq!(row.mode, Some(ModeOfTransport::Rail));
+}
+
+#[test]
+fn a_senders_row_for_one_list_answers_only_for_that_list() {
+    let private = CodeTable::parse(
+        r#"
+        [[code]]
+        code = "VD"
+        list = "ZZZ"
+        meaning = "Vessel delay notice"
+        event = "DEPA"
+        classifier = "EST"
+        source = "the sender's IFTSTA guide"
+        "#,
+    )
+    .expect("a valid table");
+    let reader =
+        Reader::new().with_codes(CodeTable::embedded().clone().with_sender("SENDER", private));
+    let own = read_with(&reader, "STS+1+VD::ZZZ'");
+    let row = only_status(&own)
+        .mapping
+        .as_ref()
+        .expect("the sender's row");
+    assert_eq!(row.source, "the sender's IFTSTA guide");
+    let x12 = read_with(&reader, "STS+1+VD::22'");
+    let row = only_status(&x12).mapping.as_ref().expect("the 315 row");
+    assert_ne!(row.source, "the sender's IFTSTA guide");
+    let other = read_with(&reader, "STS+1+VD::HS'");
+    assert!(only_status(&other).is_drift(), "neither ZZZ nor 315");
+}
+
+#[test]
+fn a_senders_row_naming_no_list_answers_for_all_its_lists() {
+    let private = CodeTable::parse(
+        r#"
+        [[code]]
+        code = "VD"
+        meaning = "Rail departed"
+        event = "DEPA"
+        mode = "RAIL"
+        source = "the sender's IFTSTA guide"
+        "#,
+    )
+    .expect("a valid table");
+    let reader =
+        Reader::new().with_codes(CodeTable::embedded().clone().with_sender("SENDER", private));
+    for sts in ["STS+1+VD::HS'", "STS+1+VD'", "STS+1+VD::22'"] {
+        let interchange = read_with(&reader, sts);
+        let row = only_status(&interchange).mapping.as_ref().expect(sts);
+        assert_eq!(row.source, "the sender's IFTSTA guide", "{sts}");
+    }
+}
+
+#[test]
+fn the_same_code_may_have_a_row_per_list_but_not_two_for_one() {
+    let two_lists = r#"
+        [[code]]
+        code = "VD"
+        list = "ZZZ"
+        meaning = "a"
+        event = "DEPA"
+        source = "guide"
+        [[code]]
+        code = "VD"
+        list = "HS"
+        meaning = "b"
+        event = "ARRI"
+        source = "guide"
+    "#;
+    assert!(CodeTable::parse(two_lists).is_ok());
+    let twice = two_lists.replace("\"HS\"", "\"ZZZ\"");
+    assert!(CodeTable::parse(&twice).is_err());
+}
+
+#[test]
+fn the_list_of_an_sts_is_its_agency_else_its_identifier() {
+    assert_eq!(CodeList::of_edifact(None, None), CodeList::X12);
+    assert_eq!(CodeList::of_edifact(None, Some("22")), CodeList::X12);
+    assert_eq!(
+        CodeList::of_edifact(Some("X"), Some("HS")),
+        CodeList::Named("HS")
+    );
+    assert_eq!(CodeList::of_edifact(Some("X"), None), CodeList::Named("X"));
+    assert_eq!(CodeList::of_edifact(Some(" "), Some("")), CodeList::X12);
+}
+
+#[test]
+fn a_senders_row_for_list_22_answers_for_its_315_codes_only() {
+    let private = CodeTable::parse(
+        r#"
+        [[code]]
+        code = "ZX"
+        list = "22"
+        meaning = "Vessel departed (the sender's extra 315 code)"
+        event = "DEPA"
+        source = "the sender's IFTSTA guide"
+        "#,
+    )
+    .expect("a valid table");
+    let reader =
+        Reader::new().with_codes(CodeTable::embedded().clone().with_sender("SENDER", private));
+    for sts in ["STS+1+ZX::22'", "STS+1+ZX'"] {
+        let interchange = read_with(&reader, sts);
+        assert!(!only_status(&interchange).is_drift(), "{sts}");
+    }
+    assert!(only_status(&read_with(&reader, "STS+1+ZX::HS'")).is_drift());
+}
