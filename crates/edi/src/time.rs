@@ -497,7 +497,7 @@ mod tests {
             "20230715",
             "1200",
             "LT",
-            Some("USZZB"),
+            Some("USZZZ"),
             Some("US-IL"),
             "DTM",
             &mut notes,
@@ -513,13 +513,13 @@ mod tests {
             "20230715",
             "1200",
             "LT",
-            Some("USZZB"),
+            Some("USZZZ"),
             Some("US-TX"),
             "DTM",
             &mut notes,
         );
         assert_eq!(time.and_then(|t| t.utc), None);
-        assert_eq!(notes, vec![Note::NoTimeZone("USZZB".to_owned())]);
+        assert_eq!(notes, vec![Note::NoTimeZone("USZZZ".to_owned())]);
     }
 
     #[test]

@@ -221,6 +221,21 @@ fn a_d00b_status_prefers_its_own_references_to_the_headers() {
 }
 
 #[test]
+fn a_rail_departure_from_an_inland_town_is_read_in_its_zone_and_is_an_event() {
+    // Syracuse, NY (USSYR) is no port: UN/LOCODE's places put it in New York's zone. 07:10
+    // on 19 November 2022 is EST, UTC-5.
+    let interchange = read_fixture(RAIL);
+    let status = only_status(&interchange);
+    let time = status.time.as_ref().expect("DTM+334");
+    assert_eq!(time.zone.as_deref(), Some("America/New_York"));
+    assert_eq!(time.utc, Some(utc(2022, 11, 19, 12, 10, 0)));
+    let event = status.to_carrier_event().expect("a rail departure");
+    assert_eq!(event.dcsa_code, DcsaCode::Depa);
+    assert_eq!(event.event_datetime, utc(2022, 11, 19, 12, 10, 0));
+    assert_eq!(event.un_location_code.as_deref(), Some("USSYR"));
+}
+
+#[test]
 fn a_d00b_route_gives_actual_and_estimated_times_per_place() {
     let interchange = read_fixture(RAIL);
     let status = only_status(&interchange);

@@ -41,8 +41,8 @@ fn a_315_discharge_reads_its_status_place_and_time() {
     let transaction = transaction(&interchange, 0);
     assert_eq!(transaction.set_id, "315");
     assert_eq!(transaction.control_number, "1883403");
-    // Querétaro, inland, has no zone in the reference data: its estimate stays local.
-    assert_eq!(transaction.notes, [Note::NoTimeZone("MXQRO".to_owned())]);
+    // Querétaro is inland, in no port table: UN/LOCODE's places give its zone.
+    assert!(transaction.notes.is_empty(), "{:?}", transaction.notes);
     assert_eq!(transaction.segments.len(), 19);
     assert_eq!(
         transaction.segments[1],
@@ -111,6 +111,9 @@ fn each_r4_loop_is_a_port_call_with_actual_or_estimated_times() {
     let queretaro = &status.port_calls[2].times[0];
     assert_eq!(queretaro.classifier, Some(Classifier::Estimated));
     assert_eq!(queretaro.time.local, local(2022, 11, 25, 23, 0, 0));
+    // Central Mexico, UTC-6 (no daylight saving after October 2022).
+    assert_eq!(queretaro.time.zone.as_deref(), Some("America/Mexico_City"));
+    assert_eq!(queretaro.time.utc, Some(utc(2022, 11, 26, 5, 0, 0)));
 }
 
 #[test]
@@ -249,21 +252,37 @@ fn an_arrival_at_an_r4_transshipment_port_is_a_transshipment() {
 }
 
 #[test]
-fn a_place_without_a_known_zone_keeps_its_local_time_and_is_no_event_yet() {
-    // Tanger Med is not in the reference data's ports.
+fn a_transshipment_arrival_at_a_port_missing_from_the_port_table_is_read_in_its_countrys_zone() {
+    // Tanger Med is in no port table; Morocco has one zone (tzdata's zone.tab), UTC+1
+    // outside Ramadan.
     let interchange = read_fixture(TANGER);
     let status = only_status(&interchange);
     let time = status.time.as_ref().expect("a status time");
     assert_eq!(time.local, local(2022, 11, 14, 14, 50, 0));
+    assert_eq!(time.zone.as_deref(), Some("Africa/Casablanca"));
+    assert_eq!(time.utc, Some(utc(2022, 11, 14, 13, 50, 0)));
+    let event = status.to_carrier_event().expect("VA is an event");
+    assert_eq!(event.dcsa_code, DcsaCode::Arri);
+    assert_eq!(event.event_datetime, utc(2022, 11, 14, 13, 50, 0));
+    let notes = &transaction(&interchange, 0).notes;
+    assert!(
+        !notes.contains(&Note::NoTimeZone("MAPTM".to_owned())),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn a_place_without_a_known_zone_keeps_its_local_time_and_is_no_event_yet() {
+    // An arrival at Lockbourne, Ohio, named by city (B4-11 `CI`) with no UN/LOCODE and no
+    // state: the United States has many zones, so no UTC time is invented.
+    let interchange = read_fixture("x12_7010_315_empty_arrival_crlf.edi");
+    let status = only_status(&interchange);
+    let time = status.time.as_ref().expect("a status time");
+    assert_eq!(time.local, local(2022, 9, 1, 8, 7, 0));
     assert_eq!(time.utc, None);
     assert_eq!(
         status.to_carrier_event(),
         Err(NotAnEvent::NoUtcTime("VA".to_owned()))
-    );
-    let notes = &transaction(&interchange, 0).notes;
-    assert!(
-        notes.contains(&Note::NoTimeZone("MAPTM".to_owned())),
-        "{notes:?}"
     );
 }
 
