@@ -135,6 +135,7 @@ async fn start(store: Arc<dyn Store>, shutdown: &CancellationToken) -> (String, 
 async fn subscribe(app: &App, account: tidemark_domain::AccountId, url: &str, event: &str) {
     manage::create(
         app,
+        app.config.webhooks_allow_private,
         account,
         WebhookInput {
             url: Some(url.to_owned()),

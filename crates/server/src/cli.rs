@@ -341,7 +341,7 @@ async fn api_keys(config: Config, command: ApiKeysCommand) -> anyhow::Result<()>
             let Some(account) = app.store.account_by_name(&account).await? else {
                 bail!("no account named {account:?}");
             };
-            accounts::revoke_key(&app, account.id, ApiKeyId(id))
+            accounts::revoke_key(&app, &app.auth, account.id, ApiKeyId(id))
                 .await
                 .with_context(|| format!("revoking key {id}"))?;
             eprintln!("revoked {id}");

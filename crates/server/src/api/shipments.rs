@@ -150,7 +150,7 @@ async fn document_with(
         shipment,
         containers,
         customers: &customers,
-        state,
+        core: state,
     };
     let included = included_of(state, includes, std::slice::from_ref(&resource)).await?;
     Ok(Document::new(
@@ -229,7 +229,7 @@ async fn list(
             shipment,
             containers,
             customers: &customers,
-            state: &state,
+            core: &state,
         })
         .collect();
     let base = &state.config.public_url;

@@ -76,9 +76,11 @@ impl JobHandler for Dispatcher {
                     )
                     .await?;
                 let positions = crate::use_cases::vessels::purge_old_positions(&self.app).await?;
-                let uploads =
-                    crate::use_cases::documents::upload::remove_expired_direct_uploads(&self.app)
-                        .await?;
+                let uploads = crate::use_cases::documents::upload::remove_expired_direct_uploads(
+                    &self.app,
+                    &self.app.documents,
+                )
+                .await?;
                 let terminal_asks = self.app.store.forget_finished_terminal_asks().await?;
                 tracing::info!(
                     purged,
@@ -143,6 +145,7 @@ impl JobHandler for Dispatcher {
                     })?;
                 let outcome = crate::use_cases::documents::process::run(
                     &self.app,
+                    self.app.files(),
                     payload.account_id,
                     payload.document_id,
                     action,
@@ -157,6 +160,7 @@ impl JobHandler for Dispatcher {
                     .map_err(|e| JobError::fail(anyhow::anyhow!("bad rotation payload: {e}")))?;
                 let outcome = crate::use_cases::documents::rotate::run(
                     &self.app,
+                    self.app.files(),
                     payload.account_id,
                     payload.document_id,
                     payload.degrees,

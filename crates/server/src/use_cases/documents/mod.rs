@@ -23,6 +23,19 @@
 //! The pure parts do no IO and live in the `tidemark-documents` crate (re-exported here);
 //! the server runs [`text`] only through the child process.
 
+use crate::parts::documents::isolate::Extractor;
+use crate::parts::documents::storage::Storage;
+
+/// What handling document files needs beside the [`Core`](crate::parts::core::Core): where
+/// the bytes are kept, the child process that reads them, and the largest file accepted
+/// (`max_document_bytes`). `App::files` builds one.
+#[derive(Clone, Copy)]
+pub struct Files<'a> {
+    pub storage: &'a Storage,
+    pub extractor: &'a Extractor,
+    pub max_bytes: usize,
+}
+
 pub mod links;
 pub mod process;
 pub mod rotate;

@@ -217,7 +217,7 @@ async fn store(
             container_ids: container_ids.clone(),
             email_submission: Some(submission.id),
         };
-        match upload::upload(app, new, Bytes::from(bytes)).await {
+        match upload::upload(app, app.files(), new, Bytes::from(bytes)).await {
             Ok(_) => kept += 1,
             Err(error @ upload::UploadError::Store(_)) => {
                 tracing::warn!(error = ?error, "cannot store an emailed document");
