@@ -303,9 +303,15 @@ async fn announce_a_failure(app: &App, account: tidemark_domain::AccountId, n: u
     request.status = TrackingRequestStatus::Failed;
     request.failed_reason = Some(FailedReason::NotFound);
     request.updated_at = app.clock.now();
-    engine::record(app, TrackingRequestStatus::Pending, now, &request, None)
-        .await
-        .expect("record");
+    engine::record(
+        &app.engine(),
+        TrackingRequestStatus::Pending,
+        now,
+        &request,
+        None,
+    )
+    .await
+    .expect("record");
 }
 
 async fn run(name: &str, store: Arc<dyn Store>) {

@@ -24,6 +24,10 @@ use crate::parts::recent_pushes::RecentPushes;
 use crate::parts::sandbox_ais::SandboxAis;
 use crate::parts::terminals::{Terminals, no_discharges};
 use crate::use_cases::documents::Files;
+use crate::use_cases::edi::Edi;
+use crate::use_cases::email::ingest::Mailroom;
+use crate::use_cases::terminals;
+use crate::use_cases::tracking::Engine;
 
 /// Client addresses whose failed authentications are counted at once (about 100 bytes
 /// each); past it, old windows are dropped, then new failing addresses are refused.
@@ -154,12 +158,50 @@ impl App {
         self.signer.key(self.store.as_ref()).await
     }
 
-    /// What the document use cases need beside the core.
+    /// What tracking needs beside the core.
+    pub fn engine(&self) -> Engine<'_> {
+        Engine {
+            core: &self.core,
+            carriers: &self.carriers,
+            intervals: self.config.poll_intervals(),
+            sandbox_ais: self.sandbox_ais.as_deref(),
+            ais: &self.config.ais,
+        }
+    }
+
+    /// What asking terminals needs.
+    pub fn terminals_context(&self) -> terminals::Context<'_> {
+        terminals::Context {
+            engine: self.engine(),
+            terminals: &self.terminals,
+            scheduler_tick: self.config.scheduler_tick,
+        }
+    }
+
+    /// What receiving and reading EDI needs beside the core.
+    pub fn edi(&self) -> Edi<'_> {
+        Edi {
+            core: &self.core,
+            reader: self.config.edi.reader(),
+        }
+    }
+
+    /// What reading stored documents needs beside the core.
     pub fn files(&self) -> Files<'_> {
         Files {
             storage: &self.documents,
             extractor: &self.extractor,
-            max_bytes: self.config.max_document_bytes,
+        }
+    }
+
+    /// What the SMTP receiver and the IMAP poller file messages with.
+    pub fn mailroom(&self) -> Mailroom {
+        Mailroom {
+            core: self.core.clone(),
+            email: self.config.email.clone(),
+            storage: self.documents.clone(),
+            max_document_bytes: self.config.max_document_bytes,
+            edi_reader: self.config.edi.reader(),
         }
     }
 

@@ -383,7 +383,7 @@ async fn stop_tracking(
     Path(id): Path<String>,
 ) -> Result<Document<ShipmentAttributes>, ApiError> {
     let shipment = shipments::stop_tracking(
-        &state,
+        &state.engine(),
         principal.account_id,
         parse_id(&id)?,
         principal.key_id,
@@ -408,6 +408,7 @@ async fn resume_tracking(
     principal: Principal,
     Path(id): Path<String>,
 ) -> Result<Document<ShipmentAttributes>, ApiError> {
-    let shipment = shipments::resume_tracking(&state, principal.account_id, parse_id(&id)?).await?;
+    let shipment =
+        shipments::resume_tracking(&state.engine(), principal.account_id, parse_id(&id)?).await?;
     document(&state, &shipment, &Includes::default()).await
 }

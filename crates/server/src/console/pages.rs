@@ -441,8 +441,8 @@ pub async fn revoke_api_key(
 /// `tidemark carriers list` (shared by every process through the database). A brand's calls
 /// count against its family's line, whose health it shows.
 pub async fn carriers(state: AppState, session: Session) -> Result<Markup, PageError> {
-    let health = limits::health(&state).await?;
-    let terminals = crate::use_cases::terminals::health::health(&state).await?;
+    let health = limits::health(&state.engine()).await?;
+    let terminals = crate::use_cases::terminals::health::health(&state.terminals_context()).await?;
     let now = state.clock.now();
     let profiles = Profiles::embedded();
     let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();

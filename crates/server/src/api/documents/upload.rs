@@ -195,7 +195,15 @@ async fn create_from_form(
         email_submission: None,
     };
     Ok(
-        match upload::upload(state, state.files(), new, bytes).await {
+        match upload::upload(
+            state,
+            &state.documents,
+            state.config.max_document_bytes,
+            new,
+            bytes,
+        )
+        .await
+        {
             Ok(doc) => created(state, &doc),
             Err(error) => upload_failure(error, "/file"),
         },

@@ -26,14 +26,12 @@
 use crate::parts::documents::isolate::Extractor;
 use crate::parts::documents::storage::Storage;
 
-/// What handling document files needs beside the [`Core`](crate::parts::core::Core): where
-/// the bytes are kept, the child process that reads them, and the largest file accepted
-/// (`max_document_bytes`). `App::files` builds one.
+/// What reading a stored document needs beside the [`Core`](crate::parts::core::Core):
+/// where its bytes are kept and the child process that reads them. `App::files` builds one.
 #[derive(Clone, Copy)]
 pub struct Files<'a> {
     pub storage: &'a Storage,
     pub extractor: &'a Extractor,
-    pub max_bytes: usize,
 }
 
 pub mod links;

@@ -11,7 +11,6 @@ use uuid::Uuid;
 
 use crate::parts::core::Core;
 use crate::parts::documents::storage::{Storage, StorageError};
-use crate::use_cases::documents::Files;
 use crate::use_cases::documents::filename::{sanitize, storage_key};
 use crate::use_cases::documents::process;
 use crate::use_cases::documents::sniff::{SniffError, sniff};
@@ -78,16 +77,17 @@ pub fn content_hash(bytes: &[u8]) -> String {
 }
 
 /// Stores a multipart upload: checks size and type, refuses duplicates, writes the bytes,
-/// then the row, and queues classification.
+/// then the row, and queues classification. `max_document_bytes` is the largest accepted.
 pub async fn upload(
     core: &Core,
-    files: Files<'_>,
+    storage: &Storage,
+    max_document_bytes: usize,
     new: NewDocument,
     bytes: Bytes,
 ) -> Result<StoredDocument, UploadError> {
-    if bytes.len() > files.max_bytes {
+    if bytes.len() > max_document_bytes {
         return Err(UploadError::TooLarge {
-            limit: files.max_bytes,
+            limit: max_document_bytes,
         });
     }
     let sniffed = sniff(
@@ -106,7 +106,7 @@ pub async fn upload(
     let id = core.ids.next_id();
     let key = storage_key(new.account.0, id, sniffed.extension);
     let size = bytes.len();
-    files.storage.put(&key, bytes).await?;
+    storage.put(&key, bytes).await?;
     let source = if new.email_submission.is_some() {
         SOURCE_EMAIL
     } else {
@@ -122,7 +122,7 @@ pub async fn upload(
         sha256,
         key,
     );
-    insert(core, files.storage, &document, None, true).await?;
+    insert(core, storage, &document, None, true).await?;
     Ok(document)
 }
 
