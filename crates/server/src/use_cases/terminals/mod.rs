@@ -1,7 +1,7 @@
 //! Asking terminals about containers on their way to pick-up ([`check`]), the terminals'
 //! health and budgets ([`health`]), and which terminal is asked about which container
-//! ([`reach`]). The connectors themselves are a part of `App`
-//! ([`crate::parts::terminals`]).
+//! ([`reach`]). The connectors themselves are a part
+//! ([`crate::parts::terminals`]), handed in with a [`Context`].
 
 pub mod check;
 pub mod health;
