@@ -1,8 +1,8 @@
 //! The application: the dependencies every request and job shares, assembled from
 //! [`parts`](crate::parts). It is the composition root: `api`, `console`, `jobs` and the
 //! process import it and hand each use case the parts it takes; nothing in `use_cases`,
-//! `resources` or `parts` imports it. How a process builds
-//! one from its settings and runs it is `serve.rs`.
+//! `resources` or `parts` imports it. How a process builds one from its settings and runs
+//! it is `serve.rs`.
 
 use std::ops::Deref;
 use std::sync::Arc;
