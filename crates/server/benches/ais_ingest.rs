@@ -64,7 +64,7 @@ async fn run(name: &str, store: Arc<dyn Store>, lines: &[String]) {
     ));
     let app = App::new(config, store, clock, Arc::new(UuidV7Ids));
     let started = Instant::now();
-    let mut sink = AisSink::new(app.config.ais.batch_size);
+    let mut sink = AisSink::new(&app.config.ais);
     for line in lines {
         sink.push_line(&app, line.as_bytes()).await.expect("ingest");
     }

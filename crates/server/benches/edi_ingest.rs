@@ -219,7 +219,7 @@ async fn run(name: &str, store: Arc<dyn Store>, interchanges: &[Vec<u8>]) {
     let (mut received, mut unmatched) = (0, 0);
     let phase_one = timed(async {
         for bytes in interchanges {
-            let message = receive(&app, account.id, &inbound, bytes)
+            let message = receive(&app.edi(), account.id, &inbound, bytes)
                 .await
                 .expect("received");
             assert_eq!(message.status, "processed", "{message:?}");
@@ -247,7 +247,9 @@ async fn run(name: &str, store: Arc<dyn Store>, interchanges: &[Vec<u8>]) {
             workers.spawn(async move {
                 let mut tracked = 0;
                 for job in jobs.iter().skip(worker).step_by(WORKERS) {
-                    let outcomes = apply_edi_all(&app, account, job).await.expect("read");
+                    let outcomes = apply_edi_all(&app.engine(), account, job)
+                        .await
+                        .expect("read");
                     assert_eq!(outcomes.len(), job.len());
                     for (_, outcome) in outcomes {
                         let outcome = outcome.expect("applied");

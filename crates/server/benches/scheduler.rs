@@ -84,11 +84,15 @@ struct Tick {
 async fn tick(app: &App, clock: &MockClock, now: DateTime<Utc>) -> Tick {
     clock.set(now);
     let started = Instant::now();
-    let queued = tracking::sweep(app).await.expect("tick");
+    let queued = tracking::sweep(&app.engine(), app.config.scheduler_tick)
+        .await
+        .expect("tick");
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     let heap = {
         let _profiler = dhat::Profiler::builder().testing().build();
-        tracking::sweep(app).await.expect("tick");
+        tracking::sweep(&app.engine(), app.config.scheduler_tick)
+            .await
+            .expect("tick");
         dhat::HeapStats::get()
     };
     #[expect(clippy::cast_precision_loss, reason = "sizes for humans")]

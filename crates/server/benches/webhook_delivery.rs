@@ -128,6 +128,7 @@ async fn run(name: &str, store: Arc<dyn Store>) {
     for _ in 0..WEBHOOKS {
         manage::create(
             &app,
+            app.config.webhooks_allow_private,
             account.id,
             WebhookInput {
                 url: Some(url.clone()),

@@ -135,6 +135,7 @@ async fn start(store: Arc<dyn Store>, shutdown: &CancellationToken) -> (String, 
 async fn subscribe(app: &App, account: tidemark_domain::AccountId, url: &str, event: &str) {
     manage::create(
         app,
+        app.config.webhooks_allow_private,
         account,
         WebhookInput {
             url: Some(url.to_owned()),
@@ -302,9 +303,15 @@ async fn announce_a_failure(app: &App, account: tidemark_domain::AccountId, n: u
     request.status = TrackingRequestStatus::Failed;
     request.failed_reason = Some(FailedReason::NotFound);
     request.updated_at = app.clock.now();
-    engine::record(app, TrackingRequestStatus::Pending, now, &request, None)
-        .await
-        .expect("record");
+    engine::record(
+        &app.engine(),
+        TrackingRequestStatus::Pending,
+        now,
+        &request,
+        None,
+    )
+    .await
+    .expect("record");
 }
 
 async fn run(name: &str, store: Arc<dyn Store>) {

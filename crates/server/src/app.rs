@@ -1,6 +1,8 @@
-//! The application: the dependencies every use case, request and job shares, assembled from
-//! [`parts`](crate::parts) (nothing below the use cases imports it). How a process builds
-//! one from its settings and runs it is `serve.rs`.
+//! The application: the dependencies every request and job shares, assembled from
+//! [`parts`](crate::parts). It is the composition root: `api`, `console`, `jobs` and the
+//! process import it and hand each use case the parts it takes; nothing in `use_cases`,
+//! `resources` or `parts` imports it. How a process builds one from its settings and runs
+//! it is `serve.rs`.
 
 use std::ops::Deref;
 use std::sync::Arc;
@@ -13,6 +15,7 @@ use tidemark_store::Store;
 use crate::config::Config;
 use crate::parts::auth_cache::AuthCache;
 use crate::parts::carriers::Carriers;
+use crate::parts::core::Core;
 use crate::parts::documents::isolate::Extractor;
 use crate::parts::documents::signing::{Signer, SigningKey};
 use crate::parts::documents::storage::Storage;
@@ -20,6 +23,11 @@ use crate::parts::rate_limit::RateLimiter;
 use crate::parts::recent_pushes::RecentPushes;
 use crate::parts::sandbox_ais::SandboxAis;
 use crate::parts::terminals::{Terminals, no_discharges};
+use crate::use_cases::documents::Files;
+use crate::use_cases::edi::Edi;
+use crate::use_cases::email::ingest::Mailroom;
+use crate::use_cases::terminals;
+use crate::use_cases::tracking::Engine;
 
 /// Client addresses whose failed authentications are counted at once (about 100 bytes
 /// each); past it, old windows are dropped, then new failing addresses are refused.
@@ -28,10 +36,9 @@ const MAX_TRACKED_CLIENTS: usize = 100_000;
 /// Everything a request or a job needs. Built once per process.
 pub struct App {
     pub config: Config,
-    pub store: Arc<dyn Store>,
-    pub clock: Arc<dyn Clock>,
-    pub ids: Arc<dyn IdGenerator>,
-    pub reference: &'static ReferenceData,
+    /// The store, clock, ids, reference data and public address, which most use cases take
+    /// alone (`&app.core`, or `&app` through [`Deref`]).
+    pub core: Core,
     pub auth: AuthCache,
     pub rate_limits: RateLimiter,
     /// Failed authentications per client address (`unauthenticated_rate_limit_per_minute`).
@@ -57,6 +64,17 @@ pub struct App {
     pub started_at: chrono::DateTime<chrono::Utc>,
     /// The terminals asked about discharged containers (`[terminals.<id>]` and the sandbox).
     pub terminals: Terminals,
+}
+
+/// `app.store`, `app.clock`, … read the [`Core`]'s, and `&app` is accepted where a use case
+/// asks for `&Core`: the core is what an app is first of all, and a hundred callers read
+/// better without `.core` in every line. The other parts stay `App`'s own fields.
+impl Deref for App {
+    type Target = Core;
+
+    fn deref(&self) -> &Core {
+        &self.core
+    }
 }
 
 /// The axum state: a cheap handle on the one [`App`].
@@ -119,11 +137,14 @@ impl App {
                 config.limits.unauthenticated_per_minute,
                 MAX_TRACKED_CLIENTS,
             ),
+            core: Core {
+                public_url: config.public_url.clone(),
+                store,
+                clock,
+                ids,
+                reference: ReferenceData::embedded(),
+            },
             config,
-            store,
-            clock,
-            ids,
-            reference: ReferenceData::embedded(),
             metrics: crate::telemetry::prometheus(),
             carriers: Carriers::default(),
             recent_pushes: Default::default(),
@@ -135,6 +156,53 @@ impl App {
     /// installation's, kept in the database (read once, then kept).
     pub async fn signing_key(&self) -> Result<&SigningKey, tidemark_store::StoreError> {
         self.signer.key(self.store.as_ref()).await
+    }
+
+    /// What tracking needs beside the core.
+    pub fn engine(&self) -> Engine<'_> {
+        Engine {
+            core: &self.core,
+            carriers: &self.carriers,
+            intervals: self.config.poll_intervals(),
+            sandbox_ais: self.sandbox_ais.as_deref(),
+            ais: &self.config.ais,
+        }
+    }
+
+    /// What asking terminals needs.
+    pub fn terminals_context(&self) -> terminals::Context<'_> {
+        terminals::Context {
+            engine: self.engine(),
+            terminals: &self.terminals,
+            scheduler_tick: self.config.scheduler_tick,
+        }
+    }
+
+    /// What receiving and reading EDI needs beside the core.
+    pub fn edi(&self) -> Edi<'_> {
+        Edi {
+            core: &self.core,
+            reader: self.config.edi.reader(),
+        }
+    }
+
+    /// What reading stored documents needs beside the core.
+    pub fn files(&self) -> Files<'_> {
+        Files {
+            storage: &self.documents,
+            extractor: &self.extractor,
+        }
+    }
+
+    /// What the SMTP receiver and the IMAP poller file messages with.
+    pub fn mailroom(&self) -> Mailroom {
+        Mailroom {
+            core: self.core.clone(),
+            email: self.config.email.clone(),
+            storage: self.documents.clone(),
+            max_document_bytes: self.config.max_document_bytes,
+            edi_reader: self.config.edi.reader(),
+        }
     }
 
     /// The same app with these carrier connectors.

@@ -234,7 +234,7 @@ async fn serve(config: Config, role: Role) -> anyhow::Result<()> {
             .with_context(|| format!("binding TIDEMARK_EMAIL__SMTP_LISTEN {smtp}"))?;
         tracing::info!(listen = %smtp, account = %app.config.email.account, "receiving documents by SMTP");
         tokio::spawn(crate::use_cases::email::smtp::serve(
-            Arc::clone(&app),
+            app.mailroom(),
             listener,
             shutdown.clone(),
         ));
@@ -244,7 +244,7 @@ async fn serve(config: Config, role: Role) -> anyhow::Result<()> {
     {
         tracing::info!(mailbox = %imap.mailbox_url(), account = %app.config.email.account, "receiving documents from an IMAP mailbox");
         tokio::spawn(crate::use_cases::email::imap::run(
-            Arc::clone(&app),
+            app.mailroom(),
             imap,
             shutdown.clone(),
         ));
@@ -341,7 +341,7 @@ async fn api_keys(config: Config, command: ApiKeysCommand) -> anyhow::Result<()>
             let Some(account) = app.store.account_by_name(&account).await? else {
                 bail!("no account named {account:?}");
             };
-            accounts::revoke_key(&app, account.id, ApiKeyId(id))
+            accounts::revoke_key(&app, &app.auth, account.id, ApiKeyId(id))
                 .await
                 .with_context(|| format!("revoking key {id}"))?;
             eprintln!("revoked {id}");
@@ -358,7 +358,7 @@ async fn ais_replay(config: Config, file: &std::path::Path) -> anyhow::Result<()
         Arc::new(tidemark_domain::SystemClock),
         Arc::new(tidemark_domain::UuidV7Ids),
     );
-    let report = crate::use_cases::vessels::ais::replay_file(&app, file)
+    let report = crate::use_cases::vessels::ais::replay_file(&app, &app.config.ais, file)
         .await
         .with_context(|| format!("replaying {}", file.display()))?;
     let d = report.decode;

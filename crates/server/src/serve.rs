@@ -104,7 +104,8 @@ impl App {
                 );
             }
             tokio::spawn(crate::use_cases::edi::folder::watch(
-                Arc::clone(&self),
+                self.core.clone(),
+                self.config.edi.reader(),
                 folders,
                 shutdown.clone(),
             ))
@@ -126,7 +127,8 @@ impl App {
                     "receiving EDI from a polled SFTP mailbox"
                 );
                 tokio::spawn(crate::use_cases::edi::sftp::watch(
-                    Arc::clone(&self),
+                    self.core.clone(),
+                    self.config.edi.reader(),
                     index,
                     mailbox.clone(),
                     shutdown.clone(),

@@ -171,6 +171,6 @@ async fn revoke(
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let id = Uuid::parse_str(&id).map_err(|_| ApiError::NotFound)?;
-    accounts::revoke_key(&state, principal.account_id, ApiKeyId(id)).await?;
+    accounts::revoke_key(&state, &state.auth, principal.account_id, ApiKeyId(id)).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -102,7 +102,7 @@ pub async fn authenticate(
     let Some(secret) = presented_key(request.headers()) else {
         return failed(&state, client);
     };
-    let key = match keys::authenticate(&state, secret).await {
+    let key = match keys::authenticate(&state, &state.auth, secret).await {
         Ok(key) => key,
         Err(KeyRejected::Unknown) => return failed(&state, client),
         Err(KeyRejected::Store(error)) => return ApiError::from(error).into_response(),

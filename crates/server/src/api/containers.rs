@@ -147,7 +147,7 @@ async fn list(
                     container,
                     shipment: shipment_of(container),
                     events: events_in(&events, container.id),
-                    state: &state,
+                    core: &state,
                 },
                 base,
             )
@@ -178,7 +178,7 @@ async fn shipment_object(state: &AppState, shipment: &Shipment) -> Result<Includ
             shipment,
             containers: &containers,
             customers: &customers,
-            state,
+            core: state,
         },
         &state.config.public_url,
     ))
@@ -217,7 +217,7 @@ async fn show(
             container: &container,
             shipment: Some(&shipment),
             events: events_in(&ids, container.id),
-            state: &state,
+            core: &state,
         },
         base,
     );
@@ -258,7 +258,7 @@ async fn show(
             included_object(
                 &TransportEventResource {
                     event,
-                    state: &state,
+                    core: &state,
                     vessels: &vessels,
                     sources: &sources,
                 },
@@ -403,7 +403,7 @@ async fn edit(
                 container: &container,
                 shipment: Some(&shipment),
                 events: events_in(&events, container.id),
-                state,
+                core: state,
             },
             &state.config.public_url,
         ),
@@ -473,7 +473,7 @@ async fn transport_events(
                 resource_object(
                     &TransportEventResource {
                         event,
-                        state: &state,
+                        core: &state,
                         vessels: &vessels,
                         sources: &sources,
                     },

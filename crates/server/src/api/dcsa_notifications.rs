@@ -42,7 +42,15 @@ async fn receive(
     let signature = headers
         .get("notification-signature")
         .and_then(|value| value.to_str().ok());
-    let queued = push::receive(&state, &scac, signature, &body).await?;
+    let queued = push::receive(
+        &state,
+        &state.config.carriers,
+        &state.recent_pushes,
+        &scac,
+        signature,
+        &body,
+    )
+    .await?;
     tracing::info!(%scac, queued, "carrier push received");
     Ok(StatusCode::NO_CONTENT)
 }

@@ -90,7 +90,7 @@ pub(super) async fn create(
         source_name: None,
         create_shipments: false,
     };
-    let message = edi::receive(&state, principal.account_id, &inbound, &bytes)
+    let message = edi::receive(&state.edi(), principal.account_id, &inbound, &bytes)
         .await
         .map_err(|error| match error {
             ReceiveError::Empty => ApiError::BadRequest(vec![FieldError::pointer(
@@ -203,7 +203,7 @@ pub(super) async fn acknowledgement(
     principal: Principal,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let ack = edi::acknowledgement(&state, principal.account_id, parse_uuid(&id)?)
+    let ack = edi::acknowledgement(&state.edi(), principal.account_id, parse_uuid(&id)?)
         .await
         .map_err(|error| match error {
             AcknowledgementError::Store(error) => error.into(),

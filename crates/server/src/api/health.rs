@@ -70,7 +70,7 @@ async fn metrics(state: AppState) -> Response {
     }
     // Each configured carrier's health as the database has it (credentials refused,
     // circuit open, rate limited), so every process reports the shared state.
-    if let Err(error) = crate::use_cases::tracking::limits::export_gauges(&state).await {
+    if let Err(error) = crate::use_cases::tracking::limits::export_gauges(&state.engine()).await {
         tracing::warn!(error = ?error, "cannot read the carriers' states");
     }
     (

@@ -150,7 +150,7 @@ async fn document_with(
         shipment,
         containers,
         customers: &customers,
-        state,
+        core: state,
     };
     let included = included_of(state, includes, std::slice::from_ref(&resource)).await?;
     Ok(Document::new(
@@ -229,7 +229,7 @@ async fn list(
             shipment,
             containers,
             customers: &customers,
-            state: &state,
+            core: &state,
         })
         .collect();
     let base = &state.config.public_url;
@@ -383,7 +383,7 @@ async fn stop_tracking(
     Path(id): Path<String>,
 ) -> Result<Document<ShipmentAttributes>, ApiError> {
     let shipment = shipments::stop_tracking(
-        &state,
+        &state.engine(),
         principal.account_id,
         parse_id(&id)?,
         principal.key_id,
@@ -408,6 +408,7 @@ async fn resume_tracking(
     principal: Principal,
     Path(id): Path<String>,
 ) -> Result<Document<ShipmentAttributes>, ApiError> {
-    let shipment = shipments::resume_tracking(&state, principal.account_id, parse_id(&id)?).await?;
+    let shipment =
+        shipments::resume_tracking(&state.engine(), principal.account_id, parse_id(&id)?).await?;
     document(&state, &shipment, &Includes::default()).await
 }

@@ -89,7 +89,7 @@ async fn tracked_object_included(
             shipment,
             containers,
             customers: &customers,
-            state,
+            core: state,
         })
         .collect();
     let mut included: Vec<Included> = resources

@@ -167,8 +167,16 @@ async fn respond_future(
 ) -> Result<Document<VesselAttributes>, ApiError> {
     let port = required_port(query, "port_id")?;
     let previous = required_port(query, "previous_port_id")?;
-    let (vessel, positions) =
-        future_positions(state, principal.account_id, id, port, previous, start).await?;
+    let (vessel, positions) = future_positions(
+        state,
+        state.config.ais.service_speed_knots,
+        principal.account_id,
+        id,
+        port,
+        previous,
+        start,
+    )
+    .await?;
     let resource = VesselResource {
         vessel: &vessel,
         positions: Some(positions.iter().map(PositionObject::from).collect()),

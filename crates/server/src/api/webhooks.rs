@@ -210,7 +210,13 @@ async fn create(
     principal: Principal,
     body: JsonApiBody<WebhookBody>,
 ) -> Result<Response, ApiError> {
-    let webhook = manage::create(&state, principal.account_id, body.attributes.into()).await?;
+    let webhook = manage::create(
+        &state,
+        state.config.webhooks_allow_private,
+        principal.account_id,
+        body.attributes.into(),
+    )
+    .await?;
     Ok((StatusCode::CREATED, document(&state, &principal, &webhook)).into_response())
 }
 
@@ -256,7 +262,14 @@ async fn update(
     body: JsonApiBody<WebhookBody>,
 ) -> Result<Document<WebhookAttributes>, ApiError> {
     let id = parse_id(&id)?;
-    let webhook = manage::update(&state, principal.account_id, id, body.attributes.into()).await?;
+    let webhook = manage::update(
+        &state,
+        state.config.webhooks_allow_private,
+        principal.account_id,
+        id,
+        body.attributes.into(),
+    )
+    .await?;
     Ok(document(&state, &principal, &webhook))
 }
 
@@ -325,7 +338,10 @@ pub struct WebhookIps {
     security(("token" = []))
 )]
 async fn ips(state: AppState, _principal: Principal) -> Response {
-    let egress = crate::use_cases::webhooks::egress::egress_ips(&state);
+    let egress = crate::use_cases::webhooks::egress::egress_ips(
+        &state.config.webhook_egress_ips,
+        state.started_at,
+    );
     crate::api::jsonapi::json_body(&WebhookIps {
         webhook_notification_ips: egress.ips,
         last_updated: egress.last_updated,

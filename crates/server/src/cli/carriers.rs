@@ -160,7 +160,7 @@ fn table(rows: &[Row], health: &[CarrierHealth], now: DateTime<Utc>) -> String {
 /// What `tidemark carriers list` prints for this app's configuration and database.
 pub async fn list_text(app: &App) -> anyhow::Result<String> {
     let rows = rows(&app.config);
-    let health = limits::health(app).await?;
+    let health = limits::health(&app.engine()).await?;
     Ok(table(&rows, &health, app.clock.now()))
 }
 

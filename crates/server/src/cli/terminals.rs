@@ -181,7 +181,7 @@ pub async fn states(config: &Config) -> anyhow::Result<Vec<TerminalHealth>> {
         Arc::new(tidemark_domain::SystemClock),
         Arc::new(tidemark_domain::UuidV7Ids),
     );
-    Ok(health::health(&app).await?)
+    Ok(health::health(&app.terminals_context()).await?)
 }
 
 /// What `tidemark terminals list` prints: every profile, and each configured terminal's

@@ -290,7 +290,15 @@ pub async fn create(
         container_ids: Vec::new(),
         email_submission: None,
     };
-    match upload(&state, new, bytes).await {
+    match upload(
+        &state,
+        &state.documents,
+        state.config.max_document_bytes,
+        new,
+        bytes,
+    )
+    .await
+    {
         Ok(document) => Ok(Redirect::to(&format!("/documents/{}", document.id)).into_response()),
         Err(UploadError::Store(error)) => Err(error.into()),
         Err(UploadError::Storage(error)) => {

@@ -280,7 +280,7 @@ pub async fn sign_in(
     if secret.is_empty() {
         return Ok(refused());
     }
-    let key = match keys::authenticate(&state, secret).await {
+    let key = match keys::authenticate(&state, &state.auth, secret).await {
         Ok(key) => key,
         Err(KeyRejected::Unknown) => return Ok(refused()),
         Err(KeyRejected::Store(error)) => return Err(error.into()),
@@ -433,7 +433,7 @@ pub async fn revoke_api_key(
     let form = FormPairs::parse(&body);
     writable(&session, &headers, &form)?;
     let id = uuid::Uuid::parse_str(&id).map_err(|_| PageError::NotFound)?;
-    accounts::revoke_key(&state, session.account_id, ApiKeyId(id)).await?;
+    accounts::revoke_key(&state, &state.auth, session.account_id, ApiKeyId(id)).await?;
     Ok(Redirect::to("/api-keys"))
 }
 
@@ -441,8 +441,8 @@ pub async fn revoke_api_key(
 /// `tidemark carriers list` (shared by every process through the database). A brand's calls
 /// count against its family's line, whose health it shows.
 pub async fn carriers(state: AppState, session: Session) -> Result<Markup, PageError> {
-    let health = limits::health(&state).await?;
-    let terminals = crate::use_cases::terminals::health::health(&state).await?;
+    let health = limits::health(&state.engine()).await?;
+    let terminals = crate::use_cases::terminals::health::health(&state.terminals_context()).await?;
     let now = state.clock.now();
     let profiles = Profiles::embedded();
     let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();

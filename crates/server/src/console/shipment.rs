@@ -647,7 +647,7 @@ pub async fn stop_tracking(
     body: Bytes,
 ) -> Result<Response, PageError> {
     let (id, _) = checked(&session, &headers, &id, &body)?;
-    shipments::stop_tracking(&state, session.account_id, id, session.key_id).await?;
+    shipments::stop_tracking(&state.engine(), session.account_id, id, session.key_id).await?;
     Ok(done(id, "stopped"))
 }
 
@@ -660,7 +660,7 @@ pub async fn resume_tracking(
     body: Bytes,
 ) -> Result<Response, PageError> {
     let (id, _) = checked(&session, &headers, &id, &body)?;
-    shipments::resume_tracking(&state, session.account_id, id).await?;
+    shipments::resume_tracking(&state.engine(), session.account_id, id).await?;
     Ok(done(id, "resumed"))
 }
 

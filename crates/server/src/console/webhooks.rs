@@ -150,7 +150,14 @@ pub async fn create(
         events: Some(events.clone()),
         ..WebhookInput::default()
     };
-    match manage::create(&state, session.account_id, input).await {
+    match manage::create(
+        &state,
+        state.config.webhooks_allow_private,
+        session.account_id,
+        input,
+    )
+    .await
+    {
         Ok(webhook) => Ok(Redirect::to(&format!("/webhooks/{}", webhook.id.0)).into_response()),
         Err(WebhookError::Invalid(problems)) => {
             let page = list_page(&state, &session, Some((&url, &events, &problems))).await?;
@@ -438,7 +445,15 @@ async fn set_active(
         active: Some(active),
         ..WebhookInput::default()
     };
-    match manage::update(&state, session.account_id, id, input).await {
+    match manage::update(
+        &state,
+        state.config.webhooks_allow_private,
+        session.account_id,
+        id,
+        input,
+    )
+    .await
+    {
         Ok(_) | Err(WebhookError::Invalid(_)) => {}
         Err(WebhookError::Store(error)) => return Err(error.into()),
     }

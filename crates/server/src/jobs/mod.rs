@@ -75,10 +75,16 @@ impl JobHandler for Dispatcher {
                         self.app.clock.now() - Duration::hours(IDEMPOTENCY_KEY_HOURS),
                     )
                     .await?;
-                let positions = crate::use_cases::vessels::purge_old_positions(&self.app).await?;
-                let uploads =
-                    crate::use_cases::documents::upload::remove_expired_direct_uploads(&self.app)
-                        .await?;
+                let positions = crate::use_cases::vessels::purge_old_positions(
+                    &self.app,
+                    self.app.config.ais.retention_days,
+                )
+                .await?;
+                let uploads = crate::use_cases::documents::upload::remove_expired_direct_uploads(
+                    &self.app,
+                    &self.app.documents,
+                )
+                .await?;
                 let terminal_asks = self.app.store.forget_finished_terminal_asks().await?;
                 tracing::info!(
                     purged,
@@ -95,7 +101,7 @@ impl JobHandler for Dispatcher {
                 let payload: TrackPayload = serde_json::from_value(job.payload.clone())
                     .map_err(|e| JobError::fail(anyhow::anyhow!("bad track payload: {e}")))?;
                 match crate::use_cases::tracking::engine::poll(
-                    &self.app,
+                    &self.app.engine(),
                     payload.account_id,
                     payload.tracking_request_id,
                     payload.forced,
@@ -143,6 +149,7 @@ impl JobHandler for Dispatcher {
                     })?;
                 let outcome = crate::use_cases::documents::process::run(
                     &self.app,
+                    self.app.files(),
                     payload.account_id,
                     payload.document_id,
                     action,
@@ -157,6 +164,7 @@ impl JobHandler for Dispatcher {
                     .map_err(|e| JobError::fail(anyhow::anyhow!("bad rotation payload: {e}")))?;
                 let outcome = crate::use_cases::documents::rotate::run(
                     &self.app,
+                    self.app.files(),
                     payload.account_id,
                     payload.document_id,
                     payload.degrees,
@@ -170,7 +178,7 @@ impl JobHandler for Dispatcher {
                 let payload: EdiMessagePayload = serde_json::from_value(job.payload.clone())
                     .map_err(|e| JobError::fail(anyhow::anyhow!("bad EDI payload: {e}")))?;
                 match crate::use_cases::edi::process(
-                    &self.app,
+                    &self.app.edi(),
                     payload.account_id,
                     payload.edi_message_id,
                 )
@@ -193,7 +201,7 @@ impl JobHandler for Dispatcher {
                         .await;
                 };
                 match crate::use_cases::tracking::engine::apply_edi(
-                    &self.app,
+                    &self.app.engine(),
                     payload.account_id,
                     request,
                 )
@@ -213,8 +221,11 @@ impl JobHandler for Dispatcher {
                     .get("terminal")
                     .and_then(serde_json::Value::as_str)
                     .ok_or_else(|| JobError::fail(anyhow::anyhow!("bad terminal payload")))?;
-                let outcome =
-                    crate::use_cases::terminals::check::check(&self.app, terminal).await?;
+                let outcome = crate::use_cases::terminals::check::check(
+                    &self.app.terminals_context(),
+                    terminal,
+                )
+                .await?;
                 tracing::debug!(terminal, ?outcome, "checked a terminal");
                 Ok(())
             }
@@ -237,7 +248,8 @@ impl Dispatcher {
     ) -> Result<(), JobError> {
         let app = &self.app;
         let outcomes =
-            crate::use_cases::tracking::engine::apply_edi_all(app, account, requests).await?;
+            crate::use_cases::tracking::engine::apply_edi_all(&app.engine(), account, requests)
+                .await?;
         for (request, outcome) in outcomes {
             match outcome {
                 Ok(outcome) => {
@@ -337,10 +349,13 @@ pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
     let housekeeping = tokio::spawn(schedule_housekeeping(Arc::clone(&app), shutdown.clone()));
     let polls = tokio::spawn(schedule_polls(Arc::clone(&app), shutdown.clone()));
     let sandbox_ais = tokio::spawn(crate::use_cases::vessels::sandbox::run(
-        Arc::clone(&app),
+        app.core.clone(),
+        app.config.ais.clone(),
+        app.sandbox_ais.clone(),
+        app.config.demo_time_scale,
         shutdown.clone(),
     ));
-    crate::use_cases::vessels::ais::start_sources(&app, &shutdown);
+    crate::use_cases::vessels::ais::start_sources(&app, &app.config.ais, &shutdown);
     runner(&app).run_until(shutdown).await;
     let _ = tokio::join!(housekeeping, polls, sandbox_ais);
 }
@@ -348,12 +363,14 @@ pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
 /// Sweeps for due carrier polls and queues the terminals' checks every `scheduler_tick`.
 async fn schedule_polls(app: Arc<App>, shutdown: CancellationToken) {
     loop {
-        match crate::use_cases::tracking::sweep(&app).await {
+        match crate::use_cases::tracking::sweep(&app.engine(), app.config.scheduler_tick).await {
             Ok(queued) => tracing::debug!(queued, "scheduled carrier polls"),
             Err(error) => tracing::warn!(error = ?error, "cannot schedule carrier polls"),
         }
         // Terminals are asked on their own jobs: a slow terminal never holds up carriers.
-        if let Err(error) = crate::use_cases::terminals::check::sweep(&app).await {
+        if let Err(error) =
+            crate::use_cases::terminals::check::sweep(&app.terminals_context()).await
+        {
             tracing::warn!(error = ?error, "cannot queue terminal checks; the next tick will");
         }
         tokio::select! {

@@ -1,9 +1,10 @@
-//! What [`App`](crate::app::App) is made of besides the store, the clock and the ids: the
+//! What [`App`](crate::app::App) is made of: the basics most use cases read ([`core`]), the
 //! caches, limiters, connectors and clients one process shares between requests and
 //! workers. Each is built from the settings in `app.rs` and knows nothing of `App`, the use
-//! cases or HTTP, so the arrows stay one way: `api`/`console`/`jobs` → `use_cases` → `app`
-//! → `parts`.
+//! cases or HTTP, so the arrows stay one way: `api`/`console`/`jobs` → `app` → `use_cases`
+//! → `parts`, and `api`/`console`/`jobs` → `use_cases` (handed the parts by `App`).
 //!
+//! - [`core`]: the store, clock, ids, reference data and public address most use cases read.
 //! - [`auth_cache`]: accepted API keys, cached for `auth_cache_seconds`.
 //! - [`rate_limit`]: the per-key and per-address request windows.
 //! - [`carriers`]: the carrier connectors by SCAC, built from the profiles and settings.
@@ -14,6 +15,7 @@
 
 pub mod auth_cache;
 pub mod carriers;
+pub mod core;
 pub mod documents;
 pub mod rate_limit;
 pub mod recent_pushes;

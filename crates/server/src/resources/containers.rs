@@ -14,7 +14,7 @@ use tidemark_store::{ContainerEventIds, StoreError};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::app::AppState;
+use crate::parts::core::Core;
 use crate::resources::jsonapi::{Relationships, Resource, ResourceIdentifier, timestamp};
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -169,7 +169,7 @@ pub struct ContainerResource<'a> {
     pub shipment: Option<&'a Shipment>,
     /// The ids of its events, listed in its relationships (see [`event_ids_of`]).
     pub events: &'a ContainerEventIds,
-    pub state: &'a AppState,
+    pub core: &'a Core,
 }
 
 /// The event ids of several containers, by container.
@@ -184,12 +184,12 @@ static NO_EVENTS: ContainerEventIds = ContainerEventIds {
 /// The event ids of these containers of the account, in one visit to the store. The ids
 /// are collected before the future starts, so it holds no borrowing iterator.
 pub fn event_ids_of(
-    state: &AppState,
+    core: &Core,
     account: AccountId,
     containers: impl IntoIterator<Item = ContainerId>,
 ) -> impl Future<Output = Result<EventIds, StoreError>> + Send + '_ {
     let ids: Vec<ContainerId> = containers.into_iter().collect();
-    async move { state.store.event_ids_of_containers(account, &ids).await }
+    async move { core.store.event_ids_of_containers(account, &ids).await }
 }
 
 /// One container's entry of `ids` (none when it has no events).
@@ -210,7 +210,7 @@ impl Resource for ContainerResource<'_> {
         let c = self.container;
         let zone = |locode: Option<&String>| {
             locode
-                .and_then(|l| self.state.reference.time_zone_of(l))
+                .and_then(|l| self.core.reference.time_zone_of(l))
                 .map(str::to_owned)
         };
         let pod_zone = zone(
@@ -313,7 +313,7 @@ impl Resource for ContainerResource<'_> {
                     .collect(),
                 format!(
                     "{}/v2/containers/{}/transport_events",
-                    self.state.config.public_url, self.container.id
+                    self.core.public_url, self.container.id
                 ),
             )
             .listed(
@@ -325,7 +325,7 @@ impl Resource for ContainerResource<'_> {
                     .collect(),
                 format!(
                     "{}/v2/containers/{}/raw_events",
-                    self.state.config.public_url, self.container.id
+                    self.core.public_url, self.container.id
                 ),
             )
     }
@@ -355,7 +355,7 @@ pub struct TransportEventAttributes {
 
 pub struct TransportEventResource<'a> {
     pub event: &'a TransportEvent,
-    pub state: &'a AppState,
+    pub core: &'a Core,
     /// The vessels known by IMO (see [`vessels_of`]): fills the `vessel` relationship.
     pub vessels: &'a VesselIds,
     /// The raw events by carrier id (see [`source_events_of`]): fills `source_event`.
@@ -367,11 +367,11 @@ pub type SourceEvents = HashMap<String, RawEventId>;
 
 /// The raw events a container's transport events came from, by the carrier's event id.
 pub async fn source_events_of(
-    state: &AppState,
+    core: &Core,
     account: AccountId,
     container: ContainerId,
 ) -> Result<SourceEvents, StoreError> {
-    Ok(state
+    Ok(core
         .store
         .raw_events_of_container(account, container)
         .await?
@@ -386,11 +386,11 @@ pub type VesselIds = HashMap<String, Uuid>;
 /// The ids of the vessels these events name, in one query. Vessels are recorded by IMO
 /// when a poll names them, so an event's vessel is normally known.
 pub async fn vessels_of<'a>(
-    state: &AppState,
+    core: &Core,
     events: impl IntoIterator<Item = &'a TransportEvent>,
 ) -> Result<VesselIds, StoreError> {
     vessel_ids(
-        state,
+        core,
         events.into_iter().filter_map(|e| e.vessel_imo.as_deref()),
     )
     .await
@@ -398,7 +398,7 @@ pub async fn vessels_of<'a>(
 
 /// The ids of the vessels with these IMO numbers, in one query.
 pub async fn vessel_ids(
-    state: &AppState,
+    core: &Core,
     imos: impl IntoIterator<Item = &str>,
 ) -> Result<VesselIds, StoreError> {
     let mut imos: Vec<String> = imos.into_iter().map(str::to_owned).collect();
@@ -407,7 +407,7 @@ pub async fn vessel_ids(
     if imos.is_empty() {
         return Ok(HashMap::new());
     }
-    Ok(state
+    Ok(core
         .store
         .vessels_by_imos(&imos)
         .await?
@@ -430,7 +430,7 @@ impl Resource for TransportEventResource<'_> {
         let timezone = e
             .location_locode
             .as_deref()
-            .and_then(|l| self.state.reference.time_zone_of(l))
+            .and_then(|l| self.core.reference.time_zone_of(l))
             .map(str::to_owned);
         TransportEventAttributes {
             event: e.event.as_str(),
@@ -464,7 +464,7 @@ impl Resource for TransportEventResource<'_> {
                 "location",
                 e.location_locode
                     .as_deref()
-                    .and_then(|l| self.state.reference.port_by_locode(l))
+                    .and_then(|l| self.core.reference.port_by_locode(l))
                     .map(|p| ResourceIdentifier::new("port", p.id)),
             )
             .one(

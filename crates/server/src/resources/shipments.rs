@@ -6,7 +6,7 @@ use tidemark_domain::{Container, Party, PartyId, Shipment};
 use tidemark_store::StoreError;
 use utoipa::ToSchema;
 
-use crate::app::AppState;
+use crate::parts::core::Core;
 use crate::resources::containers::{ContainerResource, EventIds, event_ids_of, events_in};
 use crate::resources::jsonapi::{
     Included, Includes, Relationships, Resource, ResourceIdentifier, included_object, timestamp,
@@ -74,15 +74,12 @@ pub struct ShipmentResource<'a> {
     pub containers: &'a [Container],
     /// The customers of the shipments being rendered (any order; looked up by id).
     pub customers: &'a [Party],
-    pub state: &'a AppState,
+    pub core: &'a Core,
 }
 
 /// The customers (parties) of these shipments, one query per distinct customer: most
 /// shipments have none, and a page rarely spans more than a few.
-pub async fn customers_of(
-    state: &AppState,
-    shipments: &[Shipment],
-) -> Result<Vec<Party>, StoreError> {
+pub async fn customers_of(core: &Core, shipments: &[Shipment]) -> Result<Vec<Party>, StoreError> {
     let mut ids: Vec<(tidemark_domain::AccountId, PartyId)> = shipments
         .iter()
         .filter_map(|s| s.customer_id.map(|c| (s.account_id, c)))
@@ -91,7 +88,7 @@ pub async fn customers_of(
     ids.dedup();
     let mut parties = Vec::with_capacity(ids.len());
     for (account, id) in ids {
-        match state.store.party(account, id).await {
+        match core.store.party(account, id).await {
             Ok(party) => parties.push(party),
             Err(tidemark_store::StoreError::NotFound) => {}
             Err(error) => return Err(error),
@@ -102,7 +99,7 @@ pub async fn customers_of(
 
 impl ShipmentResource<'_> {
     fn port(&self, locode: Option<&String>) -> Option<&tidemark_geo::reference::Port> {
-        locode.and_then(|l| self.state.reference.port_by_locode(l))
+        locode.and_then(|l| self.core.reference.port_by_locode(l))
     }
 }
 
@@ -117,7 +114,7 @@ impl Resource for ShipmentResource<'_> {
 
     fn attributes(&self) -> ShipmentAttributes {
         let s = self.shipment;
-        let line = self.state.reference.shipping_line(&s.shipping_line_scac);
+        let line = self.core.reference.shipping_line(&s.shipping_line_scac);
         let pol = self.port(s.port_of_lading_locode.as_ref());
         let pod = self.port(s.port_of_discharge_locode.as_ref());
         let destination = self.port(s.destination_locode.as_ref());
@@ -200,14 +197,14 @@ impl Resource for ShipmentResource<'_> {
 /// The `included` resources asked for of these shipments (of one account): one visit to
 /// the store for their containers' event ids when containers are asked for, none otherwise.
 pub async fn included_of(
-    state: &AppState,
+    core: &Core,
     includes: &Includes,
     shipments: &[ShipmentResource<'_>],
 ) -> Result<Vec<Included>, StoreError> {
     let events = match shipments.first() {
         Some(first) if includes.contains("containers") => {
             event_ids_of(
-                state,
+                core,
                 first.shipment.account_id,
                 shipments
                     .iter()
@@ -217,7 +214,7 @@ pub async fn included_of(
         }
         _ => EventIds::new(),
     };
-    let base = &state.config.public_url;
+    let base = &core.public_url;
     let mut included: Vec<Included> = Vec::new();
     let mut push = |object: Included| {
         if !included
@@ -242,7 +239,7 @@ pub async fn included_of(
                 push(included_object(
                     &PortResource {
                         port,
-                        terminals: state.reference.terminals_at_port(&port.locode),
+                        terminals: core.reference.terminals_at_port(&port.locode),
                     },
                     base,
                 ));
@@ -251,7 +248,7 @@ pub async fn included_of(
         if includes.contains("pod_terminal")
             && let Some(terminal) = s
                 .pod_terminal_id
-                .and_then(|id| terminal_object(state.reference, id, base))
+                .and_then(|id| terminal_object(core.reference, id, base))
         {
             push(terminal);
         }
@@ -262,7 +259,7 @@ pub async fn included_of(
                         container,
                         shipment: Some(s),
                         events: events_in(&events, container.id),
-                        state,
+                        core,
                     },
                     base,
                 ));

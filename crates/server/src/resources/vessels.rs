@@ -6,7 +6,7 @@ use tidemark_geo::future::FuturePosition;
 use tidemark_store::{Fix, StoreError, Vessel};
 use utoipa::ToSchema;
 
-use crate::app::AppState;
+use crate::parts::core::Core;
 use crate::resources::jsonapi::{Included, Resource, included_object, timestamp};
 
 /// One position of a vessel: stored (`estimated: false`) or predicted.
@@ -105,7 +105,7 @@ impl Resource for VesselResource<'_> {
 /// The vessels these IMO numbers name, as included resources (without positions); numbers
 /// of vessels never recorded are left out.
 pub async fn vessel_objects(
-    state: &AppState,
+    core: &Core,
     imos: impl IntoIterator<Item = &str>,
 ) -> Result<Vec<Included>, StoreError> {
     let mut imos: Vec<String> = imos.into_iter().map(str::to_owned).collect();
@@ -114,7 +114,7 @@ pub async fn vessel_objects(
     if imos.is_empty() {
         return Ok(Vec::new());
     }
-    let vessels = state.store.vessels_by_imos(&imos).await?;
+    let vessels = core.store.vessels_by_imos(&imos).await?;
     Ok(vessels
         .iter()
         .map(|vessel| {
@@ -123,7 +123,7 @@ pub async fn vessel_objects(
                     vessel,
                     positions: None,
                 },
-                &state.config.public_url,
+                &core.public_url,
             )
         })
         .collect())

@@ -21,7 +21,7 @@ use tidemark_store::{
 };
 use uuid::Uuid;
 
-use crate::app::App;
+use crate::parts::core::Core;
 
 /// Most `filter[custom_fields][...]` parameters one list request may carry.
 pub const MAX_FILTERS: usize = 5;
@@ -48,11 +48,11 @@ pub struct ShownValue {
 
 /// Options of a definition as the rules take them.
 async fn options_of(
-    app: &App,
+    core: &Core,
     account: AccountId,
     definition_id: Uuid,
 ) -> Result<Vec<FieldOption>, StoreError> {
-    Ok(app
+    Ok(core
         .store
         .custom_field_options(account, definition_id)
         .await?
@@ -64,20 +64,20 @@ async fn options_of(
 // Definitions.
 
 pub async fn create_definition(
-    app: &App,
+    core: &Core,
     account: AccountId,
     new: &NewDefinition,
 ) -> Result<DefinitionRecord, CustomFieldError> {
     let definition = validate_new_definition(new).map_err(CustomFieldError::Invalid)?;
-    let now = app.clock.now();
+    let now = core.clock.now();
     let record = DefinitionRecord {
-        id: app.ids.next_id(),
+        id: core.ids.next_id(),
         account_id: account,
         definition,
         created_at: now,
         updated_at: now,
     };
-    match app.store.create_custom_field_definition(&record).await {
+    match core.store.create_custom_field_definition(&record).await {
         Ok(()) => Ok(record),
         Err(StoreError::Conflict { .. }) => Err(invalid(FieldProblem::attribute(
             "api_slug",
@@ -94,19 +94,19 @@ pub async fn create_definition(
 /// Applies a PATCH: only `display_name`, `description`, `validation`, `default_format` and
 /// `default_value` change; an attempt to change a fixed attribute changes nothing.
 pub async fn update_definition(
-    app: &App,
+    core: &Core,
     account: AccountId,
     id: Uuid,
     changes: &DefinitionChanges,
 ) -> Result<DefinitionRecord, CustomFieldError> {
-    let mut record = app.store.custom_field_definition(account, id).await?;
-    let options = options_of(app, account, id).await?;
+    let mut record = core.store.custom_field_definition(account, id).await?;
+    let options = options_of(core, account, id).await?;
     let updated = check_definition_update(&record.definition, &options, changes)
         .map_err(CustomFieldError::Invalid)?;
     if updated != record.definition {
         record.definition = updated;
-        record.updated_at = app.clock.now();
-        app.store.update_custom_field_definition(&record).await?;
+        record.updated_at = core.clock.now();
+        core.store.update_custom_field_definition(&record).await?;
     }
     Ok(record)
 }
@@ -114,32 +114,32 @@ pub async fn update_definition(
 // Options.
 
 pub async fn create_option(
-    app: &App,
+    core: &Core,
     account: AccountId,
     definition_id: Uuid,
     new: &NewOption,
 ) -> Result<OptionRecord, CustomFieldError> {
-    let definition = app
+    let definition = core
         .store
         .custom_field_definition(account, definition_id)
         .await?;
-    let existing = options_of(app, account, definition_id).await?;
+    let existing = options_of(core, account, definition_id).await?;
     let option = validate_new_option(
         &definition.definition,
         new,
         existing.iter().map(|o| o.value.as_str()),
     )
     .map_err(CustomFieldError::Invalid)?;
-    let now = app.clock.now();
+    let now = core.clock.now();
     let record = OptionRecord {
-        id: app.ids.next_id(),
+        id: core.ids.next_id(),
         account_id: account,
         definition_id,
         option,
         created_at: now,
         updated_at: now,
     };
-    match app.store.create_custom_field_option(&record).await {
+    match core.store.create_custom_field_option(&record).await {
         Ok(()) => Ok(record),
         // Another request took the value between the check and the insert.
         Err(StoreError::Conflict { .. }) => Err(invalid(FieldProblem::attribute(
@@ -152,13 +152,13 @@ pub async fn create_option(
 }
 
 pub async fn update_option(
-    app: &App,
+    core: &Core,
     account: AccountId,
     definition_id: Uuid,
     id: Uuid,
     changes: &OptionChanges,
 ) -> Result<OptionRecord, CustomFieldError> {
-    let mut record = app
+    let mut record = core
         .store
         .custom_field_option(account, definition_id, id)
         .await?;
@@ -166,8 +166,8 @@ pub async fn update_option(
         check_option_update(&record.option, changes).map_err(CustomFieldError::Invalid)?;
     if updated != record.option {
         record.option = updated;
-        record.updated_at = app.clock.now();
-        app.store.update_custom_field_option(&record).await?;
+        record.updated_at = core.clock.now();
+        core.store.update_custom_field_option(&record).await?;
     }
     Ok(record)
 }
@@ -176,23 +176,23 @@ pub async fn update_option(
 
 /// The account's shipment, container or tracking request, or `NotFound`.
 pub async fn entity(
-    app: &App,
+    core: &Core,
     account: AccountId,
     entity_type: EntityType,
     id: Uuid,
 ) -> Result<EntityRef, StoreError> {
     match entity_type {
-        EntityType::Shipment => app
+        EntityType::Shipment => core
             .store
             .shipment(account, ShipmentId(id))
             .await
             .map(|_| ()),
-        EntityType::Container => app
+        EntityType::Container => core
             .store
             .container(account, ContainerId(id))
             .await
             .map(|_| ()),
-        EntityType::TrackingRequest => app
+        EntityType::TrackingRequest => core
             .store
             .tracking_request(account, TrackingRequestId(id))
             .await
@@ -204,7 +204,7 @@ pub async fn entity(
 /// The definition named by `api_slug`, which must apply to `entity`'s type (a tracking
 /// request's are shipment fields).
 pub async fn definition_for(
-    app: &App,
+    core: &Core,
     account: AccountId,
     entity: EntityRef,
     api_slug: &str,
@@ -217,7 +217,7 @@ pub async fn definition_for(
             format!("No custom field definition has api_slug '{api_slug}'"),
         ))
     };
-    let record = match app
+    let record = match core
         .store
         .custom_field_definition_by_slug(account, api_slug)
         .await
@@ -241,12 +241,12 @@ pub async fn definition_for(
 }
 
 /// Shows a stored value: its `display_value` under the definition's format and options.
-pub async fn show(app: &App, record: ValueRecord) -> Result<ShownValue, StoreError> {
-    let definition = app
+pub async fn show(core: &Core, record: ValueRecord) -> Result<ShownValue, StoreError> {
+    let definition = core
         .store
         .custom_field_definition(record.account_id, record.definition_id)
         .await?;
-    let options = options_of(app, record.account_id, record.definition_id).await?;
+    let options = options_of(core, record.account_id, record.definition_id).await?;
     Ok(shown(&definition.definition, &options, record))
 }
 
@@ -275,19 +275,19 @@ pub enum SetOutcome {
 /// Checks `raw` against the definition's type, validation and options, then stores it on
 /// `entity` (or clears it, for an empty value).
 pub async fn set_value(
-    app: &App,
+    core: &Core,
     account: AccountId,
     entity: EntityRef,
     definition: &DefinitionRecord,
     raw: &Value,
 ) -> Result<SetOutcome, CustomFieldError> {
-    let options = options_of(app, account, definition.id).await?;
+    let options = options_of(core, account, definition.id).await?;
     let checked =
         check_value(&definition.definition, &options, raw).map_err(CustomFieldError::Invalid)?;
     if let Some(StoredValue::Reference { reference_type, id }) = &checked {
-        check_reference(app, account, *reference_type, *id).await?;
+        check_reference(core, account, *reference_type, *id).await?;
     }
-    let previous = match app
+    let previous = match core
         .store
         .custom_field_value_of(account, definition.id, entity.id)
         .await
@@ -298,7 +298,7 @@ pub async fn set_value(
     };
     let Some(value) = checked else {
         if let Some(previous) = &previous {
-            match app
+            match core
                 .store
                 .delete_custom_field_value(account, previous.id)
                 .await
@@ -309,15 +309,15 @@ pub async fn set_value(
         }
         return Ok(SetOutcome::Cleared { previous });
     };
-    let record = app
+    let record = core
         .store
         .set_custom_field_value(&NewValue {
-            id: app.ids.next_id(),
+            id: core.ids.next_id(),
             account_id: account,
             definition_id: definition.id,
             entity,
             value,
-            at: app.clock.now(),
+            at: core.clock.now(),
         })
         .await?;
     Ok(SetOutcome::Set {
@@ -329,23 +329,23 @@ pub async fn set_value(
 /// A reference must name one of the account's resources. Documents are not checked: their
 /// store is not part of this feature.
 async fn check_reference(
-    app: &App,
+    core: &Core,
     account: AccountId,
     reference_type: ReferenceType,
     id: Uuid,
 ) -> Result<(), CustomFieldError> {
     let found = match reference_type {
-        ReferenceType::Shipment => app
+        ReferenceType::Shipment => core
             .store
             .shipment(account, ShipmentId(id))
             .await
             .map(|_| ()),
-        ReferenceType::Container => app
+        ReferenceType::Container => core
             .store
             .container(account, ContainerId(id))
             .await
             .map(|_| ()),
-        ReferenceType::TrackingRequest => app
+        ReferenceType::TrackingRequest => core
             .store
             .tracking_request(account, TrackingRequestId(id))
             .await
@@ -364,10 +364,13 @@ async fn check_reference(
 }
 
 /// Several values, shown.
-pub async fn show_all(app: &App, records: Vec<ValueRecord>) -> Result<Vec<ShownValue>, StoreError> {
+pub async fn show_all(
+    core: &Core,
+    records: Vec<ValueRecord>,
+) -> Result<Vec<ShownValue>, StoreError> {
     let mut shown_values = Vec::with_capacity(records.len());
     for record in records {
-        shown_values.push(show(app, record).await?);
+        shown_values.push(show(core, record).await?);
     }
     Ok(shown_values)
 }
@@ -386,7 +389,7 @@ pub const MAX_ENTITY_FIELDS: u32 = 100;
 
 /// Every field defined for `entity`'s type, oldest first, with the entity's values.
 pub async fn fields_of(
-    app: &App,
+    core: &Core,
     account: AccountId,
     entity: EntityRef,
 ) -> Result<Vec<EntityField>, StoreError> {
@@ -394,7 +397,7 @@ pub async fn fields_of(
         offset: 0,
         limit: MAX_ENTITY_FIELDS,
     };
-    let definitions = app
+    let definitions = core
         .store
         .list_custom_field_definitions(
             account,
@@ -406,7 +409,7 @@ pub async fn fields_of(
         )
         .await?
         .items;
-    let mut values = app
+    let mut values = core
         .store
         .list_custom_field_values(
             account,
@@ -420,7 +423,7 @@ pub async fn fields_of(
         .items;
     let mut fields = Vec::with_capacity(definitions.len());
     for definition in definitions {
-        let options = app
+        let options = core
             .store
             .custom_field_options(account, definition.id)
             .await?;
@@ -439,18 +442,22 @@ pub async fn fields_of(
 }
 
 /// Deletes a definition with its options and every value of it.
-pub async fn delete_definition(app: &App, account: AccountId, id: Uuid) -> Result<(), StoreError> {
-    app.store.delete_custom_field_definition(account, id).await
+pub async fn delete_definition(
+    core: &Core,
+    account: AccountId,
+    id: Uuid,
+) -> Result<(), StoreError> {
+    core.store.delete_custom_field_definition(account, id).await
 }
 
 /// Deletes an option; values that use it keep it, shown as the raw value.
 pub async fn delete_option(
-    app: &App,
+    core: &Core,
     account: AccountId,
     definition_id: Uuid,
     id: Uuid,
 ) -> Result<(), StoreError> {
-    app.store
+    core.store
         .delete_custom_field_option(account, definition_id, id)
         .await
 }
@@ -470,7 +477,7 @@ pub struct FilterProblem {
 /// into store filters: each slug must name a definition for `entity_type`, each value must
 /// suit its data type.
 pub async fn filters_from(
-    app: &App,
+    core: &Core,
     account: AccountId,
     entity_type: EntityType,
     parameters: &[(String, String)],
@@ -491,7 +498,7 @@ pub async fn filters_from(
                 detail: format!("At most {MAX_FILTERS} custom field filters may be combined."),
             }));
         }
-        let definition = match app
+        let definition = match core
             .store
             .custom_field_definition_by_slug(account, slug)
             .await
@@ -558,7 +565,7 @@ struct StagedFields {
 /// containers: [{api_slug, value, number?}]}`) now, so a bad value is a 422 on submission
 /// rather than lost later; returns them normalized for staging.
 pub async fn stage(
-    app: &App,
+    core: &Core,
     account: AccountId,
     raw: Option<&Value>,
 ) -> Result<Option<Value>, CustomFieldError> {
@@ -593,7 +600,7 @@ pub async fn stage(
         };
         for (index, entry) in entries.iter().enumerate() {
             let at = format!("{BASE}/{key}/{index}");
-            match stage_entry(app, account, entity_type, entry, &at).await? {
+            match stage_entry(core, account, entity_type, entry, &at).await? {
                 Ok(entry) if entity_type == EntityType::Shipment => staged.shipment.push(entry),
                 Ok(entry) => staged.containers.push(entry),
                 Err(found) => problems.extend(found),
@@ -619,14 +626,14 @@ pub async fn stage(
 }
 
 async fn stage_entry(
-    app: &App,
+    core: &Core,
     account: AccountId,
     entity_type: EntityType,
     entry: &Value,
     at: &str,
 ) -> Result<Result<Staged, Vec<FieldProblem>>, StoreError> {
     let slug = entry.get("api_slug").and_then(Value::as_str).unwrap_or("");
-    let definition = match app
+    let definition = match core
         .store
         .custom_field_definition_by_slug(account, slug)
         .await
@@ -648,7 +655,7 @@ async fn stage_entry(
         }
         Err(error) => return Err(error),
     };
-    let options = options_of(app, account, definition.id).await?;
+    let options = options_of(core, account, definition.id).await?;
     let raw = entry.get("value").unwrap_or(&Value::Null);
     let value = match check_value(&definition.definition, &options, raw) {
         Ok(value) => value,
@@ -679,22 +686,22 @@ async fn stage_entry(
 /// (`/v2/tracking_requests/{id}/custom_fields`), then those staged in its
 /// `initial_custom_fields`; where both name a field, the first written is kept.
 pub async fn staged_values(
-    app: &App,
+    core: &Core,
     request: &TrackingRequest,
     update: &TrackingUpdate,
 ) -> Result<Vec<NewValue>, StoreError> {
     let mut values = if update.shipment_created {
-        request_values(app, request, update.shipment.id).await?
+        request_values(core, request, update.shipment.id).await?
     } else {
         Vec::new()
     };
-    values.extend(initial_values(app, request, update).await?);
+    values.extend(initial_values(core, request, update).await?);
     Ok(values)
 }
 
 /// The tracking request's own values (of shipment fields), copied onto its new shipment.
 async fn request_values(
-    app: &App,
+    core: &Core,
     request: &TrackingRequest,
     shipment: ShipmentId,
 ) -> Result<Vec<NewValue>, StoreError> {
@@ -703,7 +710,7 @@ async fn request_values(
         offset: 0,
         limit: 10_000,
     };
-    let held = app
+    let held = core
         .store
         .list_custom_field_values(
             request.account_id,
@@ -714,10 +721,10 @@ async fn request_values(
             ALL,
         )
         .await?;
-    let now = app.clock.now();
+    let now = core.clock.now();
     let mut values = Vec::with_capacity(held.items.len());
     for record in held.items {
-        let definition = app
+        let definition = core
             .store
             .custom_field_definition(request.account_id, record.definition_id)
             .await?;
@@ -725,7 +732,7 @@ async fn request_values(
             continue;
         };
         values.push(NewValue {
-            id: app.ids.next_id(),
+            id: core.ids.next_id(),
             account_id: request.account_id,
             definition_id: record.definition_id,
             entity: EntityRef {
@@ -743,7 +750,7 @@ async fn request_values(
 /// containers an update creates. Definitions deleted or changed to another entity type
 /// since staging are skipped.
 async fn initial_values(
-    app: &App,
+    core: &Core,
     request: &TrackingRequest,
     update: &TrackingUpdate,
 ) -> Result<Vec<NewValue>, StoreError> {
@@ -758,7 +765,7 @@ async fn initial_values(
         return Ok(Vec::new());
     };
     let account = request.account_id;
-    let now = app.clock.now();
+    let now = core.clock.now();
     let mut values = Vec::new();
     let mut targets: Vec<(&Staged, EntityRef)> = Vec::new();
     if update.shipment_created {
@@ -790,7 +797,7 @@ async fn initial_values(
         }
     }
     for (entry, entity) in targets {
-        let definition = match app
+        let definition = match core
             .store
             .custom_field_definition_by_slug(account, &entry.api_slug)
             .await
@@ -803,7 +810,7 @@ async fn initial_values(
             continue;
         };
         values.push(NewValue {
-            id: app.ids.next_id(),
+            id: core.ids.next_id(),
             account_id: account,
             definition_id: definition.id,
             entity,

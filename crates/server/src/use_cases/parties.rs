@@ -4,7 +4,7 @@ use tidemark_domain::party::{CompanyNameProblem, company_name};
 use tidemark_domain::{AccountId, Party, PartyId};
 use tidemark_store::StoreError;
 
-use crate::app::App;
+use crate::parts::core::Core;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PartyError {
@@ -24,17 +24,17 @@ fn taken(error: StoreError, name: &str) -> PartyError {
     }
 }
 
-pub async fn create(app: &App, account: AccountId, raw_name: &str) -> Result<Party, PartyError> {
+pub async fn create(core: &Core, account: AccountId, raw_name: &str) -> Result<Party, PartyError> {
     let name = company_name(raw_name).map_err(PartyError::InvalidName)?;
-    let now = app.clock.now();
+    let now = core.clock.now();
     let party = Party {
-        id: PartyId::new(app.ids.as_ref()),
+        id: PartyId::new(core.ids.as_ref()),
         account_id: account,
         company_name: name,
         created_at: now,
         updated_at: now,
     };
-    app.store
+    core.store
         .create_party(&party)
         .await
         .map_err(|e| taken(e, &party.company_name))?;
@@ -42,19 +42,19 @@ pub async fn create(app: &App, account: AccountId, raw_name: &str) -> Result<Par
 }
 
 pub async fn rename(
-    app: &App,
+    core: &Core,
     account: AccountId,
     id: PartyId,
     raw_name: &str,
 ) -> Result<Party, PartyError> {
     let name = company_name(raw_name).map_err(PartyError::InvalidName)?;
-    let mut party = app.store.party(account, id).await?;
+    let mut party = core.store.party(account, id).await?;
     if party.company_name == name {
         return Ok(party);
     }
     party.company_name = name;
-    party.updated_at = app.clock.now();
-    app.store
+    party.updated_at = core.clock.now();
+    core.store
         .update_party(&party)
         .await
         .map_err(|e| taken(e, &party.company_name))?;

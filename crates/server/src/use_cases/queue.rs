@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use tidemark_domain::{JobId, NewJob};
 use tidemark_store::StoreError;
 
-use crate::app::App;
+use crate::parts::core::Core;
 
 /// Every kind of job, named as stored in the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,14 +62,14 @@ impl JobKind {
 /// A job of `kind`, to queue with [`enqueue`] or inside a store call that writes it in
 /// the transaction of the change it follows.
 pub fn new_job(
-    app: &App,
+    core: &Core,
     kind: JobKind,
     payload: serde_json::Value,
     dedup_key: Option<String>,
     run_at: DateTime<Utc>,
 ) -> NewJob {
     NewJob {
-        id: JobId::new(app.ids.as_ref()),
+        id: JobId::new(core.ids.as_ref()),
         kind: kind.name().to_owned(),
         payload,
         dedup_key,
@@ -81,12 +81,12 @@ pub fn new_job(
 /// Queues a job of `kind`. With a `dedup_key`, a job with the same key that is still
 /// pending absorbs this one.
 pub async fn enqueue(
-    app: &App,
+    core: &Core,
     kind: JobKind,
     payload: serde_json::Value,
     dedup_key: Option<String>,
     run_at: DateTime<Utc>,
 ) -> Result<JobId, StoreError> {
-    let job = new_job(app, kind, payload, dedup_key, run_at);
-    app.store.enqueue_job(&job, app.clock.now()).await
+    let job = new_job(core, kind, payload, dedup_key, run_at);
+    core.store.enqueue_job(&job, core.clock.now()).await
 }

@@ -9,7 +9,7 @@ use tidemark_domain::{
 };
 use tidemark_store::{SEARCH_SCAN_LIMIT, SearchHit, SearchKind, StoreError};
 
-use crate::app::App;
+use crate::parts::core::Core;
 
 /// Results of one search at most, as Terminal49 answers.
 pub const MAX_RESULTS: usize = 25;
@@ -31,15 +31,15 @@ pub enum Found {
 /// Searches the account for `key` (a `tidemark_store::search_key`). A tracking request
 /// that has created its shipment is left out: the shipment stands for it (Terminal49
 /// filters such duplicates). An entity gone since the index was read is skipped.
-pub async fn search(app: &App, account: AccountId, key: &str) -> Result<Vec<Found>, StoreError> {
-    let hits = app.store.search(account, key, SEARCH_SCAN_LIMIT).await?;
+pub async fn search(core: &Core, account: AccountId, key: &str) -> Result<Vec<Found>, StoreError> {
+    let hits = core.store.search(account, key, SEARCH_SCAN_LIMIT).await?;
     let shipment_ids: Vec<ShipmentId> = hits
         .iter()
         .filter(|hit| hit.kind == SearchKind::Shipment)
         .take(MAX_RESULTS)
         .map(|hit| ShipmentId(hit.id))
         .collect();
-    let shipments: HashMap<ShipmentId, Shipment> = app
+    let shipments: HashMap<ShipmentId, Shipment> = core
         .store
         .shipments_by_ids(account, &shipment_ids)
         .await?
@@ -47,7 +47,7 @@ pub async fn search(app: &App, account: AccountId, key: &str) -> Result<Vec<Foun
         .map(|shipment| (shipment.id, shipment))
         .collect();
     let mut counts: HashMap<ShipmentId, usize> = HashMap::new();
-    for container in app.store.containers_of_shipments(&shipment_ids).await? {
+    for container in core.store.containers_of_shipments(&shipment_ids).await? {
         *counts.entry(container.shipment_id).or_default() += 1;
     }
     let mut found = Vec::new();
@@ -64,9 +64,9 @@ pub async fn search(app: &App, account: AccountId, key: &str) -> Result<Vec<Foun
                         containers_count: counts.get(&shipment.id).copied().unwrap_or(0),
                     })
             }
-            SearchKind::Container => container_found(app, account, hit).await?,
+            SearchKind::Container => container_found(core, account, hit).await?,
             SearchKind::TrackingRequest => {
-                match app
+                match core
                     .store
                     .tracking_request(account, TrackingRequestId(hit.id))
                     .await
@@ -85,16 +85,16 @@ pub async fn search(app: &App, account: AccountId, key: &str) -> Result<Vec<Foun
 }
 
 async fn container_found(
-    app: &App,
+    core: &Core,
     account: AccountId,
     hit: SearchHit,
 ) -> Result<Option<Found>, StoreError> {
-    let container = match app.store.container(account, ContainerId(hit.id)).await {
+    let container = match core.store.container(account, ContainerId(hit.id)).await {
         Ok(container) => container,
         Err(StoreError::NotFound) => return Ok(None),
         Err(error) => return Err(error),
     };
-    match app.store.shipment(account, container.shipment_id).await {
+    match core.store.shipment(account, container.shipment_id).await {
         Ok(shipment) => Ok(Some(Found::Container {
             container: Box::new(container),
             shipment: Box::new(shipment),

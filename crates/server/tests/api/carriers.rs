@@ -377,7 +377,7 @@ async fn events_that_cannot_be_read_are_counted_per_carrier_with_their_raw_paylo
 
     app.run_pending_jobs().await;
     let after = metric(&app, drift).await;
-    let health = tidemark_server::use_cases::tracking::limits::health(&app.app)
+    let health = tidemark_server::use_cases::tracking::limits::health(&app.app.engine())
         .await
         .unwrap();
 
@@ -472,7 +472,7 @@ async fn refused_credentials_make_requests_wait_and_they_resume_once_the_credent
     let waiting = attributes_of(&app, &id).await;
     let metrics = app.get("/metrics").await;
     let metrics = String::from_utf8_lossy(&metrics.body).into_owned();
-    let health = tidemark_server::use_cases::tracking::limits::health(&app.app)
+    let health = tidemark_server::use_cases::tracking::limits::health(&app.app.engine())
         .await
         .unwrap();
     let calls_while_refused = carrier.calls();
@@ -572,15 +572,21 @@ async fn two_worker_processes_share_one_budget_and_never_exceed_it() {
     for _ in 0..(15 * 6) {
         tokio::join!(
             async {
-                tidemark_server::use_cases::tracking::sweep(&first)
-                    .await
-                    .unwrap();
+                tidemark_server::use_cases::tracking::sweep(
+                    &first.engine(),
+                    first.config.scheduler_tick,
+                )
+                .await
+                .unwrap();
                 runner_one.run_pending().await
             },
             async {
-                tidemark_server::use_cases::tracking::sweep(&second)
-                    .await
-                    .unwrap();
+                tidemark_server::use_cases::tracking::sweep(
+                    &second.engine(),
+                    second.config.scheduler_tick,
+                )
+                .await
+                .unwrap();
                 runner_two.run_pending().await
             },
         );

@@ -152,7 +152,7 @@ async fn a_session_expires(app: TestApp) {
 
 async fn revoking_the_key_ends_its_sessions(app: TestApp) {
     let cookie = sign_in(&app, &app.key).await;
-    let key = accounts::keys::authenticate(&app.app, &app.key)
+    let key = accounts::keys::authenticate(&app.app, &app.app.auth, &app.key)
         .await
         .unwrap();
     app.app

@@ -85,7 +85,7 @@ impl Dropbox {
     }
 
     async fn scan(&mut self, app: &TestApp) -> ScanReport {
-        folder::scan(&app.app, &self.folder, &mut self.seen)
+        folder::scan(&app.app.edi(), &self.folder, &mut self.seen)
             .await
             .unwrap()
     }
@@ -334,13 +334,14 @@ async fn an_unreadable_folder_is_reported_and_the_other_folders_are_still_watche
         create_shipments: false,
     };
     dropbox.drop_complete(&app, "hamsud.edi", HAMSUD_DISCHARGED);
-    let error = folder::scan(&app.app, &missing, &mut Sightings::default())
+    let error = folder::scan(&app.app.edi(), &missing, &mut Sightings::default())
         .await
         .unwrap_err();
     let shutdown = tokio_util::sync::CancellationToken::new();
 
     let watcher = tokio::spawn(folder::watch(
-        std::sync::Arc::clone(&app.app),
+        app.app.core.clone(),
+        app.app.config.edi.reader(),
         vec![missing.clone(), dropbox.folder.clone()],
         shutdown.clone(),
     ));

@@ -55,12 +55,12 @@ fn good_mailbox(server: &SftpServer) -> SftpMailbox {
 
 /// Two polls: the first sees the files, the second takes those unchanged since.
 async fn poll_twice(app: &TestApp, mailbox: &SftpMailbox, seen: &mut Sightings) -> PollReport {
-    let first = sftp::poll(&app.app, mailbox, seen).await.unwrap();
+    let first = sftp::poll(&app.app.edi(), mailbox, seen).await.unwrap();
     assert!(
         first.taken.is_empty(),
         "nothing is taken when first seen: {first:?}"
     );
-    sftp::poll(&app.app, mailbox, seen).await.unwrap()
+    sftp::poll(&app.app.edi(), mailbox, seen).await.unwrap()
 }
 
 async fn edi_messages(app: &TestApp) -> Value {
@@ -115,8 +115,12 @@ async fn a_315_on_the_server_becomes_an_edi_message_updates_its_container_and_go
     let mailbox = good_mailbox(&server);
     let mut seen = Sightings::default();
 
-    let first = sftp::poll(&app.app, &mailbox, &mut seen).await.unwrap();
-    let second = sftp::poll(&app.app, &mailbox, &mut seen).await.unwrap();
+    let first = sftp::poll(&app.app.edi(), &mailbox, &mut seen)
+        .await
+        .unwrap();
+    let second = sftp::poll(&app.app.edi(), &mailbox, &mut seen)
+        .await
+        .unwrap();
     app.run_pending_jobs().await;
 
     assert_eq!((first.taken.len(), first.waiting), (0, 1), "{first:?}");
@@ -157,7 +161,9 @@ async fn a_315_on_the_server_becomes_an_edi_message_updates_its_container_and_go
         events.contains(&"container.transport.vessel_discharged".to_owned()),
         "{events:?}"
     );
-    let again = sftp::poll(&app.app, &mailbox, &mut seen).await.unwrap();
+    let again = sftp::poll(&app.app.edi(), &mailbox, &mut seen)
+        .await
+        .unwrap();
     assert!(again.taken.is_empty() && again.waiting == 0, "{again:?}");
 }
 
@@ -213,14 +219,15 @@ async fn a_wrong_password_or_host_key_takes_nothing_and_the_poller_keeps_running
     let wrong_key = mailbox(&server, other_key, PASSWORD);
     let mut seen = Sightings::default();
 
-    let refused = sftp::poll(&app.app, &wrong_password, &mut seen).await;
+    let refused = sftp::poll(&app.app.edi(), &wrong_password, &mut seen).await;
     let logins_after_refusal = server.logins();
-    let unknown = sftp::poll(&app.app, &wrong_key, &mut seen).await;
+    let unknown = sftp::poll(&app.app.edi(), &wrong_key, &mut seen).await;
     let logins_after_wrong_key = server.logins();
     // The watcher under a refused login: it keeps running, and stops when told.
     let shutdown = tokio_util::sync::CancellationToken::new();
     let watcher = tokio::spawn(sftp::watch(
-        Arc::clone(&app.app),
+        app.app.core.clone(),
+        app.app.config.edi.reader(),
         0,
         wrong_password.clone(),
         shutdown.clone(),
@@ -259,7 +266,7 @@ async fn a_wrong_password_or_host_key_takes_nothing_and_the_poller_keeps_running
             PASSWORD,
         )
     };
-    let refused_connection = sftp::poll(&app.app, &nobody, &mut Sightings::default()).await;
+    let refused_connection = sftp::poll(&app.app.edi(), &nobody, &mut Sightings::default()).await;
     assert!(
         matches!(refused_connection, Err(PollError::Connect(_))),
         "{refused_connection:?}"
@@ -349,15 +356,21 @@ async fn a_file_growing_between_polls_is_left_until_two_polls_see_it_unchanged(a
     let mailbox = good_mailbox(&server);
     let mut seen = Sightings::default();
 
-    let first = sftp::poll(&app.app, &mailbox, &mut seen).await.unwrap();
+    let first = sftp::poll(&app.app.edi(), &mailbox, &mut seen)
+        .await
+        .unwrap();
     let mut file = std::fs::OpenOptions::new()
         .append(true)
         .open(server.path("inbound/growing.edi"))
         .unwrap();
     std::io::Write::write_all(&mut file, tail).unwrap();
     drop(file);
-    let second = sftp::poll(&app.app, &mailbox, &mut seen).await.unwrap();
-    let third = sftp::poll(&app.app, &mailbox, &mut seen).await.unwrap();
+    let second = sftp::poll(&app.app.edi(), &mailbox, &mut seen)
+        .await
+        .unwrap();
+    let third = sftp::poll(&app.app.edi(), &mailbox, &mut seen)
+        .await
+        .unwrap();
 
     assert_eq!((first.taken.len(), first.waiting), (0, 1), "{first:?}");
     assert_eq!((second.taken.len(), second.waiting), (0, 1), "{second:?}");
@@ -383,7 +396,7 @@ async fn a_private_key_logs_in_without_a_password(app: TestApp) {
         ..with_key.clone()
     };
 
-    let refused = sftp::poll(&app.app, &with_another_key, &mut Sightings::default()).await;
+    let refused = sftp::poll(&app.app.edi(), &with_another_key, &mut Sightings::default()).await;
     let report = poll_twice(&app, &with_key, &mut Sightings::default()).await;
 
     assert!(

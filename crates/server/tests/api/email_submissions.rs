@@ -40,7 +40,7 @@ pub(crate) async fn receiver(app: &TestApp) -> (std::net::SocketAddr, Cancellati
     let address = listener.local_addr().unwrap();
     let shutdown = CancellationToken::new();
     tokio::spawn(tidemark_server::use_cases::email::smtp::serve(
-        std::sync::Arc::clone(&app.app),
+        app.app.mailroom(),
         listener,
         shutdown.clone(),
     ));

@@ -314,10 +314,13 @@ impl TestApp {
     /// One turn of the workers: the scheduler's sweeps (carrier polls, terminal checks),
     /// then every due job.
     pub async fn tick(&self) -> usize {
-        tidemark_server::use_cases::tracking::sweep(&self.app)
-            .await
-            .expect("sweep");
-        tidemark_server::use_cases::terminals::check::sweep(&self.app)
+        tidemark_server::use_cases::tracking::sweep(
+            &self.app.engine(),
+            self.app.config.scheduler_tick,
+        )
+        .await
+        .expect("sweep");
+        tidemark_server::use_cases::terminals::check::sweep(&self.app.terminals_context())
             .await
             .expect("terminal sweep");
         self.run_pending_jobs().await

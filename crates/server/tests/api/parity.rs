@@ -119,18 +119,26 @@ async fn the_sandbox_vessel_keeps_reporting_on_the_transmitters_interval_after_c
         .clone()
         .expect("the sandbox transmitter is on by default");
 
-    let same_time = tidemark_server::use_cases::vessels::sandbox::tick(&app.app, &transmitter)
-        .await
-        .unwrap();
+    let same_time = tidemark_server::use_cases::vessels::sandbox::tick(
+        &app.app,
+        &app.app.config.ais,
+        &transmitter,
+    )
+    .await
+    .unwrap();
     assert_eq!(
         same_time.positions, 0,
         "what creation sent is not sent again"
     );
     // `sandbox_ais_seconds` is 300 by default: one new position per five minutes.
     app.clock.advance(Duration::minutes(15));
-    let later = tidemark_server::use_cases::vessels::sandbox::tick(&app.app, &transmitter)
-        .await
-        .unwrap();
+    let later = tidemark_server::use_cases::vessels::sandbox::tick(
+        &app.app,
+        &app.app.config.ais,
+        &transmitter,
+    )
+    .await
+    .unwrap();
     assert_eq!(later.positions, 3, "{later:?}");
 
     let imo = &voyage.legs()[0].vessel.imo;

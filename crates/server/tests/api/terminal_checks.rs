@@ -162,7 +162,7 @@ async fn a_sandbox_container_is_asked_hourly_from_three_days_before_arrival_then
     let request = app.track("bill_of_lading", "TEST-TERMINAL-3", "TEST").await;
     app.run_pending_jobs().await;
     let check = || async {
-        tidemark_server::use_cases::terminals::check::check(&app.app, "sandbox")
+        tidemark_server::use_cases::terminals::check::check(&app.app.terminals_context(), "sandbox")
             .await
             .expect("terminal check")
     };
@@ -223,7 +223,7 @@ async fn a_discharged_sandbox_container_is_held_then_released_with_a_last_free_d
     // The terminal is asked at once (the workers' job, without another carrier poll that
     // could reveal the box already gone): a customs hold, or already released.
     let check = || async {
-        tidemark_server::use_cases::terminals::check::check(&app.app, "sandbox")
+        tidemark_server::use_cases::terminals::check::check(&app.app.terminals_context(), "sandbox")
             .await
             .expect("terminal check")
     };
@@ -323,9 +323,12 @@ async fn a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_noti
     sail_until_discharged(&app, &request).await;
     for hours in [9, 48] {
         app.clock.advance(Duration::hours(hours));
-        tidemark_server::use_cases::terminals::check::check(&app.app, "sandbox")
-            .await
-            .expect("terminal check");
+        tidemark_server::use_cases::terminals::check::check(
+            &app.app.terminals_context(),
+            "sandbox",
+        )
+        .await
+        .expect("terminal check");
     }
 
     let container = first_container(&app, &request).await;
@@ -384,7 +387,7 @@ async fn the_console_shows_and_filters_what_the_terminal_said(app: TestApp) {
         }
     }
     app.clock.advance(Duration::hours(9));
-    tidemark_server::use_cases::terminals::check::check(&app.app, "sandbox")
+    tidemark_server::use_cases::terminals::check::check(&app.app.terminals_context(), "sandbox")
         .await
         .expect("terminal check");
     let number = container["attributes"]["number"]
@@ -434,18 +437,22 @@ async fn a_terminal_that_refuses_our_credentials_is_paused_and_shown_so(app: Tes
     use tidemark_server::use_cases::terminals::health;
     let terminal = "port_of_virginia";
     assert_eq!(
-        health::acquire(&app.app, terminal).await.unwrap(),
+        health::acquire(&app.app.terminals_context(), terminal)
+            .await
+            .unwrap(),
         Acquire::Go
     );
 
     let refused = Err(tidemark_terminals::TerminalError::CredentialsRefused(
         "401 from the gateway".to_owned(),
     ));
-    health::record(&app.app, terminal, &refused).await;
+    health::record(&app.app.terminals_context(), terminal, &refused).await;
 
     assert!(
         matches!(
-            health::acquire(&app.app, terminal).await.unwrap(),
+            health::acquire(&app.app.terminals_context(), terminal)
+                .await
+                .unwrap(),
             Acquire::Wait {
                 reason: WaitReason::CredentialsRefused,
                 ..
@@ -469,14 +476,20 @@ async fn a_terminals_budget_holds_in_every_minute(app: TestApp) {
     let terminal = "port_of_virginia";
     for _ in 0..2 {
         assert_eq!(
-            health::acquire(&app.app, terminal).await.unwrap(),
+            health::acquire(&app.app.terminals_context(), terminal)
+                .await
+                .unwrap(),
             Acquire::Go
         );
     }
 
-    let third = health::acquire(&app.app, terminal).await.unwrap();
+    let third = health::acquire(&app.app.terminals_context(), terminal)
+        .await
+        .unwrap();
     app.clock.advance(Duration::seconds(65));
-    let a_minute_on = health::acquire(&app.app, terminal).await.unwrap();
+    let a_minute_on = health::acquire(&app.app.terminals_context(), terminal)
+        .await
+        .unwrap();
 
     assert!(matches!(third, Acquire::Wait { .. }), "{third:?}");
     assert_eq!(a_minute_on, Acquire::Go);
@@ -612,8 +625,10 @@ async fn a_container_whose_pod_terminal_is_named_is_asked_only_of_the_terminal_r
 
     // eModal asks one container a call: the discharged one would come first. Each terminal
     // keeps its own last ask, so Port Houston asking first holds nothing off for eModal.
-    check(&app.app, "port_houston").await.unwrap();
-    let by_emodal = check(&app.app, "emodal").await.unwrap();
+    check(&app.app.terminals_context(), "port_houston")
+        .await
+        .unwrap();
+    let by_emodal = check(&app.app.terminals_context(), "emodal").await.unwrap();
 
     let houston = asked_of(&houston).await;
     let emodal = asked_of(&emodal).await;
@@ -702,8 +717,10 @@ async fn two_terminals_at_one_port_each_ask_about_a_container_within_the_interva
     discharge_events(&app, &request, "USHOU", discharged).await;
 
     // The same instant: well within the 15 minutes after Port Houston's ask.
-    let by_houston = check(&app.app, "port_houston").await.unwrap();
-    let by_emodal = check(&app.app, "emodal").await.unwrap();
+    let by_houston = check(&app.app.terminals_context(), "port_houston")
+        .await
+        .unwrap();
+    let by_emodal = check(&app.app.terminals_context(), "emodal").await.unwrap();
 
     let houston = asked_of(&houston).await;
     let emodal = asked_of(&emodal).await;
@@ -751,9 +768,12 @@ async fn a_terminal_that_looks_up_by_bill_of_lading_is_asked_with_the_shipments_
     let discharged = Some(app.clock.now() - Duration::hours(2));
     let numbers = bound_for(&app, &request, "USORF", None, discharged).await;
 
-    let outcome = tidemark_server::use_cases::terminals::check::check(&app.app, "port_of_virginia")
-        .await
-        .unwrap();
+    let outcome = tidemark_server::use_cases::terminals::check::check(
+        &app.app.terminals_context(),
+        "port_of_virginia",
+    )
+    .await
+    .unwrap();
 
     assert_eq!(outcome.asked, numbers.len(), "{outcome:?}");
     let asked = asked_of(&virginia).await;
@@ -826,11 +846,15 @@ async fn a_yard_of_several_batches_is_asked_in_one_run_within_the_minute_budget(
         bound_for(&app, &request, "USORF", None, discharged).await;
     }
 
-    let run = check(&app.app, "port_of_virginia").await.unwrap();
+    let run = check(&app.app.terminals_context(), "port_of_virginia")
+        .await
+        .unwrap();
     let calls = virginia.received_requests().await.unwrap_or_default().len();
     // Past the minute and its guard.
     app.clock.advance(Duration::minutes(2));
-    let next_minute = check(&app.app, "port_of_virginia").await.unwrap();
+    let next_minute = check(&app.app.terminals_context(), "port_of_virginia")
+        .await
+        .unwrap();
 
     assert_eq!(
         run.asked, 2,
@@ -862,12 +886,20 @@ async fn a_day_budget_is_spread_over_the_day_not_spent_at_once(
     // 48 calls a day: 2 an hour. Every box is due; the budget, not the boxes, sets the pace.
     let mut asked = Vec::new();
     for _ in 0..4 {
-        asked.push(check(&app.app, "port_of_virginia").await.unwrap().asked);
+        asked.push(
+            check(&app.app.terminals_context(), "port_of_virginia")
+                .await
+                .unwrap()
+                .asked,
+        );
         app.clock.advance(Duration::minutes(2));
     }
     // The hour's calls are counted in ten-minute buckets: well past it.
     app.clock.advance(Duration::hours(2));
-    let later = check(&app.app, "port_of_virginia").await.unwrap().asked;
+    let later = check(&app.app.terminals_context(), "port_of_virginia")
+        .await
+        .unwrap()
+        .asked;
 
     assert_eq!(asked, [1, 1, 0, 0], "two calls in the hour, then none");
     assert_eq!(later, 1);
@@ -954,15 +986,21 @@ async fn a_box_whose_bill_is_not_known_is_passed_over_and_waits_its_interval(
 
     // One box a batch: the run's first batch passes over the box without a bill; it counts
     // as asked, so its next batch is the other box's, asked with the bill its carrier named.
-    let first = check(&app.app, "port_of_virginia").await.unwrap();
+    let first = check(&app.app.terminals_context(), "port_of_virginia")
+        .await
+        .unwrap();
     let after_first = asked_of(&virginia).await;
     // Within its 15 minutes it is not selected again; after them it is, and is passed over
     // again (the other box, not yet discharged, waits its hour).
     app.clock.advance(Duration::minutes(10));
-    let within = check(&app.app, "port_of_virginia").await.unwrap();
+    let within = check(&app.app.terminals_context(), "port_of_virginia")
+        .await
+        .unwrap();
     let asked_within = waiting_asked().await;
     app.clock.advance(Duration::minutes(6));
-    check(&app.app, "port_of_virginia").await.unwrap();
+    check(&app.app.terminals_context(), "port_of_virginia")
+        .await
+        .unwrap();
     let asked_after = waiting_asked().await;
 
     assert_eq!(first.asked, 1, "{first:?}");

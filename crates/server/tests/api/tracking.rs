@@ -483,9 +483,12 @@ async fn tracking_survives_a_restart_in_the_middle(app: TestApp) {
     // The process dies before any worker ran: the request and its queued poll are stored.
 
     let restarted = app.restarted();
-    tidemark_server::use_cases::tracking::sweep(&restarted)
-        .await
-        .unwrap();
+    tidemark_server::use_cases::tracking::sweep(
+        &restarted.engine(),
+        restarted.config.scheduler_tick,
+    )
+    .await
+    .unwrap();
     tidemark_server::jobs::runner(&restarted)
         .run_pending()
         .await;

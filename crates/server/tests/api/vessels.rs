@@ -75,7 +75,9 @@ async fn feed(app: &TestApp, start: DateTime<Utc>, count: i64) {
             104.0 + i as f64 * 0.01,
         ));
     }
-    let report = ingest_lines(&app.app, &lines).await.unwrap();
+    let report = ingest_lines(&app.app, &app.app.config.ais, &lines)
+        .await
+        .unwrap();
     assert_eq!(report.positions, count as u64);
 }
 
@@ -208,9 +210,13 @@ async fn housekeeping_purges_positions_past_the_retention(app: TestApp) {
     // Default retention: 90 days. Positions 100 days old and one day old.
     feed(&app, app.clock.now() - Duration::days(100), 3).await;
     let recent = app.clock.now() - Duration::days(1);
-    ingest_lines(&app.app, [position_line(recent, 2.0, 105.0)])
-        .await
-        .unwrap();
+    ingest_lines(
+        &app.app,
+        &app.app.config.ais,
+        [position_line(recent, 2.0, 105.0)],
+    )
+    .await
+    .unwrap();
     app.run_housekeeping().await;
     let vessel = app.app.store.vessel_by_imo("9811000").await.unwrap();
     let track = app
@@ -233,13 +239,19 @@ async fn the_sandbox_reports_only_what_is_new_at_each_tick(app: TestApp) {
     let sandbox = tidemark_server::parts::carriers::sandbox(ReferenceData::embedded());
     let transmitter = SandboxAis::new(sandbox, Duration::minutes(30));
     // A new transmitter (as after a restart) resends the track; the store keeps it once.
-    let resent = sandbox_vessels::tick(&app.app, &transmitter).await.unwrap();
+    let resent = sandbox_vessels::tick(&app.app, &app.app.config.ais, &transmitter)
+        .await
+        .unwrap();
     assert!(resent.positions > 10);
     assert_eq!(resent.stored, 0, "{resent:?}");
-    let again = sandbox_vessels::tick(&app.app, &transmitter).await.unwrap();
+    let again = sandbox_vessels::tick(&app.app, &app.app.config.ais, &transmitter)
+        .await
+        .unwrap();
     assert_eq!(again.positions, 0, "nothing new at the same time");
     app.clock.advance(Duration::hours(2));
-    let later = sandbox_vessels::tick(&app.app, &transmitter).await.unwrap();
+    let later = sandbox_vessels::tick(&app.app, &app.app.config.ais, &transmitter)
+        .await
+        .unwrap();
     assert_eq!(later.positions, 4, "two hours at half-hour steps");
     assert_eq!(later.stored, 4);
     let imo = &voyage.legs()[0].vessel.imo;
@@ -270,7 +282,9 @@ async fn bad_truncated_and_unknown_sentences_are_counted_and_skipped(app: TestAp
         "!AIVDM,2,2,3,B,1@0000000000000,2*55".to_owned(),
         good[sentence_start..].to_owned(),
     ];
-    let report = ingest_lines(&app.app, &lines).await.unwrap();
+    let report = ingest_lines(&app.app, &app.app.config.ais, &lines)
+        .await
+        .unwrap();
     let stats = report.decode;
     assert_eq!(stats.lines, 7);
     assert_eq!(stats.decoded, 1);
@@ -295,9 +309,10 @@ async fn a_real_sample_feed_is_decoded_and_stored(app: TestApp) {
         eprintln!("{} not found: skipped", path.display());
         return;
     };
-    let report = tidemark_server::use_cases::vessels::ais::replay_file(&app.app, &path)
-        .await
-        .unwrap();
+    let report =
+        tidemark_server::use_cases::vessels::ais::replay_file(&app.app, &app.app.config.ais, &path)
+            .await
+            .unwrap();
     assert_eq!(report.decode.lines, text.lines().count() as u64);
     assert!(report.positions > 100, "{report:?}");
     assert!(report.stored > 0, "{report:?}");
@@ -349,7 +364,8 @@ async fn a_udp_source_stores_the_positions_it_receives(app: TestApp) {
         .unwrap();
     let shutdown = tokio_util::sync::CancellationToken::new();
     let source = tokio::spawn(tidemark_server::use_cases::vessels::ais::run_source(
-        std::sync::Arc::clone(&app.app),
+        app.app.core.clone(),
+        app.app.config.ais.clone(),
         tidemark_server::config::AisSource::Udp(address),
         shutdown.clone(),
     ));
@@ -378,7 +394,8 @@ async fn a_tcp_source_reads_a_feed_and_reconnects_when_it_drops(app: TestApp) {
     let address = listener.local_addr().unwrap();
     let shutdown = tokio_util::sync::CancellationToken::new();
     let source = tokio::spawn(tidemark_server::use_cases::vessels::ais::run_source(
-        std::sync::Arc::clone(&app.app),
+        app.app.core.clone(),
+        app.app.config.ais.clone(),
         tidemark_server::config::AisSource::Tcp(address.to_string()),
         shutdown.clone(),
     ));
@@ -424,7 +441,9 @@ async fn showcase_at_sea(app: &TestApp) -> (String, tidemark_carriers::sandbox::
         .set(first.departure + (first.arrival - first.departure) / 3);
     app.tick().await;
     let transmitter = SandboxAis::new(sandbox, Duration::minutes(30));
-    let report = sandbox_vessels::tick(&app.app, &transmitter).await.unwrap();
+    let report = sandbox_vessels::tick(&app.app, &app.app.config.ais, &transmitter)
+        .await
+        .unwrap();
     assert!(report.positions > 10, "{report:?}");
 
     let requests = app.get("/v2/tracking_requests").await.json();

@@ -675,7 +675,7 @@ async fn a_delivery_cut_off_by_a_crash_is_made_after_the_restart(app: TestApp) {
     let requests = app.get("/v2/tracking_requests").await.json();
     let request = requests["data"][0]["id"].as_str().unwrap().parse().unwrap();
     tidemark_server::use_cases::tracking::engine::poll(
-        &app.app,
+        &app.app.engine(),
         account.id,
         tidemark_domain::TrackingRequestId(request),
         true,
@@ -692,9 +692,12 @@ async fn a_delivery_cut_off_by_a_crash_is_made_after_the_restart(app: TestApp) {
 
     app.clock.advance(Duration::minutes(6));
     let restarted = app.restarted();
-    tidemark_server::use_cases::tracking::sweep(&restarted)
-        .await
-        .unwrap();
+    tidemark_server::use_cases::tracking::sweep(
+        &restarted.engine(),
+        restarted.config.scheduler_tick,
+    )
+    .await
+    .unwrap();
     tidemark_server::jobs::runner(&restarted)
         .run_pending()
         .await;

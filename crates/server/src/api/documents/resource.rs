@@ -88,7 +88,7 @@ pub async fn included(
                         shipment,
                         containers: &own,
                         customers: &customers,
-                        state,
+                        core: state,
                     },
                     base,
                 )));
@@ -101,7 +101,7 @@ pub async fn included(
                     container,
                     shipment: shipments.iter().find(|s| s.id == container.shipment_id),
                     events: events_in(&events, container.id),
-                    state,
+                    core: state,
                 },
                 base,
             )));

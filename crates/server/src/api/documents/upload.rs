@@ -194,10 +194,20 @@ async fn create_from_form(
         container_ids,
         email_submission: None,
     };
-    Ok(match upload::upload(state, new, bytes).await {
-        Ok(doc) => created(state, &doc),
-        Err(error) => upload_failure(error, "/file"),
-    })
+    Ok(
+        match upload::upload(
+            state,
+            &state.documents,
+            state.config.max_document_bytes,
+            new,
+            bytes,
+        )
+        .await
+        {
+            Ok(doc) => created(state, &doc),
+            Err(error) => upload_failure(error, "/file"),
+        },
+    )
 }
 
 async fn create_from_upload(
@@ -245,7 +255,7 @@ async fn create_from_upload(
         email_submission: None,
     };
     Ok(
-        match upload::from_direct_upload(state, new, &upload).await {
+        match upload::from_direct_upload(state, &state.documents, new, &upload).await {
             Ok(doc) => created(state, &doc),
             Err(error) => upload_failure(error, POINTER),
         },

@@ -5,7 +5,8 @@
 use tidemark_domain::{ApiKey, ApiKeySecret};
 use tidemark_store::StoreError;
 
-use crate::app::App;
+use crate::parts::auth_cache::AuthCache;
+use crate::parts::core::Core;
 
 /// Why a presented key was not accepted.
 #[derive(Debug, thiserror::Error)]
@@ -17,19 +18,23 @@ pub enum KeyRejected {
     Store(#[from] StoreError),
 }
 
-/// The live key whose secret is `secret`.
-pub async fn authenticate(app: &App, secret: &str) -> Result<ApiKey, KeyRejected> {
+/// The live key whose secret is `secret`, from `auth` when it was accepted recently.
+pub async fn authenticate(
+    core: &Core,
+    auth: &AuthCache,
+    secret: &str,
+) -> Result<ApiKey, KeyRejected> {
     let hash = ApiKeySecret::from_presented(secret).hash();
-    let now = app.clock.now();
-    let key = match app.auth.get(&hash, now) {
+    let now = core.clock.now();
+    let key = match auth.get(&hash, now) {
         Some(key) => key,
         None => {
-            let key = app
+            let key = core
                 .store
                 .api_key_by_hash(&hash)
                 .await?
                 .ok_or(KeyRejected::Unknown)?;
-            app.auth.put(key.clone(), now);
+            auth.put(key.clone(), now);
             key
         }
     };
@@ -42,11 +47,11 @@ pub async fn authenticate(app: &App, secret: &str) -> Result<ApiKey, KeyRejected
 /// The account's key `id`, if it is still live (a signed-in console session names its key
 /// by id, so revoking the key ends the session).
 pub async fn live_key(
-    app: &App,
+    core: &Core,
     account: tidemark_domain::AccountId,
     id: tidemark_domain::ApiKeyId,
 ) -> Result<ApiKey, KeyRejected> {
-    app.store
+    core.store
         .list_api_keys(account)
         .await?
         .into_iter()

@@ -5,7 +5,8 @@ pub mod keys;
 use tidemark_domain::{Account, AccountId, ApiKey, ApiKeyId, ApiKeyScope, ApiKeySecret};
 use tidemark_store::StoreError;
 
-use crate::app::App;
+use crate::parts::auth_cache::AuthCache;
+use crate::parts::core::Core;
 
 /// A new key: its stored record and the secret, which is shown once and never stored.
 #[derive(Debug)]
@@ -14,34 +15,34 @@ pub struct IssuedKey {
     pub secret: ApiKeySecret,
 }
 
-fn new_key(app: &App, account: AccountId, scope: ApiKeyScope) -> IssuedKey {
+fn new_key(core: &Core, account: AccountId, scope: ApiKeyScope) -> IssuedKey {
     let secret = ApiKeySecret::from_random_bytes(rand::random());
     let key = ApiKey {
-        id: ApiKeyId::new(app.ids.as_ref()),
+        id: ApiKeyId::new(core.ids.as_ref()),
         account_id: account,
         prefix: secret.prefix(),
         hash: secret.hash(),
         scope,
-        created_at: app.clock.now(),
+        created_at: core.clock.now(),
         revoked_at: None,
     };
     IssuedKey { key, secret }
 }
 
 /// The account with this name, created if it does not exist yet.
-pub async fn find_or_create_account(app: &App, name: &str) -> Result<Account, StoreError> {
-    if let Some(account) = app.store.account_by_name(name).await? {
+pub async fn find_or_create_account(core: &Core, name: &str) -> Result<Account, StoreError> {
+    if let Some(account) = core.store.account_by_name(name).await? {
         return Ok(account);
     }
     let account = Account {
-        id: AccountId::new(app.ids.as_ref()),
+        id: AccountId::new(core.ids.as_ref()),
         name: name.to_owned(),
-        created_at: app.clock.now(),
+        created_at: core.clock.now(),
     };
-    match app.store.create_account(&account).await {
+    match core.store.create_account(&account).await {
         Ok(()) => Ok(account),
         // Another process created it between our read and write.
-        Err(StoreError::Conflict { .. }) => app
+        Err(StoreError::Conflict { .. }) => core
             .store
             .account_by_name(name)
             .await?
@@ -52,25 +53,25 @@ pub async fn find_or_create_account(app: &App, name: &str) -> Result<Account, St
 
 /// Issues a key for `account`.
 pub async fn issue_key(
-    app: &App,
+    core: &Core,
     account: AccountId,
     scope: ApiKeyScope,
 ) -> Result<IssuedKey, StoreError> {
-    let issued = new_key(app, account, scope);
-    app.store.insert_api_key(&issued.key).await?;
+    let issued = new_key(core, account, scope);
+    core.store.insert_api_key(&issued.key).await?;
     Ok(issued)
 }
 
 /// On a database with no account at all, creates `default` and a read-write key for it.
 /// Returns the key when it did so.
-pub async fn bootstrap(app: &App) -> Result<Option<IssuedKey>, StoreError> {
+pub async fn bootstrap(core: &Core) -> Result<Option<IssuedKey>, StoreError> {
     let account = Account {
-        id: AccountId::new(app.ids.as_ref()),
+        id: AccountId::new(core.ids.as_ref()),
         name: "default".to_owned(),
-        created_at: app.clock.now(),
+        created_at: core.clock.now(),
     };
-    let issued = new_key(app, account.id, ApiKeyScope::ReadWrite);
-    let created = app
+    let issued = new_key(core, account.id, ApiKeyScope::ReadWrite);
+    let created = core
         .store
         .bootstrap_first_account(&account, &issued.key)
         .await?;
@@ -78,11 +79,16 @@ pub async fn bootstrap(app: &App) -> Result<Option<IssuedKey>, StoreError> {
 }
 
 /// Revokes one of the account's keys and forgets it in this process at once.
-pub async fn revoke_key(app: &App, account: AccountId, id: ApiKeyId) -> Result<ApiKey, StoreError> {
-    let key = app
+pub async fn revoke_key(
+    core: &Core,
+    auth: &AuthCache,
+    account: AccountId,
+    id: ApiKeyId,
+) -> Result<ApiKey, StoreError> {
+    let key = core
         .store
-        .revoke_api_key(account, id, app.clock.now())
+        .revoke_api_key(account, id, core.clock.now())
         .await?;
-    app.auth.forget(&key.hash);
+    auth.forget(&key.hash);
     Ok(key)
 }

@@ -5,7 +5,7 @@ use tidemark_domain::{AccountId, Shipment, ShipmentId};
 use tidemark_store::{DocumentFilter, DocumentSort, PageRequest, StoreError, StoredDocument};
 use uuid::Uuid;
 
-use crate::app::App;
+use crate::parts::core::Core;
 
 /// At most this many documents are listed with a shipment.
 pub const MAX_LISTED: u32 = 100;
@@ -13,7 +13,7 @@ pub const MAX_LISTED: u32 = 100;
 /// The documents linked to `shipment`, newest first: those found by its bill of lading
 /// number (the API's `filter[reference]`) that name it among their shipments.
 pub async fn of_shipment(
-    app: &App,
+    core: &Core,
     account: AccountId,
     shipment: &Shipment,
 ) -> Result<Vec<StoredDocument>, StoreError> {
@@ -21,7 +21,7 @@ pub async fn of_shipment(
         reference: Some(shipment.bill_of_lading_number.to_uppercase()),
         ..DocumentFilter::default()
     };
-    let found = app
+    let found = core
         .store
         .list_documents(
             account,
@@ -43,34 +43,34 @@ pub async fn of_shipment(
 /// Links one of the account's documents to one of its shipments (both must exist; another
 /// account's is `NotFound`); linking twice changes nothing.
 pub async fn link_to_shipment(
-    app: &App,
+    core: &Core,
     account: AccountId,
     document: Uuid,
     shipment: ShipmentId,
 ) -> Result<StoredDocument, StoreError> {
-    let mut stored = app.store.document(account, document).await?;
-    app.store.shipment(account, shipment).await?;
+    let mut stored = core.store.document(account, document).await?;
+    core.store.shipment(account, shipment).await?;
     if !stored.shipment_ids.contains(&shipment) {
         stored.shipment_ids.push(shipment);
         stored.shipment_ids.sort_unstable();
-        stored.updated_at = app.clock.now();
-        app.store.update_document(&stored).await?;
+        stored.updated_at = core.clock.now();
+        core.store.update_document(&stored).await?;
     }
     Ok(stored)
 }
 
 /// Removes a document's link to a shipment; no link, no change.
 pub async fn unlink_from_shipment(
-    app: &App,
+    core: &Core,
     account: AccountId,
     document: Uuid,
     shipment: ShipmentId,
 ) -> Result<StoredDocument, StoreError> {
-    let mut stored = app.store.document(account, document).await?;
+    let mut stored = core.store.document(account, document).await?;
     if stored.shipment_ids.contains(&shipment) {
         stored.shipment_ids.retain(|id| *id != shipment);
-        stored.updated_at = app.clock.now();
-        app.store.update_document(&stored).await?;
+        stored.updated_at = core.clock.now();
+        core.store.update_document(&stored).await?;
     }
     Ok(stored)
 }
@@ -78,7 +78,7 @@ pub async fn unlink_from_shipment(
 /// The account's shipment whose bill of lading (or original request number) is `number`,
 /// ignoring case and surrounding spaces.
 pub async fn shipment_by_number(
-    app: &App,
+    core: &Core,
     account: AccountId,
     number: &str,
 ) -> Result<Option<Shipment>, StoreError> {
@@ -86,7 +86,7 @@ pub async fn shipment_by_number(
     if number.is_empty() {
         return Ok(None);
     }
-    let found = app
+    let found = core
         .store
         .list_shipments(
             account,

@@ -23,6 +23,17 @@
 //! The pure parts do no IO and live in the `tidemark-documents` crate (re-exported here);
 //! the server runs [`text`] only through the child process.
 
+use crate::parts::documents::isolate::Extractor;
+use crate::parts::documents::storage::Storage;
+
+/// What reading a stored document needs beside the [`Core`](crate::parts::core::Core):
+/// where its bytes are kept and the child process that reads them. `App::files` builds one.
+#[derive(Clone, Copy)]
+pub struct Files<'a> {
+    pub storage: &'a Storage,
+    pub extractor: &'a Extractor,
+}
+
 pub mod links;
 pub mod process;
 pub mod rotate;

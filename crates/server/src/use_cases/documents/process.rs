@@ -11,8 +11,9 @@ use tidemark_domain::{AccountId, ContainerId, DomainEvent, DomainEventId, NewJob
 use tidemark_store::{DocumentClassification, Representation, StoreError, StoredDocument};
 use uuid::Uuid;
 
-use crate::app::App;
+use crate::parts::core::Core;
 use crate::parts::documents::storage::StorageError;
+use crate::use_cases::documents::Files;
 use crate::use_cases::documents::classify::DocumentType;
 use crate::use_cases::documents::fields;
 use crate::use_cases::documents::references::{BL_PREFIXES, find_references, matching_bl_numbers};
@@ -62,9 +63,9 @@ impl Action {
 }
 
 /// The job that classifies a document, queued in the transaction that stores it.
-pub fn job(app: &App, account: AccountId, document: Uuid, run_at: DateTime<Utc>) -> NewJob {
+pub fn job(core: &Core, account: AccountId, document: Uuid, run_at: DateTime<Utc>) -> NewJob {
     queue::new_job(
-        app,
+        core,
         JobKind::ProcessDocument,
         serde_json::json!({"account_id": account, "document_id": document}),
         Some(format!("document:{document}")),
@@ -75,12 +76,12 @@ pub fn job(app: &App, account: AccountId, document: Uuid, run_at: DateTime<Utc>)
 /// Queues `action` on a live document of the account (`NotFound` otherwise). The same
 /// action still pending absorbs it.
 pub async fn request(
-    app: &App,
+    core: &Core,
     account: AccountId,
     document: Uuid,
     action: Action,
 ) -> Result<(), StoreError> {
-    app.store.document(account, document).await?;
+    core.store.document(account, document).await?;
     let given = match action {
         Action::Reclassify { document_type } => document_type,
         _ => None,
@@ -96,11 +97,11 @@ pub async fn request(
         other => format!("document-{}:{document}", other.name()),
     };
     queue::enqueue(
-        app,
+        core,
         JobKind::ProcessDocument,
         payload,
         Some(dedup),
-        app.clock.now(),
+        core.clock.now(),
     )
     .await?;
     Ok(())
@@ -128,35 +129,41 @@ pub enum ProcessError {
 }
 
 /// Classifies and links one document.
-pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<Outcome, ProcessError> {
-    run(app, account, id, Action::Process).await
+pub async fn process(
+    core: &Core,
+    files: Files<'_>,
+    account: AccountId,
+    id: Uuid,
+) -> Result<Outcome, ProcessError> {
+    run(core, files, account, id, Action::Process).await
 }
 
 /// Runs `action` on one document.
 pub async fn run(
-    app: &App,
+    core: &Core,
+    files: Files<'_>,
     account: AccountId,
     id: Uuid,
     action: Action,
 ) -> Result<Outcome, ProcessError> {
-    let document = match app.store.document(account, id).await {
+    let document = match core.store.document(account, id).await {
         Ok(document) => document,
         Err(StoreError::NotFound) => return Ok(Outcome::Gone),
         Err(error) => return Err(error.into()),
     };
-    let bytes = app.documents.get(&document.storage_key).await?;
+    let bytes = files.storage.get(&document.storage_key).await?;
     // Read in a child process under OS limits (`isolate`): a hostile file costs at most
     // what the limits allow, and is stopped, not abandoned, past them.
-    let extracted = app
+    let extracted = files
         .extractor
         .extract(&document.content_type, &document.file_name, &bytes)
         .await;
     drop(bytes);
-    let now = app.clock.now();
+    let now = core.clock.now();
     let (classification, event, outcome) = match extracted {
         Ok(result) => {
             let text = result.text;
-            let (shipments, containers, payload) = links_in(app, &document, &text).await?;
+            let (shipments, containers, payload) = links_in(core, &document, &text).await?;
             let kept = kept_classification(&document);
             let (document_type, notes, confidence) = match (action, kept) {
                 (
@@ -185,7 +192,7 @@ pub async fn run(
             let representation = match (action, &document.representation) {
                 (Action::Relink, Some(kept)) => kept.clone(),
                 _ => Representation {
-                    id: app.ids.next_id(),
+                    id: core.ids.next_id(),
                     schema_version: SCHEMA_VERSION.to_owned(),
                     payload,
                     created_at: now,
@@ -221,7 +228,7 @@ pub async fn run(
         ),
     };
     let event = DomainEvent {
-        id: DomainEventId::new(app.ids.as_ref()),
+        id: DomainEventId::new(core.ids.as_ref()),
         account_id: account,
         event: event.to_owned(),
         reference_type: "document".to_owned(),
@@ -235,7 +242,7 @@ pub async fn run(
         payload: None,
         created_at: now,
     };
-    match app
+    match core
         .store
         .record_document_classification(account, id, &classification, &[event])
         .await
@@ -244,7 +251,7 @@ pub async fn run(
         Err(StoreError::NotFound) => return Ok(Outcome::Gone),
         Err(error) => return Err(error.into()),
     }
-    if let Err(error) = crate::use_cases::webhooks::deliver::queue_due(app).await {
+    if let Err(error) = crate::use_cases::webhooks::deliver::queue_due(core).await {
         tracing::warn!(error = ?error, "cannot queue webhook deliveries");
     }
     Ok(outcome)
@@ -273,17 +280,17 @@ fn kept_classification(document: &StoredDocument) -> Option<(DocumentType, Strin
 /// The account's shipments and containers whose numbers `text` mentions, and the numbers
 /// found (the representation's payload).
 async fn links_in(
-    app: &App,
+    core: &Core,
     document: &StoredDocument,
     text: &str,
 ) -> Result<(Vec<ShipmentId>, Vec<ContainerId>, serde_json::Value), StoreError> {
-    link_numbers(app, document.account_id, text).await
+    link_numbers(core, document.account_id, text).await
 }
 
 /// The account's shipments and containers whose bill of lading or container numbers
 /// `text` mentions, and the numbers found (a representation's payload).
 pub async fn link_numbers(
-    app: &App,
+    core: &Core,
     account: AccountId,
     text: &str,
 ) -> Result<(Vec<ShipmentId>, Vec<ContainerId>, serde_json::Value), StoreError> {
@@ -309,7 +316,7 @@ pub async fn link_numbers(
         .take(MAX_CANDIDATES)
         .cloned()
         .collect();
-    let targets = app
+    let targets = core
         .store
         .link_targets(account, &lookups, &container_numbers)
         .await?;

@@ -13,7 +13,8 @@ use tidemark_domain::{AccountId, NewJob};
 use tidemark_store::{StoreError, StoredDocument};
 use uuid::Uuid;
 
-use crate::app::App;
+use crate::parts::core::Core;
+use crate::use_cases::documents::Files;
 use crate::use_cases::documents::process::ProcessError;
 use crate::use_cases::queue::{self, JobKind};
 
@@ -57,32 +58,32 @@ pub fn check(document: &StoredDocument, degrees: i64) -> Result<u16, RotateError
 
 /// Queues the rotation of a live document of the account (checked with [`check`]).
 pub async fn request(
-    app: &App,
+    core: &Core,
     account: AccountId,
     document: Uuid,
     degrees: i64,
 ) -> Result<(), RotateError> {
-    let stored = app.store.document(account, document).await?;
+    let stored = core.store.document(account, document).await?;
     let degrees = check(&stored, degrees)?;
     // No deduplication: two rotations asked for are two rotations.
-    app.store
+    core.store
         .enqueue_job(
-            &job(app, account, document, degrees, app.clock.now()),
-            app.clock.now(),
+            &job(core, account, document, degrees, core.clock.now()),
+            core.clock.now(),
         )
         .await?;
     Ok(())
 }
 
 fn job(
-    app: &App,
+    core: &Core,
     account: AccountId,
     document: Uuid,
     degrees: u16,
     run_at: DateTime<Utc>,
 ) -> NewJob {
     queue::new_job(
-        app,
+        core,
         JobKind::RotateDocument,
         serde_json::json!({"account_id": account, "document_id": document, "degrees": degrees}),
         None,
@@ -92,19 +93,20 @@ fn job(
 
 /// Rotates one document's pages by `degrees` (the job).
 pub async fn run(
-    app: &App,
+    core: &Core,
+    files: Files<'_>,
     account: AccountId,
     id: Uuid,
     degrees: u16,
 ) -> Result<Outcome, ProcessError> {
-    let document = match app.store.document(account, id).await {
+    let document = match core.store.document(account, id).await {
         Ok(document) => document,
         Err(StoreError::NotFound) => return Ok(Outcome::Gone),
         Err(error) => return Err(error.into()),
     };
-    let bytes = app.documents.get(&document.storage_key).await?;
+    let bytes = files.storage.get(&document.storage_key).await?;
     // In the extraction child, under its limits: the worker never parses a document.
-    let rotated = app.extractor.rotate(&bytes, degrees).await;
+    let rotated = files.extractor.rotate(&bytes, degrees).await;
     drop(bytes);
     let (rotated, pages) = match rotated {
         Ok(rotated) => rotated,
@@ -114,10 +116,10 @@ pub async fn run(
             return Ok(Outcome::Unreadable(reason));
         }
     };
-    let key = rotated_key(&document.storage_key, app.ids.next_id());
+    let key = rotated_key(&document.storage_key, core.ids.next_id());
     let size = u64::try_from(rotated.len()).unwrap_or(u64::MAX);
-    app.documents.put(&key, rotated.into()).await?;
-    let replaced = app
+    files.storage.put(&key, rotated.into()).await?;
+    let replaced = core
         .store
         .replace_document_file(
             account,
@@ -125,14 +127,14 @@ pub async fn run(
             &document.storage_key,
             &key,
             size,
-            app.clock.now(),
+            core.clock.now(),
         )
         .await;
     match replaced {
         Ok(earlier) => {
             // An earlier rotation's bytes: nothing names them any more.
             if let Some(earlier) = earlier
-                && let Err(error) = app.documents.delete(&earlier).await
+                && let Err(error) = files.storage.delete(&earlier).await
             {
                 tracing::warn!(error = ?error, key = %earlier, "cannot remove a replaced rotation");
             }
@@ -140,7 +142,7 @@ pub async fn run(
         }
         Err(error) => {
             // Deleted, or rotated by another job meanwhile (retried from the new bytes).
-            if let Err(cleanup) = app.documents.delete(&key).await {
+            if let Err(cleanup) = files.storage.delete(&key).await {
                 tracing::warn!(error = ?cleanup, %key, "cannot remove an unused rotation");
             }
             match error {

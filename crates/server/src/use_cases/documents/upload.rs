@@ -9,8 +9,8 @@ use tidemark_domain::{AccountId, ApiKeyId, ContainerId, ShipmentId};
 use tidemark_store::{DirectUpload, StoreError, StoredDocument};
 use uuid::Uuid;
 
-use crate::app::App;
-use crate::parts::documents::storage::StorageError;
+use crate::parts::core::Core;
+use crate::parts::documents::storage::{Storage, StorageError};
 use crate::use_cases::documents::filename::{sanitize, storage_key};
 use crate::use_cases::documents::process;
 use crate::use_cases::documents::sniff::{SniffError, sniff};
@@ -77,15 +77,17 @@ pub fn content_hash(bytes: &[u8]) -> String {
 }
 
 /// Stores a multipart upload: checks size and type, refuses duplicates, writes the bytes,
-/// then the row, and queues classification.
+/// then the row, and queues classification. `max_document_bytes` is the largest accepted.
 pub async fn upload(
-    app: &App,
+    core: &Core,
+    storage: &Storage,
+    max_document_bytes: usize,
     new: NewDocument,
     bytes: Bytes,
 ) -> Result<StoredDocument, UploadError> {
-    if bytes.len() > app.config.max_document_bytes {
+    if bytes.len() > max_document_bytes {
         return Err(UploadError::TooLarge {
-            limit: app.config.max_document_bytes,
+            limit: max_document_bytes,
         });
     }
     let sniffed = sniff(
@@ -94,24 +96,24 @@ pub async fn upload(
         Some(&new.file_name),
     )?;
     let sha256 = content_hash(&bytes);
-    if let Some(existing) = app
+    if let Some(existing) = core
         .store
         .document_with_content(new.account, &sha256)
         .await?
     {
         return Err(UploadError::Duplicate(existing));
     }
-    let id = app.ids.next_id();
+    let id = core.ids.next_id();
     let key = storage_key(new.account.0, id, sniffed.extension);
     let size = bytes.len();
-    app.documents.put(&key, bytes).await?;
+    storage.put(&key, bytes).await?;
     let source = if new.email_submission.is_some() {
         SOURCE_EMAIL
     } else {
         SOURCE_UPLOAD
     };
     let document = document_of(
-        app,
+        core,
         &new,
         id,
         source,
@@ -120,7 +122,7 @@ pub async fn upload(
         sha256,
         key,
     );
-    insert(app, &document, None, true).await?;
+    insert(core, storage, &document, None, true).await?;
     Ok(document)
 }
 
@@ -137,20 +139,21 @@ pub fn signed_id_expires_at(upload: &DirectUpload) -> DateTime<Utc> {
 
 /// Makes a document of a direct upload whose bytes arrived.
 pub async fn from_direct_upload(
-    app: &App,
+    core: &Core,
+    storage: &Storage,
     new: NewDocument,
     upload: &DirectUpload,
 ) -> Result<StoredDocument, UploadError> {
     if upload.document_id.is_some() {
         return Err(UploadError::UploadUsed);
     }
-    if app.clock.now() > signed_id_expires_at(upload) {
+    if core.clock.now() > signed_id_expires_at(upload) {
         return Err(UploadError::UploadExpired);
     }
     if upload.uploaded_at.is_none() {
         return Err(UploadError::NotUploaded);
     }
-    let bytes = match app.documents.get(&upload.storage_key).await {
+    let bytes = match storage.get(&upload.storage_key).await {
         Ok(bytes) => bytes,
         Err(StorageError::NotFound) => return Err(UploadError::NotUploaded),
         Err(error) => return Err(error.into()),
@@ -161,7 +164,7 @@ pub async fn from_direct_upload(
         Some(&upload.file_name),
     )?;
     let sha256 = content_hash(&bytes);
-    if let Some(existing) = app
+    if let Some(existing) = core
         .store
         .document_with_content(new.account, &sha256)
         .await?
@@ -170,7 +173,7 @@ pub async fn from_direct_upload(
     }
     // The upload's id becomes the document's, and its bytes stay where they are.
     let document = document_of(
-        app,
+        core,
         &new,
         upload.id,
         SOURCE_API,
@@ -179,7 +182,7 @@ pub async fn from_direct_upload(
         sha256,
         upload.storage_key.clone(),
     );
-    insert(app, &document, Some(upload.id), false).await?;
+    insert(core, storage, &document, Some(upload.id), false).await?;
     Ok(document)
 }
 
@@ -188,7 +191,7 @@ pub async fn from_direct_upload(
     reason = "one constructor for both ways in"
 )]
 fn document_of(
-    app: &App,
+    core: &Core,
     new: &NewDocument,
     id: Uuid,
     source: &str,
@@ -204,7 +207,7 @@ fn document_of(
         .map(str::trim)
         .filter(|name| !name.is_empty())
         .map_or_else(|| file_name.clone(), str::to_owned);
-    let now = app.clock.now();
+    let now = core.clock.now();
     StoredDocument {
         id,
         account_id: new.account,
@@ -239,18 +242,19 @@ fn dedup<T: Copy + Ord>(items: &[T]) -> Vec<T> {
 /// always classified, even after a crash); when that fails, removes the bytes written for
 /// it (`owns_bytes`), so a failed upload leaves nothing behind.
 async fn insert(
-    app: &App,
+    core: &Core,
+    storage: &Storage,
     document: &StoredDocument,
     from_upload: Option<Uuid>,
     owns_bytes: bool,
 ) -> Result<(), UploadError> {
-    let job = process::job(app, document.account_id, document.id, document.created_at);
-    if let Err(error) = app
+    let job = process::job(core, document.account_id, document.id, document.created_at);
+    if let Err(error) = core
         .store
         .insert_document_with_job(document, from_upload, Some(&job))
         .await
     {
-        if owns_bytes && let Err(cleanup) = app.documents.delete(&document.storage_key).await {
+        if owns_bytes && let Err(cleanup) = storage.delete(&document.storage_key).await {
             tracing::warn!(error = ?cleanup, key = %document.storage_key, "cannot remove the bytes of a failed upload");
         }
         return Err(match error {
@@ -261,7 +265,7 @@ async fn insert(
                 constraint: "direct_upload_expired",
             } => UploadError::UploadExpired,
             StoreError::Conflict { .. } => {
-                match app
+                match core
                     .store
                     .document_with_content(document.account_id, &document.sha256)
                     .await?
@@ -281,24 +285,27 @@ async fn insert(
 /// was made of them, bytes first, then the row. Each is discarded in the database before
 /// its bytes go, so it can no longer become a document; one whose removal is cut short
 /// (crash, storage error) is found again by the next sweep. Returns how many were removed.
-pub async fn remove_expired_direct_uploads(app: &App) -> Result<u64, StoreError> {
-    let now = app.clock.now();
+pub async fn remove_expired_direct_uploads(
+    core: &Core,
+    storage: &Storage,
+) -> Result<u64, StoreError> {
+    let now = core.clock.now();
     let mut removed = 0;
     loop {
-        let batch = app
+        let batch = core
             .store
             .discard_expired_direct_uploads(now - ATTACH_GRACE, now, DISCARD_BATCH)
             .await?;
         let more = batch.len() == usize::try_from(DISCARD_BATCH).unwrap_or(usize::MAX);
         let mut failed = false;
         for upload in batch {
-            if let Err(error) = app.documents.delete(&upload.storage_key).await {
+            if let Err(error) = storage.delete(&upload.storage_key).await {
                 // Left discarded: the next sweep tries again.
                 tracing::warn!(error = ?error, key = %upload.storage_key, "cannot remove an expired direct upload's bytes");
                 failed = true;
                 continue;
             }
-            match app.store.delete_direct_upload(upload.id).await {
+            match core.store.delete_direct_upload(upload.id).await {
                 // Another worker's sweep removed it meanwhile.
                 Ok(()) | Err(StoreError::NotFound) => removed += 1,
                 Err(error) => return Err(error),

@@ -19,19 +19,19 @@ use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use chrono::{DateTime, Utc};
 use tidemark_domain::AccountId;
+use tidemark_edi::Reader;
 use tidemark_store::StoreError;
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use super::{Channel, Inbound, MAX_BYTES, ReceiveError, looks_like_edi, receive};
-use crate::app::App;
+use super::{Channel, Edi, Inbound, MAX_BYTES, ReceiveError, looks_like_edi, receive};
 use crate::config::InboundFolder;
+use crate::parts::core::Core;
 
 /// How often [`watch`] scans each folder.
 pub const SCAN_INTERVAL: Duration = Duration::from_secs(1);
@@ -92,10 +92,19 @@ pub enum ScanError {
     #[error("cannot find or make the account {0:?}")]
     Account(String, #[source] StoreError),
 }
-
+/// Scans every folder each [`SCAN_INTERVAL`] until `shutdown`, reading with `reader`. A folder that cannot be read
 /// Scans every folder each [`SCAN_INTERVAL`] until `shutdown`. A folder that cannot be read
 /// is logged (once, until that changes) and scanned again; the others go on.
-pub async fn watch(app: Arc<App>, folders: Vec<InboundFolder>, shutdown: CancellationToken) {
+pub async fn watch(
+    core: Core,
+    reader: Reader,
+    folders: Vec<InboundFolder>,
+    shutdown: CancellationToken,
+) {
+    let edi = Edi {
+        core: &core,
+        reader,
+    };
     let mut watched: Vec<(InboundFolder, Sightings, Option<String>)> = folders
         .into_iter()
         .map(|folder| (folder, Sightings::default(), None))
@@ -112,7 +121,7 @@ pub async fn watch(app: Arc<App>, folders: Vec<InboundFolder>, shutdown: Cancell
                 return;
             }
             let dir = folder.dir.display().to_string();
-            match scan(&app, folder, seen).await {
+            match scan(&edi, folder, seen).await {
                 Ok(report) => {
                     if failing.take().is_some() {
                         tracing::info!(dir, "the EDI folder can be read again");
@@ -146,7 +155,7 @@ pub async fn watch(app: Arc<App>, folders: Vec<InboundFolder>, shutdown: Cancell
 /// Takes each complete file of `folder` (see the module's documentation); `seen` carries
 /// what this scan saw to the next.
 pub async fn scan(
-    app: &App,
+    edi: &Edi<'_>,
     folder: &InboundFolder,
     seen: &mut Sightings,
 ) -> Result<ScanReport, ScanError> {
@@ -177,7 +186,7 @@ pub async fn scan(
     let mut report = ScanReport::default();
     let mut sightings = HashMap::new();
     let mut account_id: Option<AccountId> = None;
-    let now = app.clock.now();
+    let now = edi.clock.now();
     for name in candidates {
         let path = folder.dir.join(&name);
         let Ok(metadata) = tokio::fs::symlink_metadata(&path).await else {
@@ -195,12 +204,12 @@ pub async fn scan(
         let account = if let Some(id) = account_id {
             id
         } else {
-            let found = crate::use_cases::accounts::find_or_create_account(app, &folder.account)
+            let found = crate::use_cases::accounts::find_or_create_account(edi, &folder.account)
                 .await
                 .map_err(|error| ScanError::Account(folder.account.clone(), error))?;
             *account_id.insert(found.id)
         };
-        match take(app, folder, account, &name, metadata.len()).await {
+        match take(edi, folder, account, &name, metadata.len()).await {
             Ok(taken) => report.taken.push(taken),
             Err(reason) => {
                 report
@@ -235,7 +244,7 @@ pub(super) enum Outcome {
 
 /// Reads one file, files it and moves it; `Err` says why it stays.
 async fn take(
-    app: &App,
+    edi: &Edi<'_>,
     folder: &InboundFolder,
     account: AccountId,
     name: &OsStr,
@@ -254,12 +263,12 @@ async fn take(
             source_name: Some(file_name.clone()),
             create_shipments: folder.create_shipments,
         };
-        file_bytes(app, account, &inbound, &bytes).await?
+        file_bytes(edi, account, &inbound, &bytes).await?
     };
     let moved = match &outcome {
         Outcome::Filed { .. } => move_into(&path, &folder.dir.join(PROCESSED), name, None).await,
         Outcome::Refused { reason, .. } => {
-            let text = reason_text(&file_name, reason, app.clock.now());
+            let text = reason_text(&file_name, reason, edi.clock.now());
             move_into(&path, &folder.dir.join(REJECTED), name, Some(&text)).await
         }
     };
@@ -286,7 +295,7 @@ async fn take(
 /// Files one file's bytes through [`receive`]: what became of them, or `Err` (why) when
 /// they could not be stored and the file must stay to be retried.
 pub(super) async fn file_bytes(
-    app: &App,
+    edi: &Edi<'_>,
     account: AccountId,
     inbound: &Inbound,
     bytes: &[u8],
@@ -305,7 +314,7 @@ pub(super) async fn file_bytes(
             edi_message: None,
         }
     } else {
-        match receive(app, account, inbound, bytes).await {
+        match receive(edi, account, inbound, bytes).await {
             Ok(message) if message.status == "rejected" => Outcome::Refused {
                 reason: format!(
                     "rejected as EDI message {}: {}",

@@ -19,12 +19,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use tidemark_domain::{AccountId, TrackingRequestId};
-use tidemark_edi::{Interchange, StatusReport, Syntax, Transaction, TransactionError};
+use tidemark_edi::{Interchange, Reader, StatusReport, Syntax, Transaction, TransactionError};
 use tidemark_geo::reference::ReferenceData;
 use tidemark_store::{EdiFinish, EdiMessage, EdiTransactionRecord, StoreError};
 use uuid::Uuid;
 
-use crate::app::App;
+use crate::parts::core::Core;
 use crate::use_cases::queue::{self, JobKind};
 use crate::use_cases::tracking::engine::APPLY_EDI_BATCH;
 
@@ -86,11 +86,28 @@ pub fn looks_like_edi(bytes: &[u8]) -> bool {
     head.starts_with(b"ISA") || head.starts_with(b"UNA") || head.starts_with(b"UNB")
 }
 
+/// What receiving and reading EDI needs: the core and the reader with `[edi]`'s code
+/// tables. `App::edi` builds one.
+pub struct Edi<'a> {
+    pub core: &'a Core,
+    pub reader: Reader,
+}
+
+/// `edi.store`, … read the core's, and `edi` is accepted where a use case asks for `&Core`,
+/// as with `App`.
+impl std::ops::Deref for Edi<'_> {
+    type Target = Core;
+
+    fn deref(&self) -> &Core {
+        self.core
+    }
+}
+
 /// Stores an interchange as received and reads it at once. The returned message is the
 /// finished one (or still `received` if reading failed on the database: its job reads it
 /// again).
 pub async fn receive(
-    app: &App,
+    edi: &Edi<'_>,
     account: AccountId,
     inbound: &Inbound,
     bytes: &[u8],
@@ -104,9 +121,9 @@ pub async fn receive(
             limit: MAX_BYTES,
         });
     }
-    let now = app.clock.now();
+    let now = edi.clock.now();
     let message = EdiMessage {
-        id: app.ids.next_id(),
+        id: edi.ids.next_id(),
         account_id: account,
         channel: inbound.channel.as_str().to_owned(),
         source_name: inbound.source_name.clone(),
@@ -129,39 +146,43 @@ pub async fn receive(
         updated_at: now,
     };
     let job = queue::new_job(
-        app,
+        edi,
         JobKind::ProcessEdiMessage,
         serde_json::json!({"account_id": account, "edi_message_id": message.id}),
         Some(format!("edi-message:{}", message.id)),
         // The job is the safety net for a crash before the read below finishes.
         now + chrono::Duration::seconds(30),
     );
-    app.store.insert_edi_message(&message, bytes, &job).await?;
-    Ok(process(app, account, message.id).await?)
+    edi.store.insert_edi_message(&message, bytes, &job).await?;
+    Ok(process(edi, account, message.id).await?)
 }
 
 /// Reads a `received` interchange and applies it; one already read is returned as it is.
-pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<EdiMessage, StoreError> {
-    let mut message = app.store.edi_message(account, id).await?;
+pub async fn process(
+    edi: &Edi<'_>,
+    account: AccountId,
+    id: Uuid,
+) -> Result<EdiMessage, StoreError> {
+    let mut message = edi.store.edi_message(account, id).await?;
     if message.status != "received" {
         return Ok(message);
     }
-    let raw = app.store.edi_message_raw(account, id).await?;
-    message.updated_at = app.clock.now();
-    let interchange = match app.config.edi.reader().read(&raw) {
+    let raw = edi.store.edi_message_raw(account, id).await?;
+    message.updated_at = edi.clock.now();
+    let interchange = match edi.reader.read(&raw) {
         Ok(interchange) => interchange,
         Err(error) => {
             message.status = "rejected".to_owned();
             message.errors = serde_json::json!([{ "reason": error.to_string() }]);
-            app.store
+            edi.store
                 .finish_edi_message(&message, None, &[], &[])
                 .await?;
-            return app.store.edi_message(account, id).await;
+            return edi.store.edi_message(account, id).await;
         }
     };
     note_words_read(&interchange);
     let read = Read::of(&interchange, &message);
-    let requests = app
+    let requests = edi
         .store
         .tracking_requests_naming(account, &read.all_numbers())
         .await?;
@@ -184,11 +205,11 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<EdiMessa
         .chunks(APPLY_EDI_BATCH)
         .enumerate()
         .map(|(turn, requests)| match requests {
-            [request] => apply_edi_job(app, account, *request),
-            requests => apply_edi_batch_job(app, account, id, turn, requests),
+            [request] => apply_edi_job(edi, account, *request),
+            requests => apply_edi_batch_job(edi, account, id, turn, requests),
         })
         .collect();
-    let finish = match app
+    let finish = match edi
         .store
         .finish_edi_message(&message, Some(&key), &transactions, &jobs)
         .await
@@ -197,22 +218,22 @@ pub async fn process(app: &App, account: AccountId, id: Uuid) -> Result<EdiMessa
         Err(StoreError::Conflict {
             constraint: "edi_messages_interchange",
         }) => {
-            app.store
+            edi.store
                 .finish_edi_message(&message, Some(&key), &transactions, &jobs)
                 .await?
         }
         other => other?,
     };
     if finish == EdiFinish::Finished && message.create_shipments {
-        for request in start_tracking(app, account, &transactions).await {
+        for request in start_tracking(edi, account, &transactions).await {
             if to_apply.contains(&request) {
                 continue;
             }
-            let job = apply_edi_job(app, account, request);
-            app.store.enqueue_job(&job, app.clock.now()).await?;
+            let job = apply_edi_job(edi, account, request);
+            edi.store.enqueue_job(&job, edi.clock.now()).await?;
         }
     }
-    app.store.edi_message(account, id).await
+    edi.store.edi_message(account, id).await
 }
 
 /// Logs each status whose code is in no table but was read from the sender's own words
@@ -245,45 +266,45 @@ fn note_words_read(interchange: &Interchange) {
 
 /// The job applying stored EDI to a request (one pending per request).
 fn apply_edi_job(
-    app: &App,
+    core: &Core,
     account: AccountId,
     request: TrackingRequestId,
 ) -> tidemark_domain::NewJob {
     queue::new_job(
-        app,
+        core,
         JobKind::ApplyEdi,
         serde_json::json!({"account_id": account, "tracking_request_id": request}),
         Some(format!("apply-edi:{request}")),
-        app.clock.now(),
+        core.clock.now(),
     )
 }
 
 /// The job applying stored EDI to several requests an interchange (`message`) matched,
 /// the `turn`th of its turns.
 fn apply_edi_batch_job(
-    app: &App,
+    core: &Core,
     account: AccountId,
     message: Uuid,
     turn: usize,
     requests: &[TrackingRequestId],
 ) -> tidemark_domain::NewJob {
     queue::new_job(
-        app,
+        core,
         JobKind::ApplyEdi,
         serde_json::json!({"account_id": account, "tracking_request_ids": requests}),
         Some(format!("apply-edi:{message}:{turn}")),
-        app.clock.now(),
+        core.clock.now(),
     )
 }
 
 /// Queues the application of stored EDI naming a new request's number, if any does (a
 /// line fed by EDI reads its feed on its first poll anyway).
 pub async fn apply_waiting(
-    app: &App,
+    core: &Core,
     request: &tidemark_domain::TrackingRequest,
 ) -> Result<(), StoreError> {
     let number = number_key(&request.request_number);
-    let waiting = app
+    let waiting = core
         .store
         .edi_transactions_naming(request.account_id, &[number], 1)
         .await?;
@@ -291,11 +312,11 @@ pub async fn apply_waiting(
         return Ok(());
     }
     queue::enqueue(
-        app,
+        core,
         JobKind::ApplyEdi,
         serde_json::json!({"account_id": request.account_id, "tracking_request_id": request.id}),
         Some(format!("apply-edi:{}", request.id)),
-        app.clock.now(),
+        core.clock.now(),
     )
     .await
     .map(|_| ())
@@ -527,7 +548,7 @@ fn error_of(error: &TransactionError) -> serde_json::Value {
 /// Starts a tracking request for each unmatched transaction that names a line: by its bill
 /// of lading, else its booking, else its container. Returns the requests started.
 async fn start_tracking(
-    app: &App,
+    core: &Core,
     account: AccountId,
     transactions: &[EdiTransactionRecord],
 ) -> Vec<TrackingRequestId> {
@@ -538,7 +559,7 @@ async fn start_tracking(
             continue;
         };
         let Some(scac) = line_of(
-            app.reference,
+            core.reference,
             transaction.scac.as_deref(),
             &transaction.numbers,
         ) else {
@@ -558,7 +579,8 @@ async fn start_tracking(
             scac: Some(scac.clone()),
             ..Default::default()
         };
-        match crate::use_cases::tracking::requests::submit_from_feed(app, account, submission).await
+        match crate::use_cases::tracking::requests::submit_from_feed(core, account, submission)
+            .await
         {
             Ok(request) => started.push(request.id),
             Err(error) => tracing::info!(
@@ -635,19 +657,17 @@ pub enum AcknowledgementError {
 /// control numbers come from the message's id (the next ones for each further interchange),
 /// so asking twice gives the same acknowledgement.
 pub async fn acknowledgement(
-    app: &App,
+    edi: &Edi<'_>,
     account: AccountId,
     id: Uuid,
 ) -> Result<Acknowledgement, AcknowledgementError> {
-    let message = app.store.edi_message(account, id).await?;
+    let message = edi.store.edi_message(account, id).await?;
     if message.status == "received" {
         return Err(AcknowledgementError::NotReadYet);
     }
-    let raw = app.store.edi_message_raw(account, id).await?;
-    let interchange = app
-        .config
-        .edi
-        .reader()
+    let raw = edi.store.edi_message_raw(account, id).await?;
+    let interchange = edi
+        .reader
         .read(&raw)
         .map_err(|error| AcknowledgementError::Unreadable(error.to_string()))?;
     // Nine digits at most (X12 ISA13), never zero.

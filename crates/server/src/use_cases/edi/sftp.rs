@@ -33,6 +33,7 @@ use russh::keys::{HashAlg, PrivateKeyWithHashAlg, PublicKey};
 use russh_sftp::client::SftpSession;
 use russh_sftp::protocol::OpenFlags;
 use tidemark_domain::AccountId;
+use tidemark_edi::Reader;
 use tidemark_store::StoreError;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
@@ -41,9 +42,9 @@ use uuid::Uuid;
 use super::folder::{
     self, Outcome, PROCESSED, REJECTED, is_candidate, reason_text, suffixed, with_reason_suffix,
 };
-use super::{Channel, Inbound, MAX_BYTES};
-use crate::app::App;
+use super::{Channel, Edi, Inbound, MAX_BYTES};
 use crate::config::{AfterTaken, SftpMailbox};
+use crate::parts::core::Core;
 
 /// How long one step (connecting, logging in, one SFTP request) may take.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -102,14 +103,24 @@ pub enum PollError {
 
 /// Polls one mailbox until `shutdown`: every interval, sooner while files settle, and
 /// after failures the interval doubled for each one in a row, up to [`MAX_BACKOFF`].
-pub async fn watch(app: Arc<App>, index: usize, mailbox: SftpMailbox, shutdown: CancellationToken) {
+pub async fn watch(
+    core: Core,
+    reader: Reader,
+    index: usize,
+    mailbox: SftpMailbox,
+    shutdown: CancellationToken,
+) {
+    let edi = Edi {
+        core: &core,
+        reader,
+    };
     let mut seen = Sightings::default();
     let mut failures: u32 = 0;
     let url = mailbox.url();
     loop {
         let result = tokio::select! {
             () = shutdown.cancelled() => return,
-            result = poll(&app, &mailbox, &mut seen) => result,
+            result = poll(&edi, &mailbox, &mut seen) => result,
         };
         let wait = match &result {
             Ok(report) => {
@@ -318,12 +329,12 @@ async fn open(mailbox: &SftpMailbox) -> Result<(client::Handle<Client>, SftpSess
 /// One poll of `mailbox` (see the module's documentation); `seen` carries what this poll
 /// saw to the next.
 pub async fn poll(
-    app: &App,
+    edi: &Edi<'_>,
     mailbox: &SftpMailbox,
     seen: &mut Sightings,
 ) -> Result<PollReport, PollError> {
     let (session, sftp) = open(mailbox).await?;
-    let result = take_complete(app, mailbox, &sftp, seen).await;
+    let result = take_complete(edi, mailbox, &sftp, seen).await;
     // Polite, but the connection is dropped either way.
     let _ = tokio::time::timeout(STEP_TIMEOUT, sftp.close()).await;
     let _ = tokio::time::timeout(
@@ -356,7 +367,7 @@ async fn ensure_dir(sftp: &SftpSession, dir: &str) -> Result<(), PollError> {
 }
 
 async fn take_complete(
-    app: &App,
+    edi: &Edi<'_>,
     mailbox: &SftpMailbox,
     sftp: &SftpSession,
     seen: &mut Sightings,
@@ -397,12 +408,12 @@ async fn take_complete(
         let account = if let Some(id) = account_id {
             id
         } else {
-            let found = crate::use_cases::accounts::find_or_create_account(app, &mailbox.account)
+            let found = crate::use_cases::accounts::find_or_create_account(edi, &mailbox.account)
                 .await
                 .map_err(|error| PollError::Account(mailbox.account.clone(), error))?;
             *account_id.insert(found.id)
         };
-        match take(app, mailbox, sftp, account, &name, sighting.0).await {
+        match take(edi, mailbox, sftp, account, &name, sighting.0).await {
             Ok(taken) => report.taken.push(taken),
             Err(reason) => {
                 report.left.push((name.clone(), reason));
@@ -417,7 +428,7 @@ async fn take_complete(
 
 /// Reads one remote file, files it, then moves or removes it; `Err` says why it stays.
 async fn take(
-    app: &App,
+    edi: &Edi<'_>,
     mailbox: &SftpMailbox,
     sftp: &SftpSession,
     account: AccountId,
@@ -437,7 +448,7 @@ async fn take(
             source_name: Some(name.to_owned()),
             create_shipments: mailbox.create_shipments,
         };
-        folder::file_bytes(app, account, &inbound, &bytes).await?
+        folder::file_bytes(edi, account, &inbound, &bytes).await?
     };
     // The bytes are stored (or refused unread): only now does the file leave.
     let stored = matches!(
@@ -459,7 +470,7 @@ async fn take(
                 move_into(sftp, &path, &join(dir, PROCESSED), name, None).await
             }
             Outcome::Refused { reason, .. } => {
-                let text = reason_text(name, reason, app.clock.now());
+                let text = reason_text(name, reason, edi.clock.now());
                 move_into(sftp, &path, &join(dir, REJECTED), name, Some(&text)).await
             }
         };

@@ -6,7 +6,7 @@
 //! as one: [`is_edi_attachment`]) is received as EDI instead
 //! ([`crate::use_cases::edi::receive`], channel `email`).
 //!
-//! The `App` is the `email` crate's [`Intake`]: its SMTP receiver and IMAP poller file
+//! A [`Mailroom`] is the `email` crate's [`Intake`]: its SMTP receiver and IMAP poller file
 //! messages here.
 
 use axum::body::Bytes;
@@ -21,7 +21,9 @@ use tidemark_store::{EmailSubmission, StoreError};
 pub use tidemark_email::message::sender_allowed;
 pub use tidemark_email::{Arrival, Ingested, Intake};
 
-use crate::app::App;
+use crate::config::EmailConfig;
+use crate::parts::core::Core;
+use crate::parts::documents::storage::Storage;
 use crate::use_cases::documents::process::link_numbers;
 use crate::use_cases::documents::upload::{self, NewDocument};
 use crate::use_cases::edi;
@@ -64,7 +66,29 @@ pub enum IngestError {
     Store(#[from] StoreError),
 }
 
-impl Intake for App {
+/// What filing a message takes, owned so the receiver and the poller can keep it: the core,
+/// the `[email]` settings, where documents go with the largest accepted
+/// (`max_document_bytes`), and the EDI reader. `App::mailroom` builds one.
+#[derive(Clone)]
+pub struct Mailroom {
+    pub core: Core,
+    pub email: EmailConfig,
+    pub storage: Storage,
+    pub max_document_bytes: usize,
+    /// Reads an attached EDI interchange (`[edi]`'s code tables).
+    pub edi_reader: tidemark_edi::Reader,
+}
+
+impl Mailroom {
+    fn edi(&self) -> edi::Edi<'_> {
+        edi::Edi {
+            core: &self.core,
+            reader: self.edi_reader.clone(),
+        }
+    }
+}
+
+impl Intake for Mailroom {
     type Error = IngestError;
 
     async fn receive(&self, arrival: Arrival<'_>, raw: &[u8]) -> Result<Ingested, IngestError> {
@@ -86,47 +110,51 @@ impl Intake for App {
 }
 
 /// What a message may hold and who may send it, from `[email]`.
-fn rules(app: &App) -> Rules<'_> {
+fn rules(room: &Mailroom) -> Rules<'_> {
     Rules {
         bounds: Bounds {
-            max_parts: app.config.email.max_message_parts,
-            max_depth: app.config.email.max_message_depth,
+            max_parts: room.email.max_message_parts,
+            max_depth: room.email.max_message_depth,
         },
-        allowed_senders: &app.config.email.allowed_senders,
+        allowed_senders: &room.email.allowed_senders,
     }
 }
 
 /// Files one raw message under the account `email.account`.
-pub async fn ingest(app: &App, arrival: Arrival<'_>, raw: &[u8]) -> Result<Ingested, IngestError> {
-    let account = filing_account(app).await?;
-    let now = app.clock.now();
-    let reading = message::read(raw, arrival.sender, &rules(app));
-    file(app, account, now, arrival, reading).await
+pub async fn ingest(
+    room: &Mailroom,
+    arrival: Arrival<'_>,
+    raw: &[u8],
+) -> Result<Ingested, IngestError> {
+    let account = filing_account(room).await?;
+    let now = room.core.clock.now();
+    let reading = message::read(raw, arrival.sender, &rules(room));
+    file(room, account, now, arrival, reading).await
 }
 
 /// Files a message of `size` bytes, more than `email.max_message_bytes`, of which only
 /// `header` was read: recorded as rejected with its headers and the reason (a polled
 /// message has no sender to answer, as SMTP's `552` does), or refused as [`ingest`] would.
 pub async fn ingest_too_large(
-    app: &App,
+    room: &Mailroom,
     arrival: Arrival<'_>,
     header: &[u8],
     size: u64,
 ) -> Result<Ingested, IngestError> {
-    let account = filing_account(app).await?;
-    let now = app.clock.now();
+    let account = filing_account(room).await?;
+    let now = room.core.clock.now();
     let reason = format!(
         "the message has {size} bytes, more than email.max_message_bytes ({})",
-        app.config.email.max_message_bytes
+        room.email.max_message_bytes
     );
-    let reading = message::read_unparsed(header, arrival.sender, &rules(app), &reason);
-    file(app, account, now, arrival, reading).await
+    let reading = message::read_unparsed(header, arrival.sender, &rules(room), &reason);
+    file(room, account, now, arrival, reading).await
 }
 
 /// Files what was read of a message: nothing when refused, a rejected submission, or a
 /// submission with its attachments stored.
 async fn file(
-    app: &App,
+    room: &Mailroom,
     account: AccountId,
     now: DateTime<Utc>,
     arrival: Arrival<'_>,
@@ -139,8 +167,8 @@ async fn file(
             reason,
         } => {
             reject(
-                app,
-                submission(app, account, now, arrival, description),
+                room,
+                submission(room, account, now, arrival, description),
                 &reason,
             )
             .await
@@ -150,8 +178,8 @@ async fn file(
             attachments,
             unread,
         } => {
-            let submission = submission(app, account, now, arrival, description);
-            store(app, account, submission, attachments, unread).await
+            let submission = submission(room, account, now, arrival, description);
+            store(room, account, submission, attachments, unread).await
         }
     }
 }
@@ -159,7 +187,7 @@ async fn file(
 /// Records `submission` and stores its `attachments` as documents or EDI interchanges;
 /// `unread` more were not read.
 async fn store(
-    app: &App,
+    room: &Mailroom,
     account: AccountId,
     submission: EmailSubmission,
     attachments: Vec<Attachment>,
@@ -172,8 +200,8 @@ async fn store(
         submission.subject,
         submission.body.as_deref().unwrap_or_default()
     );
-    let (shipment_ids, container_ids, _) = link_numbers(app, account, &mentioned).await?;
-    if !app.store.insert_email_submission(&submission).await? {
+    let (shipment_ids, container_ids, _) = link_numbers(&room.core, account, &mentioned).await?;
+    if !room.core.store.insert_email_submission(&submission).await? {
         return Ok(Ingested::AlreadyRecorded);
     }
     let mut kept = 0;
@@ -192,7 +220,7 @@ async fn store(
                 source_name: Some(clip(&file_name, MAX_NOTE_NAME_BYTES)),
                 create_shipments: false,
             };
-            match edi::receive(app, account, &inbound, &bytes).await {
+            match edi::receive(&room.edi(), account, &inbound, &bytes).await {
                 Ok(message) => {
                     interchanges += 1;
                     if message.status == "rejected" {
@@ -217,7 +245,15 @@ async fn store(
             container_ids: container_ids.clone(),
             email_submission: Some(submission.id),
         };
-        match upload::upload(app, new, Bytes::from(bytes)).await {
+        match upload::upload(
+            &room.core,
+            &room.storage,
+            room.max_document_bytes,
+            new,
+            Bytes::from(bytes),
+        )
+        .await
+        {
             Ok(_) => kept += 1,
             Err(error @ upload::UploadError::Store(_)) => {
                 tracing::warn!(error = ?error, "cannot store an emailed document");
@@ -251,16 +287,17 @@ async fn store(
     } else {
         (PROCESSED, Some(summary(&notes)))
     };
-    app.store
+    room.core
+        .store
         .finish_email_submission(
             account,
             submission.id,
             status,
             reason.as_deref(),
-            app.clock.now(),
+            room.core.clock.now(),
         )
         .await?;
-    if let Err(error) = crate::use_cases::webhooks::deliver::queue_due(app).await {
+    if let Err(error) = crate::use_cases::webhooks::deliver::queue_due(&room.core).await {
         tracing::warn!(error = ?error, "cannot queue webhook deliveries");
     }
     Ok(match reason {
@@ -275,9 +312,10 @@ async fn store(
     })
 }
 
-async fn filing_account(app: &App) -> Result<AccountId, IngestError> {
-    let name = &app.config.email.account;
-    app.store
+async fn filing_account(room: &Mailroom) -> Result<AccountId, IngestError> {
+    let name = &room.email.account;
+    room.core
+        .store
         .account_by_name(name)
         .await?
         .map(|account| account.id)
@@ -286,7 +324,7 @@ async fn filing_account(app: &App) -> Result<AccountId, IngestError> {
 
 /// A submission (`received`) of what was read of a message.
 fn submission(
-    app: &App,
+    room: &Mailroom,
     account: AccountId,
     now: DateTime<Utc>,
     arrival: Arrival<'_>,
@@ -305,7 +343,7 @@ fn submission(
         content_type,
     } = description;
     EmailSubmission {
-        id: app.ids.next_id(),
+        id: room.core.ids.next_id(),
         account_id: account,
         subject,
         body,
@@ -327,14 +365,14 @@ fn submission(
 
 /// Records `submission` as rejected for `reason`.
 async fn reject(
-    app: &App,
+    room: &Mailroom,
     mut submission: EmailSubmission,
     reason: &str,
 ) -> Result<Ingested, IngestError> {
     let reason = clip(reason, MAX_REASON_BYTES);
     REJECTED.clone_into(&mut submission.status);
     submission.status_reason = Some(reason.clone());
-    if !app.store.insert_email_submission(&submission).await? {
+    if !room.core.store.insert_email_submission(&submission).await? {
         return Ok(Ingested::AlreadyRecorded);
     }
     Ok(Ingested::Rejected {

@@ -35,8 +35,8 @@ use tidemark_domain::{Container, ContainerNumber, ReportedEvent, ShipmentId, Tra
 use tidemark_store::{AwaitingPickup, StoreError, TerminalSelection};
 use tidemark_terminals::{ContainerQuery, TerminalConnector, TerminalProfile, TerminalStatus};
 
-use crate::app::App;
 use crate::use_cases::queue::{self, JobKind};
+use crate::use_cases::terminals::Context;
 use crate::use_cases::terminals::{SANDBOX, health, reach};
 use crate::use_cases::tracking::engine;
 
@@ -58,15 +58,15 @@ pub struct CheckOutcome {
 }
 
 /// Queues a check of every terminal (one pending job each at most).
-pub async fn sweep(app: &App) -> Result<usize, StoreError> {
+pub async fn sweep(context: &Context<'_>) -> Result<usize, StoreError> {
     let mut queued = 0;
-    for id in app.terminals.ids() {
+    for id in context.terminals.ids() {
         queue::enqueue(
-            app,
+            context,
             JobKind::CheckTerminal,
             serde_json::json!({"terminal": id}),
             Some(format!("check-terminal:{id}")),
-            app.clock.now(),
+            context.clock.now(),
         )
         .await?;
         queued += 1;
@@ -117,23 +117,23 @@ pub fn batches_now(
 /// are due, up to [`batches_now`], stopping at the first that is not full, that the budget
 /// holds back or that fails. One batch a run capped every terminal at one call a tick, too
 /// few for a yard of more than a few batches (`benches/terminal_budgets.rs`).
-pub async fn check(app: &App, terminal: &str) -> Result<CheckOutcome, StoreError> {
-    let Some(connector) = app.terminals.get(terminal).cloned() else {
+pub async fn check(context: &Context<'_>, terminal: &str) -> Result<CheckOutcome, StoreError> {
+    let Some(connector) = context.terminals.get(terminal).cloned() else {
         return Ok(CheckOutcome::default());
     };
     let key = health::state_key(terminal);
-    let state = app
+    let state = context
         .store
         .carrier_states()
         .await?
         .into_iter()
         .find(|state| state.scac == key)
         .unwrap_or_else(|| CarrierState::new(&key));
-    let span = Duration::from_std(app.config.scheduler_tick).unwrap_or(Duration::minutes(1));
-    let batches = batches_now(connector.profile(), &state, app.clock.now(), span);
+    let span = Duration::from_std(context.scheduler_tick).unwrap_or(Duration::minutes(1));
+    let batches = batches_now(connector.profile(), &state, context.clock.now(), span);
     let mut total = CheckOutcome::default();
     for _ in 0..batches {
-        let (outcome, next) = check_batch(app, terminal, &connector).await?;
+        let (outcome, next) = check_batch(context, terminal, &connector).await?;
         total.asked += outcome.asked;
         total.answered += outcome.answered;
         total.shipments_updated += outcome.shipments_updated;
@@ -155,11 +155,11 @@ enum Next {
 
 /// One batch of the terminal's containers, asked and written.
 async fn check_batch(
-    app: &App,
+    context: &Context<'_>,
     terminal: &str,
     connector: &Arc<dyn TerminalConnector>,
 ) -> Result<(CheckOutcome, Next), StoreError> {
-    let now = app.clock.now();
+    let now = context.clock.now();
     let profile = connector.profile();
     let batch = batch_of(profile);
     let sandbox = terminal == SANDBOX;
@@ -173,8 +173,8 @@ async fn check_batch(
             .collect()
     });
     let scac = sandbox.then_some(tidemark_carriers::sandbox::SCAC);
-    let other_terminals = reach::other_terminals(app, terminal);
-    let mut candidates = app
+    let other_terminals = reach::other_terminals(context, terminal);
+    let mut candidates = context
         .store
         .containers_awaiting_pickup(&selection(
             terminal,
@@ -209,7 +209,8 @@ async fn check_batch(
                 .iter()
                 .map(|candidate| candidate.container.id)
                 .collect();
-            app.store
+            context
+                .store
                 .record_terminal_asks(terminal, &skipped, now)
                 .await?;
             candidates = known;
@@ -226,12 +227,12 @@ async fn check_batch(
             let next = if full { Next::Batch } else { Next::Stop };
             return Ok((CheckOutcome::default(), next));
         }
-        if let Acquire::Wait { reason, until } = health::acquire(app, terminal).await? {
+        if let Acquire::Wait { reason, until } = health::acquire(context, terminal).await? {
             tracing::debug!(terminal, reason = reason.as_str(), %until, "the terminal waits");
             return Ok((CheckOutcome::default(), Next::Stop));
         }
         let result = connector.lookup(&queries).await;
-        health::record(app, terminal, &result).await;
+        health::record(context, terminal, &result).await;
         match result {
             Ok(statuses) => statuses,
             Err(error) => {
@@ -267,7 +268,7 @@ async fn check_batch(
     let mut asked = Vec::with_capacity(containers.len());
     let mut failed = None;
     for (shipment, answers) in by_shipment {
-        match write(app, terminal, shipment, &answers, now).await {
+        match write(context, terminal, shipment, &answers, now).await {
             Ok(()) => {
                 outcome.shipments_updated += 1;
                 asked.extend(answers.iter().map(|(container, _)| container.id));
@@ -282,7 +283,8 @@ async fn check_batch(
     }
     // This terminal's last ask of every container whose answer was written (one statement),
     // from which its next ask is timed; other terminals keep their own.
-    app.store
+    context
+        .store
         .record_terminal_asks(terminal, &asked, now)
         .await?;
     match failed {
@@ -340,7 +342,7 @@ fn known_bill(candidate: &AwaitingPickup) -> Option<String> {
 /// milestones, planned and recorded like a poll's. A container the terminal did not answer
 /// for is still marked as asked, so the batch moves on.
 async fn write(
-    app: &App,
+    context: &Context<'_>,
     terminal: &str,
     shipment_id: ShipmentId,
     answers: &[(&Container, Option<&TerminalStatus>)],
@@ -349,8 +351,11 @@ async fn write(
     let Some((first, _)) = answers.first() else {
         return Ok(());
     };
-    let shipment = app.store.shipment(first.account_id, shipment_id).await?;
-    let request = app
+    let shipment = context
+        .store
+        .shipment(first.account_id, shipment_id)
+        .await?;
+    let request = context
         .store
         .tracking_request(shipment.account_id, shipment.tracking_request_id)
         .await?;
@@ -382,9 +387,12 @@ async fn write(
             }),
         }
     }
-    let containers = app.store.containers_of_shipment(shipment.id).await?;
-    let events = app.store.transport_events_of_shipment(shipment.id).await?;
-    let raw_events = app.store.raw_events_of_shipment(shipment.id).await?;
+    let containers = context.store.containers_of_shipment(shipment.id).await?;
+    let events = context
+        .store
+        .transport_events_of_shipment(shipment.id)
+        .await?;
+    let raw_events = context.store.raw_events_of_shipment(shipment.id).await?;
     let update = tracking_update::plan(
         &request,
         Known {
@@ -394,11 +402,11 @@ async fn write(
             raw_events: &raw_events,
         },
         &report,
-        app.ids.as_ref(),
+        context.ids.as_ref(),
         now,
     );
     engine::record(
-        app,
+        context,
         request.status,
         request.updated_at,
         &request,

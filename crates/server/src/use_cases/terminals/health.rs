@@ -12,13 +12,14 @@ use tidemark_domain::carriers::{Acquire, CallOutcome, CarrierState, Limits, Poll
 use tidemark_store::StoreError;
 use tidemark_terminals::{TerminalError, TerminalProfile, TerminalStatus};
 
-use crate::app::App;
+use crate::use_cases::terminals::Context;
 use crate::use_cases::tracking::limits::change_state;
 
 pub use crate::parts::terminals::{is_terminal_key, state_key};
 
-fn limits(app: &App, terminal: &str) -> Limits {
-    app.terminals
+fn limits(context: &Context<'_>, terminal: &str) -> Limits {
+    context
+        .terminals
         .get(terminal)
         .map(|connector| limits_of(connector.profile()))
         .unwrap_or_default()
@@ -43,10 +44,10 @@ pub fn take_call(state: &mut CarrierState, now: DateTime<Utc>, limits: Limits) -
 
 /// Asks for one call to `terminal` now: `Go` (counted) or wait, for its budget, a 429, an
 /// open circuit or refused credentials.
-pub async fn acquire(app: &App, terminal: &str) -> Result<Acquire, StoreError> {
-    let now = app.clock.now();
-    let limits = limits(app, terminal);
-    let (decision, _) = change_state(app, &state_key(terminal), |state| {
+pub async fn acquire(context: &Context<'_>, terminal: &str) -> Result<Acquire, StoreError> {
+    let now = context.clock.now();
+    let limits = limits(context, terminal);
+    let (decision, _) = change_state(context, &state_key(terminal), |state| {
         take_call(state, now, limits)
     })
     .await?;
@@ -68,13 +69,13 @@ fn outcome_of(result: &Result<Vec<TerminalStatus>, TerminalError>) -> CallOutcom
 /// Records how a call to `terminal` ended, and logs what an operator must know. A failure
 /// to record is logged, never fatal.
 pub async fn record(
-    app: &App,
+    context: &Context<'_>,
     terminal: &str,
     result: &Result<Vec<TerminalStatus>, TerminalError>,
 ) {
-    let now = app.clock.now();
+    let now = context.clock.now();
     let outcome = outcome_of(result);
-    let written = change_state(app, &state_key(terminal), |state| {
+    let written = change_state(context, &state_key(terminal), |state| {
         let refused_before = state.credentials_refused_at;
         state.record(now, &outcome);
         refused_before
@@ -119,10 +120,10 @@ pub struct TerminalHealth {
 }
 
 /// Every terminal with a connector (the sandbox's included), by id.
-pub async fn health(app: &App) -> Result<Vec<TerminalHealth>, StoreError> {
-    let now = app.clock.now();
-    let states = app.store.carrier_states().await?;
-    Ok(app
+pub async fn health(context: &Context<'_>) -> Result<Vec<TerminalHealth>, StoreError> {
+    let now = context.clock.now();
+    let states = context.store.carrier_states().await?;
+    Ok(context
         .terminals
         .ids()
         .into_iter()
@@ -133,7 +134,7 @@ pub async fn health(app: &App) -> Result<Vec<TerminalHealth>, StoreError> {
                 .find(|state| state.scac == key)
                 .cloned()
                 .unwrap_or_else(|| CarrierState::new(&key));
-            let limits = limits(app, id);
+            let limits = limits(context, id);
             TerminalHealth {
                 id: id.to_owned(),
                 per_minute: limits.per_minute,

@@ -20,7 +20,7 @@ use tidemark_geo::reference::{ReferenceData, Terminal};
 use tidemark_terminals::profile::{Facility, TerminalProfile};
 use uuid::Uuid;
 
-use crate::app::App;
+use crate::use_cases::terminals::Context;
 
 fn same(known: Option<&str>, named: Option<&str>) -> bool {
     match (known, named) {
@@ -71,19 +71,19 @@ pub fn terminals_of(reference: &ReferenceData, profile: &TerminalProfile) -> BTr
 /// The POD terminals other configured terminals reach and `terminal` does not: a container
 /// whose shipment names one of them is not asked of `terminal`. Empty for the sandbox,
 /// which answers for its own line wherever it goes.
-pub fn other_terminals(app: &App, terminal: &str) -> Vec<Uuid> {
-    let Some(own) = app.terminals.get(terminal) else {
+pub fn other_terminals(context: &Context<'_>, terminal: &str) -> Vec<Uuid> {
+    let Some(own) = context.terminals.get(terminal) else {
         return Vec::new();
     };
     if terminal == super::SANDBOX {
         return Vec::new();
     }
-    let own = terminals_of(app.reference, own.profile());
-    let others: BTreeSet<Uuid> = app
+    let own = terminals_of(context.reference, own.profile());
+    let others: BTreeSet<Uuid> = context
         .terminals
         .iter()
         .filter(|&(id, _)| id != terminal && id != super::SANDBOX)
-        .flat_map(|(_, connector)| terminals_of(app.reference, connector.profile()))
+        .flat_map(|(_, connector)| terminals_of(context.reference, connector.profile()))
         .collect();
     others.difference(&own).copied().collect()
 }

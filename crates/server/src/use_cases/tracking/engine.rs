@@ -27,7 +27,7 @@ use tidemark_domain::{
 };
 use tidemark_store::{EdiTransactionRecord, StoreError};
 
-use crate::app::App;
+use crate::use_cases::tracking::Engine;
 use crate::use_cases::tracking::{limits, report};
 
 /// Retries of transient carrier errors before a request fails as `retries_exhausted`.
@@ -59,7 +59,7 @@ pub enum PollOutcome {
 
 /// When a request or its shipment is next due for a poll.
 pub fn due_at(
-    app: &App,
+    engine: &Engine<'_>,
     request: &TrackingRequest,
     shipment: Option<&Shipment>,
 ) -> Option<DateTime<Utc>> {
@@ -68,17 +68,14 @@ pub fn due_at(
         (_, Some(shipment)) if !shipment.is_tracking() => None,
         (_, Some(shipment)) => Some(match shipment.line_tracking_last_attempted_at {
             None => request.updated_at,
-            Some(_) => app
-                .config
-                .poll_intervals()
-                .due_at(shipment, app.clock.now()),
+            Some(_) => engine.intervals.due_at(shipment, engine.clock.now()),
         }),
         (TrackingRequestStatus::AwaitingManifest, None) => {
             Some(last_polled(request) + Duration::days(1))
         }
         // A line followed by its EDI: each interchange applies itself when it arrives; the
         // daily look is only a safety net.
-        (_, None) if request.polled_at.is_some() && fed_by_edi(app, &request.scac) => {
+        (_, None) if request.polled_at.is_some() && fed_by_edi(engine, &request.scac) => {
             Some(last_polled(request) + Duration::days(1))
         }
         (_, None) if request.is_retrying => Some(
@@ -119,34 +116,34 @@ pub fn query_of(request_type: RequestType, number: &str) -> TrackingQuery {
 /// Polls the carrier for one tracking request, if it is due (or `forced`, for a refresh
 /// the user asked for), and records the outcome.
 pub async fn poll(
-    app: &App,
+    engine: &Engine<'_>,
     account: AccountId,
     id: TrackingRequestId,
     forced: bool,
 ) -> Result<PollOutcome, StoreError> {
-    let mut request = app.store.tracking_request(account, id).await?;
+    let mut request = engine.store.tracking_request(account, id).await?;
     let status_before = request.status;
     // The request as read fences the write: if a user stops tracking or another poll
     // writes first, this poll's result is dropped and the next sweep polls afresh.
     let read_at = request.updated_at;
     let shipment = match request.shipment_id {
-        Some(shipment_id) => Some(app.store.shipment(account, shipment_id).await?),
+        Some(shipment_id) => Some(engine.store.shipment(account, shipment_id).await?),
         None => None,
     };
-    let now = app.clock.now();
-    let due = due_at(app, &request, shipment.as_ref());
+    let now = engine.clock.now();
+    let due = due_at(engine, &request, shipment.as_ref());
     if due.is_none_or(|due| due > now && !forced) {
         return Ok(PollOutcome::Skipped);
     }
-    let fetched = match app.carriers.get(&request.scac) {
+    let fetched = match engine.carriers.get(&request.scac) {
         // A line whose status comes as EDI: read what its feed stored, call no one.
         Some(carrier) if carrier.fed_by_edi() => {
-            return raced(apply_edi_to(app, status_before, read_at, request, shipment).await);
+            return raced(apply_edi_to(engine, status_before, read_at, request, shipment).await);
         }
         // A line without a tracking API: nothing to wait for.
         Some(carrier) if carrier.unavailable_reason().is_some() => {
             let reason = carrier.unavailable_reason().unwrap_or_default().to_owned();
-            return raced(unavailable(app, status_before, read_at, request, &reason).await);
+            return raced(unavailable(engine, status_before, read_at, request, &reason).await);
         }
         Some(carrier) => {
             let priority = shipment
@@ -154,18 +151,20 @@ pub async fn poll(
                 .map_or(PollPriority::NewRequest, |shipment| {
                     PollPriority::of_shipment(shipment, now)
                 });
-            match limits::acquire(app, carrier.scac(), priority).await? {
+            match limits::acquire(engine, carrier.scac(), priority).await? {
                 Acquire::Go => {
                     let query = query_for(&request);
                     let fetched = carrier.fetch(&query).await;
-                    limits::record(app, carrier.scac(), &fetched).await;
+                    limits::record(engine, carrier.scac(), &fetched).await;
                     fetched.map(|mut snapshot| {
                         snapshot.keep_about(&query);
                         snapshot
                     })
                 }
                 Acquire::Wait { until, reason } => {
-                    return raced(wait(app, status_before, read_at, request, until, reason).await);
+                    return raced(
+                        wait(engine, status_before, read_at, request, until, reason).await,
+                    );
                 }
             }
         }
@@ -181,12 +180,12 @@ pub async fn poll(
         Ok(snapshot) if shipment.is_none() => snapshot.unreadable().map_or(Ok(snapshot), Err),
         other => other,
     };
-    let report = fetched.map(|snapshot| report::from_snapshot(&snapshot, app.reference));
+    let report = fetched.map(|snapshot| report::from_snapshot(&snapshot, engine.reference));
     raced(
         async {
             match (report, shipment) {
         (Ok(report), Some(shipment)) => {
-            record_found(app, status_before, read_at, request, Some(shipment), &report, now).await
+            record_found(engine, status_before, read_at, request, Some(shipment), &report, now).await
         }
         // A bill of lading or booking the carrier answers for is found even before it
         // names a container: its vessel, estimates and document events are kept.
@@ -195,7 +194,7 @@ pub async fn poll(
                 || (request.request_type != RequestType::Container
                     && !report.raw_events.is_empty()) =>
         {
-            record_found(app, status_before, read_at, request, None, &report, now).await
+            record_found(engine, status_before, read_at, request, None, &report, now).await
         }
         (Ok(_) | Err(CarrierError::NotFound), None) => {
             request.updated_at = now;
@@ -212,7 +211,7 @@ pub async fn poll(
                 request.is_retrying = false;
                 PollOutcome::AwaitingManifest
             };
-            record(app, status_before, read_at, &request, None).await?;
+            record(engine, status_before, read_at, &request, None).await?;
             Ok(outcome)
         }
         (Err(CarrierError::CredentialsRefused(_)), None) => {
@@ -222,7 +221,7 @@ pub async fn poll(
             request.polled_at = Some(now);
             request.is_retrying = true;
             request.failed_reason = Some(FailedReason::ShippingLineUnreachable);
-            record(app, status_before, read_at, &request, None).await?;
+            record(engine, status_before, read_at, &request, None).await?;
             Ok(PollOutcome::Waiting(WaitReason::CredentialsRefused))
         }
         (Err(error), None) => {
@@ -241,7 +240,7 @@ pub async fn poll(
                 });
                 PollOutcome::Retrying
             };
-            record(app, status_before, read_at, &request, None).await?;
+            record(engine, status_before, read_at, &request, None).await?;
             Ok(outcome)
         }
         (Err(error), Some(mut shipment)) => {
@@ -271,7 +270,7 @@ pub async fn poll(
                 request.updated_at = now;
             }
             let update = TrackingUpdate::shipment_only(shipment);
-            record(app, status_before, read_at, &request, Some(&update)).await?;
+            record(engine, status_before, read_at, &request, Some(&update)).await?;
             Ok(PollOutcome::Retrying)
         }
             }
@@ -280,8 +279,9 @@ pub async fn poll(
     )
 }
 
-fn fed_by_edi(app: &App, scac: &str) -> bool {
-    app.carriers
+fn fed_by_edi(engine: &Engine<'_>, scac: &str) -> bool {
+    engine
+        .carriers
         .get(scac)
         .is_some_and(|carrier| carrier.fed_by_edi())
 }
@@ -294,20 +294,20 @@ const EDI_TRANSACTIONS_PER_REQUEST: u32 = 5_000;
 /// naming it arrives, or when the request is created after the interchange. Calls no
 /// carrier. A lost race is an error here, so the job that asked for it runs again.
 pub async fn apply_edi(
-    app: &App,
+    engine: &Engine<'_>,
     account: AccountId,
     id: TrackingRequestId,
 ) -> Result<PollOutcome, StoreError> {
-    let request = app.store.tracking_request(account, id).await?;
+    let request = engine.store.tracking_request(account, id).await?;
     if !edi_applies_to(&request) {
         return Ok(PollOutcome::Skipped);
     }
     let shipment = match request.shipment_id {
-        Some(shipment_id) => Some(app.store.shipment(account, shipment_id).await?),
+        Some(shipment_id) => Some(engine.store.shipment(account, shipment_id).await?),
         None => None,
     };
     let (status_before, read_at) = (request.status, request.updated_at);
-    apply_edi_to(app, status_before, read_at, request, shipment).await
+    apply_edi_to(engine, status_before, read_at, request, shipment).await
 }
 
 /// Whether stored EDI is applied to a request in this state.
@@ -343,14 +343,14 @@ const READS_AT_ONCE: usize = 16;
 /// once, after all are written. An error reading for the whole batch is returned before
 /// anything is written.
 pub async fn apply_edi_all(
-    app: &App,
+    engine: &Engine<'_>,
     account: AccountId,
     ids: &[TrackingRequestId],
 ) -> Result<Vec<(TrackingRequestId, Result<PollOutcome, StoreError>)>, StoreError> {
     let mut outcomes = Vec::with_capacity(ids.len());
     let mut seen = std::collections::HashSet::with_capacity(ids.len());
     let read: Vec<_> = futures::stream::iter(ids.iter().copied().filter(|&id| seen.insert(id)))
-        .map(|id| async move { (id, app.store.tracking_request(account, id).await) })
+        .map(|id| async move { (id, engine.store.tracking_request(account, id).await) })
         .buffered(READS_AT_ONCE)
         .collect()
         .await;
@@ -366,10 +366,14 @@ pub async fn apply_edi_all(
     let mut shipments: HashMap<ShipmentId, Shipment> = HashMap::new();
     let mut containers: HashMap<ShipmentId, Vec<String>> = HashMap::new();
     if !shipment_ids.is_empty() {
-        for shipment in app.store.shipments_by_ids(account, &shipment_ids).await? {
+        for shipment in engine
+            .store
+            .shipments_by_ids(account, &shipment_ids)
+            .await?
+        {
             shipments.insert(shipment.id, shipment);
         }
-        for container in app.store.containers_of_shipments(&shipment_ids).await? {
+        for container in engine.store.containers_of_shipments(&shipment_ids).await? {
             containers
                 .entry(container.shipment_id)
                 .or_default()
@@ -407,7 +411,8 @@ pub async fn apply_edi_all(
     let read = if work.is_empty() {
         Vec::new()
     } else {
-        app.store
+        engine
+            .store
             .edi_transactions_naming(account, &all_numbers, limit)
             .await?
     };
@@ -431,7 +436,7 @@ pub async fn apply_edi_all(
             let own = if complete {
                 Vec::new()
             } else {
-                match read_edi_naming(app, account, &numbers).await {
+                match read_edi_naming(engine, account, &numbers).await {
                     Ok(own) => own,
                     Err(error) => return (id, Err(error)),
                 }
@@ -451,7 +456,7 @@ pub async fn apply_edi_all(
                 own.iter().collect()
             };
             let outcome = apply_edi_with(
-                app,
+                engine,
                 status_before,
                 read_at,
                 request,
@@ -475,7 +480,7 @@ pub async fn apply_edi_all(
             }),
         ));
     }
-    after.run(app).await;
+    after.run(engine).await;
     Ok(outcomes)
 }
 
@@ -497,24 +502,25 @@ fn edi_numbers(
 }
 
 async fn read_edi_naming(
-    app: &App,
+    engine: &Engine<'_>,
     account: AccountId,
     numbers: &[String],
 ) -> Result<Vec<EdiTransactionRecord>, StoreError> {
-    app.store
+    engine
+        .store
         .edi_transactions_naming(account, numbers, EDI_TRANSACTIONS_PER_REQUEST)
         .await
 }
 
 async fn apply_edi_to(
-    app: &App,
+    engine: &Engine<'_>,
     status_before: TrackingRequestStatus,
     read_at: DateTime<Utc>,
     request: TrackingRequest,
     shipment: Option<Shipment>,
 ) -> Result<PollOutcome, StoreError> {
     let containers = match &shipment {
-        Some(shipment) => app
+        Some(shipment) => engine
             .store
             .containers_of_shipment(shipment.id)
             .await?
@@ -524,10 +530,10 @@ async fn apply_edi_to(
         None => Vec::new(),
     };
     let numbers = edi_numbers(&request, shipment.as_ref(), containers);
-    let own = read_edi_naming(app, request.account_id, &numbers).await?;
+    let own = read_edi_naming(engine, request.account_id, &numbers).await?;
     let transactions: Vec<&EdiTransactionRecord> = own.iter().collect();
     let (outcome, after) = apply_edi_with(
-        app,
+        engine,
         status_before,
         read_at,
         request,
@@ -536,14 +542,14 @@ async fn apply_edi_to(
         &transactions,
     )
     .await?;
-    after.run(app).await;
+    after.run(engine).await;
     Ok(outcome)
 }
 
 /// Applies the stored EDI `transactions` naming a request's `numbers` and writes the
 /// result; what follows the write is left to the caller.
 async fn apply_edi_with(
-    app: &App,
+    engine: &Engine<'_>,
     status_before: TrackingRequestStatus,
     read_at: DateTime<Utc>,
     mut request: TrackingRequest,
@@ -551,7 +557,7 @@ async fn apply_edi_with(
     numbers: Vec<String>,
     transactions: &[&EdiTransactionRecord],
 ) -> Result<(PollOutcome, AfterWrite), StoreError> {
-    let now = app.clock.now();
+    let now = engine.clock.now();
     let mut snapshot = tidemark_carriers::CarrierSnapshot::default();
     for transaction in transactions {
         match Vec::<tidemark_carriers::CarrierEvent>::deserialize(&transaction.events) {
@@ -568,26 +574,37 @@ async fn apply_edi_with(
         .and_then(|s| s.port_of_discharge_locode.clone());
     let (pickup, availability) = crate::use_cases::edi::pickup_of(transactions, pod.as_deref());
     if snapshot.events.is_empty() && (shipment.is_none() || pickup.is_empty()) {
-        if shipment.is_none() && request.polled_at.is_none() && fed_by_edi(app, &request.scac) {
+        if shipment.is_none() && request.polled_at.is_none() && fed_by_edi(engine, &request.scac) {
             // Waits as `pending` for the line's first interchange naming it.
             request.polled_at = Some(now);
-            let after = write(app, status_before, read_at, &request, None).await?;
+            let after = write(engine, status_before, read_at, &request, None).await?;
             return Ok((PollOutcome::Skipped, after));
         }
         return Ok((PollOutcome::Skipped, AfterWrite::default()));
     }
     let account = request.account_id;
-    let mut report = report::from_snapshot(&snapshot, app.reference);
+    let mut report = report::from_snapshot(&snapshot, engine.reference);
     report.pickup = pickup;
     report.milestones.extend(availability);
     // Transactions that named a tracked number when they arrived were stored matched:
     // only those read unmatched (or past the limit, unread) need marking.
     let all_matched = transactions.iter().all(|t| t.matched)
         && u32::try_from(transactions.len()).is_ok_and(|n| n < EDI_TRANSACTIONS_PER_REQUEST);
-    let found =
-        record_found_then(app, status_before, read_at, request, shipment, &report, now).await?;
+    let found = record_found_then(
+        engine,
+        status_before,
+        read_at,
+        request,
+        shipment,
+        &report,
+        now,
+    )
+    .await?;
     if !all_matched {
-        app.store.mark_edi_matched(account, &numbers, now).await?;
+        engine
+            .store
+            .mark_edi_matched(account, &numbers, now)
+            .await?;
     }
     Ok(found)
 }
@@ -597,7 +614,7 @@ async fn apply_edi_with(
 /// (its retries are not spent: nothing is wrong with the number); a budget or a 429 just
 /// delays the poll.
 async fn wait(
-    app: &App,
+    engine: &Engine<'_>,
     status_before: TrackingRequestStatus,
     read_at: DateTime<Utc>,
     mut request: TrackingRequest,
@@ -612,8 +629,8 @@ async fn wait(
     if shows_retrying && request.shipment_id.is_none() && !request.is_retrying {
         request.is_retrying = true;
         request.failed_reason = Some(FailedReason::ShippingLineUnreachable);
-        request.updated_at = app.clock.now();
-        record(app, status_before, read_at, &request, None).await?;
+        request.updated_at = engine.clock.now();
+        record(engine, status_before, read_at, &request, None).await?;
     }
     Ok(PollOutcome::Waiting(reason))
 }
@@ -621,49 +638,52 @@ async fn wait(
 /// A request for a line Tidemark cannot track (no public tracking API) fails at once as
 /// `data_unavailable`; a shipment of such a line stops being tracked.
 async fn unavailable(
-    app: &App,
+    engine: &Engine<'_>,
     status_before: TrackingRequestStatus,
     read_at: DateTime<Utc>,
     mut request: TrackingRequest,
     reason: &str,
 ) -> Result<PollOutcome, StoreError> {
     tracing::info!(tracking_request.id = %request.id, scac = %request.scac, reason, "the line cannot be tracked");
-    let now = app.clock.now();
+    let now = engine.clock.now();
     request.updated_at = now;
     request.polled_at = Some(now);
     if let Some(shipment_id) = request.shipment_id {
-        let mut shipment = app.store.shipment(request.account_id, shipment_id).await?;
+        let mut shipment = engine
+            .store
+            .shipment(request.account_id, shipment_id)
+            .await?;
         shipment.line_tracking_last_attempted_at = Some(now);
         shipment.line_tracking_stopped_at = Some(now);
         shipment.line_tracking_stopped_reason = Some("data_unavailable".to_owned());
         request.status = TrackingRequestStatus::TrackingStopped;
         let update = TrackingUpdate::shipment_only(shipment);
-        record(app, status_before, read_at, &request, Some(&update)).await?;
+        record(engine, status_before, read_at, &request, Some(&update)).await?;
         return Ok(PollOutcome::Failed(FailedReason::DataUnavailable));
     }
     let outcome = fail(&mut request, FailedReason::DataUnavailable);
-    record(app, status_before, read_at, &request, None).await?;
+    record(engine, status_before, read_at, &request, None).await?;
     Ok(outcome)
 }
 
 /// Writes the request's new state (and the update) with the domain events announcing them.
 pub async fn record(
-    app: &App,
+    engine: &Engine<'_>,
     status_before: TrackingRequestStatus,
     read_at: DateTime<Utc>,
     request: &TrackingRequest,
     update: Option<&TrackingUpdate>,
 ) -> Result<(), StoreError> {
-    write(app, status_before, read_at, request, update)
+    write(engine, status_before, read_at, request, update)
         .await?
-        .run(app)
+        .run(engine)
         .await;
     Ok(())
 }
 
 /// [`record`]'s write, without what follows it.
 async fn write(
-    app: &App,
+    engine: &Engine<'_>,
     status_before: TrackingRequestStatus,
     read_at: DateTime<Utc>,
     request: &TrackingRequest,
@@ -673,10 +693,11 @@ async fn write(
         status_before,
         request,
         update,
-        app.ids.as_ref(),
-        app.clock.now(),
+        engine.ids.as_ref(),
+        engine.clock.now(),
     );
-    app.store
+    engine
+        .store
         .record_tracking_result(request, read_at, update, &events)
         .await?;
     Ok(AfterWrite {
@@ -707,21 +728,22 @@ impl AfterWrite {
         self.sandbox_voyages.extend(other.sandbox_voyages);
     }
 
-    async fn run(self, app: &App) {
-        crate::use_cases::vessels::learn_vessels_named(app, &self.vessels).await;
+    async fn run(self, engine: &Engine<'_>) {
+        crate::use_cases::vessels::learn_vessels_named(engine, &self.vessels).await;
         if self.notify {
             // New notifications go out now rather than at the next sweep; if this is
             // lost, the sweep queues them.
-            if let Err(error) = crate::use_cases::webhooks::deliver::queue_due(app).await {
+            if let Err(error) = crate::use_cases::webhooks::deliver::queue_due(engine).await {
                 tracing::warn!(error = ?error, "cannot queue webhook deliveries; the sweep will");
             }
         }
-        if let Some(transmitter) = &app.sandbox_ais {
+        if let Some(transmitter) = &engine.sandbox_ais {
             for (number, created_at) in &self.sandbox_voyages {
                 // The sandbox's vessel shows on the map now, not at the transmitter's next
                 // tick. Best effort: that tick sends it anyway.
                 if let Err(error) = crate::use_cases::vessels::sandbox::voyage_tracked(
-                    app,
+                    engine,
+                    engine.ais,
                     transmitter,
                     number,
                     *created_at,
@@ -756,17 +778,17 @@ fn fail(request: &mut TrackingRequest, reason: FailedReason) -> PollOutcome {
 /// The reference terminal the carrier names at the shipment's port of discharge (see
 /// [`report::terminal_of`]). `None` when Tidemark does not know it.
 fn pod_terminal(
-    app: &App,
+    engine: &Engine<'_>,
     shipment: &Shipment,
     report: &tidemark_domain::tracking_update::CarrierReport,
 ) -> Option<uuid::Uuid> {
     let facility = report.pod_terminal.as_ref()?;
     let pod = shipment.port_of_discharge_locode.as_deref()?;
-    report::terminal_of(app.reference, pod, facility)
+    report::terminal_of(engine.reference, pod, facility)
 }
 
 pub(crate) async fn record_found(
-    app: &App,
+    engine: &Engine<'_>,
     status_before: TrackingRequestStatus,
     read_at: DateTime<Utc>,
     request: TrackingRequest,
@@ -774,15 +796,23 @@ pub(crate) async fn record_found(
     report: &tidemark_domain::tracking_update::CarrierReport,
     now: DateTime<Utc>,
 ) -> Result<PollOutcome, StoreError> {
-    let (outcome, after) =
-        record_found_then(app, status_before, read_at, request, shipment, report, now).await?;
-    after.run(app).await;
+    let (outcome, after) = record_found_then(
+        engine,
+        status_before,
+        read_at,
+        request,
+        shipment,
+        report,
+        now,
+    )
+    .await?;
+    after.run(engine).await;
     Ok(outcome)
 }
 
 /// [`record_found`]'s plan and write, without what follows the write.
 async fn record_found_then(
-    app: &App,
+    engine: &Engine<'_>,
     status_before: TrackingRequestStatus,
     read_at: DateTime<Utc>,
     mut request: TrackingRequest,
@@ -792,9 +822,12 @@ async fn record_found_then(
 ) -> Result<(PollOutcome, AfterWrite), StoreError> {
     let (containers, events, raw_events) = match &shipment {
         Some(shipment) => (
-            app.store.containers_of_shipment(shipment.id).await?,
-            app.store.transport_events_of_shipment(shipment.id).await?,
-            app.store.raw_events_of_shipment(shipment.id).await?,
+            engine.store.containers_of_shipment(shipment.id).await?,
+            engine
+                .store
+                .transport_events_of_shipment(shipment.id)
+                .await?,
+            engine.store.raw_events_of_shipment(shipment.id).await?,
         ),
         None => (Vec::new(), Vec::new(), Vec::new()),
     };
@@ -807,10 +840,10 @@ async fn record_found_then(
             raw_events: &raw_events,
         },
         report,
-        app.ids.as_ref(),
+        engine.ids.as_ref(),
         now,
     );
-    if let Some(terminal) = pod_terminal(app, &update.shipment, report) {
+    if let Some(terminal) = pod_terminal(engine, &update.shipment, report) {
         update.shipment.pod_terminal_id = Some(terminal);
     }
     update.shipment.line_tracking_last_attempted_at = Some(now);
@@ -831,8 +864,8 @@ async fn record_found_then(
     // Values staged with the request (`initial_custom_fields`) are written with what this
     // poll creates, in its transaction.
     update.initial_custom_field_values =
-        crate::use_cases::custom_fields::staged_values(app, &request, &update).await?;
-    let mut after = write(app, status_before, read_at, &request, Some(&update)).await?;
+        crate::use_cases::custom_fields::staged_values(engine, &request, &update).await?;
+    let mut after = write(engine, status_before, read_at, &request, Some(&update)).await?;
     if status_before != TrackingRequestStatus::Created
         && request.status == TrackingRequestStatus::Created
         && request.scac == tidemark_carriers::sandbox::SCAC

@@ -4,7 +4,7 @@
 
 use tidemark_domain::carriers::inference::{self, InferError, Inference};
 
-use crate::app::App;
+use crate::parts::core::Core;
 
 /// A candidate line, named.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,14 +33,14 @@ impl NumberInference {
 }
 
 /// Infers the type and carrier of `number`.
-pub fn infer(app: &App, number: &str) -> Result<NumberInference, InferError> {
+pub fn infer(core: &Core, number: &str) -> Result<NumberInference, InferError> {
     let inference = inference::infer(number)?;
     let candidates = inference
         .candidates
         .iter()
         .filter_map(|candidate| {
             // The prefix table names only lines of the reference (a test checks it).
-            let line = app.reference.shipping_line(&candidate.scac)?;
+            let line = core.reference.shipping_line(&candidate.scac)?;
             Some(LineGuess {
                 scac: line.scac.clone(),
                 name: line.name.clone(),

@@ -19,7 +19,8 @@ use tidemark_carriers::{CarrierError, CarrierSnapshot};
 use tidemark_domain::carriers::{Acquire, CallOutcome, CarrierState, Limits, PollPriority};
 use tidemark_store::StoreError;
 
-use crate::app::App;
+use crate::parts::core::Core;
+use crate::use_cases::tracking::Engine;
 
 /// The most a drift sample (the description and raw payload of an event that could not be
 /// read) keeps.
@@ -36,12 +37,12 @@ fn limits(budget: RateBudget) -> Limits {
 /// returns what the change decided beside the state as written. The store takes a plain
 /// `Fn`, which may run again when another process wrote first: the last run's answer counts.
 pub(crate) async fn change_state<T: Send>(
-    app: &App,
+    core: &Core,
     key: &str,
     change: impl Fn(&mut CarrierState) -> T + Send + Sync,
 ) -> Result<(Option<T>, CarrierState), StoreError> {
     let decided = Mutex::new(None);
-    let written = app
+    let written = core
         .store
         .change_carrier_state(key, &|state| {
             let answer = change(state);
@@ -57,11 +58,15 @@ pub(crate) async fn change_state<T: Send>(
 }
 
 /// Asks for one call to `scac` now, for a poll of `priority`.
-pub async fn acquire(app: &App, scac: &str, priority: PollPriority) -> Result<Acquire, StoreError> {
-    let now = app.clock.now();
-    let limits = limits(app.carriers.budget(scac));
+pub async fn acquire(
+    engine: &Engine<'_>,
+    scac: &str,
+    priority: PollPriority,
+) -> Result<Acquire, StoreError> {
+    let now = engine.clock.now();
+    let limits = limits(engine.carriers.budget(scac));
     let (decision, _) =
-        change_state(app, scac, |state| state.acquire(now, limits, priority)).await?;
+        change_state(engine, scac, |state| state.acquire(now, limits, priority)).await?;
     let decision = decision.unwrap_or(Acquire::Go);
     if let Acquire::Wait { reason, .. } = decision {
         metrics::counter!("tidemark_carrier_polls_waiting_total", "scac" => scac.to_owned(), "reason" => reason.as_str())
@@ -98,8 +103,12 @@ fn outcome_name(outcome: &CallOutcome) -> &'static str {
 /// Records how a call to `scac` ended: in the carrier's shared state, on `/metrics` (calls
 /// by outcome, drift) and in the logs. A failure to record is logged, never fatal: the
 /// poll's own result matters more.
-pub async fn record(app: &App, scac: &str, result: &Result<CarrierSnapshot, CarrierError>) {
-    let now = app.clock.now();
+pub async fn record(
+    engine: &Engine<'_>,
+    scac: &str,
+    result: &Result<CarrierSnapshot, CarrierError>,
+) {
+    let now = engine.clock.now();
     let outcome = outcome_of(result);
     let (drift, sample) = match result {
         Ok(snapshot) if !snapshot.skipped.is_empty() => (
@@ -126,7 +135,7 @@ pub async fn record(app: &App, scac: &str, result: &Result<CarrierSnapshot, Carr
             "the carrier sent events that could not be read (drift); the others were kept"
         );
     }
-    let written = change_state(app, scac, |state| {
+    let written = change_state(engine, scac, |state| {
         let before = (state.credentials_refused_at, state.circuit_open(now));
         state.record(now, &outcome);
         state.record_drift(drift, sample.clone());
@@ -180,10 +189,10 @@ fn export(state: &CarrierState, now: DateTime<Utc>) {
 
 /// Refreshes the per-carrier gauges from the database, so every process's `/metrics`
 /// shows the shared truth. Only SCACs with a connector are exported.
-pub async fn export_gauges(app: &App) -> Result<(), StoreError> {
-    let now = app.clock.now();
-    let states = app.store.carrier_states().await?;
-    for scac in app.carriers.scacs() {
+pub async fn export_gauges(engine: &Engine<'_>) -> Result<(), StoreError> {
+    let now = engine.clock.now();
+    let states = engine.store.carrier_states().await?;
+    for scac in engine.carriers.scacs() {
         let state = states
             .iter()
             .find(|state| state.scac == scac)
@@ -198,15 +207,15 @@ pub async fn export_gauges(app: &App) -> Result<(), StoreError> {
 /// unlimited, 0 while it must wait (429, open circuit, refused credentials; except the one
 /// probe that finds out whether it recovered).
 pub async fn capacities(
-    app: &App,
+    engine: &Engine<'_>,
     span: Duration,
 ) -> Result<HashMap<String, Option<u32>>, StoreError> {
-    let now = app.clock.now();
-    let states = app.store.carrier_states().await?;
+    let now = engine.clock.now();
+    let states = engine.store.carrier_states().await?;
     Ok(states
         .into_iter()
         .map(|state| {
-            let limits = limits(app.carriers.budget(&state.scac));
+            let limits = limits(engine.carriers.budget(&state.scac));
             // `acquire` on a copy says whether the carrier is blocked for its health.
             let mut probe = state.clone();
             let capacity = match probe.acquire(now, Limits::default(), PollPriority::NewRequest) {
@@ -225,8 +234,12 @@ pub async fn capacities(
 }
 
 /// The capacity of a carrier never called yet.
-pub fn fresh_capacity(app: &App, scac: &str, span: Duration) -> Option<u32> {
-    CarrierState::new(scac).capacity(app.clock.now(), limits(app.carriers.budget(scac)), span)
+pub fn fresh_capacity(engine: &Engine<'_>, scac: &str, span: Duration) -> Option<u32> {
+    CarrierState::new(scac).capacity(
+        engine.clock.now(),
+        limits(engine.carriers.budget(scac)),
+        span,
+    )
 }
 
 /// One carrier's health, for `tidemark carriers list` and operators.
@@ -253,11 +266,11 @@ pub struct CarrierHealth {
 }
 
 /// Every configured carrier's health, and any other carrier ever called, by SCAC.
-pub async fn health(app: &App) -> Result<Vec<CarrierHealth>, StoreError> {
-    let now = app.clock.now();
-    let mut states: Vec<CarrierState> = app.store.carrier_states().await?;
+pub async fn health(engine: &Engine<'_>) -> Result<Vec<CarrierHealth>, StoreError> {
+    let now = engine.clock.now();
+    let mut states: Vec<CarrierState> = engine.store.carrier_states().await?;
     states.retain(|state| !crate::parts::terminals::is_terminal_key(&state.scac));
-    for scac in app.carriers.scacs() {
+    for scac in engine.carriers.scacs() {
         if !states.iter().any(|state| state.scac == scac) {
             states.push(CarrierState::new(scac));
         }
@@ -266,8 +279,8 @@ pub async fn health(app: &App) -> Result<Vec<CarrierHealth>, StoreError> {
     Ok(states
         .into_iter()
         .map(|state| CarrierHealth {
-            configured: app.carriers.get(&state.scac).is_some(),
-            budget: app.carriers.budget(&state.scac),
+            configured: engine.carriers.get(&state.scac).is_some(),
+            budget: engine.carriers.budget(&state.scac),
             last_success_at: state.last_success_at,
             last_error_at: state.last_error_at,
             last_error: state.last_error.clone(),

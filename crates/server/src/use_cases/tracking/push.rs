@@ -16,7 +16,9 @@ use sha2::Sha256;
 use tidemark_carriers::{CarrierError, CarrierEvent, CarrierSnapshot, DocumentType};
 use tidemark_store::StoreError;
 
-use crate::app::App;
+use crate::config::CarrierConfig;
+use crate::parts::core::Core;
+use crate::parts::recent_pushes::RecentPushes;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PushError {
@@ -100,9 +102,13 @@ fn push_lines(scac: &str) -> Vec<String> {
     lines
 }
 
-/// Verifies and accepts one push; returns how many tracking requests it queued a poll for.
+/// Verifies and accepts one push (signed with the secret of its line's entry in
+/// `carriers`; a replay of one `recent_pushes` holds is ignored); returns how many tracking
+/// requests it queued a poll for.
 pub async fn receive(
-    app: &App,
+    core: &Core,
+    carriers: &[CarrierConfig],
+    recent_pushes: &RecentPushes,
     scac: &str,
     signature: Option<&str>,
     body: &[u8],
@@ -112,8 +118,7 @@ pub async fn receive(
     // A push to a brand's callback is signed with its family's secret: the line's API sends
     // it, and the operator configured the family only.
     let Some(secret) = lines.iter().find_map(|line| {
-        app.config
-            .carriers
+        carriers
             .iter()
             .find(|c| &c.scac == line)
             .and_then(|c| c.notification_secret.as_deref())
@@ -124,7 +129,7 @@ pub async fn receive(
         return Err(PushError::BadSignature);
     }
     let snapshot = parse_push(body).map_err(|error| PushError::Malformed(error.to_string()))?;
-    if !app.recent_pushes.first_time(&scac, body, app.clock.now()) {
+    if !recent_pushes.first_time(&scac, body, core.clock.now()) {
         tracing::info!(%scac, "a push already accepted was received again; ignored");
         return Ok(0);
     }
@@ -135,13 +140,13 @@ pub async fn receive(
     let mut requests = Vec::new();
     for line in &lines {
         requests.extend(
-            app.store
+            core.store
                 .active_tracking_requests_for(line, &numbers)
                 .await?,
         );
     }
     for request in &requests {
-        super::queue_refresh(app, request.account_id, request.id).await?;
+        super::queue_refresh(core, request.account_id, request.id).await?;
     }
     Ok(requests.len())
 }

@@ -7,7 +7,7 @@ use tidemark_domain::{
 };
 use tidemark_store::StoreError;
 
-use crate::app::App;
+use crate::parts::core::Core;
 use crate::use_cases::tracking::inference::{self, NumberInference};
 
 /// No carrier issues longer numbers; longer input is a mistake, not a number.
@@ -61,7 +61,7 @@ impl Problem {
 
 /// The customer a submission names, which must be one of the account's parties.
 async fn customer_of(
-    app: &App,
+    core: &Core,
     account: AccountId,
     submission: &Submission,
 ) -> Result<Option<PartyId>, SubmitError> {
@@ -74,7 +74,7 @@ async fn customer_of(
             format!("Customer id '{raw}' is not a valid id"),
         )]));
     };
-    match app.store.party(account, PartyId(id)).await {
+    match core.store.party(account, PartyId(id)).await {
         Ok(party) => Ok(Some(party.id)),
         Err(StoreError::NotFound) => Err(SubmitError::Invalid(vec![Problem::customer(
             "not_found",
@@ -114,7 +114,7 @@ impl From<crate::use_cases::custom_fields::CustomFieldError> for SubmitError {
 
 /// Checks a submission against Terminal49's rules: all problems together.
 pub fn validate(
-    app: &App,
+    core: &Core,
     submission: &Submission,
 ) -> Result<(RequestType, String, String), Vec<Problem>> {
     let mut problems = Vec::new();
@@ -167,7 +167,7 @@ pub fn validate(
     if scac.is_empty() {
         // Without a SCAC, the number's carrier is inferred; only a confident, single
         // answer is used (`auto_select`), otherwise the candidates go back to the client.
-        match inference::infer(app, number) {
+        match inference::infer(core, number) {
             Err(_) => problems.push(Problem::new("scac", "blank", "Scac can't be blank")),
             Ok(inferred) => match inferred.selected() {
                 Some(line) => scac = line.scac.clone(),
@@ -195,7 +195,7 @@ pub fn validate(
         }
     }
     if !scac.is_empty() {
-        match app.reference.shipping_line(&scac) {
+        match core.reference.shipping_line(&scac) {
             None => problems.push(Problem::new(
                 "scac",
                 "not_recognized",
@@ -243,43 +243,43 @@ pub fn clean_list(values: &[String]) -> Vec<String> {
 
 /// Accepts a tracking request: validated, stored as `pending`.
 pub async fn submit(
-    app: &App,
+    core: &Core,
     account: AccountId,
     submitted_by: ApiKeyId,
     submission: Submission,
 ) -> Result<TrackingRequest, SubmitError> {
-    submit_by(app, account, Some(submitted_by), submission).await
+    submit_by(core, account, Some(submitted_by), submission).await
 }
 
 /// Accepts a tracking request that an inbound EDI feed starts (`create_shipments`): no API
 /// key submitted it.
 pub async fn submit_from_feed(
-    app: &App,
+    core: &Core,
     account: AccountId,
     submission: Submission,
 ) -> Result<TrackingRequest, SubmitError> {
-    submit_by(app, account, None, submission).await
+    submit_by(core, account, None, submission).await
 }
 
 async fn submit_by(
-    app: &App,
+    core: &Core,
     account: AccountId,
     submitted_by: Option<ApiKeyId>,
     submission: Submission,
 ) -> Result<TrackingRequest, SubmitError> {
     let (request_type, request_number, scac) =
-        validate(app, &submission).map_err(SubmitError::Invalid)?;
-    let customer_id = customer_of(app, account, &submission).await?;
+        validate(core, &submission).map_err(SubmitError::Invalid)?;
+    let customer_id = customer_of(core, account, &submission).await?;
     let initial_custom_fields = crate::use_cases::custom_fields::stage(
-        app,
+        core,
         account,
         submission.initial_custom_fields.as_ref(),
     )
     .await
     .map_err(SubmitError::from)?;
-    let now = app.clock.now();
+    let now = core.clock.now();
     let request = TrackingRequest {
-        id: TrackingRequestId::new(app.ids.as_ref()),
+        id: TrackingRequestId::new(core.ids.as_ref()),
         account_id: account,
         request_type,
         request_number,
@@ -298,14 +298,14 @@ async fn submit_by(
         created_at: now,
         updated_at: now,
     };
-    match app.store.create_tracking_request(&request).await {
+    match core.store.create_tracking_request(&request).await {
         Ok(()) => {
             // If this is lost (a crash right here), the scheduler's sweep queues it again.
-            if let Err(error) = super::queue_poll(app, account, request.id).await {
+            if let Err(error) = super::queue_poll(core, account, request.id).await {
                 tracing::warn!(error = ?error, "cannot queue the first poll; the sweep will");
             }
             // EDI that named the number before anyone tracked it applies now.
-            if let Err(error) = crate::use_cases::edi::apply_waiting(app, &request).await {
+            if let Err(error) = crate::use_cases::edi::apply_waiting(core, &request).await {
                 tracing::warn!(error = ?error, "cannot apply earlier EDI; the next interchange will");
             }
             Ok(request)
@@ -327,12 +327,17 @@ async fn submit_by(
 
 /// Replaces a request's ref numbers.
 pub async fn update_ref_numbers(
-    app: &App,
+    core: &Core,
     account: AccountId,
     id: TrackingRequestId,
     ref_numbers: &[String],
 ) -> Result<TrackingRequest, StoreError> {
-    app.store
-        .update_tracking_request_ref_numbers(account, id, &clean_list(ref_numbers), app.clock.now())
+    core.store
+        .update_tracking_request_ref_numbers(
+            account,
+            id,
+            &clean_list(ref_numbers),
+            core.clock.now(),
+        )
         .await
 }

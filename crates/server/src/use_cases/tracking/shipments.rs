@@ -8,7 +8,8 @@ use tidemark_domain::{
 };
 use tidemark_store::{ShipmentSort, StoreError};
 
-use crate::app::App;
+use crate::parts::core::Core;
+use crate::use_cases::tracking::Engine;
 
 /// Why tracking stopped when a user stopped it.
 pub const STOPPED_BY_USER: &str = "stopped_by_user";
@@ -16,21 +17,21 @@ pub const STOPPED_BY_USER: &str = "stopped_by_user";
 /// Stops polling the shipment and pauses its notifications; its history stays. `by` is
 /// the API key that asked, shown as `line_tracking_stopped_by_user`.
 pub async fn stop_tracking(
-    app: &App,
+    engine: &Engine<'_>,
     account: AccountId,
     id: ShipmentId,
     by: ApiKeyId,
 ) -> Result<Shipment, StoreError> {
-    set_tracking(app, account, id, Change::Stop { by }).await
+    set_tracking(engine, account, id, Change::Stop { by }).await
 }
 
 /// Undoes [`stop_tracking`]: the shipment is polled again from the next sweep.
 pub async fn resume_tracking(
-    app: &App,
+    engine: &Engine<'_>,
     account: AccountId,
     id: ShipmentId,
 ) -> Result<Shipment, StoreError> {
-    set_tracking(app, account, id, Change::Resume).await
+    set_tracking(engine, account, id, Change::Resume).await
 }
 
 #[derive(Clone, Copy)]
@@ -42,7 +43,7 @@ enum Change {
 /// Stops or resumes tracking: the shipment and its request change together, fenced
 /// against a poll writing at the same moment (then it is tried again on fresh state).
 async fn set_tracking(
-    app: &App,
+    engine: &Engine<'_>,
     account: AccountId,
     id: ShipmentId,
     change: Change,
@@ -51,15 +52,16 @@ async fn set_tracking(
     const ATTEMPTS: usize = 3;
     let mut last_conflict = StoreError::NotFound;
     for _ in 0..ATTEMPTS {
-        let mut shipment = app.store.shipment(account, id).await?;
+        let mut shipment = engine.store.shipment(account, id).await?;
         if shipment.is_tracking() == tracking {
             return Ok(shipment);
         }
-        let mut request = app
+        let mut request = engine
             .store
             .tracking_request(account, shipment.tracking_request_id)
             .await?;
-        let (status_before, read_at, now) = (request.status, request.updated_at, app.clock.now());
+        let (status_before, read_at, now) =
+            (request.status, request.updated_at, engine.clock.now());
         if let Change::Stop { by } = change {
             shipment.line_tracking_stopped_at = Some(now);
             shipment.line_tracking_stopped_reason = Some(STOPPED_BY_USER.to_owned());
@@ -76,7 +78,7 @@ async fn set_tracking(
         shipment.updated_at = now;
         request.updated_at = now;
         let update = TrackingUpdate::shipment_only(shipment.clone());
-        match super::engine::record(app, status_before, read_at, &request, Some(&update)).await {
+        match super::engine::record(engine, status_before, read_at, &request, Some(&update)).await {
             Ok(()) => return Ok(shipment),
             Err(conflict @ StoreError::Conflict { .. }) => last_conflict = conflict,
             Err(error) => return Err(error),
@@ -87,35 +89,35 @@ async fn set_tracking(
 
 /// Replaces the shipment's ref numbers and/or tags.
 pub async fn edit(
-    app: &App,
+    core: &Core,
     account: AccountId,
     id: ShipmentId,
     ref_numbers: Option<Vec<String>>,
     tags: Option<Vec<String>>,
 ) -> Result<Shipment, StoreError> {
-    let mut shipment = app.store.shipment(account, id).await?;
+    let mut shipment = core.store.shipment(account, id).await?;
     if let Some(ref_numbers) = ref_numbers {
         shipment.ref_numbers = super::requests::clean_list(&ref_numbers);
     }
     if let Some(tags) = tags {
         shipment.tags = super::requests::clean_list(&tags);
     }
-    shipment.updated_at = app.clock.now();
-    app.store.update_shipment(&shipment).await?;
+    shipment.updated_at = core.clock.now();
+    core.store.update_shipment(&shipment).await?;
     Ok(shipment)
 }
 
 /// Replaces a container's ref numbers (trimmed, blanks and repeats dropped).
 pub async fn edit_container(
-    app: &App,
+    core: &Core,
     account: AccountId,
     id: ContainerId,
     ref_numbers: Vec<String>,
 ) -> Result<Container, StoreError> {
-    let mut container = app.store.container(account, id).await?;
+    let mut container = core.store.container(account, id).await?;
     container.ref_numbers = super::requests::clean_list(&ref_numbers);
-    container.updated_at = app.clock.now();
-    app.store.update_container(&container).await?;
+    container.updated_at = core.clock.now();
+    core.store.update_container(&container).await?;
     Ok(container)
 }
 

@@ -16,8 +16,9 @@ use tidemark_store::{AisPosition, Fix, PositionsRecorded, StoreError, VesselIden
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, BufReader};
 use tokio_util::sync::CancellationToken;
 
-use crate::app::App;
+use crate::config::AisConfig;
 use crate::config::AisSource;
+use crate::parts::core::Core;
 
 /// How long a partial batch waits for more positions.
 const FLUSH_EVERY: StdDuration = StdDuration::from_secs(1);
@@ -55,13 +56,19 @@ pub struct AisSink {
     /// report every few minutes, and an unchanged one needs no write.
     recorded: HashMap<u32, Identity>,
     batch_size: usize,
+    /// At most one stored track point per vessel per this interval.
+    position_interval: chrono::Duration,
     counted: DecodeStats,
     report: IngestReport,
 }
 
 impl AisSink {
-    pub fn new(batch_size: usize) -> Self {
+    /// A sink of `ais.batch_size` positions a batch, storing at most one per vessel per
+    /// `ais.position_interval`.
+    pub fn new(ais: &AisConfig) -> Self {
+        let batch_size = ais.batch_size;
         Self {
+            position_interval: ais.position_interval,
             decoder: Decoder::new(),
             positions: Vec::with_capacity(batch_size),
             statics: HashMap::new(),
@@ -73,14 +80,14 @@ impl AisSink {
     }
 
     /// Decodes one line; flushes when the batch is full.
-    pub async fn push_line(&mut self, app: &App, line: &[u8]) -> Result<(), StoreError> {
+    pub async fn push_line(&mut self, core: &Core, line: &[u8]) -> Result<(), StoreError> {
         match self.decoder.decode(line) {
             Some(AisMessage::Position(report)) => {
-                let fix = fix_of(&report, app.clock.now());
+                let fix = fix_of(&report, core.clock.now());
                 self.positions.push(AisPosition {
                     mmsi: mmsi_text(report.mmsi),
                     fix,
-                    new_vessel_id: app.ids.next_id(),
+                    new_vessel_id: core.ids.next_id(),
                 });
             }
             Some(AisMessage::Static(data)) => {
@@ -92,16 +99,16 @@ impl AisSink {
             None => {}
         }
         if self.positions.len() >= self.batch_size || self.statics.len() >= self.batch_size {
-            self.flush(app).await?;
+            self.flush(core).await?;
         }
         Ok(())
     }
 
     /// Writes what is pending: identities first (so an MMSI learns its IMO before its
     /// positions land), then positions, one transaction each.
-    pub async fn flush(&mut self, app: &App) -> Result<(), StoreError> {
+    pub async fn flush(&mut self, core: &Core) -> Result<(), StoreError> {
         self.count_decodes();
-        let now = app.clock.now();
+        let now = core.clock.now();
         if !self.statics.is_empty() {
             let mut identities: Vec<VesselIdentity> = Vec::with_capacity(self.statics.len());
             let mut learned = Vec::with_capacity(self.statics.len());
@@ -116,12 +123,14 @@ impl AisSink {
                     imo,
                     mmsi: Some(mmsi_text(mmsi)),
                     name,
-                    new_vessel_id: app.ids.next_id(),
+                    new_vessel_id: core.ids.next_id(),
                 });
                 learned.push((mmsi, known));
             }
             if !identities.is_empty() {
-                app.store.record_vessel_identities(&identities, now).await?;
+                core.store
+                    .record_vessel_identities(&identities, now)
+                    .await?;
             }
             self.remember(learned);
             self.report.statics += identities.len() as u64;
@@ -129,9 +138,9 @@ impl AisSink {
                 .increment(identities.len() as u64);
         }
         if !self.positions.is_empty() {
-            let recorded: PositionsRecorded = app
+            let recorded: PositionsRecorded = core
                 .store
-                .record_positions(&self.positions, app.config.ais.position_interval, now)
+                .record_positions(&self.positions, self.position_interval, now)
                 .await?;
             self.report.positions += self.positions.len() as u64;
             self.report.stored += recorded.stored;
@@ -211,21 +220,22 @@ fn fix_of(report: &PositionReport, received: DateTime<Utc>) -> Fix {
 /// Feeds every line of `lines` through a fresh sink and flushes: the path tests, the
 /// sandbox and the replay command share.
 pub async fn ingest_lines<L: AsRef<[u8]>>(
-    app: &App,
+    core: &Core,
+    ais: &AisConfig,
     lines: impl IntoIterator<Item = L>,
 ) -> Result<IngestReport, StoreError> {
-    let mut sink = AisSink::new(app.config.ais.batch_size);
+    let mut sink = AisSink::new(ais);
     for line in lines {
-        sink.push_line(app, line.as_ref()).await?;
+        sink.push_line(core, line.as_ref()).await?;
     }
-    sink.flush(app).await?;
+    sink.flush(core).await?;
     Ok(sink.report())
 }
 
 /// Reads lines from `reader` until it ends or `shutdown`, flushing full batches and, while
 /// lines trickle in, at least every second.
 pub async fn ingest_reader(
-    app: &App,
+    core: &Core,
     sink: &mut AisSink,
     reader: impl AsyncRead + Unpin,
     shutdown: &CancellationToken,
@@ -236,7 +246,7 @@ pub async fn ingest_reader(
     loop {
         tokio::select! {
             () = shutdown.cancelled() => break,
-            _ = ticker.tick() => sink.flush(app).await?,
+            _ = ticker.tick() => sink.flush(core).await?,
             // When the ticker wins, the bytes read so far stay in `line` and the next call
             // appends the rest, so `line` is cleared only once a whole line was handled
             // (clearing it each turn lost sentences).
@@ -245,13 +255,13 @@ pub async fn ingest_reader(
                     break;
                 }
                 if line.len() <= MAX_LINE {
-                    sink.push_line(app, &line).await?;
+                    sink.push_line(core, &line).await?;
                 }
                 line.clear();
             }
         }
     }
-    sink.flush(app).await?;
+    sink.flush(core).await?;
     Ok(())
 }
 
@@ -282,36 +292,45 @@ async fn read_bounded_line(
 }
 
 /// Replays a file of sentences (`tidemark ais-replay`, `file://` sources).
-pub async fn replay_file(app: &App, path: &std::path::Path) -> anyhow::Result<IngestReport> {
+pub async fn replay_file(
+    core: &Core,
+    ais: &AisConfig,
+    path: &std::path::Path,
+) -> anyhow::Result<IngestReport> {
     let file = tokio::fs::File::open(path).await?;
-    let mut sink = AisSink::new(app.config.ais.batch_size);
-    ingest_reader(app, &mut sink, file, &CancellationToken::new()).await?;
+    let mut sink = AisSink::new(ais);
+    ingest_reader(core, &mut sink, file, &CancellationToken::new()).await?;
     Ok(sink.report())
 }
 
 /// Runs one configured source until `shutdown`. Errors are logged; a TCP feed reconnects
 /// with backoff, a UDP socket is re-bound, a file is read once.
-pub async fn run_source(app: std::sync::Arc<App>, source: AisSource, shutdown: CancellationToken) {
+pub async fn run_source(
+    core: Core,
+    ais: AisConfig,
+    source: AisSource,
+    shutdown: CancellationToken,
+) {
     let mut backoff = StdDuration::from_secs(1);
     loop {
-        let mut sink = AisSink::new(app.config.ais.batch_size);
+        let mut sink = AisSink::new(&ais);
         let outcome = match &source {
             AisSource::File(path) => match tokio::fs::File::open(path).await {
-                Ok(file) => ingest_reader(&app, &mut sink, file, &shutdown).await,
+                Ok(file) => ingest_reader(&core, &mut sink, file, &shutdown).await,
                 Err(error) => Err(error.into()),
             },
             AisSource::Tcp(address) => match tokio::net::TcpStream::connect(address).await {
                 Ok(stream) => {
                     tracing::info!(%source, "AIS feed connected");
                     backoff = StdDuration::from_secs(1);
-                    ingest_reader(&app, &mut sink, stream, &shutdown).await
+                    ingest_reader(&core, &mut sink, stream, &shutdown).await
                 }
                 Err(error) => Err(error.into()),
             },
             AisSource::Udp(address) => match tokio::net::UdpSocket::bind(address).await {
                 Ok(socket) => {
                     tracing::info!(%source, "AIS listening");
-                    ingest_datagrams(&app, &mut sink, &socket, &shutdown).await
+                    ingest_datagrams(&core, &mut sink, &socket, &shutdown).await
                 }
                 Err(error) => Err(error.into()),
             },
@@ -340,7 +359,7 @@ pub async fn run_source(app: std::sync::Arc<App>, source: AisSource, shutdown: C
 }
 
 async fn ingest_datagrams(
-    app: &App,
+    core: &Core,
     sink: &mut AisSink,
     socket: &tokio::net::UdpSocket,
     shutdown: &CancellationToken,
@@ -350,27 +369,28 @@ async fn ingest_datagrams(
     loop {
         tokio::select! {
             () = shutdown.cancelled() => break,
-            _ = ticker.tick() => sink.flush(app).await?,
+            _ = ticker.tick() => sink.flush(core).await?,
             received = socket.recv_from(&mut buffer) => {
                 let (length, _) = received?;
                 // A datagram may carry several sentences (a multi-part message, or a burst).
                 for line in buffer[..length].split(|b| *b == b'\n') {
                     if !line.is_empty() && line.len() <= MAX_LINE {
-                        sink.push_line(app, line).await?;
+                        sink.push_line(core, line).await?;
                     }
                 }
             }
         }
     }
-    sink.flush(app).await?;
+    sink.flush(core).await?;
     Ok(())
 }
 
 /// Starts every configured source.
-pub fn start_sources(app: &std::sync::Arc<App>, shutdown: &CancellationToken) {
-    for source in app.config.ais.sources.clone() {
+pub fn start_sources(core: &Core, ais: &AisConfig, shutdown: &CancellationToken) {
+    for source in ais.sources.clone() {
         tokio::spawn(run_source(
-            std::sync::Arc::clone(app),
+            core.clone(),
+            ais.clone(),
             source,
             shutdown.clone(),
         ));
@@ -408,7 +428,14 @@ mod tests {
 
     #[test]
     fn the_identities_a_sink_remembers_are_bounded() {
-        let mut sink = AisSink::new(1_000);
+        let mut sink = AisSink::new(&AisConfig {
+            sources: Vec::new(),
+            position_interval: chrono::Duration::minutes(1),
+            retention_days: 1,
+            batch_size: 1_000,
+            sandbox_interval: None,
+            service_speed_knots: 14.0,
+        });
         for batch in 0..1_000u32 {
             let learned = (0..1_000u32)
                 .map(|n| (batch * 1_000 + n, (None, Some(format!("VESSEL {n}")))))

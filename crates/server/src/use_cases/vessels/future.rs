@@ -10,7 +10,7 @@ use tidemark_geo::searoute::SeaRouter;
 use tidemark_store::{StoreError, Vessel};
 use uuid::Uuid;
 
-use crate::app::App;
+use crate::parts::core::Core;
 use crate::use_cases::vessels::find_vessel;
 
 /// Where the estimate starts: the vessel's last fix, or a position the caller gives.
@@ -46,23 +46,24 @@ impl From<StoreError> for FutureFailure {
 
 /// The vessel and its estimated positions to `port`.
 pub async fn future_positions(
-    app: &App,
+    core: &Core,
+    service_speed_knots: f64,
     account: AccountId,
     id_or_imo: &str,
     port: Uuid,
     previous_port: Uuid,
     start: Start,
 ) -> Result<(Vessel, Vec<tidemark_geo::future::FuturePosition>), FutureFailure> {
-    let vessel = find_vessel(app, id_or_imo).await?;
-    let destination = app
+    let vessel = find_vessel(core, id_or_imo).await?;
+    let destination = core
         .reference
         .port_by_id(port)
         .ok_or(FutureFailure::UnknownPort("port_id"))?;
-    let previous = app
+    let previous = core
         .reference
         .port_by_id(previous_port)
         .ok_or(FutureFailure::UnknownPort("previous_port_id"))?;
-    let now = app.clock.now();
+    let now = core.clock.now();
     let (from, at, speed) = match (start, vessel.latest) {
         (
             Start::At {
@@ -82,7 +83,7 @@ pub async fn future_positions(
         ),
         (Start::LastKnown, None) => return Err(FutureFailure::NoPosition),
     };
-    let eta = carrier_eta(app, account, &vessel, destination).await?;
+    let eta = carrier_eta(core, account, &vessel, destination).await?;
     let request = FutureRequest {
         from,
         at,
@@ -92,7 +93,7 @@ pub async fn future_positions(
         speed_knots: speed,
     };
     let options = FutureOptions {
-        service_speed_knots: app.config.ais.service_speed_knots,
+        service_speed_knots,
         ..FutureOptions::default()
     };
     let path = estimate_future_positions(SeaRouter::embedded(), &request, &options)
@@ -102,13 +103,13 @@ pub async fn future_positions(
 
 /// The carrier's latest estimated arrival of this vessel at this port.
 async fn carrier_eta(
-    app: &App,
+    core: &Core,
     account: AccountId,
     vessel: &Vessel,
     port: &Port,
 ) -> Result<Option<DateTime<Utc>>, StoreError> {
     match vessel.imo.as_deref() {
-        Some(imo) => app.store.carrier_eta(account, imo, &port.locode).await,
+        Some(imo) => core.store.carrier_eta(account, imo, &port.locode).await,
         None => Ok(None),
     }
 }

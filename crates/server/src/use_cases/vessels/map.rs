@@ -10,7 +10,7 @@ use tidemark_geo::map::{
 use tidemark_geo::reference::{ReferenceData, port_id};
 use tidemark_store::StoreError;
 
-use crate::app::App;
+use crate::parts::core::Core;
 use crate::use_cases::vessels::vessels_named;
 
 /// Stored positions a leg's track is sampled down to before simplification: four times
@@ -20,13 +20,13 @@ const MAP_TRACK_SAMPLE: u32 = 2_000;
 /// The map input of a container of the account; `NotFound` for another's or an unknown
 /// container. A container with no known ports gets an input with no ports.
 pub async fn container_map_input(
-    app: &App,
+    core: &Core,
     account: AccountId,
     container: ContainerId,
 ) -> Result<MapInput, StoreError> {
-    let container = app.store.container(account, container).await?;
-    let shipment = app.store.shipment(account, container.shipment_id).await?;
-    let mut events: Vec<Call> = app
+    let container = core.store.container(account, container).await?;
+    let shipment = core.store.shipment(account, container.shipment_id).await?;
+    let mut events: Vec<Call> = core
         .store
         .raw_events_of_container(account, container.id)
         .await?
@@ -45,7 +45,7 @@ pub async fn container_map_input(
     }
     let mut ports: Vec<MapPort> = locodes
         .iter()
-        .map(|locode| map_port(app.reference, locode))
+        .map(|locode| map_port(core.reference, locode))
         .collect();
     let last = ports.len() - 1;
     for (i, port) in ports.iter_mut().enumerate() {
@@ -105,7 +105,7 @@ pub async fn container_map_input(
     }
     let named: Vec<(String, Option<String>)> =
         leg_vessels.iter().filter_map(|(v, _)| v.clone()).collect();
-    let vessels = vessels_named(app, &named).await?;
+    let vessels = vessels_named(core, &named).await?;
 
     let mut legs = Vec::with_capacity(last);
     for (i, (vessel, voyage)) in leg_vessels.into_iter().enumerate() {
@@ -127,9 +127,9 @@ pub async fn container_map_input(
         });
         let (from, to) = (&ports[i], &ports[i + 1]);
         if let (Some(start), end) = track_window(from, to) {
-            let end = end.unwrap_or_else(|| app.clock.now());
+            let end = end.unwrap_or_else(|| core.clock.now());
             if end >= start {
-                leg.track = app
+                leg.track = core
                     .store
                     .vessel_track_sampled(vessel.id, start, end, MAP_TRACK_SAMPLE)
                     .await?

@@ -13,7 +13,7 @@ use chrono::{DateTime, Duration, Utc};
 use tidemark_store::{StoreError, Vessel, VesselIdentity};
 use uuid::Uuid;
 
-use crate::app::App;
+use crate::parts::core::Core;
 
 /// How many stored positions a positions window or a map leg reads at most.
 pub const MAX_TRACK_POINTS: u32 = 20_000;
@@ -21,7 +21,7 @@ pub const MAX_TRACK_POINTS: u32 = 20_000;
 /// The vessels named by these `(imo, name)` pairs, created when first seen, by IMO.
 /// Invalid IMOs (not seven digits) are skipped.
 pub async fn vessels_named(
-    app: &App,
+    core: &Core,
     named: &[(String, Option<String>)],
 ) -> Result<BTreeMap<String, Vessel>, StoreError> {
     let mut wanted: BTreeMap<String, Option<String>> = BTreeMap::new();
@@ -38,7 +38,7 @@ pub async fn vessels_named(
         return Ok(BTreeMap::new());
     }
     let imos: Vec<String> = wanted.keys().cloned().collect();
-    let mut found: BTreeMap<String, Vessel> = app
+    let mut found: BTreeMap<String, Vessel> = core
         .store
         .vessels_by_imos(&imos)
         .await?
@@ -57,13 +57,13 @@ pub async fn vessels_named(
             imo: Some(imo.clone()),
             mmsi: None,
             name: name.clone(),
-            new_vessel_id: app.ids.next_id(),
+            new_vessel_id: core.ids.next_id(),
         })
         .collect();
     if !missing.is_empty() {
-        for vessel in app
+        for vessel in core
             .store
-            .record_vessel_identities(&missing, app.clock.now())
+            .record_vessel_identities(&missing, core.clock.now())
             .await?
         {
             if let Some(imo) = vessel.imo.clone() {
@@ -78,10 +78,10 @@ pub async fn vessels_named(
 /// them and AIS static reports can tie their MMSI to them. Best effort: a failure is
 /// logged, and the map learns them again when it needs them.
 pub async fn learn_vessels_of(
-    app: &App,
+    core: &Core,
     update: &tidemark_domain::tracking_update::TrackingUpdate,
 ) {
-    learn_vessels_named(app, &named_by(update)).await;
+    learn_vessels_named(core, &named_by(update)).await;
 }
 
 /// The vessels (IMO number, name) a tracking update's events name.
@@ -107,8 +107,8 @@ pub fn named_by(
 }
 
 /// [`learn_vessels_of`] for the vessels several updates named ([`named_by`]), at once.
-pub async fn learn_vessels_named(app: &App, named: &[(String, Option<String>)]) {
-    if let Err(error) = vessels_named(app, named).await {
+pub async fn learn_vessels_named(core: &Core, named: &[(String, Option<String>)]) {
+    if let Err(error) = vessels_named(core, named).await {
         tracing::warn!(error = ?error, "cannot record the vessels a carrier named");
     }
 }
@@ -119,12 +119,12 @@ pub fn is_imo(text: &str) -> bool {
 }
 
 /// A vessel by its id or IMO number (the API accepts either in one path segment).
-pub async fn find_vessel(app: &App, id_or_imo: &str) -> Result<Vessel, StoreError> {
+pub async fn find_vessel(core: &Core, id_or_imo: &str) -> Result<Vessel, StoreError> {
     let key = id_or_imo.trim();
     if let Ok(id) = Uuid::parse_str(key) {
-        app.store.vessel(id).await
+        core.store.vessel(id).await
     } else if is_imo(key) {
-        app.store.vessel_by_imo(key).await
+        core.store.vessel_by_imo(key).await
     } else {
         Err(StoreError::NotFound)
     }
@@ -132,14 +132,14 @@ pub async fn find_vessel(app: &App, id_or_imo: &str) -> Result<Vessel, StoreErro
 
 /// A vessel and its stored track over a window, for `GET /vessels/{id}`.
 pub async fn vessel_with_track(
-    app: &App,
+    core: &Core,
     id_or_imo: &str,
     window: Option<(DateTime<Utc>, DateTime<Utc>)>,
 ) -> Result<(Vessel, Option<Vec<tidemark_store::Fix>>), StoreError> {
-    let vessel = find_vessel(app, id_or_imo).await?;
+    let vessel = find_vessel(core, id_or_imo).await?;
     let track = match window {
         Some((from, to)) => Some(
-            app.store
+            core.store
                 .vessel_track(vessel.id, from, to, MAX_TRACK_POINTS)
                 .await?,
         ),
@@ -148,10 +148,10 @@ pub async fn vessel_with_track(
     Ok((vessel, track))
 }
 
-/// Deletes track points past the retention; run from the periodic housekeeping.
-pub async fn purge_old_positions(app: &App) -> Result<u64, StoreError> {
-    let retention = Duration::days(i64::from(app.config.ais.retention_days));
-    app.store
-        .purge_vessel_positions(app.clock.now() - retention)
+/// Deletes track points older than `retention_days`; run from the periodic housekeeping.
+pub async fn purge_old_positions(core: &Core, retention_days: u32) -> Result<u64, StoreError> {
+    let retention = Duration::days(i64::from(retention_days));
+    core.store
+        .purge_vessel_positions(core.clock.now() - retention)
         .await
 }

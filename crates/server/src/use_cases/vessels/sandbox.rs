@@ -14,7 +14,8 @@ use tidemark_carriers::sandbox::SCAC;
 use tidemark_store::StoreError;
 use tokio_util::sync::CancellationToken;
 
-use crate::app::App;
+use crate::config::AisConfig;
+use crate::parts::core::Core;
 use crate::parts::sandbox_ais::{SandboxAis, VoyageKey};
 use crate::use_cases::vessels::ais::{IngestReport, ingest_lines};
 
@@ -22,9 +23,13 @@ use crate::use_cases::vessels::ais::{IngestReport, ingest_lines};
 const MAX_VOYAGES: u32 = 1_000;
 
 /// Sends what every tracked sandbox voyage's vessel did since the last tick.
-pub async fn tick(app: &App, transmitter: &SandboxAis) -> Result<IngestReport, StoreError> {
-    let voyages = app.store.tracked_numbers(SCAC, MAX_VOYAGES).await?;
-    let report = send(app, transmitter, voyages.clone()).await;
+pub async fn tick(
+    core: &Core,
+    ais: &AisConfig,
+    transmitter: &SandboxAis,
+) -> Result<IngestReport, StoreError> {
+    let voyages = core.store.tracked_numbers(SCAC, MAX_VOYAGES).await?;
+    let report = send(core, ais, transmitter, voyages.clone()).await;
     transmitter.forget_all_but(&voyages);
     report
 }
@@ -32,41 +37,49 @@ pub async fn tick(app: &App, transmitter: &SandboxAis) -> Result<IngestReport, S
 /// Sends one voyage's track so far at once (its past track and current position), as
 /// its tracking request becomes `created`; later ticks go on from there.
 pub async fn voyage_tracked(
-    app: &App,
+    core: &Core,
+    ais: &AisConfig,
     transmitter: &SandboxAis,
     number: &str,
     epoch: DateTime<Utc>,
 ) -> Result<IngestReport, StoreError> {
-    send(app, transmitter, vec![(number.to_owned(), epoch)]).await
+    send(core, ais, transmitter, vec![(number.to_owned(), epoch)]).await
 }
 
 /// Sends what these voyages' vessels did since they last reported.
 async fn send(
-    app: &App,
+    core: &Core,
+    ais: &AisConfig,
     transmitter: &SandboxAis,
     voyages: Vec<VoyageKey>,
 ) -> Result<IngestReport, StoreError> {
-    let (lines, sent_now) = transmitter.unsent(voyages, app.clock.now());
-    let report = ingest_lines(app, &lines).await?;
+    let (lines, sent_now) = transmitter.unsent(voyages, core.clock.now());
+    let report = ingest_lines(core, ais, &lines).await?;
     transmitter.record(sent_now);
     Ok(report)
 }
 
-/// Runs the transmitter every `sandbox_ais_seconds` of the process's clock until
-/// `shutdown`.
-pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
-    let Some(interval) = app.config.ais.sandbox_interval else {
+/// Runs the transmitter (`None` when the sandbox fleet is off) every `sandbox_ais_seconds`
+/// of the process's clock until `shutdown`; a demo clock `demo_time_scale` times as fast
+/// ticks as much more often.
+pub async fn run(
+    core: Core,
+    ais: AisConfig,
+    transmitter: Option<Arc<SandboxAis>>,
+    demo_time_scale: u32,
+    shutdown: CancellationToken,
+) {
+    let Some(interval) = ais.sandbox_interval else {
         return;
     };
-    let Some(transmitter) = app.sandbox_ais.clone() else {
+    let Some(transmitter) = transmitter else {
         return;
     };
     // A demo clock runs fast: tick as often in real time as the voyage time asks, but not
     // more than once a second.
-    let real =
-        (interval / app.config.demo_time_scale.max(1)).max(std::time::Duration::from_secs(1));
+    let real = (interval / demo_time_scale.max(1)).max(std::time::Duration::from_secs(1));
     loop {
-        match tick(&app, &transmitter).await {
+        match tick(&core, &ais, &transmitter).await {
             Ok(report) => tracing::debug!(positions = report.positions, "sandbox vessels reported"),
             Err(error) => tracing::warn!(error = ?error, "sandbox vessels could not report"),
         }

@@ -5,7 +5,6 @@
 //! whatever is due, so a crash loses no notification.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -17,7 +16,7 @@ use tidemark_domain::{
 };
 use tidemark_store::{RecordedDelivery, StoreError};
 
-use crate::app::{App, AppState};
+use crate::parts::core::Core;
 use crate::use_cases::queue::{self, JobKind};
 use crate::use_cases::webhooks::address::AddressError;
 use crate::use_cases::webhooks::payload::{ShipmentContext, delivery_document, shipment_contexts};
@@ -207,25 +206,25 @@ const DRAIN_FOR: Duration = Duration::from_secs(60);
 
 /// Queues a delivery job for each webhook with notifications due (new ones at once, failed
 /// ones at their retry time). One job per webhook at a time: its key is the webhook.
-pub async fn queue_due(app: &App) -> Result<usize, StoreError> {
-    let due = app
+pub async fn queue_due(core: &Core) -> Result<usize, StoreError> {
+    let due = core
         .store
-        .webhooks_with_due_notifications(app.clock.now(), 10_000)
+        .webhooks_with_due_notifications(core.clock.now(), 10_000)
         .await?;
     for (account, webhook) in &due {
-        queue(app, *account, *webhook).await?;
+        queue(core, *account, *webhook).await?;
     }
     Ok(due.len())
 }
 
 /// Queues the delivery of a webhook's due notifications.
-pub async fn queue(app: &App, account: AccountId, webhook: WebhookId) -> Result<(), StoreError> {
+pub async fn queue(core: &Core, account: AccountId, webhook: WebhookId) -> Result<(), StoreError> {
     queue::enqueue(
-        app,
+        core,
         JobKind::DeliverWebhook,
         serde_json::json!({"account_id": account, "webhook_id": webhook}),
         Some(format!("deliver:{webhook}")),
-        app.clock.now(),
+        core.clock.now(),
     )
     .await
     .map(|_| ())
@@ -247,7 +246,7 @@ const RECORD_EVERY: Duration = Duration::from_secs(1);
 /// Delivers a webhook's due notifications, [`PER_WEBHOOK`] at a time, until none is due or
 /// [`DRAIN_FOR`] has passed. Returns how many attempts were recorded.
 pub async fn drain(
-    app: &std::sync::Arc<App>,
+    core: &Core,
     client: &reqwest::Client,
     account: AccountId,
     webhook_id: WebhookId,
@@ -257,18 +256,18 @@ pub async fn drain(
     // One delivery job per webhook runs at a time, so a claim still held now was left by an
     // attempt that died (a killed process): its notifications go out now, not after the
     // claim's lease. A receiver may then get one twice, under the same `webhook-id`.
-    let released = app
+    let released = core
         .store
-        .release_notification_claims(webhook_id, app.clock.now())
+        .release_notification_claims(webhook_id, core.clock.now())
         .await?;
     if released > 0 {
         tracing::info!(released, webhook.id = %webhook_id, "took back notifications a stopped delivery had claimed");
     }
     while started.elapsed() < DRAIN_FOR {
-        let webhook = app.store.webhook(account, webhook_id).await?;
-        let now = app.clock.now();
+        let webhook = core.store.webhook(account, webhook_id).await?;
+        let now = core.clock.now();
         let lease_until = now + chrono::Duration::seconds(CLAIM_LEASE_SECONDS);
-        let claimed = app
+        let claimed = core
             .store
             .claim_notifications(webhook_id, now, lease_until, CLAIM_BATCH)
             .await?;
@@ -283,7 +282,7 @@ pub async fn drain(
             .collect();
         unrendered.sort_unstable();
         unrendered.dedup();
-        let contexts = shipment_contexts(&AppState(Arc::clone(app)), account, &unrendered).await?;
+        let contexts = shipment_contexts(core, account, &unrendered).await?;
         let mut unrecorded = Vec::with_capacity(claimed.len());
         let mut last_recorded = Instant::now();
         let mut failure = None;
@@ -291,7 +290,7 @@ pub async fn drain(
             let results = futures::future::join_all(
                 round
                     .iter()
-                    .map(|n| attempt_one(app, client, &webhook, n, &contexts)),
+                    .map(|n| attempt_one(core, client, &webhook, n, &contexts)),
             )
             .await;
             for result in results {
@@ -304,11 +303,11 @@ pub async fn drain(
                 break;
             }
             if last_recorded.elapsed() >= RECORD_EVERY {
-                attempts += record(app, &webhook, std::mem::take(&mut unrecorded)).await?;
+                attempts += record(core, &webhook, std::mem::take(&mut unrecorded)).await?;
                 last_recorded = Instant::now();
             }
         }
-        attempts += record(app, &webhook, unrecorded).await?;
+        attempts += record(core, &webhook, unrecorded).await?;
         if let Some(error) = failure {
             return Err(error);
         }
@@ -320,7 +319,7 @@ pub async fn drain(
 /// Returns how many were recorded: an attempt whose notification another worker took
 /// after our claim lapsed is dropped, and nothing is lost.
 async fn record(
-    app: &App,
+    core: &Core,
     webhook: &tidemark_domain::Webhook,
     made: Vec<(RecordedDelivery, Delivery)>,
 ) -> Result<usize, StoreError> {
@@ -328,7 +327,7 @@ async fn record(
         return Ok(0);
     }
     let (deliveries, outcomes): (Vec<_>, Vec<_>) = made.into_iter().unzip();
-    let recorded = app.store.record_deliveries(&deliveries).await?;
+    let recorded = core.store.record_deliveries(&deliveries).await?;
     let mut count = 0;
     let mut any_delivered = false;
     for (outcome, _) in outcomes.iter().zip(&recorded).filter(|(_, kept)| **kept) {
@@ -342,25 +341,24 @@ async fn record(
         .increment(1);
     }
     if count > 0 {
-        record_health(app, webhook, any_delivered, app.clock.now()).await?;
+        record_health(core, webhook, any_delivered, core.clock.now()).await?;
     }
     Ok(count)
 }
 
 /// Makes one delivery attempt of a claimed notification; returns what to record.
 async fn attempt_one(
-    app: &std::sync::Arc<App>,
+    core: &Core,
     client: &reqwest::Client,
     webhook: &tidemark_domain::Webhook,
     notification: &WebhookNotification,
     contexts: &HashMap<ShipmentId, ShipmentContext>,
 ) -> Result<(RecordedDelivery, Delivery), StoreError> {
-    let now = app.clock.now();
+    let now = core.clock.now();
     let body = match &notification.body {
         Some(body) => body.clone(),
         None => {
-            let state = AppState(std::sync::Arc::clone(app));
-            let document = delivery_document(&state, notification, contexts).await?;
+            let document = delivery_document(core, notification, contexts).await?;
             serde_json::to_string(&document).map_err(StoreError::backend)?
         }
     };
@@ -399,7 +397,7 @@ async fn attempt_one(
     let mut updated = notification.clone();
     updated.attempts += 1;
     updated.body = Some(body);
-    updated.updated_at = app.clock.now();
+    updated.updated_at = core.clock.now();
     let outcome = if attempt.succeeded() {
         updated.delivery_status = DeliveryStatus::Succeeded;
         updated.next_attempt_at = None;
@@ -420,7 +418,7 @@ async fn attempt_one(
         Delivery::GaveUp
     };
     let log = NotificationLog {
-        id: NotificationLogId::new(app.ids.as_ref()),
+        id: NotificationLogId::new(core.ids.as_ref()),
         notification_id: notification.id,
         account_id: notification.account_id,
         attempt: updated.attempts,
@@ -444,7 +442,7 @@ async fn attempt_one(
 /// Keeps `failing_since` true and deactivates a webhook that has failed every delivery
 /// for `DEACTIVATE_AFTER_DAYS`; the user re-enables it with `PATCH`.
 async fn record_health(
-    app: &App,
+    core: &Core,
     webhook: &tidemark_domain::Webhook,
     delivered: bool,
     now: DateTime<Utc>,
@@ -464,7 +462,7 @@ async fn record_health(
     if deactivate {
         tracing::warn!(webhook.id = %webhook.id, "deactivating a webhook that failed every delivery for days");
     }
-    app.store
+    core.store
         .record_webhook_health(webhook.account_id, webhook.id, failing_since, deactivate)
         .await
 }
@@ -472,18 +470,18 @@ async fn record_health(
 /// Sends a notification again: it becomes pending and due now, whatever happened before
 /// (Terminal49 cannot replay; Tidemark can).
 pub async fn redeliver(
-    app: &App,
+    core: &Core,
     account: AccountId,
     id: WebhookNotificationId,
 ) -> Result<WebhookNotification, StoreError> {
-    let notification = app.store.notification(account, id).await?;
+    let notification = core.store.notification(account, id).await?;
     let mut again = notification.clone();
     again.delivery_status = DeliveryStatus::Pending;
-    again.next_attempt_at = Some(app.clock.now());
-    again.updated_at = app.clock.now();
-    app.store
+    again.next_attempt_at = Some(core.clock.now());
+    again.updated_at = core.clock.now();
+    core.store
         .record_delivery(&again, notification.attempts, None)
         .await?;
-    queue(app, account, again.webhook_id).await?;
+    queue(core, account, again.webhook_id).await?;
     Ok(again)
 }

@@ -4,8 +4,6 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::app::App;
-
 /// The declared egress addresses and when they were last loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EgressIps {
@@ -15,15 +13,10 @@ pub struct EgressIps {
     pub last_updated: DateTime<Utc>,
 }
 
-/// The configured egress addresses.
-pub fn egress_ips(app: &App) -> EgressIps {
+/// The configured egress addresses (`webhook_egress_ips`), loaded at `started_at`.
+pub fn egress_ips(configured: &[std::net::IpAddr], started_at: DateTime<Utc>) -> EgressIps {
     EgressIps {
-        ips: app
-            .config
-            .webhook_egress_ips
-            .iter()
-            .map(ToString::to_string)
-            .collect(),
-        last_updated: app.started_at,
+        ips: configured.iter().map(ToString::to_string).collect(),
+        last_updated: started_at,
     }
 }

@@ -5,7 +5,7 @@ use tidemark_domain::webhook::WebhookHeader as StoredHeader;
 use tidemark_domain::{AccountId, Webhook, WebhookId};
 use tidemark_store::StoreError;
 
-use crate::app::App;
+use crate::parts::core::Core;
 use crate::use_cases::webhooks::headers::{
     Problem, WebhookHeader, display_name, validate_events, validate_headers, validate_url,
 };
@@ -35,11 +35,16 @@ fn new_secret() -> String {
     generate_secret(random)
 }
 
-/// Applies `input` to `webhook`, returning every problem.
-fn apply(app: &App, webhook: &mut Webhook, input: WebhookInput) -> Result<(), Vec<Problem>> {
+/// Applies `input` to `webhook`, returning every problem. `allow_private` is
+/// `webhooks_allow_private`: whether a URL may name a non-public address.
+fn apply(
+    allow_private: bool,
+    webhook: &mut Webhook,
+    input: WebhookInput,
+) -> Result<(), Vec<Problem>> {
     let mut problems = Vec::new();
     if let Some(url) = input.url {
-        match validate_url(&url, app.config.webhooks_allow_private) {
+        match validate_url(&url, allow_private) {
             Ok(url) => webhook.url = url.to_string(),
             Err(problem) => problems.push(problem),
         }
@@ -69,13 +74,14 @@ fn apply(app: &App, webhook: &mut Webhook, input: WebhookInput) -> Result<(), Ve
 }
 
 pub async fn create(
-    app: &App,
+    core: &Core,
+    allow_private: bool,
     account: AccountId,
     mut input: WebhookInput,
 ) -> Result<Webhook, WebhookError> {
-    let now = app.clock.now();
+    let now = core.clock.now();
     let mut webhook = Webhook {
-        id: WebhookId::new(app.ids.as_ref()),
+        id: WebhookId::new(core.ids.as_ref()),
         account_id: account,
         url: String::new(),
         active: true,
@@ -91,32 +97,33 @@ pub async fn create(
     // Required on create: a missing url or events list is reported as blank.
     input.url.get_or_insert_with(String::new);
     input.events.get_or_insert_with(Vec::new);
-    apply(app, &mut webhook, input).map_err(WebhookError::Invalid)?;
-    app.store.create_webhook(&webhook).await?;
+    apply(allow_private, &mut webhook, input).map_err(WebhookError::Invalid)?;
+    core.store.create_webhook(&webhook).await?;
     Ok(webhook)
 }
 
 pub async fn update(
-    app: &App,
+    core: &Core,
+    allow_private: bool,
     account: AccountId,
     id: WebhookId,
     input: WebhookInput,
 ) -> Result<Webhook, WebhookError> {
-    let mut webhook = app.store.webhook(account, id).await?;
-    apply(app, &mut webhook, input).map_err(WebhookError::Invalid)?;
-    webhook.updated_at = app.clock.now();
-    app.store.update_webhook(&webhook).await?;
+    let mut webhook = core.store.webhook(account, id).await?;
+    apply(allow_private, &mut webhook, input).map_err(WebhookError::Invalid)?;
+    webhook.updated_at = core.clock.now();
+    core.store.update_webhook(&webhook).await?;
     Ok(webhook)
 }
 
 /// Issues a new secret; the old one keeps signing for a day so receivers can switch.
 pub async fn rotate_secret(
-    app: &App,
+    core: &Core,
     account: AccountId,
     id: WebhookId,
 ) -> Result<Webhook, StoreError> {
-    let mut webhook = app.store.webhook(account, id).await?;
-    webhook.rotate_secret(new_secret(), app.clock.now());
-    app.store.update_webhook(&webhook).await?;
+    let mut webhook = core.store.webhook(account, id).await?;
+    webhook.rotate_secret(new_secret(), core.clock.now());
+    core.store.update_webhook(&webhook).await?;
     Ok(webhook)
 }

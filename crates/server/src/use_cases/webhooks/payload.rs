@@ -9,7 +9,7 @@ use tidemark_domain::{
 };
 use tidemark_store::StoreError;
 
-use crate::app::AppState;
+use crate::parts::core::Core;
 use crate::resources::containers::{
     ContainerResource, EventIds, TransportEventResource, event_ids_of, events_in, source_events_of,
     vessels_of,
@@ -26,11 +26,11 @@ use crate::resources::vessels::vessel_objects;
 use crate::resources::webhook_notifications::{NotificationResource, reference_of};
 
 /// A shipment's arrival estimate, presented as Terminal49's `estimated_event`.
-fn estimated_event(state: &AppState, estimate: &TransportEvent, base: &str) -> Included {
+fn estimated_event(core: &Core, estimate: &TransportEvent, base: &str) -> Included {
     let port = estimate
         .location_locode
         .as_deref()
-        .and_then(|l| state.reference.port_by_locode(l));
+        .and_then(|l| core.reference.port_by_locode(l));
     ResourceObject {
         id: estimate.id.to_string(),
         kind: "estimated_event",
@@ -69,18 +69,18 @@ pub struct ShipmentContext {
 /// The shipments of `ids` with their containers, customers and their containers' event
 /// ids, in four queries however many there are. Shipments no longer found are left out.
 pub async fn shipment_contexts(
-    state: &AppState,
+    core: &Core,
     account: AccountId,
     ids: &[ShipmentId],
 ) -> Result<HashMap<ShipmentId, ShipmentContext>, StoreError> {
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
-    let shipments = state.store.shipments_by_ids(account, ids).await?;
+    let shipments = core.store.shipments_by_ids(account, ids).await?;
     let found: Vec<ShipmentId> = shipments.iter().map(|s| s.id).collect();
-    let mut containers = state.store.containers_of_shipments(&found).await?;
-    let mut events = event_ids_of(state, account, containers.iter().map(|c| c.id)).await?;
-    let customers = customers_of(state, &shipments).await.unwrap_or_default();
+    let mut containers = core.store.containers_of_shipments(&found).await?;
+    let mut events = event_ids_of(core, account, containers.iter().map(|c| c.id)).await?;
+    let customers = customers_of(core, &shipments).await.unwrap_or_default();
     Ok(shipments
         .into_iter()
         .map(|shipment| {
@@ -112,11 +112,11 @@ pub async fn shipment_contexts(
 
 /// The resources a notification's receiver gets beside it, as in Terminal49's examples.
 pub async fn included_for(
-    state: &AppState,
+    core: &Core,
     n: &WebhookNotification,
     contexts: &HashMap<ShipmentId, ShipmentContext>,
 ) -> Result<Vec<Included>, StoreError> {
-    let base = &state.config.public_url;
+    let base = &core.public_url;
     let mut included = Vec::new();
     let context = n.shipment_id.and_then(|id| contexts.get(&id));
     let shipment: Option<&Shipment> = context.map(|c| &c.shipment);
@@ -130,7 +130,7 @@ pub async fn included_for(
                 shipment: s,
                 containers,
                 customers,
-                state,
+                core,
             },
             base,
         )
@@ -142,7 +142,7 @@ pub async fn included_for(
                     container: c,
                     shipment,
                     events: events_in(events, c.id),
-                    state,
+                    core,
                 },
                 base,
             )
@@ -151,7 +151,7 @@ pub async fn included_for(
     let reference = reference_of(n);
     match reference.kind {
         "tracking_request" => {
-            let request = state
+            let request = core
                 .store
                 .tracking_request(n.account_id, n.reference_id.into())
                 .await?;
@@ -162,19 +162,19 @@ pub async fn included_for(
             included.push(included_object(&request, base));
         }
         "transport_event" | "estimated_event" => {
-            let event = &state
+            let event = &core
                 .store
                 .transport_event(n.account_id, n.reference_id.into())
                 .await?;
             let port = event
                 .location_locode
                 .as_deref()
-                .and_then(|l| state.reference.port_by_locode(l));
+                .and_then(|l| core.reference.port_by_locode(l));
             let port_object = port.map(|p| {
                 included_object(
                     &PortResource {
                         port: p,
-                        terminals: state.reference.terminals_at_port(&p.locode),
+                        terminals: core.reference.terminals_at_port(&p.locode),
                     },
                     base,
                 )
@@ -182,7 +182,7 @@ pub async fn included_for(
             if reference.kind == "estimated_event" {
                 included.extend(shipment.map(shipment_object));
                 included.extend(port_object);
-                included.push(estimated_event(state, event, base));
+                included.push(estimated_event(core, event, base));
             } else {
                 // Terminal49 sends estimates and availability with the event alone.
                 let minimal = event.event.is_estimate()
@@ -198,16 +198,16 @@ pub async fn included_for(
                     included.extend(
                         event
                             .terminal_id
-                            .and_then(|id| terminal_object(state.reference, id, base)),
+                            .and_then(|id| terminal_object(core.reference, id, base)),
                     );
-                    included.extend(vessel_objects(state, event.vessel_imo.as_deref()).await?);
+                    included.extend(vessel_objects(core, event.vessel_imo.as_deref()).await?);
                 }
-                let vessels = vessels_of(state, [event]).await?;
-                let sources = source_events_of(state, event.account_id, event.container_id).await?;
+                let vessels = vessels_of(core, [event]).await?;
+                let sources = source_events_of(core, event.account_id, event.container_id).await?;
                 included.push(included_object(
                     &TransportEventResource {
                         event,
-                        state,
+                        core,
                         vessels: &vessels,
                         sources: &sources,
                     },
@@ -251,7 +251,7 @@ pub async fn included_for(
                 },
             });
         }
-        "document" => match state.store.document(n.account_id, n.reference_id).await {
+        "document" => match core.store.document(n.account_id, n.reference_id).await {
             Ok(document) => {
                 included.push(included_document(&document, base));
             }
@@ -267,7 +267,7 @@ pub async fn included_for(
 /// The document a webhook receives for `n`: Terminal49's envelope, with `included`.
 /// `contexts` holds `n`'s shipment (see [`shipment_contexts`]).
 pub async fn delivery_document(
-    state: &AppState,
+    core: &Core,
     n: &WebhookNotification,
     contexts: &HashMap<ShipmentId, ShipmentContext>,
 ) -> Result<Value, StoreError> {
@@ -276,9 +276,9 @@ pub async fn delivery_document(
             notification: n,
             logs: &[],
         },
-        &state.config.public_url,
+        &core.public_url,
     );
-    let included = included_for(state, n, contexts).await?;
+    let included = included_for(core, n, contexts).await?;
     Ok(json!({
         "data": {
             "id": object.id,

@@ -5,7 +5,6 @@
 
 mod server;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -43,7 +42,7 @@ fn poller(app: &TestApp, server: &MockImap, settings: &[(&str, &str)]) -> Poller
     ];
     pairs.extend_from_slice(settings);
     let config = Config::from_pairs(&pairs).unwrap();
-    Poller::new(Arc::clone(&app.app), config.email.imap.unwrap())
+    Poller::new(app.app.mailroom(), config.email.imap.unwrap())
 }
 
 fn with_documents(from: &str, subject: &str, documents: &[(&str, &str, &[u8])]) -> Vec<u8> {
@@ -255,7 +254,7 @@ async fn a_restart_between_ingest_and_flagging_creates_no_duplicate(app: TestApp
         .imap
         .unwrap()
     };
-    let mut after = Poller::new(restarted, settings);
+    let mut after = Poller::new(restarted.mailroom(), settings);
     let report = after.poll().await.unwrap();
     let quiet = after.poll().await.unwrap();
 
@@ -322,7 +321,7 @@ async fn an_unreachable_or_silent_server_is_an_error_retried_later(app: TestApp)
         ("email.imap_password", PASSWORD),
     ])
     .unwrap();
-    let mut unreachable = Poller::new(Arc::clone(&app.app), gone.email.imap.unwrap());
+    let mut unreachable = Poller::new(app.app.mailroom(), gone.email.imap.unwrap());
     // A TLS mailbox answered in plain text (a wrong port, a proxy): a TLS error.
     let mut not_tls = poller(&app, &server, &[("email.imap_url", tls_url.as_str())]);
 
