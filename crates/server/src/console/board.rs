@@ -393,18 +393,36 @@ pub(super) fn holds(container: &Container) -> String {
         .join(", ")
 }
 
-/// The last free day with the days left ("2026-03-06 (3 days left)", "… (2 days ago)").
+/// The last free day with the days left ("2026-03-06 (3 days left)", "… (2 days ago)"), or,
+/// once the box has left the terminal, whether it left in time ("… (out 2 days late)"): a
+/// countdown for a box already picked up would only alarm.
 pub(super) fn lfd_left(app: &App, container: &Container) -> String {
     let Some(day) = container.pickup.last_free_day else {
         return String::new();
     };
-    let left = (day - app.clock.now().date_naive()).num_days();
-    let when = match left {
-        0 => "today".to_owned(),
-        1 => "1 day left".to_owned(),
-        n if n > 1 => format!("{n} days left"),
-        -1 => "1 day ago".to_owned(),
-        n => format!("{} days ago", -n),
+    lfd_label(
+        day,
+        app.clock.now().date_naive(),
+        container.pod_full_out_at.map(|at| at.date_naive()),
+    )
+}
+
+fn lfd_label(
+    day: chrono::NaiveDate,
+    today: chrono::NaiveDate,
+    out_on: Option<chrono::NaiveDate>,
+) -> String {
+    let when = match out_on.map(|out| (out - day).num_days()) {
+        Some(late) if late <= 0 => "out in time".to_owned(),
+        Some(1) => "out 1 day late".to_owned(),
+        Some(late) => format!("out {late} days late"),
+        None => match (day - today).num_days() {
+            0 => "today".to_owned(),
+            1 => "1 day left".to_owned(),
+            n if n > 1 => format!("{n} days left"),
+            -1 => "1 day ago".to_owned(),
+            n => format!("{} days ago", -n),
+        },
     };
     format!("{day} ({when})")
 }
@@ -531,4 +549,38 @@ pub async fn rows(
 ) -> Result<Markup, PageError> {
     let page = read(&state, &session, &query).await?;
     Ok(rows_markup(&state, &query, &page))
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::NaiveDate;
+
+    use super::lfd_label;
+
+    fn day(d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 3, d).expect("a March day")
+    }
+
+    #[test]
+    fn a_box_still_at_the_terminal_counts_the_days_to_its_last_free_day() {
+        assert_eq!(lfd_label(day(6), day(3), None), "2026-03-06 (3 days left)");
+        assert_eq!(lfd_label(day(6), day(6), None), "2026-03-06 (today)");
+        assert_eq!(lfd_label(day(6), day(8), None), "2026-03-06 (2 days ago)");
+    }
+
+    #[test]
+    fn a_box_that_left_says_whether_it_left_in_time() {
+        assert_eq!(
+            lfd_label(day(6), day(20), Some(day(6))),
+            "2026-03-06 (out in time)"
+        );
+        assert_eq!(
+            lfd_label(day(6), day(20), Some(day(7))),
+            "2026-03-06 (out 1 day late)"
+        );
+        assert_eq!(
+            lfd_label(day(6), day(20), Some(day(9))),
+            "2026-03-06 (out 3 days late)"
+        );
+    }
 }
