@@ -17,7 +17,6 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::api::auth::Principal;
-use crate::api::custom_fields::VALUE_TYPE;
 use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::{Path, parse_uuid};
 use crate::api::jsonapi::{
@@ -25,11 +24,12 @@ use crate::api::jsonapi::{
     Resource, ResourceIdentifier, ResourceObject, resource_object, timestamp,
 };
 use crate::app::AppState;
+use crate::resources::custom_fields::VALUE_TYPE;
 use crate::use_cases::custom_fields::{self, CustomFieldError};
 
 /// Terminal49 pages definitions 25 at a time.
 const PAGE_SIZE: u32 = 25;
-pub const DEFINITION_TYPE: &str = "custom_field_definition";
+pub use crate::resources::custom_fields::DEFINITION_TYPE;
 const OPTION_TYPE: &str = "custom_field_option";
 
 pub fn router() -> OpenApiRouter<AppState> {

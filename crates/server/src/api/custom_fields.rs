@@ -24,7 +24,6 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::api::auth::Principal;
-use crate::api::custom_field_definitions::DEFINITION_TYPE;
 use crate::api::error::{ApiError, ErrorDocument, FieldError};
 use crate::api::extract::{Path, parse_uuid};
 use crate::api::jsonapi::{
@@ -32,9 +31,10 @@ use crate::api::jsonapi::{
     ResourceIdentifier, ResourceObject, json_body, resource_object, timestamp,
 };
 use crate::app::AppState;
+use crate::resources::custom_fields::DEFINITION_TYPE;
 use crate::use_cases::custom_fields::{self, SetOutcome, ShownValue};
 
-pub const VALUE_TYPE: &str = "custom_field";
+pub use crate::resources::custom_fields::VALUE_TYPE;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -4,7 +4,7 @@
 
 use axum::response::Response;
 use serde_json::{Value, json};
-use tidemark_store::{EmailSubmission, StoredDocument};
+use tidemark_store::StoredDocument;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
@@ -13,8 +13,9 @@ use crate::api::auth::Principal;
 use crate::api::documents::included as document_included;
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::extract::{Path, parse_uuid};
-use crate::api::jsonapi::{self, Includes, ListMeta, QueryParams, timestamp};
+use crate::api::jsonapi::{self, Includes, ListMeta, QueryParams};
 use crate::app::AppState;
+pub(crate) use crate::resources::email_submissions::{link, resource};
 
 /// The relationships `include` accepts.
 const INCLUDES: &[&str] = &[
@@ -121,46 +122,6 @@ fn includes(query: &QueryParams) -> Result<Includes, ApiError> {
             "documents.last_document_representation",
         ]))
     }
-}
-
-fn link(base: &str, id: Uuid) -> String {
-    format!("{base}/v2/email_submissions/{id}")
-}
-
-pub(crate) fn resource(s: &EmailSubmission, documents: &[StoredDocument], base: &str) -> Value {
-    let own: Vec<&StoredDocument> = documents
-        .iter()
-        .filter(|d| d.email_submission_id == Some(s.id))
-        .collect();
-    json!({
-        "id": s.id,
-        "type": "email_submission",
-        "attributes": {
-            "subject": s.subject,
-            "body": s.body,
-            "from": s.from,
-            "to": s.to,
-            "cc": s.cc,
-            "sent_at": s.sent_at.map(timestamp::format),
-            "message_id": s.message_id,
-            "in_reply_to": s.in_reply_to,
-            "references": s.references,
-            "content_type": s.content_type,
-            "documents_count": own.len(),
-            "status": s.status,
-            "status_reason": s.status_reason,
-            "created_at": timestamp::format(s.created_at),
-            "updated_at": timestamp::format(s.updated_at),
-        },
-        "relationships": {
-            "account": {"data": {"id": s.account_id, "type": "account"}},
-            // Emails arrive without an API key: no user.
-            "user": {"data": null},
-            "documents": {"data": own.iter()
-                .map(|d| json!({"id": d.id, "type": "document"})).collect::<Vec<_>>()},
-        },
-        "links": {"self": link(base, s.id)},
-    })
 }
 
 /// The included resources: the documents (as `GET /v2/documents` shows them) and what

@@ -269,8 +269,16 @@ impl IntoResponse for ApiError {
             tracing::error!(error = ?error, "request failed");
         }
         let status = self.status();
-        let mut response =
-            (status, crate::api::jsonapi::json_body(&self.document())).into_response();
+        // Serialized here rather than by `jsonapi::json_body`, whose own failure is an
+        // `ApiError`: the error document is plain data, and a last fallback keeps it JSON.
+        let body = serde_json::to_vec(&self.document()).unwrap_or_else(|_| {
+            br#"{"errors":[{"status":"500","title":"Internal Server Error"}]}"#.to_vec()
+        });
+        let content_type = [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(crate::resources::jsonapi::CONTENT_TYPE),
+        )];
+        let mut response = (status, content_type, body).into_response();
         if let Self::TooManyRequests {
             retry_after_seconds,
         } = self

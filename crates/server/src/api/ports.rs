@@ -126,7 +126,7 @@ fn terminals_of(
         .flat_map(|port| port.terminals.iter())
         .map(|terminal| {
             included_object(
-                &crate::api::terminals::TerminalResource {
+                &crate::resources::terminals::TerminalResource {
                     terminal,
                     port_id: state
                         .reference

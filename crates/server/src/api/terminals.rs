@@ -7,8 +7,8 @@ use uuid::Uuid;
 
 use crate::api::error::{ApiError, ErrorDocument};
 use crate::api::jsonapi::{Document, QueryParams, included_object, resource_object};
-use crate::api::ports::PortResource;
 use crate::app::AppState;
+use crate::resources::ports::PortResource;
 pub use crate::resources::terminals::{TerminalAttributes, TerminalResource};
 
 pub fn router() -> OpenApiRouter<AppState> {

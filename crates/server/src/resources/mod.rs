@@ -4,7 +4,9 @@
 //! `api/` nor `use_cases`.
 
 pub mod containers;
+pub mod custom_fields;
 pub mod documents;
+pub mod email_submissions;
 pub mod jsonapi;
 pub mod metro_areas;
 pub mod ports;

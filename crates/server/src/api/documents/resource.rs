@@ -116,7 +116,7 @@ pub async fn included(
                         .store
                         .documents_of_email_submissions(account, &[id])
                         .await?;
-                    out.push(crate::api::email_submissions::resource(
+                    out.push(crate::resources::email_submissions::resource(
                         &submission,
                         &attached,
                         base,

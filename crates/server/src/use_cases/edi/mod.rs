@@ -26,10 +26,16 @@ use uuid::Uuid;
 
 use crate::parts::core::Core;
 use crate::use_cases::queue::{self, JobKind};
-use crate::use_cases::tracking::engine::APPLY_EDI_BATCH;
 
 pub mod folder;
 pub mod sftp;
+pub mod waiting;
+
+pub use waiting::{apply_waiting, number_key};
+
+/// Requests one `apply_edi` job applies at most: those an interchange matched, in turns of
+/// this many.
+pub const APPLY_EDI_BATCH: usize = 256;
 
 /// The largest interchange accepted, as `tidemark_edi::Limits` reads it.
 pub const MAX_BYTES: usize = 16 * 1024 * 1024;
@@ -297,31 +303,6 @@ fn apply_edi_batch_job(
     )
 }
 
-/// Queues the application of stored EDI naming a new request's number, if any does (a
-/// line fed by EDI reads its feed on its first poll anyway).
-pub async fn apply_waiting(
-    core: &Core,
-    request: &tidemark_domain::TrackingRequest,
-) -> Result<(), StoreError> {
-    let number = number_key(&request.request_number);
-    let waiting = core
-        .store
-        .edi_transactions_naming(request.account_id, &[number], 1)
-        .await?;
-    if waiting.is_empty() {
-        return Ok(());
-    }
-    queue::enqueue(
-        core,
-        JobKind::ApplyEdi,
-        serde_json::json!({"account_id": request.account_id, "tracking_request_id": request.id}),
-        Some(format!("apply-edi:{}", request.id)),
-        core.clock.now(),
-    )
-    .await
-    .map(|_| ())
-}
-
 /// An interchange sent again is one whose sender, control number and transactions are all the
 /// same as one received before. The transactions count too because public guides' examples
 /// and careless senders reuse control numbers (`000000001`) for different content: keyed by
@@ -463,15 +444,6 @@ impl Read {
             self.transactions.iter().flat_map(|t| &t.numbers).collect();
         numbers.into_iter().cloned().collect()
     }
-}
-
-/// A number as transactions are found by: trimmed, upper-cased, without spaces.
-pub fn number_key(number: &str) -> String {
-    number
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect::<String>()
-        .to_uppercase()
 }
 
 fn numbers_of(statuses: &[StatusReport]) -> Vec<String> {

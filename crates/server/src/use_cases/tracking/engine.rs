@@ -320,9 +320,7 @@ fn edi_applies_to(request: &TrackingRequest) -> bool {
     )
 }
 
-/// Requests one `apply_edi` job applies at most: those an interchange matched, in turns of
-/// this many.
-pub const APPLY_EDI_BATCH: usize = 256;
+pub use crate::use_cases::edi::APPLY_EDI_BATCH;
 
 /// Stored EDI transactions one batch reads at once at most; a batch whose requests name
 /// more reads each request's own, as [`apply_edi`] does.

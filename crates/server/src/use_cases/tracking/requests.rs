@@ -305,7 +305,8 @@ async fn submit_by(
                 tracing::warn!(error = ?error, "cannot queue the first poll; the sweep will");
             }
             // EDI that named the number before anyone tracked it applies now.
-            if let Err(error) = crate::use_cases::edi::apply_waiting(core, &request).await {
+            if let Err(error) = crate::use_cases::edi::waiting::apply_waiting(core, &request).await
+            {
                 tracing::warn!(error = ?error, "cannot apply earlier EDI; the next interchange will");
             }
             Ok(request)
