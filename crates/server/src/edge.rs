@@ -231,20 +231,20 @@ where
         };
         let elapsed = this.started.elapsed();
         let code = response.status();
-        if !this.span.is_disabled() {
-            this.span.in_scope(|| {
-                let latency_ms = elapsed.as_secs_f64() * 1000.0;
-                if code.is_server_error() {
-                    tracing::error!(status = code.as_u16(), latency_ms, "response failed");
-                } else {
-                    tracing::info!(
-                        status = code.as_u16(),
-                        latency_ms,
-                        "finished processing request"
-                    );
-                }
-            });
-        }
+        // Whether or not the span is enabled: a 5xx is logged at `error`, which a level
+        // that leaves out the `info` span still keeps.
+        this.span.in_scope(|| {
+            let latency_ms = elapsed.as_secs_f64() * 1000.0;
+            if code.is_server_error() {
+                tracing::error!(status = code.as_u16(), latency_ms, "response failed");
+            } else {
+                tracing::info!(
+                    status = code.as_u16(),
+                    latency_ms,
+                    "finished processing request"
+                );
+            }
+        });
         if let Some(id) = this.id.take() {
             response.headers_mut().insert(REQUEST_ID, id);
         }
