@@ -168,6 +168,10 @@ async fn connection(
     _slot: tokio::sync::OwnedSemaphorePermit,
 ) {
     metrics::gauge!("tidemark_http_connections_open").increment(1.0);
+    // The connection's own token: the loop below polls it each time the connection wakes,
+    // and polling a waiting token locks its waiters' list; the server's token, shared by
+    // every connection, was one lock all connections took for every request.
+    let shutdown = shutdown.child_token();
     let activity = Arc::new(Activity::new());
     let io = TokioIo::new(Watched {
         inner: stream,
