@@ -48,6 +48,20 @@ impl Clock for ScaledClock {
     }
 }
 
+/// A loop meant to run every `interval` of a clock `scale` times as fast as real time (the
+/// [`ScaledClock`]): how much passes on that clock between two runs, and how long to wait in
+/// real time. A fast demo clock would otherwise let days pass between two looks; the loop
+/// then runs as often as the clock asks, but at most once a real second (so the clock's
+/// interval grows instead).
+pub fn scaled_interval(
+    interval: std::time::Duration,
+    scale: u32,
+) -> (std::time::Duration, std::time::Duration) {
+    let scale = scale.max(1);
+    let real = (interval / scale).max(std::time::Duration::from_secs(1));
+    (real.saturating_mul(scale).max(interval), real)
+}
+
 /// A clock that only moves when told to, for deterministic tests.
 #[derive(Debug)]
 pub struct MockClock {
@@ -89,6 +103,27 @@ impl Clock for MockClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_a_demo_clock_the_interval_is_the_same_in_both_times() {
+        let minute = std::time::Duration::from_secs(60);
+        assert_eq!(scaled_interval(minute, 1), (minute, minute));
+    }
+
+    #[test]
+    fn a_demo_clock_runs_as_often_as_its_time_asks_but_at_most_once_a_real_second() {
+        use std::time::Duration as Std;
+        // Twice as fast: every 30 real seconds, a minute of the clock.
+        assert_eq!(
+            scaled_interval(Std::from_secs(60), 2),
+            (Std::from_secs(60), Std::from_secs(30))
+        );
+        // A day every 6 seconds: once a second, four hours of the clock.
+        assert_eq!(
+            scaled_interval(Std::from_secs(60), 14_400),
+            (Std::from_secs(14_400), Std::from_secs(1))
+        );
+    }
 
     #[test]
     fn a_scaled_clock_starts_at_the_real_time() {

@@ -489,19 +489,22 @@ mod tests {
         Utc.with_ymd_and_hms(y, mo, d, h, mi, 0).single()
     }
 
+    /// A DTM's local time (`LT`) at `place`, in the state an R4 names.
+    fn local_at(
+        date: &str,
+        time: &str,
+        place: &str,
+        state: &str,
+        notes: &mut Vec<Note>,
+    ) -> Option<EventTime> {
+        x12_time_at(date, time, "LT", Some(place), Some(state), "DTM", notes)
+    }
+
     #[test]
     fn a_place_missing_from_the_port_table_is_read_in_its_states_zone() {
         let mut notes = vec![];
         // A rail ramp the port table does not know, in Illinois (R4-08 `IL`).
-        let time = x12_time_at(
-            "20230715",
-            "1200",
-            "LT",
-            Some("USZZZ"),
-            Some("US-IL"),
-            "DTM",
-            &mut notes,
-        );
+        let time = local_at("20230715", "1200", "USZZZ", "US-IL", &mut notes);
         assert_eq!(time.and_then(|t| t.utc), utc(2023, 7, 15, 17, 0));
         assert!(notes.is_empty(), "{notes:?}");
     }
@@ -509,15 +512,7 @@ mod tests {
     #[test]
     fn a_state_split_between_zones_gives_no_zone() {
         let mut notes = vec![];
-        let time = x12_time_at(
-            "20230715",
-            "1200",
-            "LT",
-            Some("USZZZ"),
-            Some("US-TX"),
-            "DTM",
-            &mut notes,
-        );
+        let time = local_at("20230715", "1200", "USZZZ", "US-TX", &mut notes);
         assert_eq!(time.and_then(|t| t.utc), None);
         assert_eq!(notes, vec![Note::NoTimeZone("USZZZ".to_owned())]);
     }
@@ -526,15 +521,7 @@ mod tests {
     fn a_state_wholly_in_one_zone_wins_over_a_namesake_in_the_port_table() {
         let mut notes = vec![];
         // The port table's USSTP is St Paul Island, Alaska; the R4 says Minnesota (Central).
-        let time = x12_time_at(
-            "20160526",
-            "2145",
-            "LT",
-            Some("USSTP"),
-            Some("US-MN"),
-            "DTM",
-            &mut notes,
-        );
+        let time = local_at("20160526", "2145", "USSTP", "US-MN", &mut notes);
         // 21:45 CDT (UTC-5).
         assert_eq!(time.and_then(|t| t.utc), utc(2016, 5, 27, 2, 45));
         assert!(
@@ -549,15 +536,7 @@ mod tests {
         // Glace Bay and Halifax keep the same clock: the table's name stands, nothing noted.
         assert!(same_clock("America/Glace_Bay", "America/Halifax"));
         assert!(!same_clock("America/Nome", "America/Chicago"));
-        let time = x12_time_at(
-            "20230715",
-            "1200",
-            "LT",
-            Some("USLAX"),
-            Some("US-CA"),
-            "DTM",
-            &mut notes,
-        );
+        let time = local_at("20230715", "1200", "USLAX", "US-CA", &mut notes);
         assert_eq!(
             time.and_then(|t| t.zone),
             Some("America/Los_Angeles".to_owned())
@@ -569,15 +548,7 @@ mod tests {
     fn the_port_tables_zone_serves_a_place_in_a_state_split_between_zones() {
         let mut notes = vec![];
         // Houston, with Texas (two zones): the state says nothing, the table does.
-        let time = x12_time_at(
-            "20230715",
-            "1200",
-            "LT",
-            Some("USHOU"),
-            Some("US-TX"),
-            "DTM",
-            &mut notes,
-        );
+        let time = local_at("20230715", "1200", "USHOU", "US-TX", &mut notes);
         assert_eq!(time.and_then(|t| t.utc), utc(2023, 7, 15, 17, 0));
         assert!(notes.is_empty(), "{notes:?}");
     }
@@ -585,15 +556,7 @@ mod tests {
     #[test]
     fn a_place_in_the_state_its_port_table_zone_belongs_to_gives_no_note() {
         let mut notes = vec![];
-        let time = x12_time_at(
-            "20230715",
-            "1200",
-            "LT",
-            Some("USLAX"),
-            Some("US-CA"),
-            "DTM",
-            &mut notes,
-        );
+        let time = local_at("20230715", "1200", "USLAX", "US-CA", &mut notes);
         assert_eq!(time.and_then(|t| t.utc), utc(2023, 7, 15, 19, 0));
         assert!(notes.is_empty(), "{notes:?}");
     }

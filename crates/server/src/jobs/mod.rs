@@ -361,9 +361,15 @@ pub async fn run(app: Arc<App>, shutdown: CancellationToken) {
 }
 
 /// Sweeps for due carrier polls and queues the terminals' checks every `scheduler_tick` of
-/// the process's clock (see [`ticks`]).
+/// the process's clock: with a fast demo clock, as often as that asks but at most once a real
+/// second (ticking every real minute would let ten days of a voyage pass between two looks,
+/// and a sandbox box's hours at the terminal would never be seen). Budgets are spent over
+/// what passes on the clock between two ticks.
 async fn schedule_polls(app: Arc<App>, shutdown: CancellationToken) {
-    let (tick, real) = ticks(app.config.scheduler_tick, app.config.demo_time_scale);
+    let (tick, real) = tidemark_domain::clock::scaled_interval(
+        app.config.scheduler_tick,
+        app.config.demo_time_scale,
+    );
     loop {
         match crate::use_cases::tracking::sweep(&app.engine(), tick).await {
             Ok(queued) => tracing::debug!(queued, "scheduled carrier polls"),
@@ -380,20 +386,6 @@ async fn schedule_polls(app: Arc<App>, shutdown: CancellationToken) {
             () = tokio::time::sleep(real) => {}
         }
     }
-}
-
-/// The scheduler's tick as the clock counts it, and as real time does. A demo clock runs
-/// `demo_time_scale` times as fast: ticking every real minute at 14,400 times would let ten
-/// days of a voyage pass between two looks, so a sandbox box's hours at the terminal (held,
-/// released, out) would never be seen. So the tick is kept in the clock's time, as often as
-/// once a real second; the tick the sweep spends budgets over is what passes on the clock.
-fn ticks(
-    scheduler_tick: std::time::Duration,
-    demo_time_scale: u32,
-) -> (std::time::Duration, std::time::Duration) {
-    let scale = demo_time_scale.max(1);
-    let real = (scheduler_tick / scale).max(std::time::Duration::from_secs(1));
-    (real.saturating_mul(scale).max(scheduler_tick), real)
 }
 
 async fn schedule_housekeeping(app: Arc<App>, shutdown: CancellationToken) {
@@ -413,34 +405,5 @@ async fn schedule_housekeeping(app: Arc<App>, shutdown: CancellationToken) {
             () = shutdown.cancelled() => return,
             () = tokio::time::sleep(HOUSEKEEPING_EVERY) => {}
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use super::ticks;
-
-    #[test]
-    fn without_a_demo_clock_the_tick_is_the_setting_in_both_times() {
-        assert_eq!(
-            ticks(Duration::from_secs(60), 1),
-            (Duration::from_secs(60), Duration::from_secs(60))
-        );
-    }
-
-    #[test]
-    fn a_demo_clock_ticks_as_often_as_its_time_asks_but_at_most_once_a_real_second() {
-        // Twice as fast: every 30 real seconds, a minute of the clock.
-        assert_eq!(
-            ticks(Duration::from_secs(60), 2),
-            (Duration::from_secs(60), Duration::from_secs(30))
-        );
-        // A day every 6 seconds: once a second, four hours of the clock.
-        assert_eq!(
-            ticks(Duration::from_secs(60), 14_400),
-            (Duration::from_secs(14_400), Duration::from_secs(1))
-        );
     }
 }

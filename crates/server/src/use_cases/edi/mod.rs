@@ -20,7 +20,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tidemark_domain::{AccountId, TrackingRequestId};
 use tidemark_edi::{Interchange, Reader, StatusReport, Syntax, Transaction, TransactionError};
-use tidemark_geo::reference::ReferenceData;
 use tidemark_store::{EdiFinish, EdiMessage, EdiTransactionRecord, StoreError};
 use uuid::Uuid;
 
@@ -530,11 +529,7 @@ async fn start_tracking(
         let Some((request_type, number)) = tracked_number(transaction) else {
             continue;
         };
-        let Some(scac) = line_of(
-            core.reference,
-            transaction.scac.as_deref(),
-            &transaction.numbers,
-        ) else {
+        let Some(scac) = line_of(core, transaction.scac.as_deref(), &transaction.numbers) else {
             tracing::info!(
                 named = ?transaction.scac, number,
                 "an EDI transaction names no known line; it stays unmatched"
@@ -569,16 +564,13 @@ async fn start_tracking(
 /// confidence (a container's owner code, a bill's prefix). Senders often name themselves by
 /// an EDI id that is no SCAC (`CMACGM`, `HAMSUD`), while their bills and boxes carry the
 /// line's codes (`CMDU…`, `CMAU…`, `HASU…`).
-fn line_of(reference: &ReferenceData, named: Option<&str>, numbers: &[String]) -> Option<String> {
-    if let Some(line) = named.and_then(|scac| reference.shipping_line(scac)) {
+fn line_of(core: &Core, named: Option<&str>, numbers: &[String]) -> Option<String> {
+    if let Some(line) = named.and_then(|scac| core.reference.shipping_line(scac)) {
         return Some(line.scac.clone());
     }
     numbers.iter().find_map(|number| {
-        let inference = tidemark_domain::carriers::inference::infer(number).ok()?;
-        let chosen = inference.selected()?;
-        reference
-            .shipping_line(&chosen.scac)
-            .map(|line| line.scac.clone())
+        let inference = crate::use_cases::tracking::inference::infer(core, number).ok()?;
+        inference.selected().map(|line| line.scac.clone())
     })
 }
 

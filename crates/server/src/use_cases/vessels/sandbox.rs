@@ -77,7 +77,7 @@ pub async fn run(
     };
     // A demo clock runs fast: tick as often in real time as the voyage time asks, but not
     // more than once a second.
-    let real = (interval / demo_time_scale.max(1)).max(std::time::Duration::from_secs(1));
+    let (_, real) = tidemark_domain::clock::scaled_interval(interval, demo_time_scale);
     loop {
         match tick(&core, &ais, &transmitter).await {
             Ok(report) => tracing::debug!(positions = report.positions, "sandbox vessels reported"),
