@@ -62,7 +62,7 @@ use tidemark_server::use_cases::terminals::check::{
     self, LOOK_AHEAD, RECHECK, RECHECK_BEFORE_DISCHARGE,
 };
 use tidemark_server::use_cases::terminals::health;
-use tidemark_store::Store;
+use tidemark_store::{Store, TerminalSelection};
 use tidemark_terminals::Profiles;
 use tidemark_terminals::profile::{Confidence, Fact, TerminalProfile};
 use uuid::Uuid;
@@ -161,7 +161,13 @@ type Key = (bool, i64, i64, usize);
 /// Whom a terminal asks at `m`, in the order the store gives them: at most `batch` of
 /// `live`. The copy of `containers_awaiting_pickup`'s SQL this bench proves against the
 /// stores.
-fn pick(containers: &[Boxed], live: &[usize], m: i64, batch: u32) -> Vec<usize> {
+fn pick(
+    containers: &[Boxed],
+    live: &[usize],
+    m: i64,
+    batch: u32,
+    arriving_only: bool,
+) -> Vec<usize> {
     let recheck = RECHECK.num_minutes();
     let before_discharge = RECHECK_BEFORE_DISCHARGE.num_minutes();
     let look_ahead = LOOK_AHEAD.num_minutes();
@@ -170,7 +176,8 @@ fn pick(containers: &[Boxed], live: &[usize], m: i64, batch: u32) -> Vec<usize> 
         .filter_map(|&index| {
             let c = &containers[index];
             if c.discharge <= m {
-                (c.last_ask < m - recheck).then_some((false, 0, c.last_ask, index))
+                (!arriving_only && c.last_ask < m - recheck)
+                    .then_some((false, 0, c.last_ask, index))
             } else {
                 (c.arrival <= m + look_ahead && c.last_ask < m - before_discharge)
                     .then_some((true, c.arrival, c.last_ask, index))
@@ -360,12 +367,20 @@ fn simulate(tick: i64) -> World {
                 start + Duration::minutes(m),
                 Duration::minutes(tick),
             );
-            for _ in 0..batches {
-                let batch = pick(&containers, &terminal.live, m, terminal.batch);
+            let now = start + Duration::minutes(m);
+            for place in 0..batches {
+                // As the server does: some batches are kept for the arrivals, when any is due.
+                let mut batch = Vec::new();
+                let arrivals = check::asks_arrivals_first(now, place) && {
+                    batch = pick(&containers, &terminal.live, m, terminal.batch, true);
+                    !batch.is_empty()
+                };
+                if !arrivals {
+                    batch = pick(&containers, &terminal.live, m, terminal.batch, false);
+                }
                 if batch.is_empty() {
                     break;
                 }
-                let now = start + Duration::minutes(m);
                 if let Acquire::Wait { .. } =
                     health::take_call(&mut terminal.state, now, terminal.limits)
                 {
@@ -376,7 +391,7 @@ fn simulate(tick: i64) -> World {
                 if measuring {
                     terminal.asked_measured += batch.len();
                 }
-                let full = batch.len() >= terminal.batch as usize;
+                let full = arrivals || batch.len() >= terminal.batch as usize;
                 for index in batch {
                     let c = &mut containers[index];
                     c.last_ask = m;
@@ -783,10 +798,31 @@ async fn ticks(name: &str, store: &dyn Store, world: &World, tick: i64) {
                 .await
                 .expect("selection");
             let selected = started.elapsed().as_secs_f64() * 1000.0;
-            let expected: Vec<Uuid> = pick(&containers, live, m, terminal.batch)
+            let expected: Vec<Uuid> = pick(&containers, live, m, terminal.batch, false)
                 .into_iter()
                 .map(Boxed::id)
                 .collect();
+            // The batch kept for arrivals, checked the same way (not timed).
+            let arrivals = store
+                .containers_awaiting_pickup(&TerminalSelection {
+                    arriving_only: true,
+                    ..selection
+                })
+                .await
+                .expect("arrivals' selection");
+            let expected_arrivals: Vec<Uuid> = pick(&containers, live, m, terminal.batch, true)
+                .into_iter()
+                .map(Boxed::id)
+                .collect();
+            assert_eq!(
+                arrivals
+                    .iter()
+                    .map(|a| a.container.id.0)
+                    .collect::<Vec<_>>(),
+                expected_arrivals,
+                "{name}: {} at tick {k}: the store's arrivals differ from the bench's order",
+                terminal.id
+            );
             let got: Vec<Uuid> = got.iter().map(|a| a.container.id.0).collect();
             assert_eq!(
                 got, expected,

@@ -1368,6 +1368,11 @@ pub async fn containers_awaiting_pickup(
     } else {
         "AND $1::text[] IS NULL"
     };
+    let arriving_only = if selection.arriving_only {
+        "AND c.pod_discharged_at IS NULL"
+    } else {
+        ""
+    };
     query_all(
         client,
         &format!(
@@ -1377,6 +1382,7 @@ pub async fn containers_awaiting_pickup(
              WHERE s.line_tracking_stopped_at IS NULL
                AND c.pod_full_out_at IS NULL AND c.empty_terminated_at IS NULL
                {at_ports}
+               {arriving_only}
                AND ($2::text IS NULL OR s.shipping_line_scac = $2)
                AND (s.pod_terminal_id IS NULL OR NOT (s.pod_terminal_id = ANY($3::uuid[])))
                AND CASE WHEN c.pod_discharged_at IS NOT NULL

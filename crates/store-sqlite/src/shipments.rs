@@ -1217,6 +1217,11 @@ pub fn containers_awaiting_pickup(
     } else {
         ""
     };
+    let arriving_only = if selection.arriving_only {
+        "AND c.pod_discharged_at IS NULL"
+    } else {
+        ""
+    };
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT {}, s.bill_of_lading_number
@@ -1225,6 +1230,7 @@ pub fn containers_awaiting_pickup(
              WHERE s.line_tracking_stopped_at IS NULL
                AND c.pod_full_out_at IS NULL AND c.empty_terminated_at IS NULL
                {at_ports}
+               {arriving_only}
                AND (?2 IS NULL OR s.shipping_line_scac = ?2)
                AND (s.pod_terminal_id IS NULL
                     OR s.pod_terminal_id NOT IN (SELECT value FROM json_each(?3)))

@@ -237,6 +237,9 @@ pub struct TerminalSelection<'a> {
     pub arriving_checked_before: DateTime<Utc>,
     /// Containers not yet discharged are asked once their POD arrival is at or before this.
     pub arriving_by: DateTime<Utc>,
+    /// Only containers not yet discharged: a batch kept for the arrivals, which a busy yard's
+    /// discharged containers would otherwise always come before.
+    pub arriving_only: bool,
     pub limit: u32,
 }
 

@@ -831,6 +831,18 @@ async fn with_virginia_one_box_a_batch_two_a_minute(
     .await
 }
 
+/// Port of Virginia, one box a batch and at most 48 calls a day (two an hour, paced),
+/// against a mock that answers every lookup with nothing.
+async fn with_virginia_one_box_a_batch_two_an_hour(
+    backend: crate::helpers::Backend,
+) -> Option<(TestApp, wiremock::MockServer)> {
+    with_virginia_one_box_a_batch_and(
+        backend,
+        &[("terminals.port_of_virginia.requests_per_day", "48")],
+    )
+    .await
+}
+
 async fn a_yard_of_several_batches_is_asked_in_one_run_within_the_minute_budget(
     app: TestApp,
     virginia: wiremock::MockServer,
@@ -906,6 +918,55 @@ async fn a_day_budget_is_spread_over_the_day_not_spent_at_once(
     assert_eq!(
         virginia.received_requests().await.unwrap_or_default().len(),
         3
+    );
+}
+
+async fn a_yard_that_fills_every_batch_still_asks_about_a_box_before_its_vessel_arrives(
+    app: TestApp,
+    virginia: wiremock::MockServer,
+) {
+    use tidemark_server::use_cases::terminals::check::check;
+    // Two calls an hour of one box each, against three discharged boxes due every 15 minutes:
+    // the discharged alone would take every call.
+    let discharged = Some(app.clock.now() - Duration::hours(2));
+    for (number, bill) in [
+        ("MRSU4371639", "MAEU240512345"),
+        ("CSQU3054383", "MAEU240512346"),
+        ("APZU4812090", "MAEU240512347"),
+    ] {
+        let request = tracked_by_container(&app, number, Some(bill)).await;
+        bound_for(&app, &request, "USORF", None, discharged).await;
+    }
+    let arriving = tracked_by_container(&app, "MSKU6011672", Some("MAEU240512348")).await;
+    bound_for(&app, &arriving, "USORF", None, None).await;
+
+    for _ in 0..36 {
+        check(&app.app.terminals_context(), "port_of_virginia")
+            .await
+            .unwrap();
+        app.clock.advance(Duration::minutes(30));
+    }
+
+    let asked: Vec<String> = virginia
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|request| String::from_utf8_lossy(&request.body).into_owned())
+        .collect();
+    let about_arriving = asked
+        .iter()
+        .filter(|body| body.contains("MSKU6011672"))
+        .count();
+    assert!(
+        about_arriving >= 1,
+        "the arriving box was never asked in {} calls",
+        asked.len()
+    );
+    assert!(
+        about_arriving * 2 < asked.len(),
+        "the discharged keep most calls: {about_arriving} of {}",
+        asked.len()
     );
 }
 
@@ -1076,24 +1137,43 @@ mod configured_terminal {
 
     #[tokio::test]
     async fn a_day_budget_is_spread_over_the_day_not_spent_at_once_on_sqlite() {
-        let (app, virginia) = super::with_virginia_one_box_a_batch_and(
-            Backend::Sqlite,
-            &[("terminals.port_of_virginia.requests_per_day", "48")],
-        )
-        .await
-        .unwrap();
+        let (app, virginia) = super::with_virginia_one_box_a_batch_two_an_hour(Backend::Sqlite)
+            .await
+            .unwrap();
         super::a_day_budget_is_spread_over_the_day_not_spent_at_once(app, virginia).await;
     }
 
     #[tokio::test]
     async fn a_day_budget_is_spread_over_the_day_not_spent_at_once_on_postgres() {
-        if let Some((app, virginia)) = super::with_virginia_one_box_a_batch_and(
-            Backend::Postgres,
-            &[("terminals.port_of_virginia.requests_per_day", "48")],
-        )
-        .await
+        if let Some((app, virginia)) =
+            super::with_virginia_one_box_a_batch_two_an_hour(Backend::Postgres).await
         {
             super::a_day_budget_is_spread_over_the_day_not_spent_at_once(app, virginia).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_yard_that_fills_every_batch_still_asks_about_a_box_before_its_vessel_arrives_on_sqlite()
+     {
+        let (app, virginia) = super::with_virginia_one_box_a_batch_two_an_hour(Backend::Sqlite)
+            .await
+            .unwrap();
+        super::a_yard_that_fills_every_batch_still_asks_about_a_box_before_its_vessel_arrives(
+            app, virginia,
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn a_yard_that_fills_every_batch_still_asks_about_a_box_before_its_vessel_arrives_on_postgres()
+     {
+        if let Some((app, virginia)) =
+            super::with_virginia_one_box_a_batch_two_an_hour(Backend::Postgres).await
+        {
+            super::a_yard_that_fills_every_batch_still_asks_about_a_box_before_its_vessel_arrives(
+                app, virginia,
+            )
+            .await;
         }
     }
 

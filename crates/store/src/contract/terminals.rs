@@ -21,6 +21,7 @@ macro_rules! terminal_contract_tests {
             discharged_containers_are_asked_until_out_and_not_again_within_their_interval,
             containers_arriving_within_the_look_ahead_are_asked_at_their_own_interval,
             discharged_containers_come_first_then_the_nearest_arrivals,
+            a_batch_kept_for_arrivals_leaves_the_discharged_out,
             a_container_whose_pod_terminal_another_terminal_reaches_is_left_out,
             the_selection_keeps_to_the_terminals_ports_and_line,
             one_terminals_ask_does_not_hold_off_another_terminal,
@@ -51,6 +52,7 @@ fn selection() -> TerminalSelection<'static> {
         discharged_checked_before: now() - Duration::minutes(15),
         arriving_checked_before: now() - Duration::hours(1),
         arriving_by: now() + Duration::days(3),
+        arriving_only: false,
         limit: 10,
     }
 }
@@ -342,6 +344,57 @@ pub async fn discharged_containers_come_first_then_the_nearest_arrivals(backend:
         [never_asked, asked_long_ago],
         "a batch fills with the discharged first"
     );
+}
+
+pub async fn a_batch_kept_for_arrivals_leaves_the_discharged_out(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let store = store.as_ref();
+    let ids = SequentialIds::default();
+    let acme = account_in(store, &ids, "acme").await;
+    let nearest = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-A1",
+        Case {
+            eta: Some(now() + Duration::hours(2)),
+            ..Case::default()
+        },
+    )
+    .await;
+    let later = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-A2",
+        Case {
+            eta: Some(now() + Duration::days(2)),
+            ..Case::default()
+        },
+    )
+    .await;
+    shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-A3",
+        Case {
+            discharged: Some(now() - Duration::hours(3)),
+            ..Case::default()
+        },
+    )
+    .await;
+
+    let arrivals = asked(
+        store,
+        &TerminalSelection {
+            arriving_only: true,
+            ..selection()
+        },
+    )
+    .await;
+
+    assert_eq!(arrivals, [nearest, later]);
 }
 
 pub async fn a_container_whose_pod_terminal_another_terminal_reaches_is_left_out(

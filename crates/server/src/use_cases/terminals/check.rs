@@ -17,7 +17,9 @@
 //! terminal's own API) each keep their own pace: one's ask never holds the other off.
 //!
 //! Discharged containers fill a batch first (longest unasked by this terminal first), then
-//! the nearest arrivals. A terminal asks about the containers at its facilities' ports;
+//! the nearest arrivals; but one batch in [`ARRIVALS_EVERY`] asks the arrivals first, so that
+//! a yard busy enough to fill every batch does not keep the boxes still at sea from ever
+//! being asked (a customs hold is often placed before the vessel berths). A terminal asks about the containers at its facilities' ports;
 //! when the carrier named the POD terminal and a configured terminal's facilities include
 //! it ([`reach`](super::reach)), only that terminal asks. The sandbox terminal asks about
 //! the sandbox line's (`TEST`) containers wherever they go and answers from each
@@ -48,6 +50,28 @@ pub const RECHECK_BEFORE_DISCHARGE: Duration = Duration::hours(1);
 
 /// How long before its vessel's arrival at the port of discharge a container is first asked.
 pub const LOOK_AHEAD: Duration = Duration::days(3);
+
+/// One batch in this many asks the containers not yet discharged first
+/// ([`asks_arrivals_first`]): a fifth of a saturated terminal's calls, while the discharged,
+/// whose pick-up is at stake, keep the rest.
+pub const ARRIVALS_EVERY: u64 = 5;
+
+/// Whether the `batch`-th batch (from 0) of the run at `now` asks the arrivals first: for
+/// one batch in [`ARRIVALS_EVERY`], picked by a mix of the clock's second and the batch's
+/// place rather than by counting, so that it needs no state kept between runs or processes,
+/// and no tick rate, batch count or demo clock scale can line up with it and starve the
+/// arrivals (a counter of runs would, at a scale that is a multiple of five).
+pub fn asks_arrivals_first(now: DateTime<Utc>, batch: u32) -> bool {
+    // SplitMix64's finalizer: every input bit moves every output bit.
+    let mut mixed = now
+        .timestamp()
+        .cast_unsigned()
+        .wrapping_add(u64::from(batch).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    mixed ^= mixed >> 31;
+    mixed % ARRIVALS_EVERY == 0
+}
 
 /// What one run did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -130,10 +154,12 @@ pub async fn check(context: &Context<'_>, terminal: &str) -> Result<CheckOutcome
         .find(|state| state.scac == key)
         .unwrap_or_else(|| CarrierState::new(&key));
     let span = Duration::from_std(context.scheduler_tick).unwrap_or(Duration::minutes(1));
-    let batches = batches_now(connector.profile(), &state, context.clock.now(), span);
+    let now = context.clock.now();
+    let batches = batches_now(connector.profile(), &state, now, span);
     let mut total = CheckOutcome::default();
-    for _ in 0..batches {
-        let (outcome, next) = check_batch(context, terminal, &connector).await?;
+    for batch in 0..batches {
+        let arrivals_first = asks_arrivals_first(now, batch);
+        let (outcome, next) = check_batch(context, terminal, &connector, arrivals_first).await?;
         total.asked += outcome.asked;
         total.answered += outcome.answered;
         total.shipments_updated += outcome.shipments_updated;
@@ -147,17 +173,19 @@ pub async fn check(context: &Context<'_>, terminal: &str) -> Result<CheckOutcome
 /// Whether a run goes on to another batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Next {
-    /// The batch was full and went through: more may be due.
+    /// The batch was full, or kept for the arrivals, and went through: more may be due.
     Batch,
     /// Nothing more is due, the budget holds the terminal back, or it failed.
     Stop,
 }
 
-/// One batch of the terminal's containers, asked and written.
+/// One batch of the terminal's containers, asked and written; with `arrivals_first`, of
+/// those not yet discharged when any is due (else as any other batch).
 async fn check_batch(
     context: &Context<'_>,
     terminal: &str,
     connector: &Arc<dyn TerminalConnector>,
+    arrivals_first: bool,
 ) -> Result<(CheckOutcome, Next), StoreError> {
     let now = context.clock.now();
     let profile = connector.profile();
@@ -174,21 +202,39 @@ async fn check_batch(
     });
     let scac = sandbox.then_some(tidemark_carriers::sandbox::SCAC);
     let other_terminals = reach::other_terminals(context, terminal);
-    let mut candidates = context
-        .store
-        .containers_awaiting_pickup(&selection(
+    let select = |arriving_only| {
+        let mut selection = selection(
             terminal,
             ports.as_deref(),
             scac,
             &other_terminals,
             batch,
             now,
-        ))
-        .await?;
+        );
+        selection.arriving_only = arriving_only;
+        selection
+    };
+    let mut candidates = if arrivals_first {
+        context
+            .store
+            .containers_awaiting_pickup(&select(true))
+            .await?
+    } else {
+        Vec::new()
+    };
+    // A batch of arrivals says nothing of the discharged still due: the run goes on after it.
+    let arrivals = !candidates.is_empty();
+    if !arrivals {
+        candidates = context
+            .store
+            .containers_awaiting_pickup(&select(false))
+            .await?;
+    }
     if candidates.is_empty() {
         return Ok((CheckOutcome::default(), Next::Stop));
     }
-    let full = candidates.len() >= usize::try_from(batch).unwrap_or(usize::MAX);
+    let more_may_be_due =
+        arrivals || candidates.len() >= usize::try_from(batch).unwrap_or(usize::MAX);
     let statuses = if sandbox {
         candidates
             .iter()
@@ -224,7 +270,11 @@ async fn check_batch(
             .collect();
         if queries.is_empty() {
             // A batch of boxes without a bill: counted as asked; the next batch may have some.
-            let next = if full { Next::Batch } else { Next::Stop };
+            let next = if more_may_be_due {
+                Next::Batch
+            } else {
+                Next::Stop
+            };
             return Ok((CheckOutcome::default(), next));
         }
         if let Acquire::Wait { reason, until } = health::acquire(context, terminal).await? {
@@ -291,7 +341,7 @@ async fn check_batch(
         Some(error) => Err(error),
         // A shipment another write came first to stays unrecorded and would be selected
         // again at once: the run stops there.
-        None if full && asked.len() == containers.len() => Ok((outcome, Next::Batch)),
+        None if more_may_be_due && asked.len() == containers.len() => Ok((outcome, Next::Batch)),
         None => Ok((outcome, Next::Stop)),
     }
 }
@@ -325,6 +375,7 @@ pub fn selection<'a>(
         discharged_checked_before: now - RECHECK,
         arriving_checked_before: now - RECHECK_BEFORE_DISCHARGE,
         arriving_by: now + LOOK_AHEAD,
+        arriving_only: false,
         limit: batch,
     }
 }
@@ -593,5 +644,38 @@ mod tests {
     #[test]
     fn a_run_asks_at_least_one_batch() {
         assert_eq!(batches_per_run(&with_budget(Some(0), Some(0))), 1);
+    }
+
+    /// The share of the batches of 10,000 runs, `step` apart, of `batches` each, that are
+    /// kept for the arrivals.
+    fn arrivals_share(step: Duration, batches: u32) -> f64 {
+        let start = DateTime::<Utc>::from_timestamp(1_780_000_000, 0).expect("a time");
+        let runs = 10_000;
+        let kept = (0..runs)
+            .flat_map(|run| (0..batches).map(move |batch| (run, batch)))
+            .filter(|&(run, batch)| asks_arrivals_first(start + step * run, batch))
+            .count();
+        #[expect(clippy::cast_precision_loss, reason = "a share")]
+        let share = kept as f64 / f64::from(runs * i32::try_from(batches).expect("few"));
+        share
+    }
+
+    #[test]
+    fn about_one_batch_in_five_is_kept_for_the_arrivals_at_one_batch_a_minute() {
+        let share = arrivals_share(Duration::minutes(1), 1);
+        assert!((0.18..0.22).contains(&share), "{share}");
+    }
+
+    #[test]
+    fn about_one_batch_in_five_is_kept_for_the_arrivals_at_ten_batches_a_minute() {
+        let share = arrivals_share(Duration::minutes(1), 10);
+        assert!((0.18..0.22).contains(&share), "{share}");
+    }
+
+    #[test]
+    fn a_demo_clock_whose_step_is_a_multiple_of_five_still_keeps_one_batch_in_five() {
+        // A minute's tick at TIDEMARK_DEMO_TIME_SCALE=14400: ten days of clock a run.
+        let share = arrivals_share(Duration::minutes(14_400), 1);
+        assert!((0.18..0.22).contains(&share), "{share}");
     }
 }
