@@ -827,13 +827,23 @@ fn derive_container_fields(container: &mut Container, shipment: &Shipment, all: 
     let at_pod = |name| latest(&events, name, pod).map(|e: &TransportEvent| e.timestamp);
     container.pod_arrived_at = at_pod(E::VesselArrived);
     container.pod_discharged_at = at_pod(E::VesselDischarged);
-    container.pod_full_out_at = at_pod(E::FullOut);
-    container.empty_terminated_at = at(E::EmptyIn);
-    if let Some(destination) = shipment
+    let destination = shipment
         .destination_locode
         .as_deref()
-        .filter(|d| Some(*d) != pod)
-    {
+        .filter(|d| Some(*d) != pod);
+    // With no port of discharge known, a full out at the inland destination (a rail ramp's
+    // out-gate) is that place's, not the port's.
+    container.pod_full_out_at = events
+        .iter()
+        .filter(|e| e.event == E::FullOut)
+        .filter(|e| match pod {
+            Some(pod) => e.location_locode.as_deref() == Some(pod),
+            None => destination.is_none_or(|d| e.location_locode.as_deref() != Some(d)),
+        })
+        .max_by_key(|e| (e.created_at, e.timestamp))
+        .map(|e| e.timestamp);
+    container.empty_terminated_at = at(E::EmptyIn);
+    if let Some(destination) = destination {
         container.final_destination_full_out_at =
             latest(&events, E::FullOut, Some(destination)).map(|e| e.timestamp);
     }

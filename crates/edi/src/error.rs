@@ -136,6 +136,17 @@ pub enum Note {
     /// The place has no known time zone, so the time stays local.
     #[error("no time zone known for {0}; the time is kept local")]
     NoTimeZone(String),
+    /// A place named only by its city (X12 qualifier `CI`) whose zone cannot be told from
+    /// UN/LOCODE's places of that name: the time is kept local.
+    #[error(
+        "no time zone known for the city {city}{}: {reason}; the time is kept local",
+        in_country(.country.as_deref())
+    )]
+    NoZoneForCity {
+        city: String,
+        country: Option<String>,
+        reason: String,
+    },
     /// The place's state or province (R4-08, Q5-07), wholly in one zone, is not where the
     /// port table puts its UN/LOCODE: the table's entry is a namesake elsewhere, and the
     /// time is read in the state's zone.
@@ -167,4 +178,11 @@ pub enum Note {
         meaning: String,
         phrase: String,
     },
+}
+
+/// ` in US`, or nothing when no country is known.
+fn in_country(country: Option<&str>) -> String {
+    country
+        .map(|country| format!(" in {country}"))
+        .unwrap_or_default()
 }

@@ -221,7 +221,9 @@ impl StatusReport {
 }
 
 /// The sender's word on the status location's role, as the carrier pipeline takes it: the
-/// R4 `L`/`D`/`1`/`E`/`T` roles (LOC 9/11/7/13) are the route; receipt, relay and the bare
+/// R4 `L`/`D`/`1`/`E`/`T` roles (LOC 9/11/7/13) are the route, and R4 `7`, the destination
+/// rail intermodal terminal, is the inland destination; receipt, relay, the origin rail
+/// terminal (R4 `6`: the port's ramp on an import, an inland one on an export) and the bare
 /// activity location say nothing about it.
 fn route_hint(role: &LocationRole) -> Option<RouteHint> {
     match role {
@@ -229,9 +231,14 @@ fn route_hint(role: &LocationRole) -> Option<RouteHint> {
         LocationRole::Discharge | LocationRole::FinalPortOfDischarge => {
             Some(RouteHint::PortOfDischarge)
         }
-        LocationRole::FinalDelivery => Some(RouteHint::PlaceOfDelivery),
+        // The ramp the rail leg ends at is the inland destination Terminal49 tracks (its
+        // `ind_*` fields and the full out there).
+        LocationRole::FinalDelivery | LocationRole::DestinationRailTerminal => {
+            Some(RouteHint::PlaceOfDelivery)
+        }
         LocationRole::Transshipment => Some(RouteHint::Transshipment),
-        LocationRole::Receipt
+        LocationRole::OriginRailTerminal
+        | LocationRole::Receipt
         | LocationRole::Activity
         | LocationRole::Relay
         | LocationRole::Other(_) => None,

@@ -160,6 +160,10 @@ pub struct Location {
     /// unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subdivision: Option<String>,
+    /// The country (two letters) the segment names (X12 R4-05, Q5-08) when the place has no
+    /// UN/LOCODE: where a place named only by its city is looked up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
 }
 
 /// What a place is to the shipment: X12 R4-01 (element 115) or EDIFACT LOC qualifier (3227).
@@ -179,6 +183,12 @@ pub enum LocationRole {
     Activity,
     /// R4 `1`.
     FinalPortOfDischarge,
+    /// R4 `6`: the origin rail intermodal terminal (X12 element 115), where the rail leg
+    /// starts.
+    OriginRailTerminal,
+    /// R4 `7`: the destination rail intermodal terminal (X12 element 115), the inland ramp
+    /// where the rail leg ends and the box is picked up.
+    DestinationRailTerminal,
     /// R4 `Y`.
     Relay,
     /// Any other code, as sent.
@@ -197,6 +207,8 @@ impl LocationRole {
             "5" => Self::Activity,
             "1" => Self::FinalPortOfDischarge,
             "Y" => Self::Relay,
+            "6" => Self::OriginRailTerminal,
+            "7" => Self::DestinationRailTerminal,
             other => Self::Other(other.to_owned()),
         }
     }

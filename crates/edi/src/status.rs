@@ -178,9 +178,11 @@ pub(crate) fn role_of(locode: Option<&str>, calls: &[PortCall]) -> Option<Locati
         LocationRole::Discharge => Some(2),
         LocationRole::FinalPortOfDischarge => Some(3),
         LocationRole::FinalDelivery => Some(4),
-        LocationRole::Receipt => Some(5),
-        LocationRole::Relay => Some(6),
-        LocationRole::Activity => Some(7),
+        LocationRole::DestinationRailTerminal => Some(5),
+        LocationRole::OriginRailTerminal => Some(6),
+        LocationRole::Receipt => Some(7),
+        LocationRole::Relay => Some(8),
+        LocationRole::Activity => Some(9),
         LocationRole::Other(_) => None,
     };
     calls

@@ -12,7 +12,7 @@ use chrono_tz::Tz;
 use tidemark_geo::reference::ReferenceData;
 
 use crate::error::Note;
-use crate::model::EventTime;
+use crate::model::{EventTime, Location};
 
 /// The zone a time is read in.
 enum Zone {
@@ -193,18 +193,70 @@ fn same_clock(first: &str, second: &str) -> bool {
         })
 }
 
+/// Where a time is read: the place's UN/LOCODE, its state or province (`US-IL`), and for a
+/// place named only by its city (X12 qualifier `CI`), the city and the country it lies in.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct At<'a> {
+    pub(crate) locode: Option<&'a str>,
+    pub(crate) subdivision: Option<&'a str>,
+    pub(crate) city: Option<&'a str>,
+    pub(crate) country: Option<&'a str>,
+}
+
+impl<'a> At<'a> {
+    /// A place by its UN/LOCODE alone.
+    pub(crate) fn code(locode: Option<&'a str>) -> Self {
+        Self {
+            locode,
+            ..Self::default()
+        }
+    }
+
+    /// A place as a segment gave it: its city is its identifier when qualified `CI`, its
+    /// country the one the segment names (R4-05, Q5-08) or its state's.
+    pub(crate) fn place(location: &'a Location) -> Self {
+        let city = location
+            .other_id
+            .as_deref()
+            .filter(|_| location.other_qualifier.as_deref() == Some("CI"));
+        let country = location.country.as_deref().or_else(|| {
+            location
+                .subdivision
+                .as_deref()
+                .and_then(|subdivision| subdivision.get(..2))
+        });
+        Self {
+            locode: location.locode.as_deref(),
+            subdivision: location.subdivision.as_deref(),
+            city,
+            country,
+        }
+    }
+
+    /// The same place, in `country` when it names none itself.
+    pub(crate) fn or_in(self, country: Option<&'a str>) -> Self {
+        Self {
+            country: self.country.or(country),
+            ..self
+        }
+    }
+}
+
 /// The place's zone: the state or province the segment names when that lies wholly in one
-/// zone, else the reference data's zone for its UN/LOCODE; noting when there is none.
+/// zone, else the reference data's zone for its UN/LOCODE, else — for a place named only by
+/// its city — the zone all of UN/LOCODE's places of that name in its country (and state)
+/// share; noting when there is none.
 ///
 /// The state is the sender's word on where *this* place is. The port table is looked up by
 /// code and can hold a namesake elsewhere (its `USSTP` is St Paul Island, Alaska, while a
 /// ramp's R4 `USSTP … MN` is Saint Paul, Minnesota): when the two disagree the table's entry
 /// is another place, and its zone is not used.
-fn zone_of_place(
-    locode: Option<&str>,
-    subdivision: Option<&str>,
-    notes: &mut Vec<Note>,
-) -> Option<Zone> {
+fn zone_of_place(at: At<'_>, notes: &mut Vec<Note>) -> Option<Zone> {
+    let At {
+        locode,
+        subdivision,
+        ..
+    } = at;
     let table = locode.and_then(|locode| ReferenceData::embedded().time_zone_of_place(locode));
     let state = subdivision.and_then(zone_of_subdivision);
     let zone = match (table, state, locode, subdivision) {
@@ -225,11 +277,48 @@ fn zone_of_place(
         (Some(table), _, _, _) => Some(table),
         (None, state, _, _) => state,
     };
+    let zone = match (zone, locode, at.city) {
+        (None, None, Some(city)) => match zone_of_city(city, at, notes) {
+            Some(zone) => Some(zone),
+            None => return None,
+        },
+        (zone, _, _) => zone,
+    };
     match zone.and_then(named) {
         Some(zone) => Some(zone),
         None => {
             let place = locode.unwrap_or("a place without a UN/LOCODE");
             let note = Note::NoTimeZone(place.to_owned());
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+            None
+        }
+    }
+}
+
+/// The zone of a place named only by its city: the one UN/LOCODE's places of that name in
+/// its country (and state, when named) share. None, and a note saying why, when the country
+/// is unknown, the name unlisted there, or its namesakes in different zones.
+fn zone_of_city(city: &str, at: At<'_>, notes: &mut Vec<Note>) -> Option<&'static str> {
+    let state = at
+        .subdivision
+        .and_then(|subdivision| subdivision.split_once('-'))
+        .map(|(_, state)| state);
+    let found = match at.country {
+        Some(country) => ReferenceData::embedded()
+            .time_zone_of_place_named(city, country, state)
+            .map_err(|why| why.to_string()),
+        None => Err("no country is named".to_owned()),
+    };
+    match found {
+        Ok(zone) => Some(zone),
+        Err(reason) => {
+            let note = Note::NoZoneForCity {
+                city: city.to_owned(),
+                country: at.country.map(str::to_owned),
+                reason,
+            };
             if !notes.contains(&note) {
                 notes.push(note);
             }
@@ -315,17 +404,16 @@ pub(crate) fn x12_time(
     segment: &str,
     notes: &mut Vec<Note>,
 ) -> Option<EventTime> {
-    x12_time_at(date, time, time_code, locode, None, segment, notes)
+    x12_time_at(date, time, time_code, At::code(locode), segment, notes)
 }
 
-/// An X12 date, time and time code at `locode`, in `subdivision` (`US-IL`) when the place's
-/// own zone is unknown.
+/// An X12 date, time and time code at a place: the time code's zone; for `LT`, none or one
+/// not known, the place's (`zone_of_place`).
 pub(crate) fn x12_time_at(
     date: &str,
     time: &str,
     time_code: &str,
-    locode: Option<&str>,
-    subdivision: Option<&str>,
+    at: At<'_>,
     segment: &str,
     notes: &mut Vec<Note>,
 ) -> Option<EventTime> {
@@ -361,7 +449,7 @@ pub(crate) fn x12_time_at(
             if !code.is_empty() && code != "LT" {
                 notes.push(Note::UnknownTimeCode(code.to_owned()));
             }
-            zone_of_place(locode, subdivision, notes)
+            zone_of_place(at, notes)
         }
     };
     Some(event_time(day.and_time(clock), has_time, zone))
@@ -466,13 +554,13 @@ pub(crate) fn edifact_time(
         }
     };
     let zone = if suffix.is_empty() {
-        zone_of_place(locode, None, notes)
+        zone_of_place(At::code(locode), notes)
     } else {
         match suffix_zone(suffix) {
             Some(zone) => Some(zone),
             None => {
                 notes.push(Note::UnknownTimeCode(suffix.to_owned()));
-                zone_of_place(locode, None, notes)
+                zone_of_place(At::code(locode), notes)
             }
         }
     };
@@ -497,7 +585,12 @@ mod tests {
         state: &str,
         notes: &mut Vec<Note>,
     ) -> Option<EventTime> {
-        x12_time_at(date, time, "LT", Some(place), Some(state), "DTM", notes)
+        let at = At {
+            locode: Some(place),
+            subdivision: Some(state),
+            ..At::default()
+        };
+        x12_time_at(date, time, "LT", at, "DTM", notes)
     }
 
     #[test]

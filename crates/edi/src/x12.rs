@@ -20,7 +20,7 @@ use crate::status::{
     Description, choose_container, container_from_parts, is_valid_container, location,
     looks_like_scac, map_code, normalize_container, railroad_scac, role_of, x12_classifier,
 };
-use crate::time::x12_time_at;
+use crate::time::{At, x12_time_at};
 
 pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadError> {
     let (separators, segments) = segment::x12(input, reader.limits.max_segments)?;
@@ -419,6 +419,9 @@ fn port_calls(segments: &[Segment], notes: &mut Vec<Note>) -> Vec<PortCall> {
                     segment.el(5),
                     segment.el(8),
                 );
+                if location.locode.is_none() {
+                    location.country = country_code(segment.el(5));
+                }
                 calls.push(PortCall {
                     role: LocationRole::from_r4(segment.el(1).trim()),
                     location,
@@ -443,18 +446,35 @@ fn port_calls(segments: &[Segment], notes: &mut Vec<Note>) -> Vec<PortCall> {
     calls
 }
 
+/// A country code as a segment gives it (R4-05, Q5-08): two letters, upper case.
+fn country_code(text: &str) -> Option<String> {
+    let text = text.trim();
+    (text.len() == 2 && text.bytes().all(|byte| byte.is_ascii_alphabetic()))
+        .then(|| text.to_ascii_uppercase())
+}
+
+/// The one country every R4 place of the transaction lies in (by its UN/LOCODE, else its
+/// R4-05), when they all name one: where a status city that names no country is looked up.
+fn route_country(calls: &[PortCall]) -> Option<String> {
+    let mut countries = calls.iter().map(|call| {
+        let location = &call.location;
+        location
+            .locode
+            .as_deref()
+            .and_then(|locode| locode.get(..2))
+            .map(str::to_ascii_uppercase)
+            .or_else(|| location.country.clone())
+    });
+    let first = countries.next()??;
+    countries
+        .all(|country| country.as_deref() == Some(first.as_str()))
+        .then_some(first)
+}
+
 /// A DTM (qualifier, date, time, time code) read at `place`.
 fn dated(dtm: &Segment, place: &Location, notes: &mut Vec<Note>) -> Option<DatedTime> {
     let (date, clock) = dtm_date_and_time(dtm);
-    let time = x12_time_at(
-        date,
-        clock,
-        dtm.el(4),
-        place.locode.as_deref(),
-        place.subdivision.as_deref(),
-        "DTM",
-        notes,
-    )?;
+    let time = x12_time_at(date, clock, dtm.el(4), At::place(place), "DTM", notes)?;
     Some(DatedTime {
         qualifier: dtm.el(1).trim().to_owned(),
         classifier: x12_classifier(dtm.el(1)),
@@ -592,15 +612,28 @@ fn read_315(
             .find(|call| place.locode.is_none() || call.location.locode == place.locode)
             .and_then(|call| call.location.subdivision.clone());
     }
-    // The R4 of the status location: the activity one first, then any with the same LOCODE.
-    let own_call = place.locode.as_ref().and_then(|locode| {
-        let same = |call: &&PortCall| call.location.locode.as_ref() == Some(locode);
-        calls
-            .iter()
-            .filter(same)
-            .find(|call| call.role == LocationRole::Activity)
-            .or_else(|| calls.iter().find(same))
-    });
+    // The R4 of the status location: the activity one first, then any with the same LOCODE;
+    // for a place named by its city (B4-11 `CI`), the activity R4 naming that city.
+    let own_call = match (place.locode.as_ref(), place.other_id.as_ref()) {
+        (Some(locode), _) => {
+            let same = |call: &&PortCall| call.location.locode.as_ref() == Some(locode);
+            calls
+                .iter()
+                .filter(same)
+                .find(|call| call.role == LocationRole::Activity)
+                .or_else(|| calls.iter().find(same))
+        }
+        (None, Some(city)) => calls.iter().find(|call| {
+            call.role == LocationRole::Activity
+                && call.location.locode.is_none()
+                && call
+                    .location
+                    .other_id
+                    .as_deref()
+                    .is_some_and(|id| id.trim().eq_ignore_ascii_case(city.trim()))
+        }),
+        (None, None) => None,
+    };
     if place.name.is_none() {
         place.name = own_call.and_then(|call| call.location.name.clone());
     }
@@ -646,12 +679,15 @@ fn read_315(
         own_dtm.map(|dated| dated.time.clone())
     } else {
         let time_code = own_dtm.and_then(|dated| dated.time_code.as_deref());
+        // A city without a country (B4-11 `CI`) is looked up in the country of every
+        // place of the transaction's R4s, when they share one.
+        let route = route_country(&calls);
+        let at = At::place(&place).or_in(route.as_deref());
         x12_time_at(
             b4.el(4),
             b4.el(5),
             time_code.unwrap_or_default(),
-            place.locode.as_deref(),
-            place.subdivision.as_deref(),
+            at,
             "B4",
             notes,
         )
@@ -785,15 +821,12 @@ fn read_322(
             place.subdivision =
                 crate::status::subdivision(place.locode.as_deref(), q5.el(8), q5.el(7));
         }
-        let time = x12_time_at(
-            q5.el(2),
-            q5.el(3),
-            q5.el(4),
-            place.locode.as_deref(),
-            place.subdivision.as_deref(),
-            "Q5",
-            notes,
-        );
+        if place.locode.is_none() && place.country.is_none() {
+            place.country = country_code(q5.el(8));
+        }
+        let route = route_country(&calls);
+        let at = At::place(&place).or_in(route.as_deref());
+        let time = x12_time_at(q5.el(2), q5.el(3), q5.el(4), at, "Q5", notes);
         // N7-level DTMs come before the first R4.
         let mut other_times = Vec::new();
         for dtm in equipment

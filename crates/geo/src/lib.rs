@@ -3,6 +3,7 @@
 pub mod ais;
 pub mod future;
 pub mod map;
+mod place_names;
 mod place_zones;
 pub mod reference;
 pub mod searoute;

@@ -361,6 +361,55 @@ impl ReferenceData {
             })
     }
 
+    /// The IANA zone of a place known only by its name (a status at the city `LOCKBOURNE`)
+    /// in `country`, in `subdivision` (`OH`, UN/LOCODE's subdivision) when given: its
+    /// country's zone where tzdata gives the country one; else the zone all the country's
+    /// UN/LOCODE places of that name (in that subdivision) share. Never a guess: a name
+    /// UN/LOCODE does not list there, or whose namesakes lie in different zones, has none.
+    ///
+    /// # Errors
+    ///
+    /// Why no zone is known, as [`NamedPlaceZone`] says.
+    pub fn time_zone_of_place_named(
+        &self,
+        name: &str,
+        country: &str,
+        subdivision: Option<&str>,
+    ) -> Result<&'static str, NamedPlaceZone> {
+        let country_code = country.trim().to_ascii_uppercase();
+        let Ok(country) = <[u8; 2]>::try_from(country_code.as_bytes()) else {
+            return Err(NamedPlaceZone::UnknownCountry);
+        };
+        let names = crate::place_names::PlaceNames::embedded();
+        let zones = crate::place_zones::PlaceZones::embedded();
+        if !names.lists_country(country) {
+            // Not a country of many zones: its places share its one zone, if it has one.
+            return zones
+                .zone_of(&country_code)
+                .ok_or(NamedPlaceZone::UnknownCountry);
+        }
+        let subdivision = subdivision
+            .map(str::trim)
+            .filter(|subdivision| !subdivision.is_empty());
+        let mut found: Vec<&'static str> = Vec::new();
+        let mut without_zone = false;
+        for locode in names.named(country, name, subdivision) {
+            // UN/LOCODE's own zone for the code: the port table can hold a namesake
+            // elsewhere under it (its `USSTP` is in Alaska, UN/LOCODE's in Minnesota).
+            match zones.zone_of(locode) {
+                Some(zone) if !found.contains(&zone) => found.push(zone),
+                Some(_) => {}
+                None => without_zone = true,
+            }
+        }
+        match (found.as_slice(), without_zone) {
+            ([zone], false) => Ok(zone),
+            ([], false) => Err(NamedPlaceZone::NotListed),
+            ([] | [_], true) => Err(NamedPlaceZone::NamesakeWithoutZone),
+            (many, _) => Err(NamedPlaceZone::Zones(many.len())),
+        }
+    }
+
     /// All shipping lines, sorted by SCAC.
     #[must_use]
     pub fn shipping_lines(&self) -> &[ShippingLine] {
@@ -928,6 +977,32 @@ fn terminal_table(ports: &[Port], smdg: &[SmdgTerminal]) -> (Vec<Terminal>, Vec<
     (terminals, curated)
 }
 
+/// Why a place known only by its name has no zone ([`ReferenceData::time_zone_of_place_named`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NamedPlaceZone {
+    /// The country is not a two-letter code with a zone.
+    UnknownCountry,
+    /// UN/LOCODE lists no place of that name there.
+    NotListed,
+    /// Its namesakes lie in this many zones.
+    Zones(usize),
+    /// A namesake's own zone is unknown (no coordinates, in a subdivision of many zones).
+    NamesakeWithoutZone,
+}
+
+impl std::fmt::Display for NamedPlaceZone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::UnknownCountry => f.write_str("its country has no one time zone"),
+            Self::NotListed => f.write_str("UN/LOCODE lists no place of that name there"),
+            Self::Zones(count) => write!(f, "its namesakes in UN/LOCODE lie in {count} time zones"),
+            Self::NamesakeWithoutZone => {
+                f.write_str("a namesake in UN/LOCODE has no known time zone")
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;
@@ -959,6 +1034,51 @@ mod tests {
         );
         // The United States spans zones: no guess.
         assert_eq!(data().time_zone_of_place("USZZZ"), None);
+    }
+
+    #[test]
+    fn a_place_named_only_by_its_city_takes_the_zone_its_namesakes_share() {
+        // Lockbourne, Ohio: UN/LOCODE's only US place of that name (USLCK, no coordinates, in
+        // Ohio, wholly Eastern).
+        assert_eq!(
+            data().time_zone_of_place_named("LOCKBOURNE", "US", None),
+            Ok("America/New_York")
+        );
+        assert_eq!(
+            data().time_zone_of_place_named("Lockbourne", "us", Some("OH")),
+            Ok("America/New_York")
+        );
+        // A country of one zone needs no name.
+        assert_eq!(
+            data().time_zone_of_place_named("ANYWHERE", "NL", None),
+            Ok("Europe/Amsterdam")
+        );
+    }
+
+    #[test]
+    fn a_city_name_of_namesakes_in_several_zones_or_none_has_no_zone() {
+        // Portland: Maine, Oregon, Arkansas, Indiana… lie in several zones.
+        assert!(matches!(
+            data().time_zone_of_place_named("PORTLAND", "US", None),
+            Err(NamedPlaceZone::Zones(count)) if count > 1
+        ));
+        // Its state settles it.
+        assert_eq!(
+            data().time_zone_of_place_named("PORTLAND", "US", Some("ME")),
+            Ok("America/New_York")
+        );
+        assert_eq!(
+            data().time_zone_of_place_named("LOCKBOURNE", "US", Some("TX")),
+            Err(NamedPlaceZone::NotListed)
+        );
+        assert_eq!(
+            data().time_zone_of_place_named("NOT A PLACE ANYWHERE", "US", None),
+            Err(NamedPlaceZone::NotListed)
+        );
+        assert_eq!(
+            data().time_zone_of_place_named("LOCKBOURNE", "U", None),
+            Err(NamedPlaceZone::UnknownCountry)
+        );
     }
 
     #[test]

@@ -271,11 +271,45 @@ fn a_transshipment_arrival_at_a_port_missing_from_the_port_table_is_read_in_its_
     );
 }
 
+/// The LOCKBOURNE sample with `from` replaced by `to`.
+fn lockbourne_with(from: &str, to: &str) -> tidemark_edi::Interchange {
+    let text = String::from_utf8(fixture(LOCKBOURNE)).expect("ASCII");
+    assert!(text.contains(from), "{from}");
+    tidemark_edi::read(text.replace(from, to).as_bytes()).expect("readable")
+}
+
 #[test]
-fn a_place_without_a_known_zone_keeps_its_local_time_and_is_no_event_yet() {
-    // An arrival at Lockbourne, Ohio, named by city (B4-11 `CI`) with no UN/LOCODE and no
-    // state: the United States has many zones, so no UTC time is invented.
-    let interchange = read_fixture("x12_7010_315_empty_arrival_crlf.edi");
+fn a_city_status_place_is_read_in_the_zone_of_its_only_namesake_in_the_routes_country() {
+    // B4-11/12 `LOCKBOURNE`/`CI`: no UN/LOCODE, no state, no country. Every R4 of the
+    // transaction is in the United States (USMEM, USDAL), and UN/LOCODE's one US place of
+    // that name is Lockbourne, Ohio (USLCK), wholly Eastern: 08:07 EDT is 12:07 UTC.
+    let interchange = read_fixture(LOCKBOURNE);
+    let status = only_status(&interchange);
+    let time = status.time.as_ref().expect("a status time");
+    assert_eq!(time.local, local(2022, 9, 1, 8, 7, 0));
+    assert_eq!(time.zone.as_deref(), Some("America/New_York"));
+    assert_eq!(time.utc, Some(utc(2022, 9, 1, 12, 7, 0)));
+    let notes = &transaction(&interchange, 0).notes;
+    assert!(notes.is_empty(), "{notes:?}");
+}
+
+#[test]
+fn a_vessel_arrival_at_a_city_with_a_known_zone_is_an_event() {
+    let interchange = read_fixture(LOCKBOURNE);
+    let event = only_status(&interchange)
+        .to_carrier_event()
+        .expect("VA with a UTC time is an arrival");
+    assert_eq!(event.dcsa_code, DcsaCode::Arri);
+    assert_eq!(event.event_datetime, utc(2022, 9, 1, 12, 7, 0));
+    assert_eq!(event.empty_indicator, Some(EmptyIndicator::Empty));
+    // The place is named, not coded: no UN/LOCODE is invented for it.
+    assert_eq!(event.un_location_code, None);
+}
+
+#[test]
+fn a_city_whose_namesakes_lie_in_several_zones_keeps_its_local_time_and_says_why() {
+    // Portland: Maine, Oregon, Arkansas, Indiana… no one zone, and no state to choose.
+    let interchange = lockbourne_with("*LOCKBOURNE*CI*", "*PORTLAND*CI*");
     let status = only_status(&interchange);
     let time = status.time.as_ref().expect("a status time");
     assert_eq!(time.local, local(2022, 9, 1, 8, 7, 0));
@@ -284,6 +318,63 @@ fn a_place_without_a_known_zone_keeps_its_local_time_and_is_no_event_yet() {
         status.to_carrier_event(),
         Err(NotAnEvent::NoUtcTime("VA".to_owned()))
     );
+    let notes = &transaction(&interchange, 0).notes;
+    assert!(
+        notes.iter().any(|note| matches!(
+            note,
+            Note::NoZoneForCity { city, country, .. }
+                if city == "PORTLAND" && country.as_deref() == Some("US")
+        )),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn a_city_not_listed_in_the_routes_country_is_not_guessed() {
+    let interchange = lockbourne_with("*LOCKBOURNE*CI*", "*NOWHERE ATALL*CI*");
+    let status = only_status(&interchange);
+    assert_eq!(status.time.as_ref().and_then(|time| time.utc), None);
+    let notes = &transaction(&interchange, 0).notes;
+    assert!(
+        notes
+            .iter()
+            .any(|note| matches!(note, Note::NoZoneForCity { .. })),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn a_city_on_a_route_through_several_countries_names_no_country_and_is_not_guessed() {
+    // The port of loading moved to Vancouver: the route no longer says which country
+    // LOCKBOURNE is in.
+    let interchange = lockbourne_with("R4*L*UN*USMEM*", "R4*L*UN*CAVAN*");
+    let status = only_status(&interchange);
+    assert_eq!(status.time.as_ref().and_then(|time| time.utc), None);
+    let notes = &transaction(&interchange, 0).notes;
+    assert!(
+        notes.iter().any(|note| matches!(
+            note,
+            Note::NoZoneForCity { city, country: None, .. } if city == "LOCKBOURNE"
+        )),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn a_city_status_whose_activity_dtm_gives_a_time_code_is_read_in_that_zone() {
+    // An activity R4 naming the same city, whose DTM says Pacific time: no place zone is
+    // needed. 08:07 PDT is 15:07 UTC.
+    let text = String::from_utf8(fixture(LOCKBOURNE))
+        .expect("ASCII")
+        .replace("*LOCKBOURNE*CI*", "*PORTLAND*CI*")
+        .replace(
+            "SE*9*00001~",
+            "R4*5*CI*PORTLAND*PORTLAND*US~\r\nDTM*140*20220901*0807*PT~\r\nSE*11*00001~",
+        );
+    let interchange = tidemark_edi::read(text.as_bytes()).expect("readable");
+    let status = only_status(&interchange);
+    let time = status.time.as_ref().expect("a status time");
+    assert_eq!(time.utc, Some(utc(2022, 9, 1, 15, 7, 0)));
 }
 
 #[test]
@@ -340,9 +431,9 @@ fn a_city_status_location_is_kept_as_named_with_its_qualifier() {
     assert_eq!(status.location.locode, None);
     assert_eq!(status.location.other_id.as_deref(), Some("LOCKBOURNE"));
     assert_eq!(status.location.other_qualifier.as_deref(), Some("CI"));
-    let time = status.time.as_ref().expect("a status time");
-    assert_eq!(time.local, local(2022, 9, 1, 8, 7, 0));
-    assert_eq!(time.utc, None);
+    // The country it was looked up in is the route's, not the segment's: none is recorded.
+    assert_eq!(status.location.country, None);
+    assert_eq!(status.location.subdivision, None);
 }
 
 #[test]

@@ -37,7 +37,11 @@ fn a_322_free_time_status_gives_the_ramps_last_free_day() {
         status.location.name.as_deref(),
         Some("BNSF CHICAGO (LOGISTICS PARK)")
     );
-    assert_eq!(status.location_role, Some(LocationRole::Activity));
+    // R4*5 and R4*7 both name USCHI: the status is at the destination rail terminal.
+    assert_eq!(
+        status.location_role,
+        Some(LocationRole::DestinationRailTerminal)
+    );
     let time = status.time.as_ref().expect("Q5 date");
     // 12:00 Chicago daylight time (UTC-5).
     assert_eq!(time.utc, Some(utc(2016, 6, 25, 17, 0, 0)));
@@ -254,4 +258,53 @@ fn an_n7_level_dtm_without_an_activity_r4_is_read_in_the_q5_state_not_another_r4
         status.time.as_ref().and_then(|t| t.utc),
         Some(utc(2016, 5, 27, 2, 45, 20))
     );
+}
+
+#[test]
+fn a_ramp_named_by_its_city_in_a_state_of_two_zones_is_read_in_its_namesakes_zone() {
+    // No R4*5, and the Q5 names the city EL PASO, TX: Texas spans two zones, but UN/LOCODE's
+    // El Paso in Texas (USELP) is Mountain time. 21:45:20 MDT is 03:45:20 UTC.
+    let text = String::from_utf8(crate::fixture(ARRIVAL))
+        .expect("UTF-8")
+        .replace("R4*5*UN*USSTP*SAINT PAUL*US***MN~", "")
+        .replace("**SAINT PAUL*MN*US~", "**EL PASO*TX*US~");
+    let interchange = tidemark_edi::read(text.as_bytes()).expect("readable");
+    let status = only_status(&interchange);
+    assert_eq!(status.location.other_id.as_deref(), Some("EL PASO"));
+    assert_eq!(status.location.subdivision.as_deref(), Some("US-TX"));
+    let time = status.time.as_ref().expect("Q5 date");
+    assert_eq!(time.zone.as_deref(), Some("America/Denver"));
+    assert_eq!(time.utc, Some(utc(2016, 5, 27, 3, 45, 20)));
+}
+
+const OUTGATE: &str = "x12_4010_322_hamsud_outgate.edi";
+
+#[test]
+fn a_status_at_the_destination_rail_terminal_names_the_inland_destination() {
+    // OA at USCHI, which R4*7 names as the destination rail intermodal terminal (X12
+    // element 115 code 7): the inland destination of the rail leg.
+    let interchange = read_fixture(OUTGATE);
+    let status = only_status(&interchange);
+    assert_eq!(
+        status.location_role,
+        Some(LocationRole::DestinationRailTerminal)
+    );
+    let event = status.to_carrier_event().expect("OA is a gate-out");
+    assert_eq!(event.dcsa_code, DcsaCode::Gtot);
+    assert_eq!(event.empty_indicator, Some(EmptyIndicator::Laden));
+    assert_eq!(
+        event.route_hint,
+        Some(tidemark_carriers::RouteHint::PlaceOfDelivery)
+    );
+}
+
+#[test]
+fn a_status_at_the_origin_rail_terminal_says_nothing_of_the_ocean_route() {
+    // AL at USLGB, R4*6: the origin rail intermodal terminal, the port's ramp on an import
+    // and an inland one on an export: no route hint either way.
+    let interchange = read_fixture(RAIL_LOADED);
+    let status = &transaction(&interchange, 0).statuses[0];
+    assert_eq!(status.location_role, Some(LocationRole::OriginRailTerminal));
+    let event = status.to_carrier_event().expect("AL is a rail load");
+    assert_eq!(event.route_hint, None);
 }

@@ -400,10 +400,22 @@ pub(super) fn lfd_left(app: &App, container: &Container) -> String {
     let Some(day) = container.pickup.last_free_day else {
         return String::new();
     };
+    // A rail ramp's last free day runs until the box leaves the ramp (the full out at the
+    // inland destination); a terminal's or the line's, until it leaves the port.
+    let out = match container.pickup.lfd_source {
+        tidemark_domain::pickup::LfdSource::Rail => container
+            .final_destination_full_out_at
+            .or(container.pod_full_out_at),
+        tidemark_domain::pickup::LfdSource::Terminal | tidemark_domain::pickup::LfdSource::Line => {
+            container
+                .pod_full_out_at
+                .or(container.final_destination_full_out_at)
+        }
+    };
     lfd_label(
         day,
         app.clock.now().date_naive(),
-        container.pod_full_out_at.map(|at| at.date_naive()),
+        out.map(|at| at.date_naive()),
     )
 }
 

@@ -39,6 +39,9 @@ on_both_backends!(
     edi_a_senders_code_table_maps_its_private_code_to_a_rail_departure_on_the_container,
     edi_without_a_table_a_private_code_without_words_stays_an_unknown_code,
     edi_without_a_table_a_private_code_is_read_from_its_own_words,
+    edi_a_vessel_arrival_at_a_city_in_one_zone_is_an_event,
+    edi_a_shipment_known_only_from_a_ramps_322s_gets_its_rail_moves_and_inland_out_gate,
+    edi_a_ramps_last_free_day_is_kept_once_the_box_left_the_ramp,
 );
 
 const HAMSUD_DISCHARGED: &[u8] =
@@ -791,4 +794,107 @@ async fn edi_without_a_table_a_private_code_is_read_from_its_own_words(app: Test
     assert_eq!(attributes["events_count"], 1, "{message}");
     let (events, raw) = container_events(&app, &request).await;
     assert_rail_departure_kept(&events, &raw);
+}
+
+async fn edi_a_vessel_arrival_at_a_city_in_one_zone_is_an_event(app: TestApp) {
+    // The public 7010 315's arrival at LOCKBOURNE (B4 city `CI`, no UN/LOCODE, no state):
+    // the route is all in the US, where UN/LOCODE's only Lockbourne is in Ohio (Eastern).
+    let message = posted(
+        &app,
+        "application/edi-x12",
+        include_bytes!("../../../edi/tests/fixtures/x12_7010_315_empty_arrival_crlf.edi"),
+    )
+    .await;
+
+    let attributes = &message["attributes"];
+    assert_eq!(attributes["status"], "processed", "{message}");
+    assert_eq!(attributes["statuses_count"], 1, "{message}");
+    assert_eq!(attributes["events_count"], 1, "{message}");
+}
+
+/// Hamburg Süd's four ramp 322s for HASU4316170, in the order they happened: loaded on
+/// rail at Long Beach (05-24), arrived at Saint Paul (05-26), out-gated at Chicago, the
+/// destination rail terminal (06-10), and the ramp's last free day (06-25). The guide's
+/// examples share one control number; each is renumbered (ISA13 and IEA02 only), as a
+/// feed's would be. Returns the tracking request.
+async fn ramp_only_shipment(app: &TestApp) -> String {
+    const RAMP_322S: [&[u8]; 4] = [
+        include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_rail_loaded.edi"),
+        include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_rail_arrival.edi"),
+        include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_outgate.edi"),
+        include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_last_free_day.edi"),
+    ];
+    app.clock
+        .set(Utc.with_ymd_and_hms(2016, 6, 11, 12, 0, 0).unwrap());
+    let request = app.track("container", "HASU4316170", "SUDU").await;
+    for (n, body) in RAMP_322S.iter().enumerate() {
+        let body = String::from_utf8(body.to_vec())
+            .unwrap()
+            .replace("053849086", &format!("05384910{n}"));
+        let message = posted(app, "application/edi-x12", body.as_bytes()).await;
+        assert_eq!(message["attributes"]["status"], "processed", "{message}");
+        app.run_pending_jobs().await;
+    }
+    request
+}
+
+async fn edi_a_shipment_known_only_from_a_ramps_322s_gets_its_rail_moves_and_inland_out_gate(
+    app: TestApp,
+) {
+    let request = ramp_only_shipment(&app).await;
+
+    let shipment = shipment_of(&app, &request).await;
+    let attributes = &shipment["data"]["attributes"];
+    // No port of discharge is known; the destination rail terminal (R4*7) is the inland
+    // destination.
+    assert_eq!(
+        attributes["port_of_discharge_locode"],
+        Value::Null,
+        "{attributes}"
+    );
+    assert_eq!(attributes["destination_locode"], "USCHI", "{attributes}");
+    let container = &shipment["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "container")
+        .expect("the container")["attributes"];
+    let starts = |field: &str, prefix: &str| {
+        assert!(
+            container[field]
+                .as_str()
+                .is_some_and(|at| at.starts_with(prefix)),
+            "{field}: {container}"
+        );
+    };
+    // 07:30 PDT at Long Beach; 21:45:20 CDT at Saint Paul; 10:45:20 CDT at Chicago.
+    starts("pod_rail_loaded_at", "2016-05-24T14:30");
+    starts("ind_ata_at", "2016-05-27T02:45");
+    starts("final_destination_full_out_at", "2016-06-10T15:45");
+    // Never the ship's: no vessel milestone comes from a ramp.
+    assert_eq!(container["pod_arrived_at"], Value::Null, "{container}");
+    assert_eq!(container["pod_full_out_at"], Value::Null, "{container}");
+
+    let (events, _) = container_events(&app, &request).await;
+    let names = event_names(&events);
+    for name in [
+        "container.transport.rail_loaded",
+        "container.transport.rail_arrived",
+        "container.transport.full_out",
+    ] {
+        assert!(names.contains(&name.to_owned()), "{name}: {events}");
+    }
+}
+
+async fn edi_a_ramps_last_free_day_is_kept_once_the_box_left_the_ramp(app: TestApp) {
+    ramp_only_shipment(&app).await;
+    app.clock
+        .set(Utc.with_ymd_and_hms(2016, 7, 20, 12, 0, 0).unwrap());
+    let cookie = crate::console::sign_in(&app, &app.key).await;
+
+    let rows = crate::console::text(&crate::console::page(&app, "/board/rows", &cookie).await);
+
+    // Out-gated at the ramp on 06-10, before its last free day of 06-25.
+    assert!(rows.contains("2016-06-25 (out in time)"), "{rows}");
+    assert!(!rows.contains("days ago"), "{rows}");
 }

@@ -164,6 +164,13 @@ fn route_of(events: &[CarrierEvent]) -> Route {
     let port_of_discharge = hinted(&by_time, RouteHint::PortOfDischarge)
         .or_else(|| port_of_discharge_of(&calls, port_of_lading.as_deref()));
     let place_of_delivery = hinted(&by_time, RouteHint::PlaceOfDelivery)
+        .or_else(|| {
+            // A shipment known only from a rail ramp's statuses: the ramp the full box
+            // leaves is its inland destination.
+            (port_of_lading.is_none() && port_of_discharge.is_none())
+                .then(|| last_rail_full_out(&by_time))
+                .flatten()
+        })
         .filter(|place| Some(place) != port_of_discharge.as_ref());
     let hinted_transshipments = by_time
         .iter()
@@ -207,12 +214,38 @@ fn route_of(events: &[CarrierEvent]) -> Route {
     }
 }
 
+/// The place of the last actual laden gate-out by rail: where the full box left a rail ramp.
+fn last_rail_full_out(by_time: &[&CarrierEvent]) -> Option<String> {
+    by_time
+        .iter()
+        .filter(|e| {
+            e.dcsa_code == DcsaCode::Gtot
+                && e.empty_indicator == Some(EmptyIndicator::Laden)
+                && e.classifier == Classifier::Actual
+                && e.inferred_mode() == Some(ModeOfTransport::Rail)
+        })
+        .filter_map(|e| e.un_location_code.clone())
+        .next_back()
+}
+
+/// Whether an event off the known route is a rail move at an inland stop: by rail, for a
+/// shipment whose ocean route is unknown (no port of lading, none of discharge: one known
+/// only from a rail ramp's statuses). Terminal49 tracks rail on the destination side only,
+/// and nothing places this box before a vessel.
+fn inland_rail_stop(route: &Route, event: &CarrierEvent) -> bool {
+    route.port_of_lading.is_none()
+        && route.port_of_discharge.is_none()
+        && event.un_location_code.is_some()
+        && event.inferred_mode() == Some(ModeOfTransport::Rail)
+}
+
 fn context(route: &Route, event: &CarrierEvent) -> LegContext {
     let role = match event.un_location_code.as_deref() {
         Some(l) if Some(l) == route.port_of_lading.as_deref() => LocationRole::PortOfLading,
         Some(l) if Some(l) == route.port_of_discharge.as_deref() => LocationRole::PortOfDischarge,
         Some(l) if route.transshipments.contains(l) => LocationRole::Transshipment,
         Some(l) if Some(l) == route.place_of_delivery.as_deref() => LocationRole::InlandDestination,
+        _ if inland_rail_stop(route, event) => LocationRole::Inland,
         _ => LocationRole::Unknown,
     };
     let at = event.event_datetime;
@@ -1008,6 +1041,45 @@ mod tests {
         ]);
 
         assert_eq!(report.port_of_discharge.as_deref(), Some("USLAX"));
+    }
+
+    #[test]
+    fn the_rail_moves_of_a_shipment_known_only_from_a_ramp_are_its_inland_milestones() {
+        // No vessel call at all: a ramp's rail load at Long Beach, rail arrival at Saint
+        // Paul and unload at Chicago, then the full box out of the Chicago ramp.
+        let report = report_of(&[
+            move_at("1", "LOAD", "USLGB", "2016-05-24T14:30:00Z", Some("RAIL")),
+            move_at("2", "DISC", "USCHI", "2016-05-30T10:00:00Z", Some("RAIL")),
+            move_at("3", "GTOT", "USCHI", "2016-06-10T15:45:20Z", Some("RAIL")),
+        ]);
+
+        assert_eq!(report.port_of_discharge, None);
+        // The ramp the full box left is the inland destination.
+        assert_eq!(report.destination.as_deref(), Some("USCHI"));
+        assert_eq!(
+            names(&report),
+            [
+                ("USCHI".to_owned(), "container.transport.full_out"),
+                ("USCHI".to_owned(), "container.transport.rail_unloaded"),
+                ("USLGB".to_owned(), "container.transport.rail_loaded"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rail_move_before_a_known_vessel_load_is_no_inland_milestone() {
+        // An export: loaded on rail inland, then on the vessel at Los Angeles. Terminal49
+        // tracks rail on the destination side only.
+        let report = report_of(&[
+            move_at("1", "LOAD", "USCHI", "2026-01-20T00:00:00Z", Some("RAIL")),
+            move_at("2", "LOAD", "USLAX", "2026-02-01T00:00:00Z", Some("VESSEL")),
+        ]);
+
+        assert_eq!(report.port_of_lading.as_deref(), Some("USLAX"));
+        assert_eq!(
+            names(&report),
+            [("USLAX".to_owned(), "container.transport.vessel_loaded")]
+        );
     }
 
     #[test]
