@@ -12,7 +12,9 @@
 //! [`check::batches_now`] (the budget's pace) while they come full: containers not
 //! yet out, discharged ones first, those last asked before [`RECHECK`] ago, longest unasked
 //! first; then, from [`LOOK_AHEAD`] before their vessel's arrival, the nearest arrivals last
-//! asked before [`RECHECK_BEFORE_DISCHARGE`] ago. A non-empty batch then takes its call with
+//! asked before [`RECHECK_BEFORE_DISCHARGE`] ago; a batch [`check::asks_arrivals_first`]
+//! picks takes the due arrivals first (`BENCH_TERMINALS_NO_ARRIVALS_BATCHES=1` simulates
+//! without those batches, to compare). A non-empty batch then takes its call with
 //! [`health::take_call`] under [`health::limits_of`] its profile (what `health::acquire`
 //! does in the shared state), which enforces the budget; a batch refused waits for the next
 //! tick, unasked, and ends the terminal's run. Terminals always answer. That order lives in the stores' SQL
@@ -176,8 +178,13 @@ fn pick(
         .filter_map(|&index| {
             let c = &containers[index];
             if c.discharge <= m {
-                (!arriving_only && c.last_ask < m - recheck)
-                    .then_some((false, 0, c.last_ask, index))
+                // An ask made before the discharge does not count once it is discharged.
+                let asked = if c.last_ask < c.discharge {
+                    i64::MIN
+                } else {
+                    c.last_ask
+                };
+                (!arriving_only && asked < m - recheck).then_some((false, 0, asked, index))
             } else {
                 (c.arrival <= m + look_ahead && c.last_ask < m - before_discharge)
                     .then_some((true, c.arrival, c.last_ask, index))
@@ -351,6 +358,9 @@ fn simulate(tick: i64) -> World {
     let mut terminals = terminals();
     let mut containers = containers(&mut random, &terminals, end);
     let look_ahead = LOOK_AHEAD.num_minutes();
+    // `BENCH_TERMINALS_NO_ARRIVALS_BATCHES` simulates the order before batches were kept for
+    // the arrivals (discharged always first), to compare.
+    let keep_arrivals_batches = std::env::var_os("BENCH_TERMINALS_NO_ARRIVALS_BATCHES").is_none();
     let mut next = 0;
     let mut m = 0;
     while m < end {
@@ -371,7 +381,7 @@ fn simulate(tick: i64) -> World {
             for place in 0..batches {
                 // As the server does: some batches are kept for the arrivals, when any is due.
                 let mut batch = Vec::new();
-                let arrivals = check::asks_arrivals_first(now, place) && {
+                let arrivals = keep_arrivals_batches && check::asks_arrivals_first(now, place) && {
                     batch = pick(&containers, &terminal.live, m, terminal.batch, true);
                     !batch.is_empty()
                 };

@@ -1386,14 +1386,18 @@ pub async fn containers_awaiting_pickup(
                AND ($2::text IS NULL OR s.shipping_line_scac = $2)
                AND (s.pod_terminal_id IS NULL OR NOT (s.pod_terminal_id = ANY($3::uuid[])))
                AND CASE WHEN c.pod_discharged_at IS NOT NULL
-                     THEN coalesce(t.asked_at, '-infinity') < $4
+                     THEN CASE WHEN t.asked_at >= c.pod_discharged_at THEN t.asked_at
+                               ELSE '-infinity' END < $4
                      ELSE coalesce(c.pod_arrived_at, s.pod_ata_at, s.pod_eta_at) <= $6
                           AND coalesce(t.asked_at, '-infinity') < $5
                    END
              ORDER BY c.pod_discharged_at IS NULL,
                       CASE WHEN c.pod_discharged_at IS NULL
                            THEN coalesce(c.pod_arrived_at, s.pod_ata_at, s.pod_eta_at) END,
-                      coalesce(t.asked_at, '-infinity'), c.id
+                      CASE WHEN c.pod_discharged_at IS NULL THEN coalesce(t.asked_at, '-infinity')
+                           WHEN t.asked_at >= c.pod_discharged_at THEN t.asked_at
+                           ELSE '-infinity' END,
+                      c.id
              LIMIT $7",
             prefixed(CONTAINER_COLUMNS, "c")
         ),

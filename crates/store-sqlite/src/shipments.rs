@@ -1235,14 +1235,18 @@ pub fn containers_awaiting_pickup(
                AND (s.pod_terminal_id IS NULL
                     OR s.pod_terminal_id NOT IN (SELECT value FROM json_each(?3)))
                AND CASE WHEN c.pod_discharged_at IS NOT NULL
-                     THEN coalesce(t.asked_at, '') < ?4
+                     THEN CASE WHEN t.asked_at >= c.pod_discharged_at THEN t.asked_at
+                               ELSE '' END < ?4
                      ELSE coalesce(c.pod_arrived_at, s.pod_ata_at, s.pod_eta_at) <= ?6
                           AND coalesce(t.asked_at, '') < ?5
                    END
              ORDER BY c.pod_discharged_at IS NULL,
                       CASE WHEN c.pod_discharged_at IS NOT NULL THEN ''
                            ELSE coalesce(c.pod_arrived_at, s.pod_ata_at, s.pod_eta_at) END,
-                      coalesce(t.asked_at, ''), c.id
+                      CASE WHEN c.pod_discharged_at IS NULL THEN coalesce(t.asked_at, '')
+                           WHEN t.asked_at >= c.pod_discharged_at THEN t.asked_at
+                           ELSE '' END,
+                      c.id
              LIMIT ?7",
             prefixed(CONTAINER_COLUMNS, "c")
         ))

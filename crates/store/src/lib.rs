@@ -231,7 +231,8 @@ pub struct TerminalSelection<'a> {
     /// A container whose shipment names one of these POD terminals (reference terminal ids)
     /// is left out: another terminal reaches it and this one does not. Empty: none left out.
     pub other_terminals: &'a [uuid::Uuid],
-    /// Discharged containers last asked by this terminal before this (never, first).
+    /// Discharged containers last asked by this terminal before this (never, first); an ask
+    /// made before the container's discharge counts as none.
     pub discharged_checked_before: DateTime<Utc>,
     /// Containers not yet discharged, last asked by this terminal before this (never, first).
     pub arriving_checked_before: DateTime<Utc>,

@@ -19,6 +19,7 @@ macro_rules! terminal_contract_tests {
     ($backend:path) => {
         $crate::store_contract_tests!(@cases_in terminals $backend;
             discharged_containers_are_asked_until_out_and_not_again_within_their_interval,
+            a_container_asked_before_its_discharge_is_asked_again_once_discharged,
             containers_arriving_within_the_look_ahead_are_asked_at_their_own_interval,
             discharged_containers_come_first_then_the_nearest_arrivals,
             a_batch_kept_for_arrivals_leaves_the_discharged_out,
@@ -207,6 +208,60 @@ pub async fn discharged_containers_are_asked_until_out_and_not_again_within_thei
         selected,
         [never_asked, due],
         "never asked first, then the longest unasked"
+    );
+}
+
+pub async fn a_container_asked_before_its_discharge_is_asked_again_once_discharged(
+    backend: &dyn TestBackend,
+) {
+    let store = backend.store();
+    let store = store.as_ref();
+    let ids = SequentialIds::default();
+    let acme = account_in(store, &ids, "acme").await;
+    let asked_10_minutes_ago = Some(now() - Duration::minutes(10));
+    shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-B1",
+        Case {
+            discharged: Some(now() - Duration::hours(1)),
+            checked: asked_10_minutes_ago,
+            ..Case::default()
+        },
+    )
+    .await;
+    let asked_before_discharge = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-B2",
+        Case {
+            discharged: Some(now() - Duration::minutes(5)),
+            checked: asked_10_minutes_ago,
+            ..Case::default()
+        },
+    )
+    .await;
+    let asked_long_ago = shipment(
+        store,
+        &ids,
+        acme,
+        "TERM-B3",
+        Case {
+            discharged: Some(now() - Duration::hours(3)),
+            checked: Some(now() - Duration::hours(2)),
+            ..Case::default()
+        },
+    )
+    .await;
+
+    let selected = asked(store, &selection()).await;
+
+    assert_eq!(
+        selected,
+        [asked_before_discharge, asked_long_ago],
+        "the ask before its discharge counts as none; the box asked since waits its interval"
     );
 }
 

@@ -10,7 +10,8 @@
 //! returned empty):
 //! - not yet discharged, once its POD arrival (the vessel's arrival, else the shipment's
 //!   ATA, else its ETA) is within [`LOOK_AHEAD`]: every [`RECHECK_BEFORE_DISCHARGE`];
-//! - discharged: every [`RECHECK`].
+//! - discharged: at once (an ask made before the discharge does not count: what the terminal
+//!   knows changes then), then every [`RECHECK`].
 //!
 //! Each interval runs from the terminal's own last ask about the container (kept per
 //! terminal and container by the store), so two terminals serving one port (eModal and the
