@@ -18,7 +18,7 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, ready};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, HttpBody};
@@ -27,10 +27,9 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header}
 use axum::response::{IntoResponse, Response};
 use metrics::{Counter, Histogram};
 use pin_project_lite::pin_project;
-use tokio::time::Sleep;
+use tokio::time::{Instant, Sleep};
 use tower::{Layer, Service};
 use tower_http::compression::{Compression, DefaultPredicate, Predicate};
-use tower_http::request_id::{MakeRequestId, MakeRequestUuid};
 use tower_http::timeout::TimeoutBody;
 use tracing::Span;
 
@@ -162,10 +161,10 @@ where
                 Inner::Panicked
             })
         };
-        let deadline = tokio::time::Instant::from_std(started) + self.settings.request_timeout;
         EdgeFuture {
             inner,
-            deadline: tokio::time::sleep_until(deadline),
+            timer: None,
+            deadline: started + self.settings.request_timeout,
             started,
             id: Some(id),
             span,
@@ -182,8 +181,12 @@ pin_project! {
     pub(crate) struct EdgeFuture<F> {
         #[pin]
         inner: Inner<F>,
+        // Armed only if the route has not answered at its first poll (a static route, or one
+        // answered from a cache, has): arming and dropping a timer takes the runtime's
+        // timer lock each time.
         #[pin]
-        deadline: Sleep,
+        timer: Option<Sleep>,
+        deadline: Instant,
         started: Instant,
         id: Option<HeaderValue>,
         span: Span,
@@ -220,7 +223,13 @@ where
         let mut response = match answered {
             Poll::Ready(response) => response,
             Poll::Pending => {
-                ready!(this.deadline.poll(cx));
+                if this.timer.is_none() {
+                    this.timer
+                        .set(Some(tokio::time::sleep_until(*this.deadline)));
+                }
+                if let Some(timer) = this.timer.as_mut().as_pin_mut() {
+                    ready!(timer.poll(cx));
+                }
                 this.inner.set(Inner::Gone);
                 if *this.html {
                     error_page(&PageError::Unavailable)
@@ -329,20 +338,26 @@ fn vary_as_compression_would(response: &mut Response) {
     }
 }
 
-/// The request's id: the client's `x-request-id` when it sent a usable one, else a new
-/// UUID; set on the request (handlers and logs see it) and returned on the response.
+/// The request's id: the client's `x-request-id` when it sent one, else a new random
+/// (version 4) UUID; set on the request (handlers and logs see it) and returned on the
+/// response.
 fn request_id(request: &mut Request) -> HeaderValue {
     if let Some(given) = request.headers().get(REQUEST_ID) {
         return given.clone();
     }
-    // tower-http's maker, as its request-id layer used: a random UUID, never the injected
-    // id generator's (tests' sequential ids would shift with every request).
-    let made = MakeRequestUuid.make_request_id(request).map_or_else(
-        || HeaderValue::from_static("-"),
-        tower_http::request_id::RequestId::into_header_value,
-    );
+    let made = new_request_id();
     request.headers_mut().insert(REQUEST_ID, made.clone());
     made
+}
+
+/// A random UUID written out in a stack buffer, never the injected id generator's (tests'
+/// sequential ids would shift with every request); tower-http's maker, used before, made a
+/// `String` and then copied it into the header value.
+fn new_request_id() -> HeaderValue {
+    let uuid = uuid::Builder::from_random_bytes(rand::random()).into_uuid();
+    let mut buffer = uuid::Uuid::encode_buffer();
+    let text = uuid.hyphenated().encode_lower(&mut buffer);
+    HeaderValue::from_str(text).unwrap_or_else(|_| HeaderValue::from_static("-"))
 }
 
 /// The method as a metric label: the standard ones by name, anything else `other`, so a
@@ -556,7 +571,13 @@ mod tests {
         .await;
 
         let made = made.headers()["x-request-id"].to_str().unwrap().to_owned();
-        assert_eq!(made.len(), 36, "a UUID: {made}");
+        let uuid = uuid::Uuid::parse_str(&made).expect("a UUID");
+        assert_eq!(uuid.get_version(), Some(uuid::Version::Random), "{made}");
+        assert_eq!(
+            made,
+            uuid.hyphenated().to_string(),
+            "lower case, hyphenated"
+        );
         assert_eq!(kept.headers()["x-request-id"], "trace-me-7");
     }
 
@@ -611,6 +632,31 @@ mod tests {
                     && line.contains("route=\"/edge-test/slow\"")
                     && line.contains("status=\"503\"")),
             "{text}"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_deadline_is_armed_only_for_a_route_that_has_not_answered_at_its_first_poll() {
+        crate::telemetry::prometheus();
+        let routes = Router::new()
+            .route("/answered", get(|| async { "now" }))
+            .route("/working", get(std::future::pending::<&'static str>));
+        let mut edge = EdgeLayer(SETTINGS).layer(routes);
+        let answered = edge.call(get_request("/answered").body(Body::empty()).unwrap());
+        let working = edge.call(get_request("/working").body(Body::empty()).unwrap());
+        let mut answered = std::pin::pin!(answered);
+        let mut working = std::pin::pin!(working);
+
+        let first = futures::poll!(answered.as_mut());
+        let second = futures::poll!(working.as_mut());
+
+        assert!(matches!(first, Poll::Ready(Ok(ref response)) if response.status() == 200));
+        assert!(answered.timer.is_none());
+        assert!(second.is_pending());
+        assert!(working.timer.is_some());
+        assert_eq!(
+            working.deadline.duration_since(working.started),
+            SETTINGS.request_timeout
         );
     }
 
