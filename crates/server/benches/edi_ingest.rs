@@ -10,6 +10,12 @@
 //! /v2/edi_messages` does; phase 2 runs the `apply_edi` work it queued, one call per job
 //! (an interchange's matched requests, `APPLY_EDI_BATCH` at a time), with as many workers
 //! as a worker process runs at once. Claiming and finishing the jobs is not measured.
+//!
+//! Then a second scenario, "further statuses", on the same database: 20 more interchanges
+//! for the same containers, each with its next status, as a feed mostly sends them once
+//! shipments are tracked. Half the transactions name a request that now has its shipment;
+//! applying one updates that shipment (its containers, events and raw events read, planned
+//! against and written) instead of creating it.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -64,8 +70,9 @@ fn local(at: DateTime<Utc>) -> (String, String, String) {
 }
 
 /// One 315 for the `i`th container, as Hamburg Süd sends them (B4, N9 BM/BN/EQ/SCA, Q2,
-/// R4 + DTM for the loading, discharge, delivery and activity places).
-fn transaction(i: usize, control: usize, epoch: DateTime<Utc>) -> String {
+/// R4 + DTM for the loading, discharge, delivery and activity places). `wave` 0 is the
+/// first status sent for it, each further wave the next one.
+fn transaction(i: usize, control: usize, epoch: DateTime<Utc>, wave: usize) -> String {
     let (owner, serial, digit) = container(i);
     let number = format!("{owner}{serial}{digit}");
     let minutes = i64::try_from(i % 1_440).expect("small");
@@ -73,8 +80,9 @@ fn transaction(i: usize, control: usize, epoch: DateTime<Utc>) -> String {
     let departed = loaded + Duration::hours(20);
     let arrived = loaded + Duration::days(17);
     let discharged = arrived + Duration::hours(9);
-    let (code, locode, place) = STATUSES[i % STATUSES.len()];
-    let status_at = [loaded, departed, arrived, discharged][i % STATUSES.len()];
+    let status = (i + wave) % STATUSES.len();
+    let (code, locode, place) = STATUSES[status];
+    let status_at = [loaded, departed, arrived, discharged][status];
     let (b4_date, b4_time, _) = local(status_at);
     let (load_date, _, load_time) = local(loaded);
     let (eta_date, _, eta_time) = local(arrived);
@@ -110,10 +118,13 @@ fn transaction(i: usize, control: usize, epoch: DateTime<Utc>) -> String {
     text
 }
 
-/// The `n`th interchange: `PER_INTERCHANGE` 315s in one functional group.
-fn interchange(n: usize, epoch: DateTime<Utc>) -> Vec<u8> {
-    let control = 720_000 + n;
-    let sent = epoch + Duration::days(20) + Duration::minutes(i64::try_from(n).expect("small"));
+/// The `n`th interchange of a `wave`: `PER_INTERCHANGE` 315s in one functional group.
+fn interchange(n: usize, epoch: DateTime<Utc>, wave: usize) -> Vec<u8> {
+    let control = 720_000 + wave * INTERCHANGES + n;
+    let sent = epoch
+        + Duration::days(20)
+        + Duration::hours(i64::try_from(wave).expect("small"))
+        + Duration::minutes(i64::try_from(n).expect("small"));
     let (date, time, _) = local(sent);
     let short_date = &date[2..];
     let mut text = format!(
@@ -121,7 +132,12 @@ fn interchange(n: usize, epoch: DateTime<Utc>) -> Vec<u8> {
     );
     for t in 0..PER_INTERCHANGE {
         let i = n * PER_INTERCHANGE + t;
-        text.push_str(&transaction(i, 1_000_000 + i, epoch));
+        text.push_str(&transaction(
+            i,
+            1_000_000 + wave * TRANSACTIONS + i,
+            epoch,
+            wave,
+        ));
     }
     text.push_str(&format!(
         "GE*{PER_INTERCHANGE}*{control}~IEA*1*{control:09}~"
@@ -178,7 +194,7 @@ impl Timed {
     }
 }
 
-async fn run(name: &str, store: Arc<dyn Store>, interchanges: &[Vec<u8>]) {
+async fn run(name: &str, store: Arc<dyn Store>, interchanges: &[Vec<u8>], further: &[Vec<u8>]) {
     let epoch = Utc
         .with_ymd_and_hms(2026, 2, 1, 6, 0, 0)
         .single()
@@ -208,7 +224,36 @@ async fn run(name: &str, store: Arc<dyn Store>, interchanges: &[Vec<u8>]) {
             .expect("request");
         requests.push(request.id);
     }
+    wave(
+        name,
+        &app,
+        account.id,
+        &requests,
+        interchanges,
+        "first results",
+    )
+    .await;
+    wave(
+        name,
+        &app,
+        account.id,
+        &requests,
+        further,
+        "further statuses",
+    )
+    .await;
+}
 
+/// Receives `interchanges` (phase 1) and applies what they matched (phase 2), then prints
+/// the rates.
+async fn wave(
+    name: &str,
+    app: &Arc<App>,
+    account: AccountId,
+    requests: &[TrackingRequestId],
+    interchanges: &[Vec<u8>],
+    scenario: &str,
+) {
     // Phase 1: each interchange received (stored raw, read, its transactions stored and
     // matched, one `apply_edi` job queued per request named).
     let inbound = Inbound {
@@ -219,7 +264,7 @@ async fn run(name: &str, store: Arc<dyn Store>, interchanges: &[Vec<u8>]) {
     let (mut received, mut unmatched) = (0, 0);
     let phase_one = timed(async {
         for bytes in interchanges {
-            let message = receive(&app.edi(), account.id, &inbound, bytes)
+            let message = receive(&app.edi(), account, &inbound, bytes)
                 .await
                 .expect("received");
             assert_eq!(message.status, "processed", "{message:?}");
@@ -242,8 +287,7 @@ async fn run(name: &str, store: Arc<dyn Store>, interchanges: &[Vec<u8>]) {
     let phase_two = timed(async {
         let mut workers = tokio::task::JoinSet::new();
         for worker in 0..WORKERS {
-            let (app, jobs) = (Arc::clone(&app), Arc::clone(&jobs));
-            let account = account.id;
+            let (app, jobs) = (Arc::clone(app), Arc::clone(&jobs));
             workers.spawn(async move {
                 let mut tracked = 0;
                 for job in jobs.iter().skip(worker).step_by(WORKERS) {
@@ -273,7 +317,7 @@ async fn run(name: &str, store: Arc<dyn Store>, interchanges: &[Vec<u8>]) {
         busy: phase_one.busy.zip(phase_two.busy).map(|(a, b)| a + b),
     };
     println!(
-        "{name:>10}: {INTERCHANGES} interchanges of {PER_INTERCHANGE} 315s, {} matched",
+        "{name:>10}: {INTERCHANGES} interchanges of {PER_INTERCHANGE} 315s, {} matched ({scenario})",
         requests.len()
     );
     println!(
@@ -330,7 +374,13 @@ async fn main() {
         .with_ymd_and_hms(2026, 2, 1, 6, 0, 0)
         .single()
         .expect("valid date");
-    let interchanges: Vec<Vec<u8>> = (0..INTERCHANGES).map(|n| interchange(n, epoch)).collect();
+    let interchanges: Vec<Vec<u8>> = (0..INTERCHANGES)
+        .map(|n| interchange(n, epoch, 0))
+        .collect();
+    // The next status of every container, once the first ones are applied.
+    let further: Vec<Vec<u8>> = (0..INTERCHANGES)
+        .map(|n| interchange(n, epoch, 1))
+        .collect();
     // Reading alone, for scale: what the parser costs of phase 1.
     let started = Instant::now();
     for bytes in &interchanges {
@@ -350,9 +400,9 @@ async fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let sqlite =
         tidemark_store_sqlite::SqliteStore::open(dir.path().join("bench.db")).expect("SQLite");
-    run("sqlite", Arc::new(sqlite), &interchanges).await;
+    run("sqlite", Arc::new(sqlite), &interchanges, &further).await;
     if let Some(schema) = tidemark_store_postgres::testing::temp_schema().await {
-        run("postgres", schema.store(), &interchanges).await;
+        run("postgres", schema.store(), &interchanges, &further).await;
     } else {
         println!("  postgres: skipped (set TIDEMARK_TEST_POSTGRES_URL)");
     }

@@ -508,6 +508,17 @@ impl Store for PgStore {
         tracking_requests::get(&self.client().await?, account, id).await
     }
 
+    async fn tracking_requests_by_ids(
+        &self,
+        account: AccountId,
+        ids: &[TrackingRequestId],
+    ) -> StoreResult<Vec<TrackingRequest>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        tracking_requests::by_ids(&self.client().await?, account, ids).await
+    }
+
     async fn list_tracking_requests(
         &self,
         account: AccountId,

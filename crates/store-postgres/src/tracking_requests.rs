@@ -121,6 +121,21 @@ pub async fn get(
     .await
 }
 
+pub async fn by_ids(
+    client: &impl GenericClient,
+    account: AccountId,
+    ids: &[TrackingRequestId],
+) -> StoreResult<Vec<TrackingRequest>> {
+    let ids: Vec<uuid::Uuid> = ids.iter().map(|id| id.0).collect();
+    query_all(
+        client,
+        &format!("SELECT {COLUMNS} FROM tracking_requests WHERE account_id = $1 AND id = ANY($2)"),
+        &[&account.0, &ids],
+        from_row,
+    )
+    .await
+}
+
 /// `%`, `_` and `\` in user input are literals, not wildcards (the queries say
 /// `ESCAPE '\'`).
 pub fn like_pattern(text: &str) -> String {

@@ -414,6 +414,14 @@ impl Store for SqliteStore {
         tracking_requests::get(&self.reader(), account, id)
     }
 
+    async fn tracking_requests_by_ids(
+        &self,
+        account: AccountId,
+        ids: &[TrackingRequestId],
+    ) -> StoreResult<Vec<TrackingRequest>> {
+        tracking_requests::by_ids(&self.reader(), account, ids)
+    }
+
     async fn list_tracking_requests(
         &self,
         account: AccountId,

@@ -142,6 +142,27 @@ pub fn get(
     .ok_or(StoreError::NotFound)
 }
 
+pub fn by_ids(
+    conn: &Connection,
+    account: AccountId,
+    ids: &[TrackingRequestId],
+) -> StoreResult<Vec<TrackingRequest>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<String> = ids.iter().map(|id| id.0.to_string()).collect();
+    let ids = serde_json::to_string(&ids).map_err(backend)?;
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM tracking_requests
+             WHERE account_id = ?1 AND id IN (SELECT value FROM json_each(?2))"
+        ))
+        .map_err(backend)?;
+    stmt.query_map(params![account.0.to_string(), ids], from_row)
+        .and_then(Iterator::collect)
+        .map_err(backend)
+}
+
 /// `%`, `_` and `\` in user input are literals, not wildcards.
 pub(crate) fn like_pattern(text: &str) -> String {
     let escaped = text

@@ -83,6 +83,7 @@ macro_rules! store_contract_tests {
             finished_jobs_are_purged_after_a_while,
             a_tracking_request_is_read_back_as_stored,
             another_accounts_tracking_request_is_not_found,
+            tracking_requests_are_read_by_ids_within_their_account,
             an_active_request_for_the_same_number_and_scac_is_a_conflict,
             a_failed_request_does_not_block_a_new_one,
             the_same_number_may_be_tracked_by_two_accounts,
@@ -881,6 +882,37 @@ pub async fn another_accounts_tracking_request_is_not_found(backend: &dyn TestBa
     let result = store.tracking_request(other, request.id).await;
 
     assert!(matches!(result, Err(StoreError::NotFound)));
+}
+
+pub async fn tracking_requests_are_read_by_ids_within_their_account(backend: &dyn TestBackend) {
+    let store = backend.store();
+    let ids = SequentialIds::default();
+    let acme = account_in(store.as_ref(), &ids, "acme").await;
+    let other = account_in(store.as_ref(), &ids, "other").await;
+    let first = tracking_request(&ids, acme, "MAEU123456", t0());
+    let second = tracking_request(&ids, acme, "MAEU654321", t0());
+    let theirs = tracking_request(&ids, other, "MAEU111111", t0());
+    for request in [&first, &second, &theirs] {
+        store.create_tracking_request(request).await.unwrap();
+    }
+    let unknown = tracking_request(&ids, acme, "MAEU222222", t0()).id;
+
+    let mut found = store
+        .tracking_requests_by_ids(acme, &[second.id, theirs.id, unknown, first.id])
+        .await
+        .unwrap();
+    found.sort_by_key(|request| request.id.0);
+
+    let mut expected = vec![first, second];
+    expected.sort_by_key(|request| request.id.0);
+    assert_eq!(found, expected);
+    assert!(
+        store
+            .tracking_requests_by_ids(acme, &[])
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 pub async fn an_active_request_for_the_same_number_and_scac_is_a_conflict(

@@ -398,6 +398,13 @@ pub trait Store:
         account: AccountId,
         id: TrackingRequestId,
     ) -> StoreResult<TrackingRequest>;
+    /// Several of the account's requests at once, in no particular order (ids of other
+    /// accounts and unknown ids are left out).
+    async fn tracking_requests_by_ids(
+        &self,
+        account: AccountId,
+        ids: &[TrackingRequestId],
+    ) -> StoreResult<Vec<TrackingRequest>>;
     /// The account's requests matching `filter`, newest first.
     async fn list_tracking_requests(
         &self,

@@ -685,18 +685,36 @@ async fn stage_entry(
 /// to be written with the update: first the values set on the request itself
 /// (`/v2/tracking_requests/{id}/custom_fields`), then those staged in its
 /// `initial_custom_fields`; where both name a field, the first written is kept.
+///
+/// `defined` is what [`any_defined`] said for the account, when the caller asked it (once
+/// for many requests): without a definition no request can hold a value, so none is read.
 pub async fn staged_values(
     core: &Core,
     request: &TrackingRequest,
     update: &TrackingUpdate,
+    defined: Option<bool>,
 ) -> Result<Vec<NewValue>, StoreError> {
-    let mut values = if update.shipment_created {
+    let mut values = if update.shipment_created && defined != Some(false) {
         request_values(core, request, update.shipment.id).await?
     } else {
         Vec::new()
     };
     values.extend(initial_values(core, request, update).await?);
     Ok(values)
+}
+
+/// Whether the account has any custom field definition: values (a request's own among
+/// them) exist only of a definition, and go with it when it is deleted.
+pub async fn any_defined(core: &Core, account: AccountId) -> Result<bool, StoreError> {
+    const ONE: PageRequest = PageRequest {
+        offset: 0,
+        limit: 1,
+    };
+    let page = core
+        .store
+        .list_custom_field_definitions(account, &DefinitionFilter::default(), ONE)
+        .await?;
+    Ok(!page.items.is_empty())
 }
 
 /// The tracking request's own values (of shipment fields), copied onto its new shipment.

@@ -330,12 +330,10 @@ const EDI_TRANSACTIONS_PER_BATCH: u32 = 20_000;
 /// writes (SQLite's group commit, PostgreSQL's combined statements).
 const BATCH_WRITES_AT_ONCE: usize = 64;
 
-/// Requests of a batch read at once.
-const READS_AT_ONCE: usize = 16;
-
 /// [`apply_edi`] for several requests of one account at once (those one interchange
-/// matched), with the same outcome for each: the requests' shipments and containers and
-/// the stored EDI naming any of their numbers are read once for all, each request's
+/// matched), with the same outcome for each: the requests, their shipments and containers,
+/// the stored EDI naming any of their numbers and whether the account defines custom
+/// fields (without one, no request's values are read) are read once for all, each request's
 /// result is written on its own (so one that fails loses none of the others'), and the
 /// vessels the results name and the webhook deliveries their events call for are seen to
 /// once, after all are written. An error reading for the whole batch is returned before
@@ -347,17 +345,21 @@ pub async fn apply_edi_all(
 ) -> Result<Vec<(TrackingRequestId, Result<PollOutcome, StoreError>)>, StoreError> {
     let mut outcomes = Vec::with_capacity(ids.len());
     let mut seen = std::collections::HashSet::with_capacity(ids.len());
-    let read: Vec<_> = futures::stream::iter(ids.iter().copied().filter(|&id| seen.insert(id)))
-        .map(|id| async move { (id, engine.store.tracking_request(account, id).await) })
-        .buffered(READS_AT_ONCE)
-        .collect()
-        .await;
+    let unique: Vec<TrackingRequestId> =
+        ids.iter().copied().filter(|&id| seen.insert(id)).collect();
+    let mut read: HashMap<TrackingRequestId, TrackingRequest> = engine
+        .store
+        .tracking_requests_by_ids(account, &unique)
+        .await?
+        .into_iter()
+        .map(|request| (request.id, request))
+        .collect();
     let mut requests = Vec::with_capacity(read.len());
-    for (id, request) in read {
-        match request {
-            Ok(request) if edi_applies_to(&request) => requests.push(request),
-            Ok(_) => outcomes.push((id, Ok(PollOutcome::Skipped))),
-            Err(error) => outcomes.push((id, Err(error))),
+    for id in unique {
+        match read.remove(&id) {
+            Some(request) if edi_applies_to(&request) => requests.push(request),
+            Some(_) => outcomes.push((id, Ok(PollOutcome::Skipped))),
+            None => outcomes.push((id, Err(StoreError::NotFound))),
         }
     }
     let shipment_ids: Vec<ShipmentId> = requests.iter().filter_map(|r| r.shipment_id).collect();
@@ -425,6 +427,13 @@ pub async fn apply_edi_all(
             }
         }
     }
+    // Whether the account defines custom fields at all, asked once for the batch: without
+    // one, no request holds values to copy onto the shipment it creates.
+    let defined = if work.is_empty() {
+        false
+    } else {
+        crate::use_cases::custom_fields::any_defined(engine, account).await?
+    };
     let (naming, read) = (&naming, &read);
     let applied: Vec<_> = futures::stream::iter(work)
         .map(|(request, shipment, numbers)| async move {
@@ -461,6 +470,7 @@ pub async fn apply_edi_all(
                 shipment,
                 numbers,
                 &transactions,
+                Some(defined),
             )
             .await;
             (id, outcome)
@@ -538,6 +548,7 @@ async fn apply_edi_to(
         shipment,
         numbers,
         &transactions,
+        None,
     )
     .await?;
     after.run(engine).await;
@@ -545,7 +556,13 @@ async fn apply_edi_to(
 }
 
 /// Applies the stored EDI `transactions` naming a request's `numbers` and writes the
-/// result; what follows the write is left to the caller.
+/// result; what follows the write is left to the caller. `defined`: whether the account
+/// has custom field definitions, when a batch asked once for all its requests (see
+/// [`crate::use_cases::custom_fields::staged_values`]).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the request as read, what was read for it, and what its batch read once"
+)]
 async fn apply_edi_with(
     engine: &Engine<'_>,
     status_before: TrackingRequestStatus,
@@ -554,6 +571,7 @@ async fn apply_edi_with(
     shipment: Option<Shipment>,
     numbers: Vec<String>,
     transactions: &[&EdiTransactionRecord],
+    defined: Option<bool>,
 ) -> Result<(PollOutcome, AfterWrite), StoreError> {
     let now = engine.clock.now();
     let mut snapshot = tidemark_carriers::CarrierSnapshot::default();
@@ -596,6 +614,7 @@ async fn apply_edi_with(
         shipment,
         &report,
         now,
+        defined,
     )
     .await?;
     if !all_matched {
@@ -802,13 +821,19 @@ pub(crate) async fn record_found(
         shipment,
         report,
         now,
+        None,
     )
     .await?;
     after.run(engine).await;
     Ok(outcome)
 }
 
-/// [`record_found`]'s plan and write, without what follows the write.
+/// [`record_found`]'s plan and write, without what follows the write. `defined` as for
+/// [`apply_edi_with`].
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the request as read, the report, and what a batch read once"
+)]
 async fn record_found_then(
     engine: &Engine<'_>,
     status_before: TrackingRequestStatus,
@@ -817,6 +842,7 @@ async fn record_found_then(
     shipment: Option<Shipment>,
     report: &tidemark_domain::tracking_update::CarrierReport,
     now: DateTime<Utc>,
+    defined: Option<bool>,
 ) -> Result<(PollOutcome, AfterWrite), StoreError> {
     let (containers, events, raw_events) = match &shipment {
         Some(shipment) => (
@@ -862,7 +888,7 @@ async fn record_found_then(
     // Values staged with the request (`initial_custom_fields`) are written with what this
     // poll creates, in its transaction.
     update.initial_custom_field_values =
-        crate::use_cases::custom_fields::staged_values(engine, &request, &update).await?;
+        crate::use_cases::custom_fields::staged_values(engine, &request, &update, defined).await?;
     let mut after = write(engine, status_before, read_at, &request, Some(&update)).await?;
     if status_before != TrackingRequestStatus::Created
         && request.status == TrackingRequestStatus::Created
