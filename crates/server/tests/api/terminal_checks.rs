@@ -843,20 +843,28 @@ async fn with_virginia_one_box_a_batch_two_an_hour(
     .await
 }
 
+/// Three boxes (number, bill of lading) tracked by container number.
+const YARD_OF_THREE: [(&str, &str); 3] = [
+    ("MRSU4371639", "MAEU240512345"),
+    ("CSQU3054383", "MAEU240512346"),
+    ("APZU4812090", "MAEU240512347"),
+];
+
+/// Each box tracked by its container number and discharged at Norfolk two hours ago.
+async fn discharged_at_norfolk(app: &TestApp, boxes: &[(&str, &str)]) {
+    let discharged = Some(app.clock.now() - Duration::hours(2));
+    for &(number, bill) in boxes {
+        let request = tracked_by_container(app, number, Some(bill)).await;
+        bound_for(app, &request, "USORF", None, discharged).await;
+    }
+}
+
 async fn a_yard_of_several_batches_is_asked_in_one_run_within_the_minute_budget(
     app: TestApp,
     virginia: wiremock::MockServer,
 ) {
     use tidemark_server::use_cases::terminals::check::check;
-    let discharged = Some(app.clock.now() - Duration::hours(2));
-    for (number, bill) in [
-        ("MRSU4371639", "MAEU240512345"),
-        ("CSQU3054383", "MAEU240512346"),
-        ("APZU4812090", "MAEU240512347"),
-    ] {
-        let request = tracked_by_container(&app, number, Some(bill)).await;
-        bound_for(&app, &request, "USORF", None, discharged).await;
-    }
+    discharged_at_norfolk(&app, &YARD_OF_THREE).await;
 
     let run = check(&app.app.terminals_context(), "port_of_virginia")
         .await
@@ -884,16 +892,8 @@ async fn a_day_budget_is_spread_over_the_day_not_spent_at_once(
     virginia: wiremock::MockServer,
 ) {
     use tidemark_server::use_cases::terminals::check::check;
-    let discharged = Some(app.clock.now() - Duration::hours(2));
-    for (number, bill) in [
-        ("MRSU4371639", "MAEU240512345"),
-        ("CSQU3054383", "MAEU240512346"),
-        ("APZU4812090", "MAEU240512347"),
-        ("MSKU6011672", "MAEU240512348"),
-    ] {
-        let request = tracked_by_container(&app, number, Some(bill)).await;
-        bound_for(&app, &request, "USORF", None, discharged).await;
-    }
+    discharged_at_norfolk(&app, &YARD_OF_THREE).await;
+    discharged_at_norfolk(&app, &[("MSKU6011672", "MAEU240512348")]).await;
 
     // 48 calls a day: 2 an hour. Every box is due; the budget, not the boxes, sets the pace.
     let mut asked = Vec::new();
@@ -928,15 +928,7 @@ async fn a_yard_that_fills_every_batch_still_asks_about_a_box_before_its_vessel_
     use tidemark_server::use_cases::terminals::check::check;
     // Two calls an hour of one box each, against three discharged boxes due every 15 minutes:
     // the discharged alone would take every call.
-    let discharged = Some(app.clock.now() - Duration::hours(2));
-    for (number, bill) in [
-        ("MRSU4371639", "MAEU240512345"),
-        ("CSQU3054383", "MAEU240512346"),
-        ("APZU4812090", "MAEU240512347"),
-    ] {
-        let request = tracked_by_container(&app, number, Some(bill)).await;
-        bound_for(&app, &request, "USORF", None, discharged).await;
-    }
+    discharged_at_norfolk(&app, &YARD_OF_THREE).await;
     let arriving = tracked_by_container(&app, "MSKU6011672", Some("MAEU240512348")).await;
     bound_for(&app, &arriving, "USORF", None, None).await;
 
