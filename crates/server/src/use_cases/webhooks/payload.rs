@@ -222,7 +222,9 @@ pub async fn included_for(
             let mut attributes = json!({"timestamp": timestamp::format(n.created_at)});
             if kind == "container_updated_event" {
                 attributes["changeset"] = n.payload.clone().unwrap_or_else(|| json!({}));
-                attributes["data_source"] = json!("shipping_line");
+                // Terminal49's only value for it: the changeset is the container's pick-up
+                // facts (availability, last free days, holds, fees, appointment).
+                attributes["data_source"] = json!("terminal");
             }
             attributes["timezone"] = json!("Etc/UTC");
             let mut relationships = Relationships::default()
