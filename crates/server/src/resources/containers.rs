@@ -377,17 +377,22 @@ impl SourceEvents {
     }
 }
 
-/// The raw events a container's transport events came from, by the carrier's event id.
-pub async fn source_events_of(
+/// The raw events a container's transport `events` came from, by the carrier's event id,
+/// and where they came from.
+pub async fn source_events_of<'a>(
     core: &Core,
     account: AccountId,
     container: ContainerId,
+    events: impl IntoIterator<Item = &'a TransportEvent>,
 ) -> Result<SourceEvents, StoreError> {
     let raw = core
         .store
         .raw_events_of_container(account, container)
         .await?;
-    let origins = if raw.iter().any(|r| Origins::needs_edi(&r.source_id)) {
+    // An EDI terminal status that stands for no move (availability) has no raw event.
+    let from_edi = raw.iter().any(|r| Origins::needs_edi(&r.source_id))
+        || events.into_iter().any(|e| Origins::needs_edi(&e.source_id));
+    let origins = if from_edi {
         let number = core.store.container(account, container).await?.number;
         origins_of(core, account, &number).await?
     } else {

@@ -203,7 +203,8 @@ pub async fn included_for(
                     included.extend(vessel_objects(core, event.vessel_imo.as_deref()).await?);
                 }
                 let vessels = vessels_of(core, [event]).await?;
-                let sources = source_events_of(core, event.account_id, event.container_id).await?;
+                let sources =
+                    source_events_of(core, event.account_id, event.container_id, [event]).await?;
                 included.push(included_object(
                     &TransportEventResource {
                         event,
