@@ -337,17 +337,23 @@ async fn what_a_terminal_check_gives_says_it_comes_from_the_terminal(app: TestAp
         .await;
     let raw = app.get_ok(&format!("/v2/containers/{id}/raw_events")).await;
     for (event, source) in data_sources(&events, "event") {
-        let by_terminal = matches!(
-            event,
-            "container.transport.available" | "container.transport.not_available"
-        );
-        let expected = if by_terminal {
-            "terminal"
-        } else {
-            "shipping_line"
+        let expected = match event {
+            // The merged last free day is no one source's.
+            "container.pickup_lfd.changed" => continue,
+            "container.transport.available"
+            | "container.transport.not_available"
+            | "container.pickup_lfd_terminal.changed"
+            | "container.pickup_appointment.changed" => "terminal",
+            _ => "shipping_line",
         };
         assert_eq!(source, expected, "{event}: {events}");
     }
+    assert!(
+        data_sources(&events, "event")
+            .iter()
+            .any(|(_, source)| *source == "terminal"),
+        "the terminal's availability is an event: {events}"
+    );
     for (said, source) in data_sources(&raw, "original_event") {
         let expected = if said.starts_with("terminal sandbox: ") {
             "terminal"
