@@ -16,6 +16,7 @@ on_both_backends!(
     a_container_moving_inland_by_rail_has_no_pickup_facility,
     a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day,
     what_a_terminal_check_gives_says_it_comes_from_the_terminal,
+    a_webhook_for_a_terminals_availability_says_it_comes_from_the_terminal,
     a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_notification,
     the_console_shows_and_filters_what_the_terminal_said,
     a_sandbox_container_is_asked_hourly_from_three_days_before_arrival_then_every_15_minutes,
@@ -368,6 +369,40 @@ async fn what_a_terminal_check_gives_says_it_comes_from_the_terminal(app: TestAp
             .any(|(_, source)| *source == "terminal"),
         "the terminal's answer is kept: {raw}"
     );
+}
+
+async fn a_webhook_for_a_terminals_availability_says_it_comes_from_the_terminal(app: TestApp) {
+    let webhook = app
+        .post_json(
+            "/v2/webhooks",
+            &serde_json::json!({"data": {"type": "webhook", "attributes": {
+                "url": "https://hooks.example.com/tidemark",
+                "events": ["container.transport.available", "container.transport.not_available"],
+            }}}),
+        )
+        .await;
+    assert_eq!(webhook.status.as_u16(), 201, "{:?}", webhook.json());
+    let request = app.track("bill_of_lading", "TEST-TERMINAL-1", "TEST").await;
+    sail_until_discharged(&app, &request).await;
+    app.clock.advance(Duration::hours(9));
+
+    tidemark_server::use_cases::terminals::check::check(&app.app.terminals_context(), "sandbox")
+        .await
+        .expect("terminal check");
+
+    let notified = app
+        .get_ok("/v2/webhook_notifications?include=reference_object")
+        .await;
+    let events: Vec<&Value> = notified["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["type"] == "transport_event")
+        .collect();
+    assert!(!events.is_empty(), "{notified}");
+    for event in events {
+        assert_eq!(event["attributes"]["data_source"], "terminal", "{event}");
+    }
 }
 
 async fn a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_notification(
