@@ -19,7 +19,7 @@ use crate::api::jsonapi::{
 };
 use crate::api::vessels::vessel_objects;
 use crate::app::AppState;
-use crate::resources::containers::{VesselIds, vessel_ids};
+use crate::resources::containers::{Origins, VesselIds, origins_of, vessel_ids};
 use crate::resources::ports::port_objects;
 use crate::resources::terminals::terminal_objects;
 
@@ -86,7 +86,8 @@ pub struct RawEventAttributes {
     pub will_occur_at: Option<DateTime<Utc>>,
     /// Always null: a re-sent event replaces the one it corrects.
     pub invalidated_at: Option<String>,
-    /// Where it came from: `shipping_line`.
+    /// Where it came from: `terminal` for a terminal's answer or an X12 322 (sent by
+    /// terminals and rail ramps), `shipping_line` for the rest.
     pub data_source: &'static str,
     /// The SCAC of the line that reported it.
     pub data_provider_code: String,
@@ -101,6 +102,7 @@ struct RawEventResource<'a> {
     container: ContainerId,
     provider: &'a Provider,
     vessels: &'a VesselIds,
+    origins: &'a Origins,
     state: &'a AppState,
 }
 
@@ -150,7 +152,7 @@ impl Resource for RawEventResource<'_> {
             voyage_number: r.voyage_number.clone(),
             will_occur_at: r.estimated.then_some(r.timestamp),
             invalidated_at: None,
-            data_source: "shipping_line",
+            data_source: self.origins.of(&self.event.source_id).as_str(),
             data_provider_code: self.provider.scac.clone(),
             data_provider_name: self.provider.name.clone(),
         }
@@ -230,6 +232,16 @@ async fn list(
         .iter()
         .filter_map(|e| e.reported.vessel_imo.as_deref());
     let vessels = vessel_ids(&state, imos.clone()).await?;
+    let origins = if events.iter().any(|e| Origins::needs_edi(&e.source_id)) {
+        let number = state
+            .store
+            .container(principal.account_id, container)
+            .await?
+            .number;
+        origins_of(&state, principal.account_id, &number).await?
+    } else {
+        Origins::default()
+    };
     let mut included = Vec::new();
     if includes.contains("location") {
         let locodes = events
@@ -258,6 +270,7 @@ async fn list(
                     container,
                     provider: &provider,
                     vessels: &vessels,
+                    origins: &origins,
                     state: &state,
                 },
                 base,

@@ -342,8 +342,9 @@ pub struct TransportEventAttributes {
     pub voyage_number: Option<String>,
     pub location_locode: Option<String>,
     pub timezone: Option<String>,
-    /// Where it came from: `shipping_line`, or `terminal` for a terminal's last free day
-    /// and appointment notices.
+    /// Where it came from: `terminal` for what a terminal or rail ramp said (a terminal
+    /// check, an X12 322, a terminal's or ramp's last free day and appointment notices),
+    /// `shipping_line` for the rest.
     pub data_source: &'static str,
     /// Always null: Tidemark corrects an event in place rather than invalidating it.
     pub invalidated_at: Option<String>,
@@ -362,22 +363,153 @@ pub struct TransportEventResource<'a> {
     pub sources: &'a SourceEvents,
 }
 
-/// Raw event ids by the carrier's event id.
-pub type SourceEvents = HashMap<String, RawEventId>;
+/// The raw events a container's transport events came from, by the carrier's event id,
+/// and where the events came from.
+#[derive(Debug, Default)]
+pub struct SourceEvents {
+    ids: HashMap<String, RawEventId>,
+    pub origins: Origins,
+}
 
-/// The raw events a container's transport events came from, by the carrier's event id.
-pub async fn source_events_of(
+impl SourceEvents {
+    fn get(&self, source_id: &str) -> Option<&RawEventId> {
+        self.ids.get(source_id)
+    }
+}
+
+/// The raw events a container's transport `events` came from, by the carrier's event id,
+/// and where they came from.
+pub async fn source_events_of<'a>(
     core: &Core,
     account: AccountId,
     container: ContainerId,
+    events: impl IntoIterator<Item = &'a TransportEvent>,
 ) -> Result<SourceEvents, StoreError> {
-    Ok(core
+    let raw = core
         .store
         .raw_events_of_container(account, container)
-        .await?
-        .into_iter()
-        .map(|raw| (raw.source_id, raw.id))
-        .collect())
+        .await?;
+    // An EDI terminal status that stands for no move (availability) has no raw event.
+    let from_edi = raw.iter().any(|r| Origins::needs_edi(&r.source_id))
+        || events.into_iter().any(|e| Origins::needs_edi(&e.source_id));
+    let origins = if from_edi {
+        let number = core.store.container(account, container).await?.number;
+        origins_of(core, account, &number).await?
+    } else {
+        Origins::default()
+    };
+    Ok(SourceEvents {
+        ids: raw.into_iter().map(|raw| (raw.source_id, raw.id)).collect(),
+        origins,
+    })
+}
+
+/// Where an event came from, in the words of Terminal49's `data_source` (its OpenAPI
+/// `transport_event` enum is `shipping_line`, `terminal`, `ais`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataSource {
+    /// A carrier's own answer: its API (polled or pushed), its 315 or IFTSTA, its sandbox.
+    ShippingLine,
+    /// A terminal's or rail ramp's answer: a terminal check, an X12 322.
+    Terminal,
+}
+
+impl DataSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ShippingLine => "shipping_line",
+            Self::Terminal => "terminal",
+        }
+    }
+}
+
+/// What tells a container's events from a terminal's apart from the carrier's beyond their
+/// ids: the EDI statuses it got in an X12 322 (Terminal Operations and Intermodal Ramp
+/// Activity, which terminals and rail ramps send), read from the stored transactions.
+#[derive(Debug, Default)]
+pub struct Origins {
+    /// The event ids (`edi:SENDER:CODE:…`) the container's 322 statuses stand for.
+    terminal_edi_events: std::collections::HashSet<String>,
+    /// The 322 transactions naming the container, as `(interchange, position)`: a
+    /// terminal status's availability is known by them (`edi|{interchange}|{position}|…`).
+    terminal_edi_transactions: std::collections::HashSet<(Uuid, u32)>,
+}
+
+/// The most transactions read to tell where one container's EDI events came from (the
+/// tracking engine reads as many for a request).
+const EDI_TRANSACTIONS_READ: u32 = 5_000;
+
+/// The 322s naming `number` (a container number), for [`Origins::of`].
+pub async fn origins_of(
+    core: &Core,
+    account: AccountId,
+    number: &str,
+) -> Result<Origins, StoreError> {
+    let mut origins = Origins::default();
+    let key = number.trim().to_uppercase();
+    let transactions = core
+        .store
+        .edi_transactions_naming(account, &[key], EDI_TRANSACTIONS_READ)
+        .await?;
+    for transaction in transactions.iter().filter(|t| t.set_id.trim() == "322") {
+        origins
+            .terminal_edi_transactions
+            .insert((transaction.message_id, transaction.position));
+        let ids = transaction
+            .events
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|event| event.get("event_id")?.as_str());
+        origins.terminal_edi_events.extend(ids.map(str::to_owned));
+    }
+    Ok(origins)
+}
+
+impl Origins {
+    /// Whether telling where the event with this id came from needs the EDI transactions.
+    pub fn needs_edi(source_id: &str) -> bool {
+        source_id.starts_with("edi:") || source_id.starts_with("edi|")
+    }
+
+    /// Where the event (raw or named) with this id came from. A terminal check's events
+    /// and answers are `terminal|…`; an EDI status is `edi:…` (its own event) or
+    /// `edi|{interchange}|{position}|…` (the availability it gives), a terminal's when its
+    /// transaction is a 322; everything else is a carrier's.
+    pub fn of(&self, source_id: &str) -> DataSource {
+        // An estimate is `{id}@{when it was learnt}`; an id repeated within one answer is
+        // `{id}|{what it is about}`.
+        let id = match source_id.rsplit_once('@') {
+            Some((id, learnt))
+                if !learnt.is_empty() && learnt.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                id
+            }
+            _ => source_id,
+        };
+        if id.starts_with("terminal|") {
+            return DataSource::Terminal;
+        }
+        if id.starts_with("edi:") {
+            let event = id.split('|').next().unwrap_or(id);
+            if self.terminal_edi_events.contains(event) {
+                return DataSource::Terminal;
+            }
+        }
+        if let Some(rest) = id.strip_prefix("edi|") {
+            let mut parts = rest.split('|');
+            let message = parts.next().and_then(|m| Uuid::parse_str(m).ok());
+            let position = parts.next().and_then(|p| p.parse::<u32>().ok());
+            if let (Some(message), Some(position)) = (message, position)
+                && self
+                    .terminal_edi_transactions
+                    .contains(&(message, position))
+            {
+                return DataSource::Terminal;
+            }
+        }
+        DataSource::ShippingLine
+    }
 }
 
 /// Vessel ids by IMO number.
@@ -440,10 +572,14 @@ impl Resource for TransportEventResource<'_> {
             location_locode: e.location_locode.clone(),
             timezone: timezone.clone(),
             data_source: match e.event {
+                // What a terminal or rail ramp says (Terminal49's examples of these notices
+                // say `terminal`).
                 TransportEventName::PickupLfdTerminalChanged
-                | TransportEventName::PickupAppointmentChanged => "terminal",
-                _ => "shipping_line",
-            },
+                | TransportEventName::PickupLfdRailChanged
+                | TransportEventName::PickupAppointmentChanged => DataSource::Terminal,
+                _ => self.sources.origins.of(&e.source_id),
+            }
+            .as_str(),
             invalidated_at: None,
             value: notice_value(e, timezone.as_deref()),
         }

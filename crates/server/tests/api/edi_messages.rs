@@ -42,6 +42,9 @@ on_both_backends!(
     edi_a_vessel_arrival_at_a_city_in_one_zone_is_an_event,
     edi_a_shipment_known_only_from_a_ramps_322s_gets_its_rail_moves_and_inland_out_gate,
     edi_a_ramps_last_free_day_is_kept_once_the_box_left_the_ramp,
+    edi_what_a_ramps_322s_give_says_it_comes_from_a_terminal,
+    edi_what_a_lines_315_gives_says_it_comes_from_the_shipping_line,
+    edi_a_ramps_rail_moves_name_no_vessel,
 );
 
 const HAMSUD_DISCHARGED: &[u8] =
@@ -708,7 +711,8 @@ fn assert_rail_departure_kept(events: &Value, raw: &Value) {
         .unwrap_or_else(|| panic!("the rail departure: {raw}"));
     assert_eq!(departure["attributes"]["location_locode"], "USSYR");
     assert_eq!(departure["attributes"]["actual_at"], "2022-11-19T12:10:00Z");
-    assert_eq!(departure["attributes"]["vessel_name"], "CSX TRANSPORTATION");
+    // The train's carrier (TDT C040 names CSX Transportation) is no vessel.
+    assert_eq!(departure["attributes"]["vessel_name"], Value::Null);
     let names = event_names(events);
     assert!(
         names.is_empty() || names.contains(&"container.transport.rail_departed".to_owned()),
@@ -897,4 +901,79 @@ async fn edi_a_ramps_last_free_day_is_kept_once_the_box_left_the_ramp(app: TestA
     // Out-gated at the ramp on 06-10, before its last free day of 06-25.
     assert!(rows.contains("2016-06-25 (out in time)"), "{rows}");
     assert!(!rows.contains("days ago"), "{rows}");
+}
+
+/// Every `data_source` of a list of events.
+fn data_sources(list: &Value) -> Vec<String> {
+    list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            e["attributes"]["data_source"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect()
+}
+
+async fn edi_what_a_ramps_322s_give_says_it_comes_from_a_terminal(app: TestApp) {
+    let request = ramp_only_shipment(&app).await;
+
+    let (events, raw) = container_events(&app, &request).await;
+
+    // Its moves, the availability it gives and the ramp's own notices
+    // (`container.pickup_lfd_rail.changed`); the merged `pickup_lfd` is no one source's.
+    let moves: Vec<&Value> = events["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["attributes"]["event"] != "container.pickup_lfd.changed")
+        .collect();
+    assert!(!moves.is_empty());
+    for event in moves {
+        assert_eq!(event["attributes"]["data_source"], "terminal", "{event}");
+    }
+    let raw = data_sources(&raw);
+    assert!(!raw.is_empty());
+    assert!(raw.iter().all(|s| s == "terminal"), "{raw:?}");
+}
+
+async fn edi_what_a_lines_315_gives_says_it_comes_from_the_shipping_line(app: TestApp) {
+    let request = app
+        .track("bill_of_lading", "SUDUN2SL008733AF", "SUDU")
+        .await;
+    posted(&app, "application/edi-x12", HAMSUD_DISCHARGED).await;
+    app.run_pending_jobs().await;
+
+    let (events, raw) = container_events(&app, &request).await;
+
+    let (events, raw) = (data_sources(&events), data_sources(&raw));
+    assert!(!events.is_empty() && !raw.is_empty());
+    assert!(events.iter().all(|s| s == "shipping_line"), "{events:?}");
+    assert!(raw.iter().all(|s| s == "shipping_line"), "{raw:?}");
+}
+
+async fn edi_a_ramps_rail_moves_name_no_vessel(app: TestApp) {
+    let request = ramp_only_shipment(&app).await;
+
+    let (_, raw) = container_events(&app, &request).await;
+
+    let rail: Vec<&Value> = raw["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            e["attributes"]["event"]
+                .as_str()
+                .is_some_and(|name| name.starts_with("rail_"))
+        })
+        .collect();
+    assert!(!rail.is_empty(), "{raw}");
+    for event in rail {
+        // N1*RR*BNSF Railway is the container's rail carrier, not a vessel.
+        assert_eq!(event["attributes"]["vessel_name"], Value::Null, "{event}");
+        assert_eq!(event["attributes"]["voyage_number"], Value::Null, "{event}");
+    }
 }

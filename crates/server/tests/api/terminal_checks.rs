@@ -15,6 +15,8 @@ on_both_backends!(
     a_container_is_picked_up_at_its_pod_terminal_when_it_goes_no_further,
     a_container_moving_inland_by_rail_has_no_pickup_facility,
     a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day,
+    what_a_terminal_check_gives_says_it_comes_from_the_terminal,
+    a_webhook_for_a_terminals_availability_says_it_comes_from_the_terminal,
     a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_notification,
     the_console_shows_and_filters_what_the_terminal_said,
     a_sandbox_container_is_asked_hourly_from_three_days_before_arrival_then_every_15_minutes,
@@ -304,6 +306,103 @@ async fn a_discharged_sandbox_container_is_held_then_released_with_a_last_free_d
         kept,
         "the same answer again is not kept twice"
     );
+}
+
+/// Each event's `data_source` by a name or original event picked by `pick`.
+fn data_sources<'a>(list: &'a Value, pick: &str) -> Vec<(&'a str, &'a str)> {
+    list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["attributes"][pick].as_str().unwrap_or_default(),
+                e["attributes"]["data_source"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+async fn what_a_terminal_check_gives_says_it_comes_from_the_terminal(app: TestApp) {
+    let request = app.track("bill_of_lading", "TEST-TERMINAL-1", "TEST").await;
+    let container = sail_until_discharged(&app, &request).await;
+    let id = container["id"].as_str().unwrap();
+    app.clock.advance(Duration::hours(9));
+
+    tidemark_server::use_cases::terminals::check::check(&app.app.terminals_context(), "sandbox")
+        .await
+        .expect("terminal check");
+
+    let events = app
+        .get_ok(&format!("/v2/containers/{id}/transport_events"))
+        .await;
+    let raw = app.get_ok(&format!("/v2/containers/{id}/raw_events")).await;
+    for (event, source) in data_sources(&events, "event") {
+        let expected = match event {
+            // The merged last free day is no one source's.
+            "container.pickup_lfd.changed" => continue,
+            "container.transport.available"
+            | "container.transport.not_available"
+            | "container.pickup_lfd_terminal.changed"
+            | "container.pickup_appointment.changed" => "terminal",
+            _ => "shipping_line",
+        };
+        assert_eq!(source, expected, "{event}: {events}");
+    }
+    assert!(
+        data_sources(&events, "event")
+            .iter()
+            .any(|(_, source)| *source == "terminal"),
+        "the terminal's availability is an event: {events}"
+    );
+    for (said, source) in data_sources(&raw, "original_event") {
+        let expected = if said.starts_with("terminal sandbox: ") {
+            "terminal"
+        } else {
+            "shipping_line"
+        };
+        assert_eq!(source, expected, "{said}: {raw}");
+    }
+    assert!(
+        data_sources(&raw, "original_event")
+            .iter()
+            .any(|(_, source)| *source == "terminal"),
+        "the terminal's answer is kept: {raw}"
+    );
+}
+
+async fn a_webhook_for_a_terminals_availability_says_it_comes_from_the_terminal(app: TestApp) {
+    let webhook = app
+        .post_json(
+            "/v2/webhooks",
+            &serde_json::json!({"data": {"type": "webhook", "attributes": {
+                "url": "https://hooks.example.com/tidemark",
+                "events": ["container.transport.available", "container.transport.not_available"],
+            }}}),
+        )
+        .await;
+    assert_eq!(webhook.status.as_u16(), 201, "{:?}", webhook.json());
+    let request = app.track("bill_of_lading", "TEST-TERMINAL-1", "TEST").await;
+    sail_until_discharged(&app, &request).await;
+    app.clock.advance(Duration::hours(9));
+
+    tidemark_server::use_cases::terminals::check::check(&app.app.terminals_context(), "sandbox")
+        .await
+        .expect("terminal check");
+
+    let notified = app
+        .get_ok("/v2/webhook_notifications?include=reference_object")
+        .await;
+    let events: Vec<&Value> = notified["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["type"] == "transport_event")
+        .collect();
+    assert!(!events.is_empty(), "{notified}");
+    for event in events {
+        assert_eq!(event["attributes"]["data_source"], "terminal", "{event}");
+    }
 }
 
 async fn a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_notification(

@@ -402,6 +402,20 @@ fn container_number(event: &CarrierEvent) -> Option<String> {
 /// The voyage the event belongs to: the import voyage for an arrival or a discharge (the
 /// voyage that brought the box), the export voyage for a load or a departure, and whichever
 /// the carrier gives when it gives one only.
+/// The event's call when it can name a vessel: not a move by rail or truck. A rail call's
+/// conveyance is a train, whatever its carrier puts in the vessel fields (an X12 322 names
+/// its railroad in N1*RR, which reaches the container as its rail carrier,
+/// `pod_rail_carrier_scac` or `ind_rail_carrier_scac`); Terminal49's rail events name no
+/// vessel and no voyage.
+fn vessel_call(event: &CarrierEvent) -> Option<&tidemark_carriers::TransportCall> {
+    let call = event.transport_call.as_ref()?;
+    (!matches!(
+        call.mode_of_transport,
+        Some(ModeOfTransport::Rail | ModeOfTransport::Truck)
+    ))
+    .then_some(call)
+}
+
 fn voyage_number(event: &CarrierEvent) -> Option<String> {
     let call = event.transport_call.as_ref()?;
     let import = call.carrier_import_voyage_number.clone();
@@ -465,26 +479,23 @@ fn raw_events(
     events
         .iter()
         .zip(ids)
-        .map(|(event, id)| {
-            let call = event.transport_call.as_ref();
-            ReportedRawEvent {
-                source_id: id.clone(),
-                container_number: equipment_number(event),
-                reported: ReportedEvent {
-                    original_event: original_event(event),
-                    event: t49_event_name(event, &context(route, event))
-                        .and_then(tidemark_domain::TransportEventName::raw_event_name)
-                        .map(str::to_owned),
-                    timestamp: event.event_datetime,
-                    estimated: event.classifier != Classifier::Actual,
-                    location_locode: event.un_location_code.clone(),
-                    location_name: event.location_name.clone(),
-                    vessel_name: call.and_then(|c| c.vessel_name.clone()),
-                    vessel_imo: call.and_then(|c| c.vessel_imo.clone()),
-                    voyage_number: voyage_number(event),
-                    terminal_id: event_terminal(reference, event),
-                },
-            }
+        .map(|(event, id)| ReportedRawEvent {
+            source_id: id.clone(),
+            container_number: equipment_number(event),
+            reported: ReportedEvent {
+                original_event: original_event(event),
+                event: t49_event_name(event, &context(route, event))
+                    .and_then(tidemark_domain::TransportEventName::raw_event_name)
+                    .map(str::to_owned),
+                timestamp: event.event_datetime,
+                estimated: event.classifier != Classifier::Actual,
+                location_locode: event.un_location_code.clone(),
+                location_name: event.location_name.clone(),
+                vessel_name: vessel_call(event).and_then(|c| c.vessel_name.clone()),
+                vessel_imo: vessel_call(event).and_then(|c| c.vessel_imo.clone()),
+                voyage_number: vessel_call(event).and_then(|_| voyage_number(event)),
+                terminal_id: event_terminal(reference, event),
+            },
         })
         .collect()
 }
@@ -674,19 +685,16 @@ pub fn from_snapshot(snapshot: &CarrierSnapshot, reference: &ReferenceData) -> C
             }
             first
         })
-        .map(|&(event, id, name)| {
-            let call = event.transport_call.as_ref();
-            Milestone {
-                source_id: id.clone(),
-                event: name,
-                container_number: equipment_number(event),
-                at: event.event_datetime,
-                location_locode: event.un_location_code.clone(),
-                vessel_name: call.and_then(|c| c.vessel_name.clone()),
-                vessel_imo: call.and_then(|c| c.vessel_imo.clone()),
-                voyage_number: voyage_number(event),
-                terminal_id: event_terminal(reference, event),
-            }
+        .map(|&(event, id, name)| Milestone {
+            source_id: id.clone(),
+            event: name,
+            container_number: equipment_number(event),
+            at: event.event_datetime,
+            location_locode: event.un_location_code.clone(),
+            vessel_name: vessel_call(event).and_then(|c| c.vessel_name.clone()),
+            vessel_imo: vessel_call(event).and_then(|c| c.vessel_imo.clone()),
+            voyage_number: vessel_call(event).and_then(|_| voyage_number(event)),
+            terminal_id: event_terminal(reference, event),
         })
         .collect();
     let mut raw_events = raw_events(&route, &snapshot.events, &ids, reference);

@@ -203,7 +203,8 @@ pub async fn included_for(
                     included.extend(vessel_objects(core, event.vessel_imo.as_deref()).await?);
                 }
                 let vessels = vessels_of(core, [event]).await?;
-                let sources = source_events_of(core, event.account_id, event.container_id).await?;
+                let sources =
+                    source_events_of(core, event.account_id, event.container_id, [event]).await?;
                 included.push(included_object(
                     &TransportEventResource {
                         event,
@@ -222,7 +223,9 @@ pub async fn included_for(
             let mut attributes = json!({"timestamp": timestamp::format(n.created_at)});
             if kind == "container_updated_event" {
                 attributes["changeset"] = n.payload.clone().unwrap_or_else(|| json!({}));
-                attributes["data_source"] = json!("shipping_line");
+                // Terminal49's only value for it: the changeset is the container's pick-up
+                // facts (availability, last free days, holds, fees, appointment).
+                attributes["data_source"] = json!("terminal");
             }
             attributes["timezone"] = json!("Etc/UTC");
             let mut relationships = Relationships::default()
