@@ -461,8 +461,16 @@ fn pickup_notices(
                 terminal_id: shipment
                     .pod_terminal_id
                     .filter(|_| event != E::PickupLfdRailChanged),
-                // Each change is its own event, like a new estimate.
-                source_id: format!("{event}@{}", now.timestamp_micros()),
+                // Each change is its own event, like a new estimate. A shown day a terminal
+                // or rail ramp gave is the terminal's news (`terminal|`: `data_source`).
+                source_id: if event == E::PickupLfdChanged
+                    && value.is_some()
+                    && is.lfd_source != crate::pickup::LfdSource::Line
+                {
+                    format!("terminal|{event}@{}", now.timestamp_micros())
+                } else {
+                    format!("{event}@{}", now.timestamp_micros())
+                },
                 value,
                 created_at: now,
             }

@@ -339,9 +339,9 @@ async fn what_a_terminal_check_gives_says_it_comes_from_the_terminal(app: TestAp
     let raw = app.get_ok(&format!("/v2/containers/{id}/raw_events")).await;
     for (event, source) in data_sources(&events, "event") {
         let expected = match event {
-            // The merged last free day is no one source's.
-            "container.pickup_lfd.changed" => continue,
-            "container.transport.available"
+            // The day shown is the terminal's: the line named none.
+            "container.pickup_lfd.changed"
+            | "container.transport.available"
             | "container.transport.not_available"
             | "container.pickup_lfd_terminal.changed"
             | "container.pickup_appointment.changed" => "terminal",
@@ -354,6 +354,10 @@ async fn what_a_terminal_check_gives_says_it_comes_from_the_terminal(app: TestAp
             .iter()
             .any(|(_, source)| *source == "terminal"),
         "the terminal's availability is an event: {events}"
+    );
+    assert!(
+        data_sources(&events, "event").contains(&("container.pickup_lfd.changed", "terminal")),
+        "the last free day shown is the terminal's: {events}"
     );
     for (said, source) in data_sources(&raw, "original_event") {
         let expected = if said.starts_with("terminal sandbox: ") {
