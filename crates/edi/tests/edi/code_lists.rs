@@ -8,7 +8,7 @@
 use tidemark_carriers::{DcsaCode, ModeOfTransport};
 use tidemark_edi::{CodeList, CodeTable, Interchange, Reader};
 
-use crate::{fixture, only_status};
+use crate::{fixture, only_status, reader_with_senders_table};
 
 const RAIL: &str = "iftsta_d00b_rail_departed.edi";
 const SAMPLE_STS: &str = "STS+1+P::HS:Rail Departed from In-Transit Locat'";
@@ -94,7 +94,7 @@ fn a_private_list_code_is_still_read_from_its_own_words() {
 
 #[test]
 fn a_senders_row_for_one_list_answers_only_for_that_list() {
-    let private = CodeTable::parse(
+    let reader = reader_with_senders_table(
         r#"
         [[code]]
         code = "VD"
@@ -104,10 +104,7 @@ fn a_senders_row_for_one_list_answers_only_for_that_list() {
         classifier = "EST"
         source = "the sender's IFTSTA guide"
         "#,
-    )
-    .expect("a valid table");
-    let reader =
-        Reader::new().with_codes(CodeTable::embedded().clone().with_sender("SENDER", private));
+    );
     let own = read_with(&reader, "STS+1+VD::ZZZ'");
     let row = only_status(&own)
         .mapping
@@ -123,7 +120,7 @@ fn a_senders_row_for_one_list_answers_only_for_that_list() {
 
 #[test]
 fn a_senders_row_naming_no_list_answers_for_all_its_lists() {
-    let private = CodeTable::parse(
+    let reader = reader_with_senders_table(
         r#"
         [[code]]
         code = "VD"
@@ -132,10 +129,7 @@ fn a_senders_row_naming_no_list_answers_for_all_its_lists() {
         mode = "RAIL"
         source = "the sender's IFTSTA guide"
         "#,
-    )
-    .expect("a valid table");
-    let reader =
-        Reader::new().with_codes(CodeTable::embedded().clone().with_sender("SENDER", private));
+    );
     for sts in ["STS+1+VD::HS'", "STS+1+VD'", "STS+1+VD::22'"] {
         let interchange = read_with(&reader, sts);
         let row = only_status(&interchange).mapping.as_ref().expect(sts);
@@ -178,7 +172,7 @@ fn the_list_of_an_sts_is_its_agency_else_its_identifier() {
 
 #[test]
 fn a_senders_row_for_list_22_answers_for_its_315_codes_only() {
-    let private = CodeTable::parse(
+    let reader = reader_with_senders_table(
         r#"
         [[code]]
         code = "ZX"
@@ -187,10 +181,7 @@ fn a_senders_row_for_list_22_answers_for_its_315_codes_only() {
         event = "DEPA"
         source = "the sender's IFTSTA guide"
         "#,
-    )
-    .expect("a valid table");
-    let reader =
-        Reader::new().with_codes(CodeTable::embedded().clone().with_sender("SENDER", private));
+    );
     for sts in ["STS+1+ZX::22'", "STS+1+ZX'"] {
         let interchange = read_with(&reader, sts);
         assert!(!only_status(&interchange).is_drift(), "{sts}");

@@ -3,9 +3,11 @@
 use tidemark_carriers::{
     Classifier, DcsaCode, EmptyIndicator, EventKind, ModeOfTransport, RouteHint,
 };
-use tidemark_edi::{CodeTable, LocationRole, Note, RailLeg, Reader, Syntax};
+use tidemark_edi::{LocationRole, Note, RailLeg, Syntax};
 
-use crate::{fixture, local, only_status, read_fixture, transaction, utc};
+use crate::{
+    fixture, local, only_status, read_fixture, reader_with_senders_table, transaction, utc,
+};
 
 const CARGOSMART: &str = "iftsta_d99b_cargosmart_departed.edi";
 const CARGOSMART_UNA: &str = "iftsta_d99b_cargosmart_departed_una.edi";
@@ -273,7 +275,7 @@ fn a_d00b_route_gives_actual_and_estimated_times_per_place() {
 
 #[test]
 fn a_senders_own_table_maps_its_private_code() {
-    let private = CodeTable::parse(
+    let reader = reader_with_senders_table(
         r#"
         [[code]]
         code = "P"
@@ -282,10 +284,7 @@ fn a_senders_own_table_maps_its_private_code() {
         mode = "RAIL"
         source = "the sender's IFTSTA guide"
         "#,
-    )
-    .expect("a valid table");
-    let reader =
-        Reader::new().with_codes(CodeTable::embedded().clone().with_sender("SENDER", private));
+    );
     let interchange = reader.read(&fixture(RAIL)).expect("readable");
     let status = only_status(&interchange);
     assert!(!status.is_drift());

@@ -19,6 +19,17 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use tidemark_edi::{Interchange, StatusReport, Transaction};
 
 /// The bytes of `tests/fixtures/<name>`.
+/// A reader with the embedded code table and, for the sender `SENDER`, its own rows
+/// (`[[code]]` TOML, as an operator configures them).
+pub fn reader_with_senders_table(rows: &str) -> tidemark_edi::Reader {
+    let private = tidemark_edi::CodeTable::parse(rows).expect("a valid table");
+    tidemark_edi::Reader::new().with_codes(
+        tidemark_edi::CodeTable::embedded()
+            .clone()
+            .with_sender("SENDER", private),
+    )
+}
+
 pub fn fixture(name: &str) -> Vec<u8> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")

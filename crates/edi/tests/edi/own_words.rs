@@ -4,11 +4,11 @@
 
 use tidemark_carriers::{DcsaCode, EmptyIndicator, ModeOfTransport};
 use tidemark_edi::ack::{AckControl, edifact_contrl};
-use tidemark_edi::{
-    CodeTable, HoldKind, HoldStatus, Interchange, Note, Reader, StatusReport, TerminalEffect,
-};
+use tidemark_edi::{HoldKind, HoldStatus, Interchange, Note, StatusReport, TerminalEffect};
 
-use crate::{fixture, local, only_status, read_fixture, transaction, utc};
+use crate::{
+    fixture, local, only_status, read_fixture, reader_with_senders_table, transaction, utc,
+};
 
 const RAIL: &str = "iftsta_d00b_rail_departed.edi";
 const SAMPLE_STS: &str = "STS+1+P::HS:Rail Departed from In-Transit Locat'";
@@ -377,7 +377,7 @@ fn a_word_cut_at_the_length_limit_is_read_only_as_a_phrase_it_begins() {
 
 #[test]
 fn a_senders_configured_table_wins_over_the_words() {
-    let private = CodeTable::parse(
+    let reader = reader_with_senders_table(
         r#"
         [[code]]
         code = "P"
@@ -386,10 +386,7 @@ fn a_senders_configured_table_wins_over_the_words() {
         mode = "RAIL"
         source = "the sender's IFTSTA guide"
         "#,
-    )
-    .expect("a valid table");
-    let reader =
-        Reader::new().with_codes(CodeTable::embedded().clone().with_sender("SENDER", private));
+    );
     let interchange = reader.read(&fixture(RAIL)).expect("readable");
     let row = only_status(&interchange).mapping.clone().expect("mapped");
     assert_eq!(row.event, Some(Arri));
