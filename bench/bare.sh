@@ -72,18 +72,9 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-free_port() {
-    local port tries=0
-    while ((tries < 200)); do
-        port=$((20000 + RANDOM % 40000))
-        tries=$((tries + 1))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "$port"
-            return 0
-        fi
-    done
-    die "no free port found on 127.0.0.1"
-}
+# free_port, shared with the other benchmarks.
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 
 wait_ready() {
     local name="$1" pid="$2" url="$3" tries=0

@@ -129,22 +129,9 @@ ensure_wrk() {
         die "this benchmark needs the wrk load generator; install it (Debian/Ubuntu: apt-get install wrk, macOS: brew install wrk) and run again"
 }
 
-# A TCP port on 127.0.0.1 that nothing listens on.
-free_port() {
-    local port tries=0
-    while ((tries < 200)); do
-        port=$((20000 + RANDOM % 40000))
-        tries=$((tries + 1))
-        if command -v ss >/dev/null 2>&1 && ss -Htln "sport = :$port" 2>/dev/null | grep -q .; then
-            continue
-        fi
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "$port"
-            return 0
-        fi
-    done
-    die "no free port found on 127.0.0.1"
-}
+# free_port, shared with the other benchmarks.
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 
 # The server's resident memory in MB (one decimal), or nothing once it is gone.
 rss_mb() {
