@@ -253,7 +253,7 @@ async fn show(
             .await?
             .items;
         let vessels = vessels_of(&state, &events).await?;
-        let sources = source_events_of(&state, principal.account_id, container.id, &events).await?;
+        let sources = source_events_of(&state, &container, &events).await?;
         included.extend(events.iter().map(|event| {
             included_object(
                 &TransportEventResource {
@@ -448,8 +448,7 @@ async fn transport_events(
         .await?;
     let base = &state.config.public_url;
     let vessels = vessels_of(&state, &found.items).await?;
-    let sources =
-        source_events_of(&state, principal.account_id, container.id, &found.items).await?;
+    let sources = source_events_of(&state, &container, &found.items).await?;
     let mut included = Vec::new();
     if includes.contains("location") {
         let locodes = found

@@ -381,20 +381,19 @@ impl SourceEvents {
 /// and where they came from.
 pub async fn source_events_of<'a>(
     core: &Core,
-    account: AccountId,
-    container: ContainerId,
+    container: &Container,
     events: impl IntoIterator<Item = &'a TransportEvent>,
 ) -> Result<SourceEvents, StoreError> {
+    let account = container.account_id;
     let raw = core
         .store
-        .raw_events_of_container(account, container)
+        .raw_events_of_container(account, container.id)
         .await?;
     // An EDI terminal status that stands for no move (availability) has no raw event.
     let from_edi = raw.iter().any(|r| Origins::needs_edi(&r.source_id))
         || events.into_iter().any(|e| Origins::needs_edi(&e.source_id));
     let origins = if from_edi {
-        let number = core.store.container(account, container).await?.number;
-        origins_of(core, account, &number).await?
+        origins_of(core, account, &container.number).await?
     } else {
         Origins::default()
     };

@@ -203,8 +203,19 @@ pub async fn included_for(
                     included.extend(vessel_objects(core, event.vessel_imo.as_deref()).await?);
                 }
                 let vessels = vessels_of(core, [event]).await?;
-                let sources =
-                    source_events_of(core, event.account_id, event.container_id, [event]).await?;
+                // The shipment's containers are at hand; one read otherwise.
+                let read;
+                let container = match containers.iter().find(|c| c.id == event.container_id) {
+                    Some(container) => container,
+                    None => {
+                        read = core
+                            .store
+                            .container(event.account_id, event.container_id)
+                            .await?;
+                        &read
+                    }
+                };
+                let sources = source_events_of(core, container, [event]).await?;
                 included.push(included_object(
                     &TransportEventResource {
                         event,
