@@ -24,11 +24,22 @@ use crate::time::edifact_time;
 
 pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadError> {
     let (separators, segments) = segment::edifact(input, reader.limits.max_segments)?;
-    let Some(unb) = segments.first().filter(|segment| segment.tag == "UNB") else {
+    let Some(first) = segments
+        .first()
+        .filter(|segment| matches!(segment.tag.as_str(), "UNB" | "UNG" | "UNH"))
+    else {
         return Err(ReadError::NotEdi);
     };
-    let envelope = envelope_of(unb, separators);
+    // A group or a message on its own (as guides print IFTSTA) is read from its first
+    // segment, with no envelope.
+    let bare = first.tag != "UNB";
+    let envelope = if bare {
+        Envelope::bare(separators)
+    } else {
+        envelope_of(first, separators)
+    };
     let mut walk = Walk {
+        bare,
         reader,
         sender: envelope.sender_id.clone(),
         control_number: envelope.control_number.clone(),
@@ -95,6 +106,8 @@ struct OpenGroup {
 
 struct Walk<'a> {
     reader: &'a Reader,
+    /// The interchange being read has no UNB (the input began with a UNG or a UNH).
+    bare: bool,
     /// The UNB sender and reference of the interchange being read (the first, or a further
     /// one), and where its groups and messages begin.
     sender: String,
@@ -115,7 +128,11 @@ struct Walk<'a> {
 impl Walk<'_> {
     fn run(&mut self) -> Result<(), ReadError> {
         let mut ended = false;
-        for (position, segment) in self.segments.iter().enumerate().skip(1) {
+        if self.bare {
+            self.notes.push(Note::MissingEnvelopeHeader("UNB"));
+        }
+        let first = usize::from(!self.bare);
+        for (position, segment) in self.segments.iter().enumerate().skip(first) {
             match segment.tag.as_str() {
                 // The service string advice of a further interchange in the same input.
                 "UNA" if ended => continue,
@@ -178,7 +195,10 @@ impl Walk<'_> {
         if !ended {
             self.close_message(self.segments.len(), Some("end of input"))?;
             self.close_group(None);
-            self.notes.push(Note::MissingEnvelopeTrailer("UNZ"));
+            // Input that never had a UNB misses no UNZ of its own.
+            if !self.bare {
+                self.notes.push(Note::MissingEnvelopeTrailer("UNZ"));
+            }
         }
         Ok(())
     }
@@ -195,8 +215,12 @@ impl Walk<'_> {
         if !ended {
             self.close_message(position, Some("UNB"))?;
             self.close_group(None);
-            self.notes.push(Note::MissingEnvelopeTrailer("UNZ"));
+            if !self.bare {
+                self.notes.push(Note::MissingEnvelopeTrailer("UNZ"));
+            }
         }
+        // What follows has its envelope.
+        self.bare = false;
         self.close_part();
         self.envelope = envelope_of(unb, self.envelope.separators);
         self.sender = unb.comp(2, 1).trim().to_owned();

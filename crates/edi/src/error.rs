@@ -113,6 +113,11 @@ pub enum Note {
     /// GE, IEA or UNZ is missing.
     #[error("the {0} trailer is missing")]
     MissingEnvelopeTrailer(&'static str),
+    /// The input begins with a functional group or a transaction set (X12 `GS`, `ST`;
+    /// EDIFACT `UNG`, `UNH`), as guides print a message: it is read without an interchange
+    /// envelope, so no sender or control number.
+    #[error("no {0} interchange header; the transactions are read without an envelope")]
+    MissingEnvelopeHeader(&'static str),
     /// Another interchange (ISA, UNB) follows in the same input, as in a mailbox file holding
     /// several: its groups and transactions are read with the first's, each status with its
     /// own interchange's sender.

@@ -114,9 +114,12 @@ impl Reader {
             });
         }
         let start = segment::trim_start(input);
-        if start.starts_with(b"ISA") {
+        if start.starts_with(b"ISA") || start.starts_with(b"GS") || start.starts_with(b"ST") {
             x12::read(input, self)
-        } else if start.starts_with(b"UNA") || start.starts_with(b"UNB") {
+        } else if ["UNA", "UNB", "UNG", "UNH"]
+            .iter()
+            .any(|tag| start.starts_with(tag.as_bytes()))
+        {
             edifact::read(input, self)
         } else {
             Err(ReadError::NotEdi)

@@ -54,6 +54,25 @@ pub struct Envelope {
     pub separators: Separators,
 }
 
+impl Envelope {
+    /// The envelope of input that has none (a group or a message on its own): nothing but the
+    /// separators the text used.
+    pub(crate) fn bare(separators: Separators) -> Self {
+        Self {
+            sender_qualifier: None,
+            sender_id: String::new(),
+            receiver_qualifier: None,
+            receiver_id: String::new(),
+            control_number: String::new(),
+            date: String::new(),
+            time: String::new(),
+            version: String::new(),
+            test: false,
+            separators,
+        }
+    }
+}
+
 /// One functional group (GS/GE, or EDIFACT UNG/UNE when used).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Group {

@@ -97,7 +97,7 @@ pub(crate) fn x12(
 ) -> Result<(Separators, Vec<Segment>), ReadError> {
     let input = trim_start(input);
     if !input.starts_with(b"ISA") {
-        return Err(ReadError::NotEdi);
+        return bare_x12(input, max_segments);
     }
     let element = *input
         .get(3)
@@ -131,6 +131,87 @@ pub(crate) fn x12(
         )));
     }
     let line_breaks = matches!(input.get(sixteenth + 3), Some(b'\r' | b'\n'));
+    let segments = x12_segments(input, [element, terminator], max_segments)?;
+    let repetition =
+        segments
+            .first()
+            .map(|isa| isa.el(11))
+            .and_then(|isa11| match isa11.as_bytes() {
+                [byte] if !byte.is_ascii_alphanumeric() => Some(as_char(*byte)),
+                _ => None,
+            });
+    let separators = Separators {
+        element: as_char(element),
+        component: as_char(component),
+        segment: as_char(terminator),
+        repetition,
+        release: None,
+        line_breaks,
+    };
+    Ok((separators, segments))
+}
+
+/// X12 without an interchange header: a functional group (`GS`) or a transaction set (`ST`)
+/// as guides and libraries print them. The element separator is the byte after the tag; the
+/// segment terminator the first byte after the header's last element (GS08, or ST02 and an
+/// optional ST03) that is neither a letter, a digit nor the element separator. The
+/// sub-element separator is not declared anywhere: the usual `>` is assumed.
+fn bare_x12(input: &[u8], max_segments: usize) -> Result<(Separators, Vec<Segment>), ReadError> {
+    let (elements, optional) = if input.starts_with(b"GS") {
+        (8, 0)
+    } else if input.starts_with(b"ST") {
+        (2, 1)
+    } else {
+        return Err(ReadError::NotEdi);
+    };
+    let Some(&element) = input.get(2) else {
+        return Err(ReadError::NotEdi);
+    };
+    if element.is_ascii_alphanumeric() || !is_delimiter(element) || element.is_ascii_whitespace() {
+        return Err(ReadError::NotEdi);
+    }
+    // The first byte after the header's required elements that is not a letter or a digit
+    // ends the header, unless it is the separator before its optional element.
+    let mut seen = 0;
+    let mut end = None;
+    for (position, &byte) in input.iter().enumerate().skip(2) {
+        if byte == element {
+            seen += 1;
+            if seen > elements + optional {
+                break;
+            }
+        } else if seen >= elements && !byte.is_ascii_alphanumeric() {
+            end = Some((position, byte));
+            break;
+        }
+    }
+    let Some((position, terminator)) = end.filter(|&(_, byte)| is_delimiter(byte)) else {
+        return Err(ReadError::NotEdi);
+    };
+    let component = if terminator == b'>' || element == b'>' {
+        b'^'
+    } else {
+        b'>'
+    };
+    let line_breaks = terminator != b'\n' && matches!(input.get(position + 1), Some(b'\r' | b'\n'));
+    let segments = x12_segments(input, [element, terminator], max_segments)?;
+    let separators = Separators {
+        element: as_char(element),
+        component: as_char(component),
+        segment: as_char(terminator),
+        repetition: None,
+        release: None,
+        line_breaks,
+    };
+    Ok((separators, segments))
+}
+
+/// The segments of X12 text split at the terminator, each split into its elements.
+fn x12_segments(
+    input: &[u8],
+    [element, terminator]: [u8; 2],
+    max_segments: usize,
+) -> Result<Vec<Segment>, ReadError> {
     let mut segments = Vec::new();
     for piece in input.split(|&byte| byte == terminator) {
         let piece = trim_line_breaks(piece);
@@ -150,23 +231,7 @@ pub(crate) fn x12(
             raw: text(piece),
         });
     }
-    let repetition =
-        segments
-            .first()
-            .map(|isa| isa.el(11))
-            .and_then(|isa11| match isa11.as_bytes() {
-                [byte] if !byte.is_ascii_alphanumeric() => Some(as_char(*byte)),
-                _ => None,
-            });
-    let separators = Separators {
-        element: as_char(element),
-        component: as_char(component),
-        segment: as_char(terminator),
-        repetition,
-        release: None,
-        line_breaks,
-    };
-    Ok((separators, segments))
+    Ok(segments)
 }
 
 /// EDIFACT: the service characters from UNA (or the defaults `:+.? '`), then the segments,
@@ -236,7 +301,9 @@ pub(crate) fn edifact(
         };
         (separators, input)
     };
-    if !body.starts_with(b"UNB") {
+    // An interchange begins with UNB; a message printed on its own (as guides print them)
+    // with UNH or, in a group, UNG.
+    if !(body.starts_with(b"UNB") || body.starts_with(b"UNH") || body.starts_with(b"UNG")) {
         return Err(if input.starts_with(b"UNA") {
             ReadError::Envelope("no UNB after the UNA".to_owned())
         } else {

@@ -24,11 +24,19 @@ use crate::time::{At, x12_time_at};
 
 pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadError> {
     let (separators, segments) = segment::x12(input, reader.limits.max_segments)?;
-    let Some(isa) = segments.first() else {
+    let Some(first) = segments.first() else {
         return Err(ReadError::NotEdi);
     };
-    let envelope = envelope_of(isa, separators);
+    // Input without an ISA (a GS group or an ST set on its own) is read from its first
+    // segment, with no envelope.
+    let bare = first.tag != "ISA";
+    let envelope = if bare {
+        Envelope::bare(separators)
+    } else {
+        envelope_of(first, separators)
+    };
     let mut walk = Walk {
+        bare,
         reader,
         sender: envelope.sender_id.clone(),
         control_number: envelope.control_number.clone(),
@@ -86,6 +94,8 @@ struct OpenGroup {
 
 struct Walk<'a> {
     reader: &'a Reader,
+    /// The interchange being read has no ISA (the input began with a GS or an ST).
+    bare: bool,
     /// The ISA06 and ISA13 of the interchange being read (the first, or a further one).
     sender: String,
     control_number: String,
@@ -107,7 +117,11 @@ struct Walk<'a> {
 impl Walk<'_> {
     fn run(&mut self) -> Result<(), ReadError> {
         let mut ended = false;
-        for (position, segment) in self.segments.iter().enumerate().skip(1) {
+        if self.bare {
+            self.notes.push(Note::MissingEnvelopeHeader("ISA"));
+        }
+        let first = usize::from(!self.bare);
+        for (position, segment) in self.segments.iter().enumerate().skip(first) {
             if segment.tag == "ISA" {
                 self.further_interchange(segment, position, ended)?;
                 ended = false;
@@ -168,7 +182,10 @@ impl Walk<'_> {
         if !ended {
             self.close_transaction(self.segments.len(), Some("end of input"))?;
             self.close_group(None);
-            self.notes.push(Note::MissingEnvelopeTrailer("IEA"));
+            // Input that never had an ISA misses no IEA of its own.
+            if !self.bare {
+                self.notes.push(Note::MissingEnvelopeTrailer("IEA"));
+            }
         }
         Ok(())
     }
@@ -184,8 +201,12 @@ impl Walk<'_> {
         if !ended {
             self.close_transaction(position, Some("ISA"))?;
             self.close_group(None);
-            self.notes.push(Note::MissingEnvelopeTrailer("IEA"));
+            if !self.bare {
+                self.notes.push(Note::MissingEnvelopeTrailer("IEA"));
+            }
         }
+        // What follows has its envelope.
+        self.bare = false;
         self.close_part();
         self.envelope = envelope_of(isa, self.envelope.separators);
         self.sender = isa.el(6).trim().to_owned();
@@ -565,23 +586,12 @@ fn read_315(
     context: &Context<'_>,
     notes: &mut Vec<Note>,
 ) -> Result<Vec<StatusReport>, BodyFault> {
-    let Some((b4_at, b4)) = body
-        .iter()
-        .enumerate()
-        .find(|(_, segment)| segment.tag == "B4")
-    else {
+    let Some(b4) = body.iter().find(|segment| segment.tag == "B4") else {
         return Err((None, Fault::MissingSegment("B4")));
     };
+    // B4-03 is optional in the standard: a B4 without it still reports its equipment and
+    // route, with an empty status code (noted when the code is looked up), never an error.
     let code = b4.el(3).trim().to_owned();
-    if code.is_empty() {
-        return Err((
-            Some((b4_at, "B4".to_owned())),
-            Fault::BadElement {
-                element: "B4-03",
-                detail: "no shipment status code".to_owned(),
-            },
-        ));
-    }
     let calls = port_calls(body, notes);
 
     // Where: B4-11/12, else a LOCODE in B4-06, else the activity location's R4.

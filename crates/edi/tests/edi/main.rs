@@ -7,6 +7,7 @@ mod code_table;
 mod envelope_and_limits;
 mod iftsta;
 mod own_words;
+mod public_bare;
 mod public_iftsta;
 mod public_iftsta_d10b;
 mod public_x12;
