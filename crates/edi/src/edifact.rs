@@ -20,7 +20,7 @@ use crate::status::{
     Description, choose_container, edifact_classifier, is_valid_container, location,
     looks_like_scac, map_code, normalize_container, railroad_scac, role_of,
 };
-use crate::time::edifact_time;
+use crate::time::{At, edifact_time_at};
 
 pub(crate) fn read(input: &[u8], reader: &Reader) -> Result<Interchange, ReadError> {
     let (separators, segments) = segment::edifact(input, reader.limits.max_segments)?;
@@ -434,8 +434,8 @@ impl RawDtm {
         }
     }
 
-    fn read(&self, locode: Option<&str>, notes: &mut Vec<Note>) -> Option<DatedTime> {
-        let time = edifact_time(&self.value, &self.format, locode, "DTM", notes)?;
+    fn read(&self, place: &Location, notes: &mut Vec<Note>) -> Option<DatedTime> {
+        let time = edifact_time_at(&self.value, &self.format, at_place(place), "DTM", notes)?;
         Some(DatedTime {
             qualifier: self.qualifier.clone(),
             classifier: edifact_classifier(&self.qualifier),
@@ -443,6 +443,47 @@ impl RawDtm {
             time,
         })
     }
+}
+
+/// Where a time at `place` is read: its UN/LOCODE, else — when the LOC names the country
+/// (C519 with code list 162) — the town it names in that country.
+fn at_place(place: &Location) -> At<'_> {
+    let city = place
+        .name
+        .as_deref()
+        .filter(|_| place.locode.is_none() && place.country.is_some());
+    At {
+        locode: place.locode.as_deref(),
+        subdivision: None,
+        city,
+        country: place.country.as_deref(),
+    }
+}
+
+/// The place a LOC names: C517's identifier, code list (1131), agency (3055) and name; and,
+/// for a place without a UN/LOCODE, the country C519 gives under code list 162 (`+FI:162`).
+fn loc_place(loc: &Segment) -> Location {
+    // A LOCODE-shaped id is a UN/LOCODE unless an agency other than UN/ECE (6) issued it.
+    let agency = loc.comp(2, 3).trim();
+    let issuer = if matches!(agency, "" | "6") {
+        ""
+    } else {
+        agency
+    };
+    let mut place = location(loc.comp(2, 1), issuer, loc.comp_value(2, 4));
+    if place.other_id.is_some() && place.other_qualifier.is_none() {
+        // Another identifier named by its code list alone (`01530:16`: a postal code).
+        place.other_qualifier = loc.comp_value(2, 2);
+    }
+    let country = loc.comp(3, 1).trim();
+    if place.locode.is_none()
+        && loc.comp(3, 2).trim() == "162"
+        && country.len() == 2
+        && country.bytes().all(|byte| byte.is_ascii_alphabetic())
+    {
+        place.country = Some(country.to_ascii_uppercase());
+    }
+    place
 }
 
 /// A status being read, until the next STS or CNI.
@@ -502,6 +543,8 @@ struct Shared {
     references: References,
     container: Option<String>,
     scac: Option<String>,
+    /// The consignment's own LOCs (CNI group, before the first STS), with their qualifiers.
+    places: Vec<(String, Location)>,
 }
 
 fn rff_into(rff: &Segment, references: &mut References, container: &mut Option<String>) {
@@ -639,15 +682,7 @@ fn read_iftsta(
             "LOC" => {
                 if let Some(draft) = draft.as_mut() {
                     let qualifier = segment.el(1).trim();
-                    // C517: id, code list (1131), agency (3055), name. A LOCODE-shaped id is a
-                    // UN/LOCODE unless an agency other than UN/ECE (6) issued it.
-                    let agency = segment.comp(2, 3).trim();
-                    let issuer = if matches!(agency, "" | "6") {
-                        ""
-                    } else {
-                        agency
-                    };
-                    let place = location(segment.comp(2, 1), issuer, segment.comp_value(2, 4));
+                    let place = loc_place(segment);
                     draft.call_groups.push(draft.transports);
                     if qualifier == "175" {
                         draft.location = Some(place.clone());
@@ -664,6 +699,12 @@ fn read_iftsta(
                             .push((LocationRole::from_loc(qualifier), place, Vec::new()));
                         target = DtmTarget::Call;
                     }
+                } else if let Some(scope) = consignment.as_mut() {
+                    // A LOC of the consignment (after CNI, before its first STS): a place of
+                    // every status of it that gives none of its own.
+                    scope
+                        .places
+                        .push((segment.el(1).trim().to_owned(), loc_place(segment)));
                 }
             }
             // A goods item (GID) group: its LOCs and DTMs are the goods item's, not the
@@ -748,6 +789,20 @@ fn finish(
     let Some(mut draft) = draft.take() else {
         return;
     };
+    // A status that names no place of its own is at its consignment's place, when the
+    // consignment names one.
+    if draft.location.is_none()
+        && draft.status_level_places.is_empty()
+        && let Some([(qualifier, place)]) =
+            consignment.as_ref().map(|scope| scope.places.as_slice())
+    {
+        draft.status_level_places.push(place.clone());
+        draft.calls.insert(
+            0,
+            (LocationRole::from_loc(qualifier), place.clone(), Vec::new()),
+        );
+        draft.call_groups.insert(0, 0);
+    }
     for scope in [consignment.as_ref(), Some(shared)].into_iter().flatten() {
         let references = &mut draft.references;
         let inherited = &scope.references;
@@ -845,7 +900,7 @@ fn status_of(
     let mut other_times = Vec::new();
     let mut event: Option<DatedTime> = None;
     for dtm in &draft.dtms {
-        let Some(dated) = dtm.read(locode.as_deref(), notes) else {
+        let Some(dated) = dtm.read(&place, notes) else {
             continue;
         };
         if event.is_none() && dtm.qualifier == "334" {
@@ -865,7 +920,7 @@ fn status_of(
         .map(|(role, location, dtms)| {
             let times = dtms
                 .iter()
-                .filter_map(|dtm| dtm.read(location.locode.as_deref(), notes))
+                .filter_map(|dtm| dtm.read(&location, notes))
                 .collect();
             PortCall {
                 role,

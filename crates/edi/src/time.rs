@@ -205,6 +205,7 @@ pub(crate) struct At<'a> {
 
 impl<'a> At<'a> {
     /// A place by its UN/LOCODE alone.
+    #[cfg(test)]
     pub(crate) fn code(locode: Option<&'a str>) -> Self {
         Self {
             locode,
@@ -477,12 +478,25 @@ fn suffix_zone(text: &str) -> Option<Zone> {
     FixedOffset::east_opt(sign * minutes * 60).map(Zone::Fixed)
 }
 
-/// An EDIFACT DTM C507 value in format `format` (2379: 101, 102, 201, 203, 204, 205, 303,
-/// 304; unknown formats are read by length) at `locode`.
+/// [`edifact_time_at`] at a place known by its UN/LOCODE alone.
+#[cfg(test)]
 pub(crate) fn edifact_time(
     value: &str,
     format: &str,
     locode: Option<&str>,
+    segment: &str,
+    notes: &mut Vec<Note>,
+) -> Option<EventTime> {
+    edifact_time_at(value, format, At::code(locode), segment, notes)
+}
+
+/// An EDIFACT DTM C507 value in format `format` (2379: 101, 102, 201, 203, 204, 205, 303,
+/// 304; unknown formats are read by length) at a place: its UN/LOCODE, or a town an IFTSTA
+/// LOC names with its country.
+pub(crate) fn edifact_time_at(
+    value: &str,
+    format: &str,
+    at: At<'_>,
     segment: &str,
     notes: &mut Vec<Note>,
 ) -> Option<EventTime> {
@@ -554,13 +568,13 @@ pub(crate) fn edifact_time(
         }
     };
     let zone = if suffix.is_empty() {
-        zone_of_place(At::code(locode), notes)
+        zone_of_place(at, notes)
     } else {
         match suffix_zone(suffix) {
             Some(zone) => Some(zone),
             None => {
                 notes.push(Note::UnknownTimeCode(suffix.to_owned()));
-                zone_of_place(At::code(locode), notes)
+                zone_of_place(at, notes)
             }
         }
     };

@@ -10,6 +10,7 @@ mod own_words;
 mod public_bare;
 mod public_iftsta;
 mod public_iftsta_d10b;
+mod public_iftsta_parcels;
 mod public_x12;
 mod robustness;
 mod variants;
