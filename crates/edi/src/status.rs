@@ -194,7 +194,9 @@ pub(crate) fn role_of(locode: Option<&str>, calls: &[PortCall]) -> Option<Locati
 }
 
 /// Whether a status's description is the sender's words for its code (IFTSTA STS C555
-/// 4404), or something else (X12 322 Q5-05 is a reason code; a 315 B4 has no text).
+/// 4404), or something else (X12 322 Q5-05 is a reason code; a 315 B4 has no text). `Words`
+/// is an IFTSTA status: its code list is the one its STS names, or told by the code's shape
+/// ([`CodeList::of_sts`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Description {
     Words,
@@ -213,7 +215,18 @@ pub(crate) fn map_code(
     if status.code.is_empty() {
         notes.push(Note::EmptyStatusCode);
     } else {
-        let list = CodeList::of_edifact(status.code_list.as_deref(), status.code_agency.as_deref());
+        // An IFTSTA STS (the status that carries words) names its list or, by its code's
+        // shape, falls to Recommendation 24 or element 157; an X12 status is element 157's.
+        let list = match description {
+            Description::Words => CodeList::of_sts(
+                status.code_list.as_deref(),
+                status.code_agency.as_deref(),
+                &status.code,
+            ),
+            Description::NotWords => {
+                CodeList::of_edifact(status.code_list.as_deref(), status.code_agency.as_deref())
+            }
+        };
         status.mapping = codes.lookup_in(&status.sender, list, &status.code).cloned();
     }
     if status.mapping.is_none()

@@ -3,7 +3,8 @@
 //! names agency `22` as CargoSmart does (`STS+1+VD::22`). A code of another named list (UN/
 //! EDIFACT's, `ZZZ` mutually defined, a carrier's private list such as `HS`) is not read
 //! through the 315 table because it spells a 315 code; it is the sender's table's, its
-//! words', or drift.
+//! words', or drift. UN/EDIFACT's own list, UN/ECE Recommendation 24 (agency `6`, codes of
+//! digits), has rows of its own, also read for an STS that names no list and sends a number.
 
 use tidemark_carriers::{DcsaCode, ModeOfTransport};
 use tidemark_edi::{CodeList, CodeTable, Interchange, Reader};
@@ -59,6 +60,64 @@ fn a_code_of_the_un_list_is_not_read_through_the_315_table() {
     // Agency 6 (UN/ECE): UN/EDIFACT's own status list, whose codes are not element 157's.
     let interchange = read("STS+1+AE::6'");
     assert!(only_status(&interchange).is_drift());
+}
+
+#[test]
+fn a_recommendation_24_code_under_agency_6_is_read_through_its_own_rows() {
+    let interchange = read("STS+1+12::6'");
+    let status = only_status(&interchange);
+    let row = status.mapping.as_ref().expect("12: cleared by customs");
+    assert_eq!(row.event, Some(DcsaCode::Cusr));
+    let facts = status.terminal_facts().expect("a customs release");
+    assert_eq!(facts.holds.len(), 1);
+    assert_eq!(facts.holds[0].status, tidemark_edi::HoldStatus::Released);
+}
+
+#[test]
+fn a_number_naming_no_list_is_recommendation_24_and_letters_stay_element_157() {
+    let departed = read("STS+1+24'");
+    let row = only_status(&departed)
+        .mapping
+        .clone()
+        .expect("24: departure");
+    assert_eq!(row.event, Some(DcsaCode::Depa));
+    assert_eq!(row.list.as_deref(), Some("6"));
+    let unloaded = read("STS+1+29'");
+    assert_eq!(
+        only_status(&unloaded)
+            .mapping
+            .as_ref()
+            .and_then(|r| r.event),
+        Some(DcsaCode::Disc)
+    );
+    // A number Recommendation 24 gives no row (31: en route) stays an unknown code.
+    assert!(only_status(&read("STS+1+31'")).is_drift());
+    // Under a carrier's own list a number is that list's, not Recommendation 24's.
+    assert!(only_status(&read("STS+1+24::HS'")).is_drift());
+    assert_eq!(
+        CodeList::of_sts(None, None, "21"),
+        CodeList::Named("6"),
+        "digits naming no list"
+    );
+    assert_eq!(CodeList::of_sts(None, None, "VD"), CodeList::X12);
+    assert_eq!(CodeList::of_sts(None, Some("22"), "1"), CodeList::X12);
+    assert_eq!(
+        CodeList::of_sts(None, Some("87"), "1"),
+        CodeList::Named("87")
+    );
+}
+
+#[test]
+fn an_x12_numeric_status_code_is_never_read_as_recommendation_24() {
+    // Element 157 has numbers too (`2` returned to the carrier's terminal); a 315's code is
+    // element 157's whatever its shape.
+    let text = String::from_utf8(crate::fixture("x12_4010_315_hamsud_discharged.edi"))
+        .expect("ASCII")
+        .replace("B4***UV*", "B4***1*");
+    let interchange = tidemark_edi::read(text.as_bytes()).expect("readable");
+    let status = interchange.statuses().next().expect("one status");
+    assert_eq!(status.code, "1");
+    assert!(status.is_drift());
 }
 
 #[test]

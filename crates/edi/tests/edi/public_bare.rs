@@ -115,3 +115,48 @@ fn text_that_only_looks_like_the_start_of_a_set_is_still_not_edi() {
         );
     }
 }
+
+#[test]
+fn eancoms_numbered_statuses_are_read_as_recommendation_24_and_31_and_49_stay_unknown() {
+    let interchange = read_fixture(EANCOM);
+    let statuses: Vec<_> = interchange.statuses().collect();
+    let delivered = statuses[0];
+    let row = delivered
+        .mapping
+        .as_ref()
+        .expect("21 is in Recommendation 24");
+    assert_eq!(row.event, Some(tidemark_carriers::DcsaCode::Drop));
+    assert_eq!(row.list.as_deref(), Some("6"));
+    // No UN/LOCODE anywhere: the time stays local, so no event can be filed with a UTC time.
+    let time = delivered.time.as_ref().expect("DTM+334");
+    assert_eq!(time.local, local(2002, 2, 1, 14, 50, 0));
+    assert_eq!(time.utc, None);
+    assert!(delivered.to_carrier_event().is_err());
+    assert!(
+        delivered
+            .references
+            .other
+            .contains(&("DQ".to_owned(), "5/2334".to_owned()))
+    );
+    // 17: customs clearance refused, a customs hold, at a place given only by its name.
+    let refused = statuses[2];
+    let facts = refused.terminal_facts().expect("a hold");
+    assert_eq!(facts.holds.len(), 1);
+    assert_eq!(facts.holds[0].kind, tidemark_edi::HoldKind::Customs);
+    assert_eq!(
+        refused.location.name.as_deref(),
+        Some("H.MCUSTOMS AND EXCISE LONDON HEATHROW AIRPORT")
+    );
+    let drift: Vec<&str> = interchange.drift().map(|s| s.code.as_str()).collect();
+    assert_eq!(drift, ["31", "49"]);
+}
+
+#[test]
+fn a_status_whose_only_date_is_an_eancom_qualifier_keeps_it_as_its_time() {
+    let interchange = read_fixture(EANCOM);
+    let en_route = interchange.statuses().nth(1).expect("the second status");
+    assert_eq!(en_route.code, "31");
+    let time = en_route.time.as_ref().expect("DTM+40E");
+    assert_eq!(time.local, local(2002, 2, 7, 0, 0, 0));
+    assert!(!time.has_time);
+}

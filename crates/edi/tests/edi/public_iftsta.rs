@@ -34,7 +34,7 @@ fn an_edifact_interchange_ending_its_segments_with_line_feeds_alone_is_read() {
 }
 
 #[test]
-fn a_status_code_from_no_named_list_is_kept_raw_as_drift() {
+fn a_number_from_no_named_list_is_read_as_recommendation_24_arrival_completed() {
     let interchange = read_fixture(NEWLINES);
     assert!(interchange.statuses().all(|status| status.code == "1"));
     assert!(
@@ -42,7 +42,15 @@ fn a_status_code_from_no_named_list_is_kept_raw_as_drift() {
             .statuses()
             .all(|status| status.code_agency.is_none())
     );
-    assert_eq!(interchange.drift().count(), 10);
+    // UN/EDIFACT C555 names UN/ECE Recommendation 24 for transport status: `1` is "Arrival,
+    // completed", not an unknown code (element 157's codes are letters).
+    assert_eq!(interchange.drift().count(), 0);
+    let status = &transaction(&interchange, 0).statuses[0];
+    let mapping = status.mapping.as_ref().expect("a Recommendation 24 row");
+    assert_eq!(mapping.list.as_deref(), Some("6"));
+    let event = status.to_carrier_event().expect("an arrival");
+    assert_eq!(event.dcsa_code, tidemark_carriers::DcsaCode::Arri);
+    assert_eq!(event.event_datetime, utc(2017, 1, 13, 4, 12, 0));
 }
 
 #[test]
