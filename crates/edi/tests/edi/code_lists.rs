@@ -247,3 +247,22 @@ fn a_senders_row_for_list_22_answers_for_its_315_codes_only() {
     }
     assert!(only_status(&read_with(&reader, "STS+1+ZX::HS'")).is_drift());
 }
+
+#[test]
+fn loads_on_a_feeder_a_barge_or_a_truck_are_element_157_loads_with_their_mode() {
+    for (code, mode) in [
+        ("AP", ModeOfTransport::Vessel),
+        ("AO", ModeOfTransport::Barge),
+        ("AM", ModeOfTransport::Truck),
+    ] {
+        let text = String::from_utf8(crate::fixture("x12_4010_315_hamsud_discharged.edi"))
+            .expect("ASCII")
+            .replace("B4***UV*", &format!("B4***{code}*"));
+        let interchange = tidemark_edi::read(text.as_bytes()).expect("readable");
+        let status = interchange.statuses().next().expect("one status");
+        assert!(!status.is_drift(), "{code}");
+        let event = status.to_carrier_event().expect("a load");
+        assert_eq!(event.dcsa_code, DcsaCode::Load, "{code}");
+        assert_eq!(event.mode_of_transport(), Some(mode), "{code}");
+    }
+}
