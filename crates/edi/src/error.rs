@@ -113,6 +113,10 @@ pub enum Note {
     /// GE, IEA or UNZ is missing.
     #[error("the {0} trailer is missing")]
     MissingEnvelopeTrailer(&'static str),
+    /// The ISA ends after ISA15, without ISA16 (the sub-element separator), as pages that
+    /// print an example lose it: the usual `>` is assumed.
+    #[error("the ISA names no sub-element separator (ISA16); {0:?} is assumed")]
+    MissingSubElementSeparator(char),
     /// The input begins with a functional group or a transaction set (X12 `GS`, `ST`;
     /// EDIFACT `UNG`, `UNH`), as guides print a message: it is read without an interchange
     /// envelope, so no sender or control number.

@@ -102,19 +102,38 @@ pub(crate) fn x12(
     let element = *input
         .get(3)
         .ok_or_else(|| ReadError::Envelope("the ISA segment is cut short".to_owned()))?;
-    let sixteenth = input
+    let mut separators_at = input
         .iter()
         .enumerate()
         .filter(|&(_, &byte)| byte == element)
-        .nth(15)
-        .map(|(position, _)| position)
-        .ok_or_else(|| {
-            ReadError::Envelope("the ISA segment has fewer than 16 elements".to_owned())
-        })?;
-    let Some(&[component, terminator]) = input.get(sixteenth + 1..sixteenth + 3) else {
-        return Err(ReadError::Envelope(
-            "the ISA segment has no terminator".to_owned(),
-        ));
+        .map(|(position, _)| position);
+    let fifteenth = separators_at.nth(14).ok_or_else(|| {
+        ReadError::Envelope("the ISA segment has fewer than 16 elements".to_owned())
+    })?;
+    // ISA15 (`P` or `T`) and what follows it: the separator before ISA16, or — in an ISA that
+    // lost its ISA16, as pages printing an example do — the segment terminator itself. Then
+    // the usual `>` stands for the sub-element separator (the reader notes it).
+    let after_isa15 = input
+        .iter()
+        .skip(fifteenth + 1)
+        .position(|byte| !byte.is_ascii_alphanumeric())
+        .map(|offset| fifteenth + 1 + offset);
+    let (component, terminator, end) = match after_isa15.and_then(|at| Some((at, *input.get(at)?)))
+    {
+        Some((at, byte)) if byte != element && byte != b' ' && is_delimiter(byte) => {
+            (if byte == b'>' { b'^' } else { b'>' }, byte, at)
+        }
+        _ => {
+            let sixteenth = separators_at.next().ok_or_else(|| {
+                ReadError::Envelope("the ISA segment has fewer than 16 elements".to_owned())
+            })?;
+            let Some(&[component, terminator]) = input.get(sixteenth + 1..sixteenth + 3) else {
+                return Err(ReadError::Envelope(
+                    "the ISA segment has no terminator".to_owned(),
+                ));
+            };
+            (component, terminator, sixteenth + 2)
+        }
     };
     let delimiters = [element, component, terminator];
     if delimiters.iter().any(u8::is_ascii_alphanumeric)
@@ -130,7 +149,7 @@ pub(crate) fn x12(
             as_char(terminator)
         )));
     }
-    let line_breaks = matches!(input.get(sixteenth + 3), Some(b'\r' | b'\n'));
+    let line_breaks = matches!(input.get(end + 1), Some(b'\r' | b'\n'));
     let segments = x12_segments(input, [element, terminator], max_segments)?;
     let repetition =
         segments

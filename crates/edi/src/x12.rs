@@ -119,6 +119,14 @@ impl Walk<'_> {
         let mut ended = false;
         if self.bare {
             self.notes.push(Note::MissingEnvelopeHeader("ISA"));
+        } else if self
+            .segments
+            .first()
+            .is_some_and(|isa| isa.elements.len() < 16)
+        {
+            self.notes.push(Note::MissingSubElementSeparator(
+                self.envelope.separators.component,
+            ));
         }
         let first = usize::from(!self.bare);
         for (position, segment) in self.segments.iter().enumerate().skip(first) {

@@ -8,6 +8,7 @@ mod envelope_and_limits;
 mod iftsta;
 mod own_words;
 mod public_bare;
+mod public_generic_315;
 mod public_iftsta;
 mod public_iftsta_d10b;
 mod public_iftsta_parcels;
