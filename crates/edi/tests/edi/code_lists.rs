@@ -266,3 +266,16 @@ fn loads_on_a_feeder_a_barge_or_a_truck_are_element_157_loads_with_their_mode() 
         assert_eq!(event.mode_of_transport(), Some(mode), "{code}");
     }
 }
+
+#[test]
+fn a_322_departed_terminal_location_is_a_departure_from_the_activity_place() {
+    // Hamburg Süd's 322 guide lists Q5 `P`, "Departed Terminal Location".
+    let text = String::from_utf8(crate::fixture("x12_4010_322_hamsud_rail_arrival.edi"))
+        .expect("ASCII")
+        .replace("Q5*A*", "Q5*P*");
+    let interchange = tidemark_edi::read(text.as_bytes()).expect("readable");
+    let status = interchange.statuses().next().expect("one status");
+    assert_eq!(status.code, "P");
+    let event = status.to_carrier_event().expect("a departure");
+    assert_eq!(event.dcsa_code, DcsaCode::Depa);
+}

@@ -131,26 +131,29 @@ fn an_unknown_code_is_drift_and_neither_event_nor_fact() {
 }
 
 #[test]
-fn codes_of_the_early_x12_lists_that_hand_custody_or_depart_stay_drift() {
+fn codes_that_hand_custody_between_carriers_stay_drift_and_a_departure_does_not() {
     // Element 157 as Stedi lists it for X12 002002/002040 has `J` "Delivered to Connecting
     // Line", `P` "Departure from Location" and `R` "Received from Prior Carrier"
-    // (https://stedi.com/edi/x12-002040/element/157; `J` still in 003010). The 004010 list
-    // drops codes of that era (`1`, `4`), and 4010 214s carry these as `J1`, `P1`, `R1`: in
-    // the 315/322 versions read here (3050–7010) they were not confirmed, and `J`/`R` (a
-    // handover between carriers) have no DCSA event anyway. Kept raw: a sender's table can
-    // map them.
-    for code in ["J", "P", "R"] {
+    // (https://stedi.com/edi/x12-002040/element/157). Hamburg Süd's 4010 322 guide lists them
+    // as Q5 codes still (`P` "Departed Terminal Location",
+    // https://stedi.com/app/guides/view/hamburg-sud/322/01H4G43PEREDTCJSKG3ETDHJVA): `P` is a
+    // departure (DEPA); `J` and `R`, a handover between carriers, have no DCSA event and stay
+    // raw — a sender's table can map them.
+    for code in ["J", "R"] {
         let status = status_322(code);
         assert!(status.is_drift(), "{code}");
         assert!(status.to_carrier_event().is_err(), "{code}");
         assert!(status.terminal_facts().is_none(), "{code}");
     }
+    let departed = status_322("P");
+    assert!(!departed.is_drift());
+    assert!(departed.to_carrier_event().is_ok());
 }
 
 #[test]
 fn a_notify_code_stays_drift() {
-    // `NT` "Notify" appears only in an open-source terminal-315 parser's code table (the C#
-    // project SOURCES.md B.2 cites), in no element-157 list found: a notice, no event.
+    // `NT` "Notification" (Hamburg Süd's 322 guide; "Notify" in the open-source terminal-315
+    // parser SOURCES.md B.2 cites): a notice, no event, no terminal fact.
     let status = status_322("NT");
     assert!(status.is_drift());
     assert!(status.terminal_facts().is_none());
