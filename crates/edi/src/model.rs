@@ -188,11 +188,14 @@ pub struct Location {
 /// What a place is to the shipment: X12 R4-01 (element 115) or EDIFACT LOC qualifier (3227).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum LocationRole {
-    /// R4 `R`, LOC 88.
+    /// R4 `R` or `A` (place of acceptance), LOC 88 (place of receipt) or 10 (place of acceptance: where the carrier takes
+    /// the goods over).
     Receipt,
-    /// R4 `L`, LOC 9 (port of loading) or 76 (original port of loading).
+    /// R4 `L` or `J` (bill of lading port of loading), LOC 9 (port of loading) or 76
+    /// (original port of loading).
     Loading,
-    /// R4 `D`, LOC 11: port of discharge.
+    /// R4 `D` or `K` (bill of lading port of discharge), LOC 11 (place/port of discharge) or
+    /// 12 (port of discharge).
     Discharge,
     /// R4 `E`, LOC 7 (place of delivery) or 8 (place of destination).
     FinalDelivery,
@@ -218,9 +221,13 @@ impl LocationRole {
     /// The role of an X12 R4-01 code.
     pub fn from_r4(code: &str) -> Self {
         match code {
-            "R" => Self::Receipt,
-            "L" => Self::Loading,
-            "D" => Self::Discharge,
+            // R place of receipt, A place of acceptance (element 115: where the carrier
+            // accepts the cargo).
+            "R" | "A" => Self::Receipt,
+            // L port of loading, J bill of lading port of loading (contractual).
+            "L" | "J" => Self::Loading,
+            // D port of discharge, K bill of lading port of discharge (contractual).
+            "D" | "K" => Self::Discharge,
             "E" => Self::FinalDelivery,
             "T" => Self::Transshipment,
             "5" => Self::Activity,
@@ -235,9 +242,12 @@ impl LocationRole {
     /// The role of an EDIFACT LOC qualifier (data element 3227).
     pub fn from_loc(qualifier: &str) -> Self {
         match qualifier {
-            "88" => Self::Receipt,
+            // 88 place of receipt, 10 place of acceptance (3227: where the goods are taken
+            // over by the carrier).
+            "88" | "10" => Self::Receipt,
             "9" => Self::Loading,
-            "11" => Self::Discharge,
+            // 11 place/port of discharge, 12 port of discharge.
+            "11" | "12" => Self::Discharge,
             // 7 place of delivery, 8 place of destination.
             "7" | "8" => Self::FinalDelivery,
             // 76: the original port of loading.

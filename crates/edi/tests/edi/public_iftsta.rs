@@ -124,7 +124,8 @@ fn the_d96a_transport_dates_after_its_last_loc_are_the_departure_and_arrival_of_
         calls,
         [
             (LocationRole::Other("92".to_owned()), Some("HKHKG"), vec![]),
-            (LocationRole::Other("10".to_owned()), Some("USGXX"), vec![]),
+            // LOC+10: the place of acceptance, where the carrier took the box over.
+            (LocationRole::Receipt, Some("USGXX"), vec![]),
             (LocationRole::Loading, Some("USCHS"), vec!["133", "186"]),
             (LocationRole::Discharge, Some("HKHKG"), vec!["178", "132"]),
             (LocationRole::FinalDelivery, Some("HKHKG"), vec![]),

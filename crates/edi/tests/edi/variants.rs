@@ -387,3 +387,29 @@ fn header_references_are_copied_into_many_statuses_only_within_a_bound() {
         .sum();
     assert!(copied <= 200_000, "{copied}");
 }
+
+#[test]
+fn place_of_acceptance_and_bill_of_lading_ports_take_the_roles_of_receipt_loading_and_discharge() {
+    use tidemark_edi::LocationRole;
+    // X12 element 115: A place of acceptance, J and K the bill of lading's ports of loading
+    // and discharge (contractual); UN/EDIFACT 3227: 10 place of acceptance, 12 port of
+    // discharge.
+    for (code, role) in [
+        ("A", LocationRole::Receipt),
+        ("J", LocationRole::Loading),
+        ("K", LocationRole::Discharge),
+    ] {
+        assert_eq!(LocationRole::from_r4(code), role, "R4 {code}");
+    }
+    assert_eq!(LocationRole::from_loc("10"), LocationRole::Receipt);
+    assert_eq!(LocationRole::from_loc("12"), LocationRole::Discharge);
+    // Codes that name no role of the shipment's route stay as sent.
+    assert_eq!(
+        LocationRole::from_r4("I"),
+        LocationRole::Other("I".to_owned())
+    );
+    assert_eq!(
+        LocationRole::from_loc("5"),
+        LocationRole::Other("5".to_owned())
+    );
+}
