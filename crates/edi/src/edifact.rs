@@ -529,6 +529,28 @@ struct Equipment {
     empty_indicator: Option<EmptyIndicator>,
 }
 
+/// Adds an EQD to the equipment of a status (or of its consignment): a container (`CN`, or
+/// no qualifier) always, replacing any other equipment; other equipment only while there is
+/// no container.
+fn add_equipment(equipment: &mut Vec<Equipment>, eqd: &Segment) {
+    let container = matches!(eqd.el(1).trim(), "CN" | "");
+    if container && equipment.iter().any(|eqd| !eqd.container_kind) {
+        equipment.clear();
+    }
+    if container || equipment.is_empty() {
+        equipment.push(Equipment {
+            container_kind: container,
+            container: normalize_container(eqd.comp(2, 1)),
+            iso_size_type: eqd.comp_value(3, 1),
+            empty_indicator: match eqd.el(6).trim() {
+                "4" => Some(EmptyIndicator::Empty),
+                "5" => Some(EmptyIndicator::Laden),
+                _ => None,
+            },
+        });
+    }
+}
+
 /// Where the next DTM belongs.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum DtmTarget {
@@ -545,6 +567,8 @@ struct Shared {
     scac: Option<String>,
     /// The consignment's own LOCs (CNI group, before the first STS), with their qualifiers.
     places: Vec<(String, Location)>,
+    /// The EQDs before the first STS of the consignment (or of the message).
+    equipment: Vec<Equipment>,
 }
 
 fn rff_into(rff: &Segment, references: &mut References, container: &mut Option<String>) {
@@ -735,25 +759,17 @@ fn read_iftsta(
             "EQD" => {
                 // Each container EQD (`CN`) of a status names a container the status applies
                 // to; other equipment (a chassis `CH`, a railcar `RR`…) only when the status
-                // names no container.
-                if let Some(draft) = draft.as_mut() {
-                    let container = matches!(segment.el(1).trim(), "CN" | "");
-                    if container && draft.equipment.iter().any(|eqd| !eqd.container_kind) {
-                        draft.equipment.clear();
+                // names no container. An EQD before the first STS of its consignment (or of
+                // the message) is the equipment of every status there that names none.
+                match draft.as_mut() {
+                    Some(draft) => {
+                        add_equipment(&mut draft.equipment, segment);
+                        draft.in_groups = true;
                     }
-                    if container || draft.equipment.is_empty() {
-                        draft.equipment.push(Equipment {
-                            container_kind: container,
-                            container: normalize_container(segment.comp(2, 1)),
-                            iso_size_type: segment.comp_value(3, 1),
-                            empty_indicator: match segment.el(6).trim() {
-                                "4" => Some(EmptyIndicator::Empty),
-                                "5" => Some(EmptyIndicator::Laden),
-                                _ => None,
-                            },
-                        });
+                    None => {
+                        let scope = consignment.as_mut().unwrap_or(&mut shared);
+                        add_equipment(&mut scope.equipment, segment);
                     }
-                    draft.in_groups = true;
                 }
                 target = DtmTarget::Elsewhere;
             }
@@ -789,6 +805,21 @@ fn finish(
     let Some(mut draft) = draft.take() else {
         return;
     };
+    // A status that names no equipment is about its consignment's (else the message's), when
+    // they name some.
+    if draft.equipment.is_empty() {
+        let inherited = [consignment.as_ref(), Some(shared)]
+            .into_iter()
+            .flatten()
+            .map(|scope| &scope.equipment)
+            .find(|equipment| !equipment.is_empty());
+        if let Some(equipment) = inherited
+            && equipment.len() <= *budget
+        {
+            *budget -= equipment.len();
+            draft.equipment.clone_from(equipment);
+        }
+    }
     // A status that names no place of its own is at its consignment's place, when the
     // consignment names one.
     if draft.location.is_none()

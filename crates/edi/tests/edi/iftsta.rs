@@ -345,3 +345,45 @@ fn a_vessel_tdt_names_no_railroad() {
     assert_eq!(status.rail_carrier_scac, None);
     assert_eq!(status.railroad(), None);
 }
+
+#[test]
+fn an_eqd_before_the_consignments_first_status_is_the_container_of_its_statuses() {
+    // IFTSTA releases after D.99B carry the consignment's equipment in the CNI group, before
+    // its STS groups (`CNI`, `EQD`, `STS`…): each status naming none is about it.
+    let text = String::from_utf8(fixture(RAIL)).expect("ASCII");
+    let eqd = "EQD+CN+TRHU4561222+45G1:102:5+++5'";
+    assert!(text.contains(eqd));
+    let moved = text
+        .replace(eqd, "")
+        .replace("CNI+1'", &format!("CNI+1'\n{eqd}"));
+    let interchange = tidemark_edi::read(moved.as_bytes()).expect("readable");
+    let status = only_status(&interchange);
+    assert_eq!(status.references.container.as_deref(), Some("TRHU4561222"));
+    assert_eq!(status.iso_size_type.as_deref(), Some("45G1"));
+    assert_eq!(status.empty_indicator, Some(EmptyIndicator::Laden));
+    assert!(
+        !transaction(&interchange, 0)
+            .notes
+            .iter()
+            .any(|note| matches!(note, Note::ConflictingContainer { .. })),
+        "the status's RFF+EQ names the same container"
+    );
+}
+
+#[test]
+fn a_consignments_two_containers_give_each_of_its_statuses_twice() {
+    let text = String::from_utf8(fixture(RAIL)).expect("ASCII");
+    let eqd = "EQD+CN+TRHU4561222+45G1:102:5+++5'";
+    let moved = text.replace(eqd, "").replace(
+        "CNI+1'",
+        &format!("CNI+1'\n{eqd}\nEQD+CN+MSKU9070323+22G1+++4'"),
+    );
+    let interchange = tidemark_edi::read(moved.as_bytes()).expect("readable");
+    let containers: Vec<Option<&str>> = interchange
+        .statuses()
+        .map(|status| status.references.container.as_deref())
+        .collect();
+    assert_eq!(containers, [Some("TRHU4561222"), Some("MSKU9070323")]);
+    let second = interchange.statuses().nth(1).expect("two statuses");
+    assert_eq!(second.empty_indicator, Some(EmptyIndicator::Empty));
+}
