@@ -146,3 +146,25 @@ fn a_format_204_time_keeps_its_seconds_and_stays_local_without_a_zone() {
     // "DE" after the town is no country code list (C519 without 162): no zone is guessed.
     assert_eq!(time.utc, None);
 }
+
+const UPS_CLEARING: &str = "iftsta_d07b_ups_clearing_agency_free_text.edi";
+
+#[test]
+fn release_words_in_an_ftx_are_text_never_a_customs_release() {
+    let interchange = read_fixture(UPS_CLEARING);
+    assert_eq!(interchange.transactions.len(), 2);
+    assert_eq!(interchange.errors().count(), 0);
+    for status in interchange.statuses() {
+        // "…AT THE CLEARING AGENCY AWAITING FINAL RELEASE." is an FTX remark: no status words.
+        assert_eq!(status.code, "");
+        assert_eq!(status.description, None);
+        assert!(status.mapping.is_none());
+        assert!(status.terminal_facts().is_none());
+        assert!(status.to_carrier_event().is_err());
+        assert_eq!(status.location.name.as_deref(), Some("BASEL"));
+        assert_eq!(
+            status.time.as_ref().map(|t| t.local),
+            Some(local(2016, 1, 23, 2, 37, 27))
+        );
+    }
+}
