@@ -35,7 +35,8 @@ pub struct EdiMessage {
     pub status: String,
     pub transactions: u32,
     pub rejected_transactions: u32,
-    /// Statuses read from the accepted transactions, and how many of them became events.
+    /// Statuses read from the accepted transactions, and how many of them became new events
+    /// (a status an earlier interchange already gave is the event it gave).
     pub statuses: u32,
     pub events: u32,
     /// Statuses whose code no table knows: kept raw, counted.

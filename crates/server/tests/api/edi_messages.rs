@@ -114,7 +114,7 @@ async fn post_edi(app: &TestApp, media_type: &str, body: &[u8]) -> crate::helper
 }
 
 /// Posts an interchange that must be accepted, and returns its resource.
-async fn posted(app: &TestApp, media_type: &str, body: &[u8]) -> Value {
+pub(crate) async fn posted(app: &TestApp, media_type: &str, body: &[u8]) -> Value {
     let response = post_edi(app, media_type, body).await;
     assert_eq!(
         response.status,
@@ -125,7 +125,7 @@ async fn posted(app: &TestApp, media_type: &str, body: &[u8]) -> Value {
     response.json()["data"].clone()
 }
 
-async fn shipment_of(app: &TestApp, request_id: &str) -> Value {
+pub(crate) async fn shipment_of(app: &TestApp, request_id: &str) -> Value {
     let request = app
         .get_ok(&format!("/v2/tracking_requests/{request_id}"))
         .await;

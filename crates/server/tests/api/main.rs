@@ -27,6 +27,7 @@ mod document_extraction;
 mod documents;
 mod edi_channels;
 mod edi_messages;
+mod edi_resend;
 mod edi_sftp;
 mod email_imap;
 mod email_limits;

@@ -14,7 +14,8 @@
 //!    numbers go through the report pipeline like a poll's answer. A transaction naming
 //!    nothing tracked is `unmatched` until a request for one of its numbers arrives (that
 //!    request's first poll reads it), or starts one itself where the channel says
-//!    `create_shipments`.
+//!    `create_shipments`. A status sent again in a later interchange is read as the event
+//!    it already was ([`events_of`]), and is not counted among the message's new events.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -186,7 +187,8 @@ pub async fn process(
         }
     };
     note_words_read(&interchange);
-    let read = Read::of(&interchange, &message);
+    let mut read = Read::of(&interchange, &message);
+    read.summary.events = new_events(edi, account, &read).await?;
     let requests = edi
         .store
         .tracking_requests_naming(account, &read.all_numbers())
@@ -355,6 +357,47 @@ fn interchange_key(interchange: &Interchange) -> String {
     key
 }
 
+/// Stored transactions read at most to tell which of an interchange's events were received
+/// before: those naming its numbers, the oldest first.
+const RECEIVED_EVENTS_READ: u32 = 20_000;
+
+/// How many of the events an interchange reads are new: not a status an earlier interchange
+/// of the account already gave (the same event id: sender, code, container or bill, place
+/// and time), nor one given earlier in this one. A status sent again in a new interchange
+/// becomes no second event ([`events_of`]), so it is not counted as one.
+async fn new_events(edi: &Edi<'_>, account: AccountId, read: &Read) -> Result<u32, StoreError> {
+    #[derive(serde::Deserialize)]
+    struct Identified {
+        event_id: Option<String>,
+    }
+
+    let summary = &read.summary;
+    if summary.event_ids.is_empty() {
+        return Ok(summary.events);
+    }
+    let earlier = edi
+        .store
+        .edi_transactions_naming(account, &read.all_numbers(), RECEIVED_EVENTS_READ)
+        .await?;
+    let mut known: std::collections::HashSet<String> = earlier
+        .iter()
+        .flat_map(|transaction| {
+            <Vec<Identified> as serde::Deserialize>::deserialize(&transaction.events)
+                .unwrap_or_default()
+        })
+        .filter_map(|event| event.event_id)
+        .collect();
+    let without_id = summary
+        .events
+        .saturating_sub(u32::try_from(summary.event_ids.len()).unwrap_or(u32::MAX));
+    let fresh = summary
+        .event_ids
+        .iter()
+        .filter(|id| known.insert((*id).clone()))
+        .count();
+    Ok(without_id.saturating_add(u32::try_from(fresh).unwrap_or(u32::MAX)))
+}
+
 fn syntax_name(syntax: Syntax) -> &'static str {
     match syntax {
         Syntax::X12 => "x12",
@@ -376,7 +419,10 @@ struct Summary {
     control_number: String,
     rejected: u32,
     statuses: u32,
+    /// The statuses read as carrier events; [`new_events`] leaves the new ones.
     events: u32,
+    /// Those events' ids, in order.
+    event_ids: Vec<String>,
     drift: u32,
     errors: Vec<serde_json::Value>,
 }
@@ -478,6 +524,7 @@ fn record_of(
         }
         if let Ok(event) = status.to_carrier_event() {
             summary.events += 1;
+            summary.event_ids.extend(event.event_id.clone());
             events.push(event);
         }
         // A status that is no terminal status is kept among the facts for its railroad.
@@ -659,6 +706,45 @@ pub async fn acknowledgement(
 pub const X12_MEDIA_TYPE: &str = "application/edi-x12";
 pub const EDIFACT_MEDIA_TYPE: &str = "application/edifact";
 
+/// The carrier events stored transactions stand for, each status once, in the order first
+/// received. A status sent again in a later interchange (a VAN's retransmission, a line
+/// resending the day's statuses, a file received on two channels) has the same event id —
+/// built from its sender, code, container or bill, place and time — and is the same event:
+/// it keeps its place and takes what was sent last. Read twice it would be two events
+/// sharing an id, which a carrier's answer keeps apart under ids naming what each is about
+/// (`report::source_id`): a second transport event beside the first, notified again.
+pub fn events_of(transactions: &[&EdiTransactionRecord]) -> Vec<tidemark_carriers::CarrierEvent> {
+    use serde::Deserialize;
+
+    let mut events: Vec<tidemark_carriers::CarrierEvent> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for transaction in transactions {
+        let read = match Vec::<tidemark_carriers::CarrierEvent>::deserialize(&transaction.events) {
+            Ok(read) => read,
+            Err(error) => {
+                tracing::warn!(
+                    edi_message.id = %transaction.message_id, %error,
+                    "stored EDI events cannot be read back"
+                );
+                continue;
+            }
+        };
+        for event in read {
+            let known = event.event_id.as_ref().and_then(|id| at.get(id)).copied();
+            match known.and_then(|known| events.get_mut(known)) {
+                Some(slot) => *slot = event,
+                None => {
+                    if let Some(id) = &event.event_id {
+                        at.insert(id.clone(), events.len());
+                    }
+                    events.push(event);
+                }
+            }
+        }
+    }
+    events
+}
+
 /// What stored transactions say about containers' pick-up: one observation per terminal
 /// status (last free day, holds, fees, appointment, yard place), and each availability
 /// status as an `available` / `not_available` milestone. A last free day a rail ramp
@@ -684,6 +770,7 @@ pub fn pickup_of(
 
     let mut observations = Vec::new();
     let mut milestones = Vec::new();
+    let mut availability_said = BTreeSet::new();
     for transaction in transactions {
         let facts: Vec<TerminalFacts> =
             serde::Deserialize::deserialize(&transaction.facts).unwrap_or_default();
@@ -756,6 +843,18 @@ pub fn pickup_of(
                 rail_carrier: None,
             });
             if let Some(available) = fact.available {
+                // A terminal repeating its word (the same availability of the same box, at
+                // the same place and time) in a later interchange says nothing new: the
+                // milestone keeps the id of the transaction that first said it.
+                let said = (
+                    available,
+                    container.clone(),
+                    observed_at,
+                    fact.location.clone(),
+                );
+                if !availability_said.insert(said) {
+                    continue;
+                }
                 milestones.push(tidemark_domain::tracking_update::Milestone {
                     source_id: format!(
                         "edi|{}|{}|{container}|{}",

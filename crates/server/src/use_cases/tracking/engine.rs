@@ -16,7 +16,6 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, Utc};
 use futures::StreamExt;
-use serde::Deserialize;
 use tidemark_carriers::{CarrierError, ReferenceKind, TrackingQuery};
 use tidemark_domain::carriers::{Acquire, PollPriority, WaitReason};
 use tidemark_domain::domain_event::events_of;
@@ -574,16 +573,10 @@ async fn apply_edi_with(
     defined: Option<bool>,
 ) -> Result<(PollOutcome, AfterWrite), StoreError> {
     let now = engine.clock.now();
-    let mut snapshot = tidemark_carriers::CarrierSnapshot::default();
-    for transaction in transactions {
-        match Vec::<tidemark_carriers::CarrierEvent>::deserialize(&transaction.events) {
-            Ok(events) => snapshot.events.extend(events),
-            Err(error) => tracing::warn!(
-                edi_message.id = %transaction.message_id, %error,
-                "stored EDI events cannot be read back"
-            ),
-        }
-    }
+    let mut snapshot = tidemark_carriers::CarrierSnapshot {
+        events: crate::use_cases::edi::events_of(transactions),
+        ..Default::default()
+    };
     snapshot.keep_about(&query_of(request.request_type, &request.request_number));
     let pod = shipment
         .as_ref()
