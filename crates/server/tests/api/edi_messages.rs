@@ -43,6 +43,7 @@ on_both_backends!(
     edi_a_shipment_known_only_from_a_ramps_322s_gets_its_rail_moves_and_inland_out_gate,
     edi_a_ramps_last_free_day_is_kept_once_the_box_left_the_ramp,
     edi_what_a_ramps_322s_give_says_it_comes_from_a_terminal,
+    edi_a_ramps_322s_kept_raw_name_their_sender_as_provider,
     edi_what_a_lines_315_gives_says_it_comes_from_the_shipping_line,
     edi_a_ramps_rail_moves_name_no_vessel,
 );
@@ -938,6 +939,27 @@ async fn edi_what_a_ramps_322s_give_says_it_comes_from_a_terminal(app: TestApp) 
     let raw = data_sources(&raw);
     assert!(!raw.is_empty());
     assert!(raw.iter().all(|s| s == "terminal"), "{raw:?}");
+}
+
+async fn edi_a_ramps_322s_kept_raw_name_their_sender_as_provider(app: TestApp) {
+    let request = ramp_only_shipment(&app).await;
+
+    let (_, raw) = container_events(&app, &request).await;
+
+    let raw = raw["data"].as_array().unwrap();
+    assert!(!raw.is_empty());
+    for event in raw {
+        // ISA06 of the ramp's interchanges, not the line's SCAC (SUDU).
+        assert_eq!(
+            event["attributes"]["data_provider_code"], "HAMSUD",
+            "{event}"
+        );
+        assert_eq!(
+            event["attributes"]["data_provider_name"],
+            Value::Null,
+            "{event}"
+        );
+    }
 }
 
 async fn edi_what_a_lines_315_gives_says_it_comes_from_the_shipping_line(app: TestApp) {

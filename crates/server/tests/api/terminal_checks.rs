@@ -16,6 +16,7 @@ on_both_backends!(
     a_container_moving_inland_by_rail_has_no_pickup_facility,
     a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day,
     what_a_terminal_check_gives_says_it_comes_from_the_terminal,
+    a_terminals_answer_kept_raw_names_the_terminal_as_its_provider,
     a_webhook_for_a_terminals_availability_says_it_comes_from_the_terminal,
     a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_notification,
     the_console_shows_and_filters_what_the_terminal_said,
@@ -373,6 +374,53 @@ async fn what_a_terminal_check_gives_says_it_comes_from_the_terminal(app: TestAp
             .any(|(_, source)| *source == "terminal"),
         "the terminal's answer is kept: {raw}"
     );
+}
+
+async fn a_terminals_answer_kept_raw_names_the_terminal_as_its_provider(app: TestApp) {
+    let request = app.track("bill_of_lading", "TEST-TERMINAL-1", "TEST").await;
+    let container = sail_until_discharged(&app, &request).await;
+    let id = container["id"].as_str().unwrap();
+    app.clock.advance(Duration::hours(9));
+
+    tidemark_server::use_cases::terminals::check::check(&app.app.terminals_context(), "sandbox")
+        .await
+        .expect("terminal check");
+
+    let raw = app.get_ok(&format!("/v2/containers/{id}/raw_events")).await;
+    let providers: Vec<(&str, &str, &str)> = raw["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let attributes = &e["attributes"];
+            (
+                attributes["original_event"].as_str().unwrap_or_default(),
+                attributes["data_provider_code"]
+                    .as_str()
+                    .unwrap_or_default(),
+                attributes["data_provider_name"]
+                    .as_str()
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert!(
+        providers
+            .iter()
+            .any(|(said, _, _)| said.starts_with("terminal sandbox: ")),
+        "the terminal's answer is kept: {raw}"
+    );
+    for (said, code, name) in providers {
+        if said.starts_with("terminal sandbox: ") {
+            assert_eq!(
+                (code, name),
+                ("sandbox", "Tidemark sandbox terminal"),
+                "{said}"
+            );
+        } else {
+            assert_eq!(code, "TEST", "the line's own events name the line: {said}");
+        }
+    }
 }
 
 async fn a_webhook_for_a_terminals_availability_says_it_comes_from_the_terminal(app: TestApp) {
