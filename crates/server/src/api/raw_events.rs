@@ -19,6 +19,7 @@ use crate::api::jsonapi::{
 };
 use crate::api::vessels::vessel_objects;
 use crate::app::AppState;
+use crate::config::TerminalConfig;
 use crate::resources::containers::{DataSource, Origins, VesselIds, origins_of, vessel_ids};
 use crate::resources::ports::port_objects;
 use crate::resources::terminals::terminal_objects;
@@ -91,10 +92,11 @@ pub struct RawEventAttributes {
     /// terminals and rail ramps), `shipping_line` for the rest.
     pub data_source: &'static str,
     /// Who reported it: the SCAC of the line; for a terminal's answer the id of the
-    /// terminal profile asked (`port_of_virginia`, `sandbox`, as in `original_event`); for
+    /// terminal asked (`port_of_virginia`, `sandbox`, `apm_pier400`: as in `original_event`); for
     /// an X12 322 the interchange's sender id (a terminal or rail ramp).
     pub data_provider_code: String,
-    /// The name of the line, or of the terminal profile asked (null for a 322's sender).
+    /// The name of the line, or of the profile of the terminal asked (null for a 322's
+    /// sender).
     pub data_provider_name: Option<String>,
 }
 
@@ -118,19 +120,28 @@ struct Provider {
 
 impl Provider {
     /// Who reported the raw event with this id, where it came from a terminal: the terminal
-    /// profile asked (`terminal|{profile}|{container}|{digest}`), named as its profile names
-    /// it, or the sender of an X12 322 (`edi:{sender}:…`). `None` for the line's own.
-    fn terminal_of(source_id: &str, origins: &Origins) -> Option<Self> {
+    /// asked (`terminal|{terminal}|{container}|{digest}`: its id, the profile's or its
+    /// table's name, `configured` telling which profile a table is), named as its profile
+    /// names it, or the sender of an X12 322 (`edi:{sender}:…`). `None` for the line's own.
+    fn terminal_of(
+        source_id: &str,
+        origins: &Origins,
+        configured: &[TerminalConfig],
+    ) -> Option<Self> {
         if origins.of(source_id) != DataSource::Terminal {
             return None;
         }
         if let Some(rest) = source_id.strip_prefix("terminal|") {
-            let (profile, _) = rest.split_once('|')?;
+            let (terminal, _) = rest.split_once('|')?;
+            let profile = configured
+                .iter()
+                .find(|config| config.name == terminal)
+                .map_or(terminal, |config| config.profile_id.as_str());
             let name = tidemark_terminals::profile::Profiles::embedded()
                 .get(profile)
                 .map(|found| found.name.clone());
             return Some(Self {
-                scac: profile.to_owned(),
+                scac: terminal.to_owned(),
                 name,
             });
         }
@@ -163,8 +174,12 @@ impl Resource for RawEventResource<'_> {
                 || r.timestamp.date_naive(),
                 |zone| r.timestamp.with_timezone(&zone).date_naive(),
             );
-        let provider = Provider::terminal_of(&self.event.source_id, self.origins)
-            .unwrap_or_else(|| self.provider.clone());
+        let provider = Provider::terminal_of(
+            &self.event.source_id,
+            self.origins,
+            &self.state.config.terminals,
+        )
+        .unwrap_or_else(|| self.provider.clone());
         RawEventAttributes {
             event: r.event.clone(),
             original_event: r.original_event.clone(),

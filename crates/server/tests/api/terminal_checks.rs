@@ -646,6 +646,62 @@ async fn a_terminals_budget_holds_in_every_minute(app: TestApp) {
     assert_eq!(a_minute_on, Acquire::Go);
 }
 
+/// A test app with two Port of Virginia accounts: the profile's own table and a second,
+/// named `pov_north`, each at two calls a minute (their hosts never called here).
+async fn with_two_virginia_accounts(backend: crate::helpers::Backend) -> Option<TestApp> {
+    TestApp::with_config(
+        backend,
+        &[
+            ("terminals.port_of_virginia.api_key", "k-0123"),
+            ("terminals.port_of_virginia.requests_per_minute", "2"),
+            ("terminals.pov_north.profile", "port_of_virginia"),
+            ("terminals.pov_north.api_key", "k-4567"),
+            ("terminals.pov_north.requests_per_minute", "2"),
+        ],
+    )
+    .await
+}
+
+async fn two_accounts_of_one_terminal_each_keep_their_own_budget_pause_and_row(app: TestApp) {
+    use tidemark_domain::carriers::Acquire;
+    use tidemark_server::use_cases::terminals::health;
+    let context = app.app.terminals_context();
+    for _ in 0..2 {
+        assert_eq!(
+            health::acquire(&context, "pov_north").await.unwrap(),
+            Acquire::Go
+        );
+    }
+    let refused = Err(tidemark_terminals::TerminalError::CredentialsRefused(
+        "401 for the north account".to_owned(),
+    ));
+    health::record(&context, "pov_north", &refused).await;
+
+    let north = health::acquire(&context, "pov_north").await.unwrap();
+    let own = health::acquire(&context, "port_of_virginia").await.unwrap();
+
+    assert!(matches!(north, Acquire::Wait { .. }), "{north:?}");
+    assert_eq!(own, Acquire::Go, "the other account's calls are its own");
+    let states = health::health(&context).await.unwrap();
+    let calls = |id: &str| {
+        states
+            .iter()
+            .find(|state| state.id == id)
+            .map(|state| state.calls_last_minute)
+    };
+    assert_eq!(calls("pov_north"), Some(2));
+    assert_eq!(calls("port_of_virginia"), Some(1));
+    let cookie = crate::console::sign_in(&app, &app.key).await;
+    let page = crate::console::text(&crate::console::page(&app, "/carriers", &cookie).await);
+    assert!(page.contains("<td>pov_north</td>"), "{page}");
+    assert!(page.contains("<td>port_of_virginia</td>"), "{page}");
+    assert_eq!(
+        page.matches("paused: credentials refused since").count(),
+        1,
+        "{page}"
+    );
+}
+
 /// A test app with Port Houston and eModal configured (both reach Houston), each on its own
 /// strict mock that records what it was asked: Port Houston issues a token and answers any
 /// lookup with no container; eModal answers nothing.
@@ -1391,6 +1447,21 @@ mod configured_terminal {
     async fn a_terminal_that_refuses_our_credentials_is_paused_and_shown_so_on_postgres() {
         if let Some(app) = super::with_virginia(Backend::Postgres).await {
             super::a_terminal_that_refuses_our_credentials_is_paused_and_shown_so(app).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn two_accounts_of_one_terminal_each_keep_their_own_budget_pause_and_row_on_sqlite() {
+        let app = super::with_two_virginia_accounts(Backend::Sqlite)
+            .await
+            .unwrap();
+        super::two_accounts_of_one_terminal_each_keep_their_own_budget_pause_and_row(app).await;
+    }
+
+    #[tokio::test]
+    async fn two_accounts_of_one_terminal_each_keep_their_own_budget_pause_and_row_on_postgres() {
+        if let Some(app) = super::with_two_virginia_accounts(Backend::Postgres).await {
+            super::two_accounts_of_one_terminal_each_keep_their_own_budget_pause_and_row(app).await;
         }
     }
 
