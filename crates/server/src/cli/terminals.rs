@@ -416,6 +416,48 @@ mod tests {
     }
 
     #[test]
+    fn an_apm_app_per_facility_lists_each_with_its_own_port() {
+        let mut pairs = Vec::new();
+        for (name, client, facility) in [
+            ("apm_pier400", "a", "USLAX"),
+            ("apm_elizabeth", "b", "USNWK"),
+        ] {
+            pairs.extend([
+                (
+                    format!("terminals.{name}.profile"),
+                    "apm_terminals".to_owned(),
+                ),
+                (format!("terminals.{name}.client_id"), client.to_owned()),
+                (format!("terminals.{name}.client_secret"), "s".to_owned()),
+                (
+                    format!("terminals.{name}.token_url"),
+                    "https://auth.apm.example/token".to_owned(),
+                ),
+                (
+                    format!("terminals.{name}.facility_code"),
+                    facility.to_owned(),
+                ),
+            ]);
+        }
+        let pairs: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|(key, value)| (key.as_str(), value.as_str()))
+            .collect();
+        let config = Config::from_pairs(&pairs).unwrap();
+
+        let text = list_text(&config);
+
+        let apm: Vec<(&str, &str)> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').collect::<Vec<_>>())
+            .filter(|row| row[1] == "APM Terminals")
+            .map(|row| (row[0], row[2]))
+            .collect();
+        assert_eq!(apm, [("apm_elizabeth", "USNYC"), ("apm_pier400", "USLAX")]);
+    }
+
+    #[test]
     fn an_unconfigured_terminal_names_the_variables_to_set() {
         let houston = Profiles::embedded().get("port_houston").unwrap();
 
