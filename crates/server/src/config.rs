@@ -276,8 +276,9 @@ pub struct Config {
     pub signed_url_ttl: chrono::Duration,
     /// Real carriers' DCSA connections (`[carriers.SCAC]` in the config file).
     pub carriers: Vec<CarrierConfig>,
-    /// Container terminals' connections (`[terminals.<profile_id>]`), sorted by profile id;
-    /// the sandbox terminal is built in and never listed.
+    /// Container terminals' connections (`[terminals.<name>]`, named after their profile or
+    /// naming it with `profile`), sorted by name; the sandbox terminal is built in and never
+    /// listed.
     pub terminals: Vec<TerminalConfig>,
     /// AIS ingest and vessel settings.
     pub ais: AisConfig,
@@ -574,6 +575,7 @@ impl RawConfig {
             .into_iter()
             .map(|(id, raw)| terminals::validate_terminal(&id, raw))
             .collect::<Result<Vec<_>, _>>()?;
+        terminals::refuse_shared_accounts(&terminals)?;
         let sandbox_carrier_url = match self.sandbox_carrier_url.trim() {
             "" => None,
             url => Some(

@@ -305,6 +305,27 @@ impl TerminalProfile {
                 .map_err(|_| error("time_zone", format!("{name:?} is not an IANA time zone")))?,
             None => profile.zone_of(facility_code.as_deref()),
         };
+        // A facility code naming one of the profile's facilities (by its code or LOCODE:
+        // APM's `USLAX`, Port Houston's `BCT`) narrows the source to that facility, so it is
+        // asked only about the boxes bound for it (one APM app per facility).
+        if let Some(code) = facility_code.as_deref() {
+            let named: Vec<Facility> = profile
+                .facilities
+                .value
+                .iter()
+                .flatten()
+                .filter(|f| {
+                    f.code
+                        .as_deref()
+                        .is_some_and(|c| c.eq_ignore_ascii_case(code))
+                        || f.locode.eq_ignore_ascii_case(code)
+                })
+                .cloned()
+                .collect();
+            if !named.is_empty() {
+                profile.facilities = Fact::configured(named, "facility_code");
+            }
+        }
         Ok(Configured {
             profile,
             base_url,
@@ -699,6 +720,33 @@ mod tests {
 
         assert_eq!(la.time_zone, chrono_tz::America::Los_Angeles);
         assert_eq!(unnamed.time_zone, Tz::UTC);
+    }
+
+    #[test]
+    fn a_facility_code_narrows_the_source_to_that_facility() {
+        let profiles = profiles();
+        let apm = profiles.get("apm_terminals").unwrap();
+        let settings = |facility: Option<&str>| Settings {
+            client_id: Some("me".to_owned()),
+            client_secret: Some("s3cret".to_owned()),
+            token_url: Some("https://auth.apm.test/token".to_owned()),
+            facility_code: facility.map(str::to_owned),
+            ..Settings::default()
+        };
+        let ports = |facility: Option<&str>| -> Vec<String> {
+            let configured = apm.configure(&settings(facility)).unwrap();
+            let facilities = configured.profile.facilities.value.unwrap_or_default();
+            facilities.into_iter().map(|f| f.locode).collect()
+        };
+
+        assert_eq!(ports(Some("usnwk")), ["USNYC"]);
+        assert_eq!(ports(Some("USLAX")), ["USLAX"]);
+        assert_eq!(ports(None).len(), 4);
+        assert_eq!(
+            ports(Some("XXXXX")).len(),
+            4,
+            "an unknown code narrows nothing"
+        );
     }
 
     #[test]

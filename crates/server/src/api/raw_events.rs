@@ -19,7 +19,8 @@ use crate::api::jsonapi::{
 };
 use crate::api::vessels::vessel_objects;
 use crate::app::AppState;
-use crate::resources::containers::{Origins, VesselIds, origins_of, vessel_ids};
+use crate::config::TerminalConfig;
+use crate::resources::containers::{DataSource, Origins, VesselIds, origins_of, vessel_ids};
 use crate::resources::ports::port_objects;
 use crate::resources::terminals::terminal_objects;
 
@@ -31,7 +32,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// otherwise (its live raw events carry their terminals in `included`).
 const INCLUDES: &[&str] = &["location", "vessel", "terminal"];
 
-/// The line whose events these are (every raw event of a container is its shipment's).
+/// The line whose events these are (every raw event of a container is its shipment's); a
+/// terminal's answers and 322s name their own provider ([`Provider::terminal_of`]).
 async fn provider_of(
     state: &AppState,
     account: AccountId,
@@ -89,9 +91,12 @@ pub struct RawEventAttributes {
     /// Where it came from: `terminal` for a terminal's answer or an X12 322 (sent by
     /// terminals and rail ramps), `shipping_line` for the rest.
     pub data_source: &'static str,
-    /// The SCAC of the line that reported it.
+    /// Who reported it: the SCAC of the line; for a terminal's answer the id of the
+    /// terminal asked (`port_of_virginia`, `sandbox`, `apm_pier400`: as in `original_event`); for
+    /// an X12 322 the interchange's sender id (a terminal or rail ramp).
     pub data_provider_code: String,
-    /// The name of the line that reported it.
+    /// The name of the line, or of the profile of the terminal asked (null for a 322's
+    /// sender).
     pub data_provider_name: Option<String>,
 }
 
@@ -106,10 +111,46 @@ struct RawEventResource<'a> {
     state: &'a AppState,
 }
 
-/// The line that reported a container's events.
+/// Who reported a raw event: its code and name (`data_provider_code`, `data_provider_name`).
+#[derive(Clone)]
 struct Provider {
     scac: String,
     name: Option<String>,
+}
+
+impl Provider {
+    /// Who reported the raw event with this id, where it came from a terminal: the terminal
+    /// asked (`terminal|{terminal}|{container}|{digest}`: its id, the profile's or its
+    /// table's name, `configured` telling which profile a table is), named as its profile
+    /// names it, or the sender of an X12 322 (`edi:{sender}:…`). `None` for the line's own.
+    fn terminal_of(
+        source_id: &str,
+        origins: &Origins,
+        configured: &[TerminalConfig],
+    ) -> Option<Self> {
+        if origins.of(source_id) != DataSource::Terminal {
+            return None;
+        }
+        if let Some(rest) = source_id.strip_prefix("terminal|") {
+            let (terminal, _) = rest.split_once('|')?;
+            let profile = configured
+                .iter()
+                .find(|config| config.name == terminal)
+                .map_or(terminal, |config| config.profile_id.as_str());
+            let name = tidemark_terminals::profile::Profiles::embedded()
+                .get(profile)
+                .map(|found| found.name.clone());
+            return Some(Self {
+                scac: terminal.to_owned(),
+                name,
+            });
+        }
+        let (sender, _) = source_id.strip_prefix("edi:")?.split_once(':')?;
+        Some(Self {
+            scac: sender.to_owned(),
+            name: None,
+        })
+    }
 }
 
 impl Resource for RawEventResource<'_> {
@@ -133,6 +174,12 @@ impl Resource for RawEventResource<'_> {
                 || r.timestamp.date_naive(),
                 |zone| r.timestamp.with_timezone(&zone).date_naive(),
             );
+        let provider = Provider::terminal_of(
+            &self.event.source_id,
+            self.origins,
+            &self.state.config.terminals,
+        )
+        .unwrap_or_else(|| self.provider.clone());
         RawEventAttributes {
             event: r.event.clone(),
             original_event: r.original_event.clone(),
@@ -153,8 +200,8 @@ impl Resource for RawEventResource<'_> {
             will_occur_at: r.estimated.then_some(r.timestamp),
             invalidated_at: None,
             data_source: self.origins.of(&self.event.source_id).as_str(),
-            data_provider_code: self.provider.scac.clone(),
-            data_provider_name: self.provider.name.clone(),
+            data_provider_code: provider.scac,
+            data_provider_name: provider.name,
         }
     }
 

@@ -12,8 +12,8 @@ use tidemark_terminals::sandbox::DischargeTimes;
 use tidemark_terminals::{CheckOutcome, TerminalError};
 
 use crate::app::App;
-use crate::config::Config;
 use crate::config::terminals::{normalize_id, required_keys, variable, where_to_get};
+use crate::config::{Config, TerminalConfig};
 use crate::use_cases::terminals::health::{self, TerminalHealth};
 use crate::use_cases::terminals::{Terminals, no_discharges};
 
@@ -127,13 +127,28 @@ pub fn table(config: &Config, health: &[TerminalHealth], now: DateTime<Utc>) -> 
         "ID\tNAME\tPORTS\tCONFIGURED\tPROTOCOL\tAUTH\tBUDGET\tBATCH\tBASE_URL\tCONFIDENCE\tTO_SET\t\
          CREDENTIALS\tCIRCUIT\tLAST_SUCCESS\tLAST_ERROR\tCALLS\n",
     );
-    for embedded in Profiles::embedded().all() {
-        let configured = config
+    // Each profile once where it is not configured, else once per table configuring it
+    // (`[terminals.apm_pier400]` and `[terminals.apm_elizabeth]`, both `apm_terminals`).
+    let rows = Profiles::embedded().all().iter().flat_map(|embedded| {
+        let configured: Vec<Option<&TerminalConfig>> = config
             .terminals
             .iter()
-            .find(|terminal| terminal.profile_id == embedded.id);
+            .filter(|terminal| terminal.profile_id == embedded.id)
+            .map(Some)
+            .collect();
+        let configured = if configured.is_empty() {
+            vec![None]
+        } else {
+            configured
+        };
+        configured
+            .into_iter()
+            .map(move |terminal| (embedded, terminal))
+    });
+    for (embedded, configured) in rows {
         let sandbox = embedded.protocol() == Some(Protocol::Sandbox);
         let profile = configured.map_or(embedded, |terminal| &terminal.profile);
+        let id = configured.map_or(embedded.id.as_str(), |terminal| terminal.name.as_str());
         let (base_url, confidence) = match &profile.base_url {
             Some(fact) => (
                 fact.value.clone().unwrap_or_else(|| "unknown".to_owned()),
@@ -146,11 +161,11 @@ pub fn table(config: &Config, health: &[TerminalHealth], now: DateTime<Utc>) -> 
         } else {
             required_keys(embedded).join(",")
         };
-        let state = state_columns(health.iter().find(|health| health.id == profile.id), now);
+        let state = state_columns(health.iter().find(|health| health.id == id), now);
         let _ = writeln!(
             out,
             "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-            profile.id,
+            id,
             profile.name,
             ports(profile),
             if configured.is_some() || sandbox {
@@ -235,8 +250,21 @@ pub async fn check(
 ) -> anyhow::Result<()> {
     let id = normalize_id(profile_id);
     let profiles = Profiles::embedded();
-    let Some(profile) = profiles.get(&id) else {
-        let known: Vec<&str> = profiles.all().iter().map(|p| p.id.as_str()).collect();
+    // A configured terminal by its table's name (`apm_pier400`), else a profile by its id.
+    let profile_id = config
+        .terminals
+        .iter()
+        .find(|terminal| terminal.name == id)
+        .map_or(id.as_str(), |terminal| terminal.profile_id.as_str());
+    let Some(profile) = profiles.get(profile_id) else {
+        let known: Vec<&str> = profiles
+            .all()
+            .iter()
+            .map(|p| p.id.as_str())
+            .chain(config.terminals.iter().map(|t| t.name.as_str()))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
         bail!(
             "no terminal profile is called {id:?}; the terminals are {}",
             known.join(", ")
@@ -354,6 +382,79 @@ mod tests {
         );
         assert_eq!(pov[10], "-");
         assert!(!text.contains("\tk\t"));
+    }
+
+    #[test]
+    fn each_table_of_one_profile_has_its_own_row() {
+        let config = Config::from_pairs(&[
+            ("terminals.port_of_virginia.api_key", "k"),
+            ("terminals.pov_north.profile", "port_of_virginia"),
+            ("terminals.pov_north.api_key", "k2"),
+            ("terminals.pov_north.batch_size", "10"),
+        ])
+        .unwrap();
+
+        let text = list_text(&config);
+
+        let rows: Vec<Vec<&str>> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').collect())
+            .collect();
+        let virginia: Vec<(&str, &str, &str)> = rows
+            .iter()
+            .filter(|row| row[1] == "The Port of Virginia")
+            .map(|row| (row[0], row[3], row[7]))
+            .collect();
+        assert_eq!(
+            virginia,
+            [
+                ("port_of_virginia", "yes", "100"),
+                ("pov_north", "yes", "10")
+            ]
+        );
+    }
+
+    #[test]
+    fn an_apm_app_per_facility_lists_each_with_its_own_port() {
+        let mut pairs = Vec::new();
+        for (name, client, facility) in [
+            ("apm_pier400", "a", "USLAX"),
+            ("apm_elizabeth", "b", "USNWK"),
+        ] {
+            pairs.extend([
+                (
+                    format!("terminals.{name}.profile"),
+                    "apm_terminals".to_owned(),
+                ),
+                (format!("terminals.{name}.client_id"), client.to_owned()),
+                (format!("terminals.{name}.client_secret"), "s".to_owned()),
+                (
+                    format!("terminals.{name}.token_url"),
+                    "https://auth.apm.example/token".to_owned(),
+                ),
+                (
+                    format!("terminals.{name}.facility_code"),
+                    facility.to_owned(),
+                ),
+            ]);
+        }
+        let pairs: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|(key, value)| (key.as_str(), value.as_str()))
+            .collect();
+        let config = Config::from_pairs(&pairs).unwrap();
+
+        let text = list_text(&config);
+
+        let apm: Vec<(&str, &str)> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').collect::<Vec<_>>())
+            .filter(|row| row[1] == "APM Terminals")
+            .map(|row| (row[0], row[2]))
+            .collect();
+        assert_eq!(apm, [("apm_elizabeth", "USNYC"), ("apm_pier400", "USLAX")]);
     }
 
     #[test]

@@ -1,11 +1,14 @@
-//! `[terminals.<profile_id>]`: a container terminal's connection, for the profiles of
+//! `[terminals.<name>]`: a container terminal's connection, for the profiles of
 //! `tidemark_terminals::profile` (`port_of_virginia`, `apm_terminals`, `port_houston`,
 //! `emodal`; the `sandbox` is always there and takes no settings). Operators give the
 //! credentials the profile names (`api_key`, or `client_id` and `client_secret`) and may
 //! override its facts (`base_url`, `token_url`, `requests_per_minute`, `requests_per_day`,
 //! `batch_size`, `facility_code`, `time_zone`). In the environment:
-//! `TIDEMARK_TERMINALS__PORT_OF_VIRGINIA__API_KEY`. An unknown profile, a key nothing takes
-//! and a missing credential stop start-up with the setting's name.
+//! `TIDEMARK_TERMINALS__PORT_OF_VIRGINIA__API_KEY`. A table is named after its profile, or
+//! named freely with a `profile` key (`[terminals.apm_pier400]`, `profile =
+//! "apm_terminals"`), so that one profile can be configured several times (two accounts,
+//! or one APM app per facility); the name is the terminal's id. An unknown profile, a key
+//! nothing takes and a missing credential stop start-up with the setting's name.
 
 use std::collections::BTreeMap;
 
@@ -43,7 +46,10 @@ const OVERRIDE_KEYS: &[&str] = &[
 /// A configured terminal source.
 #[derive(Clone, Debug)]
 pub struct TerminalConfig {
-    /// The profile's id, such as `port_of_virginia`.
+    /// The terminal's id: its table's name (`port_of_virginia`, `apm_pier400`), under which
+    /// its calls, asks and state are kept.
+    pub name: String,
+    /// The profile's id, such as `port_of_virginia`: the table's name, or its `profile`.
     pub profile_id: String,
     /// The operator's settings (`Debug` hides the secrets), from which the connector is
     /// built.
@@ -119,6 +125,39 @@ pub(super) fn normalize_ids(dict: &mut Dict) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// Refuses two terminals of one profile with the same account (the same `api_key`, or
+/// the same `client_id`): they would share its budget while each counted its own calls.
+pub(super) fn refuse_shared_accounts(terminals: &[TerminalConfig]) -> Result<(), ConfigError> {
+    for (at, terminal) in terminals.iter().enumerate() {
+        let Some((key, value)) = account(terminal) else {
+            continue;
+        };
+        if let Some(first) = terminals.iter().take(at).find(|other| {
+            other.profile_id == terminal.profile_id && account(other) == Some((key, value))
+        }) {
+            return Err(invalid(
+                &setting(&terminal.name, key),
+                format!(
+                    "the same account as terminal {}: two tables of one account would share \
+                     its budget while each counted its own calls",
+                    first.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The account a terminal's settings sign in as: its `api_key`, else its `client_id`.
+fn account(terminal: &TerminalConfig) -> Option<(&'static str, &str)> {
+    [
+        ("api_key", &terminal.settings.api_key),
+        ("client_id", &terminal.settings.client_id),
+    ]
+    .into_iter()
+    .find_map(|(key, value)| Some((key, value.as_deref()?)))
+}
+
 /// A terminal's keys, read one at a time.
 struct Keys<'a> {
     id: &'a str,
@@ -171,11 +210,50 @@ impl Keys<'_> {
     }
 }
 
-/// Checks one `[terminals.<profile_id>]` table.
-pub fn validate_terminal(id: &str, raw: RawTerminal) -> Result<TerminalConfig, ConfigError> {
-    let id = normalize_id(id);
+/// Checks one `[terminals.<name>]` table: named after its profile, or naming it with a
+/// `profile` key.
+pub fn validate_terminal(name: &str, raw: RawTerminal) -> Result<TerminalConfig, ConfigError> {
+    let name = normalize_id(name);
     let profiles = Profiles::embedded();
-    let mut keys = Keys { id: &id, raw };
+    let mut keys = Keys { id: &name, raw };
+    let named = keys.text("profile")?.map(|profile| normalize_id(&profile));
+    let id = match named {
+        // A table named after a profile that names another would mislead.
+        Some(named) if named != name && profiles.get(&name).is_some() => {
+            return Err(keys.invalid(
+                "profile",
+                format!(
+                    "the table {name} is the {name} profile's; name another table to \
+                     configure {named}"
+                ),
+            ));
+        }
+        Some(named) if named == "sandbox" => {
+            return Err(keys.invalid(
+                "profile",
+                "the sandbox terminal is built in and takes no settings",
+            ));
+        }
+        Some(named) => {
+            if profiles.get(&named).is_none() {
+                let known: Vec<&str> = profiles
+                    .all()
+                    .iter()
+                    .map(|p| p.id.as_str())
+                    .filter(|p| *p != "sandbox")
+                    .collect();
+                return Err(keys.invalid(
+                    "profile",
+                    format!(
+                        "no terminal profile is called {named:?}; the terminals are {}",
+                        known.join(", ")
+                    ),
+                ));
+            }
+            named
+        }
+        None => name.clone(),
+    };
     let first_key = keys.raw.keys().next().cloned();
     let Some(profile) = profiles.get(&id) else {
         let known: Vec<&str> = profiles
@@ -190,20 +268,20 @@ pub fn validate_terminal(id: &str, raw: RawTerminal) -> Result<TerminalConfig, C
         );
         return Err(match &first_key {
             Some(key) => keys.invalid(key, reason),
-            None => invalid(&format!("terminals__{id}"), reason),
+            None => invalid(&format!("terminals__{name}"), reason),
         });
     };
     // Unknown keys first: a typo is named even when something else is missing too.
     if let Some(key) = keys.raw.keys().find(|key| {
         !CREDENTIAL_KEYS.contains(&key.as_str()) && !OVERRIDE_KEYS.contains(&key.as_str())
     }) {
-        return Err(keys.invalid(key, format!("unknown setting `{key}` for terminal {id}")));
+        return Err(keys.invalid(key, format!("unknown setting `{key}` for terminal {name}")));
     }
     if profile.protocol() == Some(Protocol::Sandbox) {
         let reason = "the sandbox terminal is built in and takes no settings";
         return Err(match &first_key {
             Some(key) => keys.invalid(key, reason),
-            None => invalid(&format!("terminals__{id}"), reason),
+            None => invalid(&format!("terminals__{name}"), reason),
         });
     }
     let needed = profile.auth.scheme.credential_keys();
@@ -272,7 +350,8 @@ pub fn validate_terminal(id: &str, raw: RawTerminal) -> Result<TerminalConfig, C
         ProfileConfigError::UnknownProfile(_) => keys.invalid("base_url", error.to_string()),
     })?;
     Ok(TerminalConfig {
-        profile_id: id.clone(),
+        name,
+        profile_id: id,
         settings,
         profile: configured.profile,
     })
@@ -449,6 +528,100 @@ mod tests {
         assert_eq!(
             url.setting,
             "TIDEMARK_TERMINALS__PORT_OF_VIRGINIA__BASE_URL"
+        );
+    }
+
+    #[test]
+    fn a_table_naming_its_profile_is_another_terminal_of_that_profile() {
+        let config = config(
+            "[terminals.apm_pier400]\nprofile = \"apm_terminals\"\nclient_id = \"a\"\n\
+             client_secret = \"s\"\ntoken_url = \"https://auth.apm.example/token\"\n\
+             facility_code = \"USLAX\"\n\
+             [terminals.APM-Elizabeth]\nprofile = \"APM-Terminals\"\nclient_id = \"b\"\n\
+             client_secret = \"s\"\ntoken_url = \"https://auth.apm.example/token\"\n\
+             facility_code = \"USNWK\"\n\
+             [terminals.port_of_virginia]\napi_key = \"k\"",
+        )
+        .unwrap();
+
+        let terminals: Vec<(&str, &str)> = config
+            .terminals
+            .iter()
+            .map(|t| (t.name.as_str(), t.profile_id.as_str()))
+            .collect();
+        assert_eq!(
+            terminals,
+            [
+                ("apm_elizabeth", "apm_terminals"),
+                ("apm_pier400", "apm_terminals"),
+                ("port_of_virginia", "port_of_virginia"),
+            ]
+        );
+        assert_eq!(
+            config.terminals[0].settings.facility_code.as_deref(),
+            Some("USNWK")
+        );
+    }
+
+    #[test]
+    fn the_environment_names_a_tables_profile_as_the_file_does() {
+        let figment = Figment::from(Toml::string(DEFAULTS))
+            .merge(Serialized::global(
+                "terminals.pov_north.profile",
+                "port_of_virginia",
+            ))
+            .merge(Serialized::global("terminals.pov_north.api_key", "0123"));
+
+        let config = Config::from_figment(&figment).unwrap();
+
+        assert_eq!(config.terminals.len(), 1);
+        assert_eq!(config.terminals[0].name, "pov_north");
+        assert_eq!(config.terminals[0].profile_id, "port_of_virginia");
+    }
+
+    #[test]
+    fn a_named_tables_unknown_profile_or_misspelt_key_is_named_under_its_name() {
+        let profile =
+            config("[terminals.apm_pier400]\nprofile = \"apm_terminal\"\nclient_id = \"a\"")
+                .unwrap_err();
+        let key = config("[terminals.apm_pier400]\nprofile = \"apm_terminals\"\nclinet_id = \"a\"")
+            .unwrap_err();
+        let sandbox = config("[terminals.demo]\nprofile = \"sandbox\"").unwrap_err();
+
+        assert_eq!(profile.setting, "TIDEMARK_TERMINALS__APM_PIER400__PROFILE");
+        assert!(
+            profile.reason.contains("apm_terminals"),
+            "{}",
+            profile.reason
+        );
+        assert_eq!(key.setting, "TIDEMARK_TERMINALS__APM_PIER400__CLINET_ID");
+        assert_eq!(sandbox.setting, "TIDEMARK_TERMINALS__DEMO__PROFILE");
+    }
+
+    #[test]
+    fn a_table_named_after_a_profile_cannot_name_another() {
+        let error = config(
+            "[terminals.port_houston]\nprofile = \"apm_terminals\"\nclient_id = \"a\"\n\
+             client_secret = \"s\"",
+        )
+        .unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_TERMINALS__PORT_HOUSTON__PROFILE");
+    }
+
+    #[test]
+    fn two_tables_of_one_account_are_refused() {
+        let error = config(
+            "[terminals.port_of_virginia]\napi_key = \"k\"\n\
+             [terminals.pov_north]\nprofile = \"port_of_virginia\"\napi_key = \"k\"",
+        )
+        .unwrap_err();
+
+        assert_eq!(error.setting, "TIDEMARK_TERMINALS__POV_NORTH__API_KEY");
+        assert!(
+            error.reason.contains("port_of_virginia"),
+            "{}",
+            error.reason
         );
     }
 

@@ -1,6 +1,6 @@
-//! The terminal connectors by profile id: the configured terminals
-//! (`[terminals.<profile_id>]`, see [`crate::config::TerminalConfig`]) and the sandbox
-//! terminal, which is always there.
+//! The terminal connectors by the terminal's id: the configured terminals
+//! (`[terminals.<name>]`, named after their profile or naming it with `profile`, see
+//! [`crate::config::TerminalConfig`]) and the sandbox terminal, which is always there.
 //!
 //! The sandbox terminal answers from each container's discharge time, which only the
 //! server knows: [`Terminals::from_config`] takes where to read it as a
@@ -32,7 +32,7 @@ pub fn is_terminal_key(key: &str) -> bool {
 /// The sandbox terminal's profile id.
 pub const SANDBOX: &str = "sandbox";
 
-/// Connectors by profile id, sorted.
+/// Connectors by the terminal's id (its table's name), sorted.
 #[derive(Clone)]
 pub struct Terminals {
     by_id: BTreeMap<String, Arc<dyn TerminalConnector>>,
@@ -71,14 +71,15 @@ impl Terminals {
                 continue;
             }
             let connector = connect(&config.profile_id, &config.settings, Arc::clone(&clock))?;
-            by_id.insert(config.profile_id.clone(), connector);
+            by_id.insert(config.name.clone(), connector);
         }
         Ok(Self { by_id })
     }
 
-    /// The connector of `profile_id` (`port_of_virginia`, `sandbox`, …), when configured.
-    pub fn get(&self, profile_id: &str) -> Option<&Arc<dyn TerminalConnector>> {
-        self.by_id.get(profile_id.trim())
+    /// The connector of the terminal `id` (`port_of_virginia`, `apm_pier400`, `sandbox`,
+    /// …), when configured.
+    pub fn get(&self, id: &str) -> Option<&Arc<dyn TerminalConnector>> {
+        self.by_id.get(id.trim())
     }
 
     /// The profile ids with a connector, sorted; the sandbox's always among them.
@@ -165,6 +166,35 @@ mod tests {
             Some("https://emodal.example/api")
         );
         assert!(!format!("{terminals:?}").contains("k3y"));
+    }
+
+    #[test]
+    fn two_tables_of_one_profile_are_two_terminals_under_their_names() {
+        let config = config(&[
+            ("terminals.port_of_virginia.api_key", "k1"),
+            ("terminals.pov_north.profile", "port_of_virginia"),
+            ("terminals.pov_north.api_key", "k2"),
+            ("terminals.pov_north.batch_size", "10"),
+        ]);
+
+        let terminals =
+            Terminals::from_config(&config.terminals, clock(), no_discharges()).unwrap();
+
+        assert_eq!(
+            terminals.ids(),
+            ["port_of_virginia", "pov_north", "sandbox"]
+        );
+        let north = terminals.get("pov_north").unwrap().profile();
+        assert_eq!(north.protocol(), Some(Protocol::PortOfVirginia));
+        assert_eq!(north.batch_size(), 10);
+        assert_eq!(
+            terminals
+                .get("port_of_virginia")
+                .unwrap()
+                .profile()
+                .batch_size(),
+            100
+        );
     }
 
     #[tokio::test]

@@ -43,6 +43,9 @@ on_both_backends!(
     edi_a_shipment_known_only_from_a_ramps_322s_gets_its_rail_moves_and_inland_out_gate,
     edi_a_ramps_last_free_day_is_kept_once_the_box_left_the_ramp,
     edi_what_a_ramps_322s_give_says_it_comes_from_a_terminal,
+    edi_a_ramps_322s_kept_raw_name_their_sender_as_provider,
+    edi_an_arrival_estimate_from_a_terminals_322_says_it_comes_from_the_terminal,
+    edi_an_arrival_estimate_from_a_lines_315_says_it_comes_from_the_shipping_line,
     edi_what_a_lines_315_gives_says_it_comes_from_the_shipping_line,
     edi_a_ramps_rail_moves_name_no_vessel,
 );
@@ -938,6 +941,114 @@ async fn edi_what_a_ramps_322s_give_says_it_comes_from_a_terminal(app: TestApp) 
     let raw = data_sources(&raw);
     assert!(!raw.is_empty());
     assert!(raw.iter().all(|s| s == "terminal"), "{raw:?}");
+}
+
+async fn edi_a_ramps_322s_kept_raw_name_their_sender_as_provider(app: TestApp) {
+    let request = ramp_only_shipment(&app).await;
+
+    let (_, raw) = container_events(&app, &request).await;
+
+    let raw = raw["data"].as_array().unwrap();
+    assert!(!raw.is_empty());
+    for event in raw {
+        // ISA06 of the ramp's interchanges, not the line's SCAC (SUDU).
+        assert_eq!(
+            event["attributes"]["data_provider_code"], "HAMSUD",
+            "{event}"
+        );
+        assert_eq!(
+            event["attributes"]["data_provider_name"],
+            Value::Null,
+            "{event}"
+        );
+    }
+}
+
+/// A terminal's 322 (its sender is the discharge terminal, not the line): the line's ETA at
+/// Manzanillo moved (`E`) for the HAMSUD fixture's box.
+const TERMINAL_322_ETA: &str = "ISA*00*          *00*          *ZZ*SSAMEXICO      *ZZ*GSCL           *221119*0751*U*00401*000720901*0*P*>~\
+GS*SO*SSAMEXICO*GSCL*20221119*0751*720901*X*004010~\
+ST*322*0001~\
+Q5*E*20221122*230000*LT**MANZANILLO**MX~\
+N7*MRSU*437163~\
+V1*9352004*MAERSK STEPNICA**242S~\
+N9*BM*SUDUN2SL008733AF~\
+N9*EQ*MRSU4371639~\
+N9*SCA*SUDU~\
+R4*D*UN*MXZLO*SSA MEXICO HOLDINGS*MX~\
+R4*5*UN*MXZLO*MANZANILLO*MX~\
+SE*12*0001~\
+GE*1*720901~\
+IEA*1*000720901~";
+
+/// The same news from the line's own 315 (HAMSUD, the HAMSUD fixture's sender).
+const LINE_315_ETA: &str = "ISA*00*          *00*          *ZZ*HAMSUD         *ZZ*GSCL           *221119*0751*U*00401*000720902*0*P*>~\
+GS*QO*HAMSUD*GSCL*20221119*0751*720902*X*004010~\
+ST*315*0001~\
+B4***E*20221119*0751**MRSU*437163*L*45G1*MXZLO*UN*9~\
+N9*BM*SUDUN2SL008733AF~\
+N9*EQ*MRSU4371639~\
+N9*SCA*SUDU~\
+Q2*9352004********242S***L*MAERSK STEPNICA~\
+R4*L*UN*KRPUS*PUSAN NEWPORT CONTAINER *KR~\
+DTM*140*20221103*125500*LT~\
+R4*D*UN*MXZLO*SSA MEXICO HOLDINGS*MX~\
+DTM*139*20221122*230000*LT~\
+SE*12*0001~\
+GE*1*720902~\
+IEA*1*000720902~";
+
+/// The `data_source` of each `estimated_event` the account's webhook was sent, after the
+/// bill was tracked and `body` posted.
+async fn estimated_event_sources(app: &TestApp, body: &str) -> Vec<String> {
+    let webhook = app
+        .post_json(
+            "/v2/webhooks",
+            &serde_json::json!({"data": {"type": "webhook", "attributes": {
+                "url": "https://hooks.example.com/tidemark",
+                "events": ["shipment.estimated.arrival"],
+            }}}),
+        )
+        .await;
+    assert_eq!(webhook.status.as_u16(), 201, "{:?}", webhook.json());
+    app.clock
+        .set(Utc.with_ymd_and_hms(2022, 11, 19, 12, 0, 0).unwrap());
+    app.track("bill_of_lading", "SUDUN2SL008733AF", "SUDU")
+        .await;
+    let message = posted(app, "application/edi-x12", body.as_bytes()).await;
+    assert_eq!(message["attributes"]["status"], "processed", "{message}");
+    app.run_pending_jobs().await;
+    let notified = app
+        .get_ok("/v2/webhook_notifications?include=reference_object")
+        .await;
+    notified["included"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|i| i["type"] == "estimated_event")
+        .map(|i| {
+            i["attributes"]["data_source"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect()
+}
+
+async fn edi_an_arrival_estimate_from_a_terminals_322_says_it_comes_from_the_terminal(
+    app: TestApp,
+) {
+    let sources = estimated_event_sources(&app, TERMINAL_322_ETA).await;
+
+    assert_eq!(sources, ["terminal"]);
+}
+
+async fn edi_an_arrival_estimate_from_a_lines_315_says_it_comes_from_the_shipping_line(
+    app: TestApp,
+) {
+    let sources = estimated_event_sources(&app, LINE_315_ETA).await;
+
+    assert_eq!(sources, ["shipping_line"]);
 }
 
 async fn edi_what_a_lines_315_gives_says_it_comes_from_the_shipping_line(app: TestApp) {

@@ -16,6 +16,7 @@ on_both_backends!(
     a_container_moving_inland_by_rail_has_no_pickup_facility,
     a_discharged_sandbox_container_is_held_then_released_with_a_last_free_day,
     what_a_terminal_check_gives_says_it_comes_from_the_terminal,
+    a_terminals_answer_kept_raw_names_the_terminal_as_its_provider,
     a_webhook_for_a_terminals_availability_says_it_comes_from_the_terminal,
     a_new_last_free_day_is_a_transport_event_carrying_it_and_a_webhook_notification,
     the_console_shows_and_filters_what_the_terminal_said,
@@ -375,6 +376,53 @@ async fn what_a_terminal_check_gives_says_it_comes_from_the_terminal(app: TestAp
     );
 }
 
+async fn a_terminals_answer_kept_raw_names_the_terminal_as_its_provider(app: TestApp) {
+    let request = app.track("bill_of_lading", "TEST-TERMINAL-1", "TEST").await;
+    let container = sail_until_discharged(&app, &request).await;
+    let id = container["id"].as_str().unwrap();
+    app.clock.advance(Duration::hours(9));
+
+    tidemark_server::use_cases::terminals::check::check(&app.app.terminals_context(), "sandbox")
+        .await
+        .expect("terminal check");
+
+    let raw = app.get_ok(&format!("/v2/containers/{id}/raw_events")).await;
+    let providers: Vec<(&str, &str, &str)> = raw["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let attributes = &e["attributes"];
+            (
+                attributes["original_event"].as_str().unwrap_or_default(),
+                attributes["data_provider_code"]
+                    .as_str()
+                    .unwrap_or_default(),
+                attributes["data_provider_name"]
+                    .as_str()
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert!(
+        providers
+            .iter()
+            .any(|(said, _, _)| said.starts_with("terminal sandbox: ")),
+        "the terminal's answer is kept: {raw}"
+    );
+    for (said, code, name) in providers {
+        if said.starts_with("terminal sandbox: ") {
+            assert_eq!(
+                (code, name),
+                ("sandbox", "Tidemark sandbox terminal"),
+                "{said}"
+            );
+        } else {
+            assert_eq!(code, "TEST", "the line's own events name the line: {said}");
+        }
+    }
+}
+
 async fn a_webhook_for_a_terminals_availability_says_it_comes_from_the_terminal(app: TestApp) {
     let webhook = app
         .post_json(
@@ -596,6 +644,62 @@ async fn a_terminals_budget_holds_in_every_minute(app: TestApp) {
 
     assert!(matches!(third, Acquire::Wait { .. }), "{third:?}");
     assert_eq!(a_minute_on, Acquire::Go);
+}
+
+/// A test app with two Port of Virginia accounts: the profile's own table and a second,
+/// named `pov_north`, each at two calls a minute (their hosts never called here).
+async fn with_two_virginia_accounts(backend: crate::helpers::Backend) -> Option<TestApp> {
+    TestApp::with_config(
+        backend,
+        &[
+            ("terminals.port_of_virginia.api_key", "k-0123"),
+            ("terminals.port_of_virginia.requests_per_minute", "2"),
+            ("terminals.pov_north.profile", "port_of_virginia"),
+            ("terminals.pov_north.api_key", "k-4567"),
+            ("terminals.pov_north.requests_per_minute", "2"),
+        ],
+    )
+    .await
+}
+
+async fn two_accounts_of_one_terminal_each_keep_their_own_budget_pause_and_row(app: TestApp) {
+    use tidemark_domain::carriers::Acquire;
+    use tidemark_server::use_cases::terminals::health;
+    let context = app.app.terminals_context();
+    for _ in 0..2 {
+        assert_eq!(
+            health::acquire(&context, "pov_north").await.unwrap(),
+            Acquire::Go
+        );
+    }
+    let refused = Err(tidemark_terminals::TerminalError::CredentialsRefused(
+        "401 for the north account".to_owned(),
+    ));
+    health::record(&context, "pov_north", &refused).await;
+
+    let north = health::acquire(&context, "pov_north").await.unwrap();
+    let own = health::acquire(&context, "port_of_virginia").await.unwrap();
+
+    assert!(matches!(north, Acquire::Wait { .. }), "{north:?}");
+    assert_eq!(own, Acquire::Go, "the other account's calls are its own");
+    let states = health::health(&context).await.unwrap();
+    let calls = |id: &str| {
+        states
+            .iter()
+            .find(|state| state.id == id)
+            .map(|state| state.calls_last_minute)
+    };
+    assert_eq!(calls("pov_north"), Some(2));
+    assert_eq!(calls("port_of_virginia"), Some(1));
+    let cookie = crate::console::sign_in(&app, &app.key).await;
+    let page = crate::console::text(&crate::console::page(&app, "/carriers", &cookie).await);
+    assert!(page.contains("<td>pov_north</td>"), "{page}");
+    assert!(page.contains("<td>port_of_virginia</td>"), "{page}");
+    assert_eq!(
+        page.matches("paused: credentials refused since").count(),
+        1,
+        "{page}"
+    );
 }
 
 /// A test app with Port Houston and eModal configured (both reach Houston), each on its own
@@ -1343,6 +1447,21 @@ mod configured_terminal {
     async fn a_terminal_that_refuses_our_credentials_is_paused_and_shown_so_on_postgres() {
         if let Some(app) = super::with_virginia(Backend::Postgres).await {
             super::a_terminal_that_refuses_our_credentials_is_paused_and_shown_so(app).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn two_accounts_of_one_terminal_each_keep_their_own_budget_pause_and_row_on_sqlite() {
+        let app = super::with_two_virginia_accounts(Backend::Sqlite)
+            .await
+            .unwrap();
+        super::two_accounts_of_one_terminal_each_keep_their_own_budget_pause_and_row(app).await;
+    }
+
+    #[tokio::test]
+    async fn two_accounts_of_one_terminal_each_keep_their_own_budget_pause_and_row_on_postgres() {
+        if let Some(app) = super::with_two_virginia_accounts(Backend::Postgres).await {
+            super::two_accounts_of_one_terminal_each_keep_their_own_budget_pause_and_row(app).await;
         }
     }
 

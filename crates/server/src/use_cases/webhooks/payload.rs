@@ -11,8 +11,8 @@ use tidemark_store::StoreError;
 
 use crate::parts::core::Core;
 use crate::resources::containers::{
-    ContainerResource, EventIds, TransportEventResource, event_ids_of, events_in, source_events_of,
-    vessels_of,
+    ContainerResource, DataSource, EventIds, TransportEventResource, event_ids_of, events_in,
+    source_events_of, vessels_of,
 };
 use crate::resources::documents::included_document;
 use crate::resources::jsonapi::{
@@ -25,8 +25,15 @@ use crate::resources::terminals::terminal_object;
 use crate::resources::vessels::vessel_objects;
 use crate::resources::webhook_notifications::{NotificationResource, reference_of};
 
-/// A shipment's arrival estimate, presented as Terminal49's `estimated_event`.
-fn estimated_event(core: &Core, estimate: &TransportEvent, base: &str) -> Included {
+/// A shipment's arrival estimate, presented as Terminal49's `estimated_event`, from
+/// `source` (Terminal49's enum for it is `shipping_line` and `terminal`: a terminal's or rail
+/// ramp's X12 322 says `terminal`; nothing else but the line's own answers estimates today).
+fn estimated_event(
+    core: &Core,
+    estimate: &TransportEvent,
+    source: DataSource,
+    base: &str,
+) -> Included {
     let port = estimate
         .location_locode
         .as_deref()
@@ -41,7 +48,7 @@ fn estimated_event(core: &Core, estimate: &TransportEvent, base: &str) -> Includ
             "event": "shipment.estimated.arrival",
             "location_locode": estimate.location_locode,
             "timezone": port.map(|p| p.time_zone.as_str()),
-            "data_source": "shipping_line",
+            "data_source": source.as_str(),
         })),
         relationships: Relationships::default()
             .one(
@@ -179,10 +186,24 @@ pub async fn included_for(
                     base,
                 )
             });
+            // The shipment's containers are at hand; one read otherwise.
+            let read;
+            let container = match containers.iter().find(|c| c.id == event.container_id) {
+                Some(container) => container,
+                None => {
+                    read = core
+                        .store
+                        .container(event.account_id, event.container_id)
+                        .await?;
+                    &read
+                }
+            };
+            let sources = source_events_of(core, container, [event]).await?;
             if reference.kind == "estimated_event" {
                 included.extend(shipment.map(shipment_object));
                 included.extend(port_object);
-                included.push(estimated_event(core, event, base));
+                let source = sources.origins.of(&event.source_id);
+                included.push(estimated_event(core, event, source, base));
             } else {
                 // Terminal49 sends estimates and availability with the event alone.
                 let minimal = event.event.is_estimate()
@@ -203,19 +224,6 @@ pub async fn included_for(
                     included.extend(vessel_objects(core, event.vessel_imo.as_deref()).await?);
                 }
                 let vessels = vessels_of(core, [event]).await?;
-                // The shipment's containers are at hand; one read otherwise.
-                let read;
-                let container = match containers.iter().find(|c| c.id == event.container_id) {
-                    Some(container) => container,
-                    None => {
-                        read = core
-                            .store
-                            .container(event.account_id, event.container_id)
-                            .await?;
-                        &read
-                    }
-                };
-                let sources = source_events_of(core, container, [event]).await?;
                 included.push(included_object(
                     &TransportEventResource {
                         event,
