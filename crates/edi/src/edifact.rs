@@ -569,6 +569,9 @@ struct Shared {
     places: Vec<(String, Location)>,
     /// The EQDs before the first STS of the consignment (or of the message).
     equipment: Vec<Equipment>,
+    /// For the message's own facts: whether it has at most one consignment, so that its EQDs
+    /// are that consignment's.
+    single_consignment: bool,
 }
 
 fn rff_into(rff: &Segment, references: &mut References, container: &mut Option<String>) {
@@ -636,7 +639,13 @@ fn read_iftsta(
     if !body.iter().any(|segment| segment.tag == "STS") {
         return Err((None, Fault::MissingSegment("STS")));
     }
-    let mut shared = Shared::default();
+    // EQDs before the first CNI are the message's: the equipment of its statuses only when
+    // the message has a single consignment (with several, nothing says which is whose).
+    let consignments = body.iter().filter(|segment| segment.tag == "CNI").count();
+    let mut shared = Shared {
+        single_consignment: consignments <= 1,
+        ..Shared::default()
+    };
     let mut consignment: Option<Shared> = None;
     let mut drafts: Vec<(Draft, Option<String>)> = Vec::new();
     let mut inherit_budget = COPY_BUDGET;
@@ -760,7 +769,8 @@ fn read_iftsta(
                 // Each container EQD (`CN`) of a status names a container the status applies
                 // to; other equipment (a chassis `CH`, a railcar `RR`…) only when the status
                 // names no container. An EQD before the first STS of its consignment (or of
-                // the message) is the equipment of every status there that names none.
+                // a message of one consignment) is the equipment of every status there that
+                // names no container of its own (see `finish`).
                 match draft.as_mut() {
                     Some(draft) => {
                         add_equipment(&mut draft.equipment, segment);
@@ -805,19 +815,31 @@ fn finish(
     let Some(mut draft) = draft.take() else {
         return;
     };
-    // A status that names no equipment is about its consignment's (else the message's), when
-    // they name some.
+    // A status that names its own container (an EQD of its own, or an RFF+EQ) is about that
+    // container alone. One that names none is about its consignment's equipment (else the
+    // message's, when the message has one consignment), one status per container.
     if draft.equipment.is_empty() {
-        let inherited = [consignment.as_ref(), Some(shared)]
-            .into_iter()
-            .flatten()
+        let inherited = consignment
+            .iter()
+            .chain(Some(shared).filter(|shared| shared.single_consignment))
             .map(|scope| &scope.equipment)
             .find(|equipment| !equipment.is_empty());
-        if let Some(equipment) = inherited
-            && equipment.len() <= *budget
-        {
-            *budget -= equipment.len();
-            draft.equipment.clone_from(equipment);
+        match (draft.rff_container.as_deref(), inherited) {
+            // The consignment's EQD for the status's own container gives its size-type and
+            // whether it is empty; the consignment's other containers are not the status's.
+            (Some(own), Some(equipment)) => {
+                if let Some(same) = equipment
+                    .iter()
+                    .find(|eqd| eqd.container.as_deref() == Some(own))
+                {
+                    draft.equipment.push(same.clone());
+                }
+            }
+            (None, Some(equipment)) if equipment.len() <= *budget => {
+                *budget -= equipment.len();
+                draft.equipment.clone_from(equipment);
+            }
+            _ => {}
         }
     }
     // A status that names no place of its own is at its consignment's place, when the
