@@ -733,8 +733,9 @@ fn read_iftsta(
                         target = DtmTarget::Call;
                     }
                 } else if let Some(scope) = consignment.as_mut() {
-                    // A LOC of the consignment (after CNI, before its first STS): a place of
-                    // every status of it that gives none of its own.
+                    // A LOC of the consignment (after CNI, before its first STS): the place
+                    // (14, 175) or a route call (9, 11…) of every status of it that gives no
+                    // place of its own.
                     scope
                         .places
                         .push((segment.el(1).trim().to_owned(), loc_place(segment)));
@@ -843,18 +844,40 @@ fn finish(
         }
     }
     // A status that names no place of its own is at its consignment's place, when the
-    // consignment names one.
+    // consignment names one place where something happens (a LOC 14 or 175). Its route LOCs
+    // (a port of loading, discharge, a place of delivery…) are the status's route, never its
+    // place: a load is not at the port of discharge because the consignment names it.
     if draft.location.is_none()
         && draft.status_level_places.is_empty()
-        && let Some([(qualifier, place)]) =
-            consignment.as_ref().map(|scope| scope.places.as_slice())
+        && let Some(scope) = consignment.as_ref()
+        && scope.places.len() <= *budget
     {
-        draft.status_level_places.push(place.clone());
-        draft.calls.insert(
-            0,
-            (LocationRole::from_loc(qualifier), place.clone(), Vec::new()),
-        );
-        draft.call_groups.insert(0, 0);
+        *budget -= scope.places.len();
+        let (places, route): (Vec<_>, Vec<_>) = scope
+            .places
+            .iter()
+            .partition(|(qualifier, _)| is_place_of_event(qualifier));
+        let mut inherited = Vec::new();
+        if let [(qualifier, place)] = places.as_slice() {
+            draft.status_level_places.push(place.clone());
+            inherited.push((LocationRole::from_loc(qualifier), place.clone(), Vec::new()));
+        }
+        for (qualifier, place) in route {
+            let role = LocationRole::from_loc(qualifier);
+            let listed = draft
+                .calls
+                .iter()
+                .any(|(own, call, _)| *own == role && call.locode == place.locode);
+            if !listed {
+                inherited.push((role, place.clone(), Vec::new()));
+            }
+        }
+        // The consignment's calls come first, before any TDT group (group 0).
+        let mut groups = vec![0; inherited.len()];
+        groups.append(&mut draft.call_groups);
+        draft.call_groups = groups;
+        inherited.append(&mut draft.calls);
+        draft.calls = inherited;
     }
     for scope in [consignment.as_ref(), Some(shared)].into_iter().flatten() {
         let references = &mut draft.references;
@@ -878,6 +901,15 @@ fn finish(
         .and_then(|scope| scope.container.clone())
         .or_else(|| shared.container.clone());
     drafts.push((draft, header_container));
+}
+
+/// Whether a LOC qualifier (3227) names a place where something happens rather than a role
+/// on the route: 14 (location of goods: where the goods are) and 175 (activity location). A
+/// consignment's LOC of another qualifier — 5 departure, 7 delivery, 8 destination, 9
+/// loading, 10 acceptance, 11/12 discharge, 13 transhipment, 88 receipt… — says where the
+/// goods go, not where a status of theirs happened.
+fn is_place_of_event(qualifier: &str) -> bool {
+    matches!(qualifier.trim(), "14" | "175")
 }
 
 /// The dates of a TDT group that all follow its last LOC while its other LOCs have none: the

@@ -2,7 +2,7 @@
 //! before its first `CNI` give the statuses under them: equipment and places, each only to
 //! the statuses it can be about.
 
-use tidemark_edi::read;
+use tidemark_edi::{LocationRole, read};
 
 /// An IFTSTA D.99B interchange around `body` (the segments between UNH and UNT).
 fn iftsta(body: &str) -> Vec<u8> {
@@ -91,5 +91,50 @@ fn an_eqd_before_the_only_cni_is_the_container_of_its_statuses_naming_none() {
     assert_eq!(
         statuses,
         [("VD".to_owned(), Some("MSKU9070323".to_owned()))]
+    );
+}
+
+#[test]
+fn a_consignments_port_of_discharge_is_not_the_place_of_a_status_naming_none() {
+    let interchange = read(&iftsta(
+        "BGM+23+REF1+9'CNI+1+BL1'LOC+11+NLRTM'STS+1+AE::22'DTM+334:202401011000:203'\
+         EQD+CN+MSKU9070323'",
+    ))
+    .expect("readable");
+    let statuses: Vec<_> = interchange.statuses().collect();
+    assert_eq!(statuses.len(), 1);
+    let status = statuses[0];
+    assert_eq!(status.location.locode, None, "not loaded at Rotterdam");
+    assert_eq!(status.location_role, None);
+    // Rotterdam stays the route's port of discharge.
+    let calls: Vec<_> = status
+        .port_calls
+        .iter()
+        .map(|call| (call.role.clone(), call.location.locode.as_deref()))
+        .collect();
+    assert_eq!(calls, [(LocationRole::Discharge, Some("NLRTM"))]);
+}
+
+#[test]
+fn a_consignments_activity_location_is_the_place_of_a_status_naming_none_beside_its_route() {
+    let interchange = read(&iftsta(
+        "BGM+23+REF1+9'CNI+1+BL1'LOC+9+CNSHA'LOC+175+KRPUS'LOC+11+NLRTM'STS+1+AE::22'\
+         DTM+334:202401011000:203'EQD+CN+MSKU9070323'",
+    ))
+    .expect("readable");
+    let status = interchange.statuses().next().expect("a status");
+    assert_eq!(status.location.locode.as_deref(), Some("KRPUS"));
+    let roles: Vec<_> = status
+        .port_calls
+        .iter()
+        .map(|call| call.role.clone())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            LocationRole::Activity,
+            LocationRole::Loading,
+            LocationRole::Discharge
+        ]
     );
 }
