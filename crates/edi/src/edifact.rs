@@ -648,31 +648,19 @@ fn read_iftsta(
     };
     let mut consignment: Option<Shared> = None;
     let mut drafts: Vec<(Draft, Option<String>)> = Vec::new();
-    let mut inherit_budget = COPY_BUDGET;
+    let mut budget = Budget::new();
     let mut draft: Option<Draft> = None;
     let mut target = DtmTarget::Elsewhere;
 
     for segment in body {
         match segment.tag.as_str() {
             "CNI" => {
-                finish(
-                    &mut draft,
-                    &mut drafts,
-                    &consignment,
-                    &shared,
-                    &mut inherit_budget,
-                );
+                finish(&mut draft, &mut drafts, &consignment, &shared, &mut budget);
                 consignment = Some(Shared::default());
                 target = DtmTarget::Elsewhere;
             }
             "STS" => {
-                finish(
-                    &mut draft,
-                    &mut drafts,
-                    &consignment,
-                    &shared,
-                    &mut inherit_budget,
-                );
+                finish(&mut draft, &mut drafts, &consignment, &shared, &mut budget);
                 draft = Some(Draft {
                     code: segment.comp(2, 1).trim().to_owned(),
                     list: segment.comp_value(2, 2),
@@ -787,31 +775,37 @@ fn read_iftsta(
             _ => {}
         }
     }
-    finish(
-        &mut draft,
-        &mut drafts,
-        &consignment,
-        &shared,
-        &mut inherit_budget,
-    );
+    finish(&mut draft, &mut drafts, &consignment, &shared, &mut budget);
 
     let mut statuses = Vec::new();
     for (draft, header_container) in drafts {
-        statuses.extend(status_of(draft, header_container, context, notes));
+        statuses.extend(status_of(
+            draft,
+            header_container,
+            context,
+            &mut budget,
+            notes,
+        ));
+    }
+    if budget.exceeded {
+        notes.push(Note::CopyBoundReached {
+            limit: COPY_BUDGET,
+            statuses_not_made: budget.statuses_not_made,
+        });
     }
     Ok(statuses)
 }
 
 /// Closes the open draft, giving it what the consignment and the header say.
 ///
-/// `budget` bounds the references copied into statuses over the whole message, so that a
+/// `budget` bounds what is copied into statuses over the whole message, so that a
 /// hostile message of many header references and many statuses stays linear in its input.
 fn finish(
     draft: &mut Option<Draft>,
     drafts: &mut Vec<(Draft, Option<String>)>,
     consignment: &Option<Shared>,
     shared: &Shared,
-    budget: &mut usize,
+    budget: &mut Budget,
 ) {
     let Some(mut draft) = draft.take() else {
         return;
@@ -836,8 +830,7 @@ fn finish(
                     draft.equipment.push(same.clone());
                 }
             }
-            (None, Some(equipment)) if equipment.len() <= *budget => {
-                *budget -= equipment.len();
+            (None, Some(equipment)) if budget.take(equipment.len()) => {
                 draft.equipment.clone_from(equipment);
             }
             _ => {}
@@ -850,9 +843,8 @@ fn finish(
     if draft.location.is_none()
         && draft.status_level_places.is_empty()
         && let Some(scope) = consignment.as_ref()
-        && scope.places.len() <= *budget
+        && budget.take(scope.places.len())
     {
-        *budget -= scope.places.len();
         let (places, route): (Vec<_>, Vec<_>) = scope
             .places
             .iter()
@@ -882,14 +874,12 @@ fn finish(
     for scope in [consignment.as_ref(), Some(shared)].into_iter().flatten() {
         let references = &mut draft.references;
         let inherited = &scope.references;
-        if references.bills_of_lading.is_empty() && inherited.bills_of_lading.len() <= *budget {
-            *budget -= inherited.bills_of_lading.len();
+        if references.bills_of_lading.is_empty() && budget.take(inherited.bills_of_lading.len()) {
             references
                 .bills_of_lading
                 .clone_from(&inherited.bills_of_lading);
         }
-        if references.bookings.is_empty() && inherited.bookings.len() <= *budget {
-            *budget -= inherited.bookings.len();
+        if references.bookings.is_empty() && budget.take(inherited.bookings.len()) {
             references.bookings.clone_from(&inherited.bookings);
         }
         if references.scac.is_none() {
@@ -962,9 +952,40 @@ fn regroup_dates(calls: &mut [(LocationRole, Location, Vec<RawDtm>)]) {
     }
 }
 
-/// How many port calls, dates and references the per-container copies of one status may
-/// repeat in all.
+/// How many items — inherited equipment, places and references, and the port calls, dates
+/// and references each per-container copy of a status repeats — one message may copy in all.
 const COPY_BUDGET: usize = 200_000;
+
+/// What the copies of one message may still repeat ([`COPY_BUDGET`] at its start), and
+/// whether some were refused.
+struct Budget {
+    left: usize,
+    exceeded: bool,
+    /// Per-container statuses not made for want of budget.
+    statuses_not_made: usize,
+}
+
+impl Budget {
+    fn new() -> Self {
+        Self {
+            left: COPY_BUDGET,
+            exceeded: false,
+            statuses_not_made: 0,
+        }
+    }
+
+    /// Takes `size` items when they are left; else takes nothing and records that the bound
+    /// was reached.
+    fn take(&mut self, size: usize) -> bool {
+        if size <= self.left {
+            self.left -= size;
+            true
+        } else {
+            self.exceeded = true;
+            false
+        }
+    }
+}
 
 /// The statuses a draft stands for: one, or one per container when the status names
 /// several (an EQD each).
@@ -972,6 +993,7 @@ fn status_of(
     draft: Draft,
     header_container: Option<String>,
     context: &Context<'_>,
+    budget: &mut Budget,
     notes: &mut Vec<Note>,
 ) -> Vec<StatusReport> {
     // The status location: the LOC+175, else the one LOC the status gives outside its TDT and
@@ -1067,9 +1089,9 @@ fn status_of(
         notes,
     );
     let mut statuses = Vec::with_capacity(1 + others.len());
-    // Each container's status repeats the route and the references; past a bound (only a
-    // hostile message of many LOCs or references and many EQDs reaches it) no further copies
-    // are made, so memory stays linear in the input.
+    // Each container's status repeats the route and the references; past the message's bound
+    // (only a hostile message of many LOCs or references and many EQDs reaches it) no further
+    // copies are made, so memory stays linear in the input. A copy costs its size.
     let references = &status.references;
     let copy_size = status.port_calls.len()
         + status.other_times.len()
@@ -1078,12 +1100,12 @@ fn status_of(
         + references.seals.len()
         + references.other.len()
         + 1;
-    let mut budget = COPY_BUDGET;
+    let wanted = others.len();
     for equipment in others {
-        if budget < copy_size {
+        if !budget.take(copy_size) {
+            budget.statuses_not_made += wanted - statuses.len();
             break;
         }
-        budget -= copy_size;
         let mut other = status.clone();
         other.references.container = equipment.container;
         other.container_valid = other

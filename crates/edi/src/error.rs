@@ -133,6 +133,19 @@ pub enum Note {
         sender: String,
         control_number: String,
     },
+    /// An IFTSTA message copies its shared facts (the consignment's equipment, places and
+    /// references) and each multi-container status's route into more statuses than one
+    /// message may: past the bound, further copies were not made (only a hostile message of
+    /// many EQDs and long routes reaches it).
+    #[error(
+        "the message would copy more than {limit} items into its statuses; past that bound \
+         {statuses_not_made} per-container statuses and some inherited equipment, places or \
+         references were not made"
+    )]
+    CopyBoundReached {
+        limit: usize,
+        statuses_not_made: usize,
+    },
     /// A segment outside any transaction, other than envelope segments.
     #[error("segment {tag} at position {position} is outside any transaction")]
     StraySegment { tag: String, position: usize },

@@ -138,3 +138,42 @@ fn a_consignments_activity_location_is_the_place_of_a_status_naming_none_beside_
         ]
     );
 }
+
+#[test]
+fn many_consignment_containers_times_many_long_routed_statuses_stay_within_one_bound_per_message() {
+    // 50 consignment EQDs, then 200 statuses of 50 LOCs each naming no container: every
+    // status would become 50, each repeating its route — half a million port calls, while
+    // each status alone stays under the bound.
+    let mut body = String::from("BGM+23+REF1+9'CNI+1+BL1'");
+    for index in 0..50 {
+        body.push_str(&format!("EQD+CN+MSKU{index:07}'"));
+    }
+    for _ in 0..200 {
+        body.push_str("STS+1+AE::22'DTM+334:202401011000:203'LOC+175+CNSHA'TDT+20+1W+1'");
+        for _ in 0..49 {
+            body.push_str("LOC+9+CNSHA'");
+        }
+    }
+    let interchange = read(&iftsta(&body)).expect("readable");
+    let statuses: Vec<_> = interchange.statuses().collect();
+    // Each status is read once at least; past the bound no further copies are made.
+    assert!(statuses.len() >= 200, "{}", statuses.len());
+    assert!(statuses.len() < 200 * 50, "{}", statuses.len());
+    let port_calls: usize = statuses.iter().map(|status| status.port_calls.len()).sum();
+    assert!(port_calls <= 200 * 50 + 200_000, "{port_calls}");
+    let notes = &interchange.transactions[0].as_ref().expect("read").notes;
+    let not_made = notes.iter().find_map(|note| match note {
+        tidemark_edi::Note::CopyBoundReached {
+            limit,
+            statuses_not_made,
+        } => Some((*limit, *statuses_not_made)),
+        _ => None,
+    });
+    let (limit, not_made) = not_made.expect("the bound is noted");
+    assert_eq!(limit, 200_000);
+    assert_eq!(
+        statuses.len() + not_made,
+        200 * 50,
+        "every status is counted"
+    );
+}
