@@ -151,6 +151,16 @@ impl Walk<'_> {
                 "UNG" => {
                     self.close_message(position, Some("UNG"))?;
                     self.close_group(None);
+                    // Without a UNB, the group's sender (UNG S006 0040) is the best name of
+                    // who sent its statuses.
+                    let group_sender = segment.comp(2, 1).trim();
+                    if self.bare && !group_sender.is_empty() {
+                        self.sender = group_sender.to_owned();
+                        self.notes.push(Note::SenderFromGroup {
+                            element: "UNG02",
+                            sender: group_sender.to_owned(),
+                        });
+                    }
                     self.groups.push(Group {
                         functional_id: segment.el(1).trim().to_owned(),
                         sender: segment.comp(2, 1).trim().to_owned(),
