@@ -280,16 +280,30 @@ fn loads_on_a_feeder_a_barge_or_a_truck_are_element_157_loads_with_their_mode() 
 }
 
 #[test]
-fn a_322_departed_terminal_location_is_a_departure_from_the_activity_place() {
-    // Hamburg Süd's 322 guide lists Q5 `P`, "Departed Terminal Location".
+fn a_322_departed_terminal_location_at_a_rail_ramp_is_an_out_gate_not_a_rail_departure() {
+    // Hamburg Süd's 322 guide lists Q5 `P`, "Departed Terminal Location": the box left the
+    // ramp's gate, as `OA` says, not on a train.
     let text = String::from_utf8(crate::fixture("x12_4010_322_hamsud_rail_arrival.edi"))
         .expect("ASCII")
         .replace("Q5*A*", "Q5*P*");
     let interchange = tidemark_edi::read(text.as_bytes()).expect("readable");
     let status = interchange.statuses().next().expect("one status");
     assert_eq!(status.code, "P");
-    let event = status.to_carrier_event().expect("a departure");
-    assert_eq!(event.dcsa_code, DcsaCode::Depa);
+    let row = status.mapping.as_ref().expect("P has a row");
+    assert_eq!(row.event, Some(DcsaCode::Gtot));
+    assert_eq!(row.mode, None, "the code says no mode of its own");
+    let event = status.to_carrier_event().expect("an out-gate");
+    assert_eq!(event.dcsa_code, DcsaCode::Gtot);
+    // The same out-gate as `OA` at that ramp.
+    let out_gate = tidemark_edi::read(text.replace("Q5*P*", "Q5*OA*").as_bytes())
+        .expect("readable")
+        .statuses()
+        .next()
+        .expect("one status")
+        .to_carrier_event()
+        .expect("an out-gate");
+    assert_eq!(event.dcsa_code, out_gate.dcsa_code);
+    assert_eq!(event.mode_of_transport(), out_gate.mode_of_transport());
 }
 
 #[test]
