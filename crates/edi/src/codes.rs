@@ -396,13 +396,51 @@ mod tests {
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 
+    /// The whole URLs a Markdown text cites: from `https://` to the first space, quote,
+    /// bracket or backtick, without the sentence's punctuation after it.
+    fn urls(text: &str) -> std::collections::BTreeSet<&str> {
+        text.match_indices("https://")
+            .filter_map(|(start, _)| text.get(start..))
+            .map(|rest| {
+                let end = rest
+                    .find(|c: char| {
+                        c.is_whitespace() || matches!(c, ')' | ']' | '>' | '<' | '"' | '\'' | '`')
+                    })
+                    .unwrap_or(rest.len());
+                rest.get(..end)
+                    .unwrap_or(rest)
+                    .trim_end_matches(['.', ',', ';', ':'])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn urls_are_taken_whole_from_markdown() {
+        let text = "see https://a.example/x/y, (https://b.example/z) and `https://c.example/`: \
+                    https://d.example/page.";
+        let found: Vec<&str> = urls(text).into_iter().collect();
+        assert_eq!(
+            found,
+            [
+                "https://a.example/x/y",
+                "https://b.example/z",
+                "https://c.example/",
+                "https://d.example/page"
+            ]
+        );
+        // A prefix of a cited URL is not cited.
+        assert!(!urls(text).contains("https://a.example/x"));
+    }
+
     #[test]
     fn every_row_cites_a_url_from_sources_md_or_the_edi_guide() {
-        let sources = sources_md() + &edi_guide();
+        let (sources, guide) = (sources_md(), edi_guide());
+        let cited: std::collections::BTreeSet<&str> =
+            urls(&sources).into_iter().chain(urls(&guide)).collect();
         for row in CodeTable::embedded().rows() {
             assert!(
-                row.source.starts_with("https://") && sources.contains(row.source.as_str()),
-                "{} cites {}, which neither SOURCES.md nor docs/src/edi.md does",
+                cited.contains(row.source.as_str()),
+                "{} cites {}, which neither SOURCES.md nor docs/src/edi.md does (as a whole URL)",
                 row.code,
                 row.source
             );
