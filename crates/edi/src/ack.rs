@@ -31,6 +31,25 @@ pub enum AckError {
     WrongSyntax { wanted: &'static str },
     #[error("the X12 control number {0} has more than 9 digits")]
     ControlNumberTooLarge(u32),
+    /// The input began with a group or a transaction set (note `MissingEnvelopeHeader`):
+    /// with no ISA or UNB there is no sender, receiver or control number to answer.
+    #[error(
+        "the input has no {0} interchange header, so there is no envelope to address an \
+         acknowledgement to"
+    )]
+    NoEnvelope(&'static str),
+}
+
+/// Refuses an input read without its interchange header: an acknowledgement needs the
+/// envelope's parties and control number (ISA06/08/13, UNB 0004/0010/0020).
+fn check_envelope(interchange: &Interchange) -> Result<(), AckError> {
+    match interchange.notes.iter().find_map(|note| match note {
+        Note::MissingEnvelopeHeader(tag) => Some(*tag),
+        _ => None,
+    }) {
+        Some(tag) => Err(AckError::NoEnvelope(tag)),
+        None => Ok(()),
+    }
 }
 
 /// What the acknowledgement says of one transaction.
@@ -128,6 +147,7 @@ pub fn x12_997(interchange: &Interchange, control: &AckControl) -> Result<String
     if interchange.syntax != Syntax::X12 {
         return Err(AckError::WrongSyntax { wanted: "X12 997" });
     }
+    check_envelope(interchange)?;
     if control.interchange_control_number > 999_999_999 {
         return Err(AckError::ControlNumberTooLarge(
             control.interchange_control_number,
@@ -352,6 +372,7 @@ pub fn edifact_contrl(interchange: &Interchange, control: &AckControl) -> Result
             wanted: "EDIFACT CONTRL",
         });
     }
+    check_envelope(interchange)?;
     let mut segments: Vec<String> = Vec::new();
     for (k, part) in parts(interchange).iter().enumerate() {
         let reference = (u64::from(control.interchange_control_number)

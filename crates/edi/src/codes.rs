@@ -105,9 +105,19 @@ pub struct CodeRow {
 /// table keyed by sender, code-list agency and code, defaulting to the 315 table).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CodeList<'a> {
-    /// X12 element 157 (the 315/322 codes): an X12 status; an IFTSTA STS naming no list; or
-    /// one naming agency `22`, as CargoSmart names the 315 codes it sends (`STS+1+VD::22`).
+    /// X12 element 157 (the 315/322 codes): an X12 status, or an IFTSTA STS naming agency
+    /// `22`, as CargoSmart names the 315 codes it sends (`STS+1+VD::22`).
     X12,
+    /// An IFTSTA STS naming no list (`STS+1+VD`, `STS+1+21`). Element 157 has numbers too
+    /// (`1` delivered short, `2` returned to the carrier's terminal), so a code's shape alone
+    /// cannot tell its list: the sender's own rows for it come first — of no list, else of
+    /// the list its shape suggests, else of the other (`6`, `22`); then, for a code of
+    /// digits only, the shared Recommendation 24 rows (the list UN/EDIFACT C555 names for
+    /// transport status); for any other code, element 157's.
+    Unnamed {
+        /// The code is digits only.
+        digits: bool,
+    },
     /// Any other list the STS names (UN/EDIFACT's own under agency `6`, `ZZZ` mutually
     /// defined, a carrier's private one such as `HS`): its codes are not element 157's,
     /// whatever they spell, and only tables for that list (or a sender's table for all its
@@ -128,27 +138,27 @@ impl<'a> CodeList<'a> {
         }
     }
 
-    /// The list of an IFTSTA STS status code: the one C555 names; else, for a code of digits
-    /// only, UN/ECE Recommendation 24 (agency `6`), which UN/EDIFACT C555 (4405) names for
-    /// transport status and whose codes are numbers (`STS+1+21`: delivery completed); else
-    /// element 157, whose codes are letters (and as CargoSmart sends them, `STS+1+VD`).
+    /// The list of an IFTSTA STS status code: the one C555 names — UN/ECE Recommendation 24
+    /// when it names agency `6` or, with no other agency, list `24` —; else none
+    /// ([`CodeList::Unnamed`]: the sender's rows, then the code's shape decide).
     pub fn of_sts(list: Option<&'a str>, agency: Option<&'a str>, code: &str) -> Self {
-        match Self::of_edifact(list, agency) {
-            Self::X12
-                if list.is_none_or(|list| list.trim().is_empty())
-                    && agency.is_none_or(|agency| agency.trim().is_empty())
-                    && !code.is_empty()
-                    && code.bytes().all(|byte| byte.is_ascii_digit()) =>
-            {
-                Self::Named(UNECE_AGENCY)
-            }
-            named => named,
+        let blank = |value: Option<&str>| value.is_none_or(|value| value.trim().is_empty());
+        if blank(list) && blank(agency) {
+            return Self::Unnamed {
+                digits: !code.is_empty() && code.bytes().all(|byte| byte.is_ascii_digit()),
+            };
         }
+        if list.is_some_and(|list| list.trim() == UNECE_LIST)
+            && (blank(agency) || agency.is_some_and(|agency| agency.trim() == UNECE_AGENCY))
+        {
+            return Self::Named(UNECE_AGENCY);
+        }
+        Self::of_edifact(list, agency)
     }
 
     fn name(self) -> Option<&'a str> {
         match self {
-            Self::X12 => None,
+            Self::X12 | Self::Unnamed { .. } => None,
             Self::Named(name) => Some(name),
         }
     }
@@ -160,6 +170,9 @@ const X12_AGENCY: &str = "22";
 
 /// The C555 agency of UN/ECE's own code lists (3055 `6`): for a status, Recommendation 24.
 const UNECE_AGENCY: &str = "6";
+
+/// The C555 list identifier (1131) of Recommendation 24, as an STS may name it (`21:24:6`).
+const UNECE_LIST: &str = "24";
 
 /// Why a code table was refused.
 #[derive(Debug, thiserror::Error)]
@@ -254,18 +267,47 @@ impl CodeTable {
     /// The row for `code` of `list` as sent by `sender`: the sender's own row for that list,
     /// else its row for any list; then this table's row for that list, and, for an
     /// element-157 code only, this table's 315 row. A code of another named list is never
-    /// read through the 315 rows because it spells a 315 code.
+    /// read through the 315 rows because it spells a 315 code. For a code of no named list,
+    /// see [`CodeList::Unnamed`].
     pub fn lookup_in(&self, sender: &str, list: CodeList<'_>, code: &str) -> Option<&CodeRow> {
+        if let CodeList::Unnamed { digits } = list {
+            // The list the code's shape suggests, then the other.
+            let lists = if digits {
+                ["", UNECE_AGENCY, X12_AGENCY]
+            } else {
+                ["", X12_AGENCY, UNECE_AGENCY]
+            };
+            let own = self.senders.get(sender.trim()).and_then(|rows| {
+                lists
+                    .iter()
+                    .find_map(|list| rows.get(*list).and_then(|rows| rows.get(code)))
+            });
+            let shared = if digits {
+                CodeList::Named(UNECE_AGENCY)
+            } else {
+                CodeList::X12
+            };
+            return own.or_else(|| self.shared_row(shared, code));
+        }
         // Rows written for the 315 list name it as CargoSmart does (`list = "22"`).
         let name = list.name().unwrap_or(X12_AGENCY);
         let own = self
             .senders
             .get(sender.trim())
             .and_then(|rows| row_in(rows, Some(name), code));
-        own.or_else(|| self.rows.get(name).and_then(|rows| rows.get(code)))
+        own.or_else(|| self.shared_row(list, code))
+    }
+
+    /// This table's row (not a sender's) for `code` of `list`: its rows for that list, and,
+    /// for an element-157 code, its 315 rows.
+    fn shared_row(&self, list: CodeList<'_>, code: &str) -> Option<&CodeRow> {
+        let name = list.name().unwrap_or(X12_AGENCY);
+        self.rows
+            .get(name)
+            .and_then(|rows| rows.get(code))
             .or_else(|| match list {
                 CodeList::X12 => self.rows.get("").and_then(|rows| rows.get(code)),
-                CodeList::Named(_) => None,
+                CodeList::Named(_) | CodeList::Unnamed { .. } => None,
             })
     }
 
@@ -354,13 +396,51 @@ mod tests {
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 
+    /// The whole URLs a Markdown text cites: from `https://` to the first space, quote,
+    /// bracket or backtick, without the sentence's punctuation after it.
+    fn urls(text: &str) -> std::collections::BTreeSet<&str> {
+        text.match_indices("https://")
+            .filter_map(|(start, _)| text.get(start..))
+            .map(|rest| {
+                let end = rest
+                    .find(|c: char| {
+                        c.is_whitespace() || matches!(c, ')' | ']' | '>' | '<' | '"' | '\'' | '`')
+                    })
+                    .unwrap_or(rest.len());
+                rest.get(..end)
+                    .unwrap_or(rest)
+                    .trim_end_matches(['.', ',', ';', ':'])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn urls_are_taken_whole_from_markdown() {
+        let text = "see https://a.example/x/y, (https://b.example/z) and `https://c.example/`: \
+                    https://d.example/page.";
+        let found: Vec<&str> = urls(text).into_iter().collect();
+        assert_eq!(
+            found,
+            [
+                "https://a.example/x/y",
+                "https://b.example/z",
+                "https://c.example/",
+                "https://d.example/page"
+            ]
+        );
+        // A prefix of a cited URL is not cited.
+        assert!(!urls(text).contains("https://a.example/x"));
+    }
+
     #[test]
     fn every_row_cites_a_url_from_sources_md_or_the_edi_guide() {
-        let sources = sources_md() + &edi_guide();
+        let (sources, guide) = (sources_md(), edi_guide());
+        let cited: std::collections::BTreeSet<&str> =
+            urls(&sources).into_iter().chain(urls(&guide)).collect();
         for row in CodeTable::embedded().rows() {
             assert!(
-                row.source.starts_with("https://") && sources.contains(row.source.as_str()),
-                "{} cites {}, which neither SOURCES.md nor docs/src/edi.md does",
+                cited.contains(row.source.as_str()),
+                "{} cites {}, which neither SOURCES.md nor docs/src/edi.md does (as a whole URL)",
                 row.code,
                 row.source
             );

@@ -151,6 +151,16 @@ impl Walk<'_> {
                 "UNG" => {
                     self.close_message(position, Some("UNG"))?;
                     self.close_group(None);
+                    // Without a UNB, the group's sender (UNG S006 0040) is the best name of
+                    // who sent its statuses.
+                    let group_sender = segment.comp(2, 1).trim();
+                    if self.bare && !group_sender.is_empty() {
+                        self.sender = group_sender.to_owned();
+                        self.notes.push(Note::SenderFromGroup {
+                            element: "UNG02",
+                            sender: group_sender.to_owned(),
+                        });
+                    }
                     self.groups.push(Group {
                         functional_id: segment.el(1).trim().to_owned(),
                         sender: segment.comp(2, 1).trim().to_owned(),
@@ -569,6 +579,9 @@ struct Shared {
     places: Vec<(String, Location)>,
     /// The EQDs before the first STS of the consignment (or of the message).
     equipment: Vec<Equipment>,
+    /// For the message's own facts: whether it has at most one consignment, so that its EQDs
+    /// are that consignment's.
+    single_consignment: bool,
 }
 
 fn rff_into(rff: &Segment, references: &mut References, container: &mut Option<String>) {
@@ -636,34 +649,28 @@ fn read_iftsta(
     if !body.iter().any(|segment| segment.tag == "STS") {
         return Err((None, Fault::MissingSegment("STS")));
     }
-    let mut shared = Shared::default();
+    // EQDs before the first CNI are the message's: the equipment of its statuses only when
+    // the message has a single consignment (with several, nothing says which is whose).
+    let consignments = body.iter().filter(|segment| segment.tag == "CNI").count();
+    let mut shared = Shared {
+        single_consignment: consignments <= 1,
+        ..Shared::default()
+    };
     let mut consignment: Option<Shared> = None;
     let mut drafts: Vec<(Draft, Option<String>)> = Vec::new();
-    let mut inherit_budget = COPY_BUDGET;
+    let mut budget = Budget::new();
     let mut draft: Option<Draft> = None;
     let mut target = DtmTarget::Elsewhere;
 
     for segment in body {
         match segment.tag.as_str() {
             "CNI" => {
-                finish(
-                    &mut draft,
-                    &mut drafts,
-                    &consignment,
-                    &shared,
-                    &mut inherit_budget,
-                );
+                finish(&mut draft, &mut drafts, &consignment, &shared, &mut budget);
                 consignment = Some(Shared::default());
                 target = DtmTarget::Elsewhere;
             }
             "STS" => {
-                finish(
-                    &mut draft,
-                    &mut drafts,
-                    &consignment,
-                    &shared,
-                    &mut inherit_budget,
-                );
+                finish(&mut draft, &mut drafts, &consignment, &shared, &mut budget);
                 draft = Some(Draft {
                     code: segment.comp(2, 1).trim().to_owned(),
                     list: segment.comp_value(2, 2),
@@ -724,8 +731,9 @@ fn read_iftsta(
                         target = DtmTarget::Call;
                     }
                 } else if let Some(scope) = consignment.as_mut() {
-                    // A LOC of the consignment (after CNI, before its first STS): a place of
-                    // every status of it that gives none of its own.
+                    // A LOC of the consignment (after CNI, before its first STS): the place
+                    // (14, 175) or a route call (9, 11…) of every status of it that gives no
+                    // place of its own.
                     scope
                         .places
                         .push((segment.el(1).trim().to_owned(), loc_place(segment)));
@@ -760,7 +768,8 @@ fn read_iftsta(
                 // Each container EQD (`CN`) of a status names a container the status applies
                 // to; other equipment (a chassis `CH`, a railcar `RR`…) only when the status
                 // names no container. An EQD before the first STS of its consignment (or of
-                // the message) is the equipment of every status there that names none.
+                // a message of one consignment) is the equipment of every status there that
+                // names no container of its own (see `finish`).
                 match draft.as_mut() {
                     Some(draft) => {
                         add_equipment(&mut draft.equipment, segment);
@@ -776,75 +785,111 @@ fn read_iftsta(
             _ => {}
         }
     }
-    finish(
-        &mut draft,
-        &mut drafts,
-        &consignment,
-        &shared,
-        &mut inherit_budget,
-    );
+    finish(&mut draft, &mut drafts, &consignment, &shared, &mut budget);
 
     let mut statuses = Vec::new();
     for (draft, header_container) in drafts {
-        statuses.extend(status_of(draft, header_container, context, notes));
+        statuses.extend(status_of(
+            draft,
+            header_container,
+            context,
+            &mut budget,
+            notes,
+        ));
+    }
+    if budget.exceeded {
+        notes.push(Note::CopyBoundReached {
+            limit: COPY_BUDGET,
+            statuses_not_made: budget.statuses_not_made,
+        });
     }
     Ok(statuses)
 }
 
 /// Closes the open draft, giving it what the consignment and the header say.
 ///
-/// `budget` bounds the references copied into statuses over the whole message, so that a
+/// `budget` bounds what is copied into statuses over the whole message, so that a
 /// hostile message of many header references and many statuses stays linear in its input.
 fn finish(
     draft: &mut Option<Draft>,
     drafts: &mut Vec<(Draft, Option<String>)>,
     consignment: &Option<Shared>,
     shared: &Shared,
-    budget: &mut usize,
+    budget: &mut Budget,
 ) {
     let Some(mut draft) = draft.take() else {
         return;
     };
-    // A status that names no equipment is about its consignment's (else the message's), when
-    // they name some.
+    // A status that names its own container (an EQD of its own, or an RFF+EQ) is about that
+    // container alone. One that names none is about its consignment's equipment (else the
+    // message's, when the message has one consignment), one status per container.
     if draft.equipment.is_empty() {
-        let inherited = [consignment.as_ref(), Some(shared)]
-            .into_iter()
-            .flatten()
+        let inherited = consignment
+            .iter()
+            .chain(Some(shared).filter(|shared| shared.single_consignment))
             .map(|scope| &scope.equipment)
             .find(|equipment| !equipment.is_empty());
-        if let Some(equipment) = inherited
-            && equipment.len() <= *budget
-        {
-            *budget -= equipment.len();
-            draft.equipment.clone_from(equipment);
+        match (draft.rff_container.as_deref(), inherited) {
+            // The consignment's EQD for the status's own container gives its size-type and
+            // whether it is empty; the consignment's other containers are not the status's.
+            (Some(own), Some(equipment)) => {
+                if let Some(same) = equipment
+                    .iter()
+                    .find(|eqd| eqd.container.as_deref() == Some(own))
+                {
+                    draft.equipment.push(same.clone());
+                }
+            }
+            (None, Some(equipment)) if budget.take(equipment.len()) => {
+                draft.equipment.clone_from(equipment);
+            }
+            _ => {}
         }
     }
     // A status that names no place of its own is at its consignment's place, when the
-    // consignment names one.
+    // consignment names one place where something happens (a LOC 14 or 175). Its route LOCs
+    // (a port of loading, discharge, a place of delivery…) are the status's route, never its
+    // place: a load is not at the port of discharge because the consignment names it.
     if draft.location.is_none()
         && draft.status_level_places.is_empty()
-        && let Some([(qualifier, place)]) =
-            consignment.as_ref().map(|scope| scope.places.as_slice())
+        && let Some(scope) = consignment.as_ref()
+        && budget.take(scope.places.len())
     {
-        draft.status_level_places.push(place.clone());
-        draft.calls.insert(
-            0,
-            (LocationRole::from_loc(qualifier), place.clone(), Vec::new()),
-        );
-        draft.call_groups.insert(0, 0);
+        let (places, route): (Vec<_>, Vec<_>) = scope
+            .places
+            .iter()
+            .partition(|(qualifier, _)| is_place_of_event(qualifier));
+        let mut inherited = Vec::new();
+        if let [(qualifier, place)] = places.as_slice() {
+            draft.status_level_places.push(place.clone());
+            inherited.push((LocationRole::from_loc(qualifier), place.clone(), Vec::new()));
+        }
+        for (qualifier, place) in route {
+            let role = LocationRole::from_loc(qualifier);
+            let listed = draft
+                .calls
+                .iter()
+                .any(|(own, call, _)| *own == role && call.locode == place.locode);
+            if !listed {
+                inherited.push((role, place.clone(), Vec::new()));
+            }
+        }
+        // The consignment's calls come first, before any TDT group (group 0).
+        let mut groups = vec![0; inherited.len()];
+        groups.append(&mut draft.call_groups);
+        draft.call_groups = groups;
+        inherited.append(&mut draft.calls);
+        draft.calls = inherited;
     }
     for scope in [consignment.as_ref(), Some(shared)].into_iter().flatten() {
         let references = &mut draft.references;
         let inherited = &scope.references;
-        if references.bills_of_lading.is_empty() && inherited.bills_of_lading.len() <= *budget {
-            *budget -= inherited.bills_of_lading.len();
+        if references.bills_of_lading.is_empty() && budget.take(inherited.bills_of_lading.len()) {
             references
                 .bills_of_lading
                 .clone_from(&inherited.bills_of_lading);
         }
-        if references.bookings.is_empty() && inherited.bookings.len() <= *budget {
-            *budget -= inherited.bookings.len();
+        if references.bookings.is_empty() && budget.take(inherited.bookings.len()) {
             references.bookings.clone_from(&inherited.bookings);
         }
         if references.scac.is_none() {
@@ -856,6 +901,15 @@ fn finish(
         .and_then(|scope| scope.container.clone())
         .or_else(|| shared.container.clone());
     drafts.push((draft, header_container));
+}
+
+/// Whether a LOC qualifier (3227) names a place where something happens rather than a role
+/// on the route: 14 (location of goods: where the goods are) and 175 (activity location). A
+/// consignment's LOC of another qualifier — 5 departure, 7 delivery, 8 destination, 9
+/// loading, 10 acceptance, 11/12 discharge, 13 transhipment, 88 receipt… — says where the
+/// goods go, not where a status of theirs happened.
+fn is_place_of_event(qualifier: &str) -> bool {
+    matches!(qualifier.trim(), "14" | "175")
 }
 
 /// The dates of a TDT group that all follow its last LOC while its other LOCs have none: the
@@ -908,9 +962,40 @@ fn regroup_dates(calls: &mut [(LocationRole, Location, Vec<RawDtm>)]) {
     }
 }
 
-/// How many port calls, dates and references the per-container copies of one status may
-/// repeat in all.
+/// How many items — inherited equipment, places and references, and the port calls, dates
+/// and references each per-container copy of a status repeats — one message may copy in all.
 const COPY_BUDGET: usize = 200_000;
+
+/// What the copies of one message may still repeat ([`COPY_BUDGET`] at its start), and
+/// whether some were refused.
+struct Budget {
+    left: usize,
+    exceeded: bool,
+    /// Per-container statuses not made for want of budget.
+    statuses_not_made: usize,
+}
+
+impl Budget {
+    fn new() -> Self {
+        Self {
+            left: COPY_BUDGET,
+            exceeded: false,
+            statuses_not_made: 0,
+        }
+    }
+
+    /// Takes `size` items when they are left; else takes nothing and records that the bound
+    /// was reached.
+    fn take(&mut self, size: usize) -> bool {
+        if size <= self.left {
+            self.left -= size;
+            true
+        } else {
+            self.exceeded = true;
+            false
+        }
+    }
+}
 
 /// The statuses a draft stands for: one, or one per container when the status names
 /// several (an EQD each).
@@ -918,6 +1003,7 @@ fn status_of(
     draft: Draft,
     header_container: Option<String>,
     context: &Context<'_>,
+    budget: &mut Budget,
     notes: &mut Vec<Note>,
 ) -> Vec<StatusReport> {
     // The status location: the LOC+175, else the one LOC the status gives outside its TDT and
@@ -1013,9 +1099,9 @@ fn status_of(
         notes,
     );
     let mut statuses = Vec::with_capacity(1 + others.len());
-    // Each container's status repeats the route and the references; past a bound (only a
-    // hostile message of many LOCs or references and many EQDs reaches it) no further copies
-    // are made, so memory stays linear in the input.
+    // Each container's status repeats the route and the references; past the message's bound
+    // (only a hostile message of many LOCs or references and many EQDs reaches it) no further
+    // copies are made, so memory stays linear in the input. A copy costs its size.
     let references = &status.references;
     let copy_size = status.port_calls.len()
         + status.other_times.len()
@@ -1024,12 +1110,12 @@ fn status_of(
         + references.seals.len()
         + references.other.len()
         + 1;
-    let mut budget = COPY_BUDGET;
+    let wanted = others.len();
     for equipment in others {
-        if budget < copy_size {
+        if !budget.take(copy_size) {
+            budget.statuses_not_made += wanted - statuses.len();
             break;
         }
-        budget -= copy_size;
         let mut other = status.clone();
         other.references.container = equipment.container;
         other.container_valid = other

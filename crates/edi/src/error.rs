@@ -122,6 +122,14 @@ pub enum Note {
     /// envelope, so no sender or control number.
     #[error("no {0} interchange header; the transactions are read without an envelope")]
     MissingEnvelopeHeader(&'static str),
+    /// Input without its interchange header that begins with a functional group: the
+    /// group's sender (X12 GS02, EDIFACT UNG02) is taken as the sender of its statuses (and
+    /// picks the sender's code table), since no ISA06 or UNB sender names one.
+    #[error("no interchange sender; the statuses take the group's sender {sender} ({element})")]
+    SenderFromGroup {
+        element: &'static str,
+        sender: String,
+    },
     /// Another interchange (ISA, UNB) follows in the same input, as in a mailbox file holding
     /// several: its groups and transactions are read with the first's, each status with its
     /// own interchange's sender.
@@ -132,6 +140,19 @@ pub enum Note {
     FurtherInterchange {
         sender: String,
         control_number: String,
+    },
+    /// An IFTSTA message copies its shared facts (the consignment's equipment, places and
+    /// references) and each multi-container status's route into more statuses than one
+    /// message may: past the bound, further copies were not made (only a hostile message of
+    /// many EQDs and long routes reaches it).
+    #[error(
+        "the message would copy more than {limit} items into its statuses; past that bound \
+         {statuses_not_made} per-container statuses and some inherited equipment, places or \
+         references were not made"
+    )]
+    CopyBoundReached {
+        limit: usize,
+        statuses_not_made: usize,
     },
     /// A segment outside any transaction, other than envelope segments.
     #[error("segment {tag} at position {position} is outside any transaction")]

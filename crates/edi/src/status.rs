@@ -215,8 +215,9 @@ pub(crate) fn map_code(
     if status.code.is_empty() {
         notes.push(Note::EmptyStatusCode);
     } else {
-        // An IFTSTA STS (the status that carries words) names its list or, by its code's
-        // shape, falls to Recommendation 24 or element 157; an X12 status is element 157's.
+        // An IFTSTA STS (the status that carries words) names its list, or names none: then
+        // the sender's rows, else its code's shape, pick Recommendation 24 or element 157.
+        // An X12 status is element 157's, whatever its shape.
         let list = match description {
             Description::Words => CodeList::of_sts(
                 status.code_list.as_deref(),

@@ -146,6 +146,16 @@ impl Walk<'_> {
                 "GS" => {
                     self.close_transaction(position, Some("GS"))?;
                     self.close_group(None);
+                    // Without an ISA, the group's application sender (GS02) is the best
+                    // name of who sent its statuses.
+                    let group_sender = segment.el(2).trim();
+                    if self.bare && !group_sender.is_empty() {
+                        self.sender = group_sender.to_owned();
+                        self.notes.push(Note::SenderFromGroup {
+                            element: "GS02",
+                            sender: group_sender.to_owned(),
+                        });
+                    }
                     self.groups.push(Group {
                         functional_id: segment.el(1).trim().to_owned(),
                         sender: segment.el(2).trim().to_owned(),

@@ -257,3 +257,35 @@ fn a_contrl_answers_each_interchanges_messages_in_its_own_uci() {
     // The sample ends its segments with line breaks; the acknowledgement does too.
     assert!(second.ends_with("UNZ+1+43'\n"), "{second}");
 }
+
+#[test]
+fn input_read_without_its_interchange_header_has_no_envelope_to_acknowledge() {
+    // A bare ST…SE, a bare GS…GE, and a bare UNH…UNT as guides print them: no ISA06/ISA08 or
+    // UNB parties to address, no control number to answer.
+    let bare_st = read_fixture("x12_5010_315_bare_transaction_set.edi");
+    assert!(
+        bare_st
+            .notes
+            .contains(&tidemark_edi::Note::MissingEnvelopeHeader("ISA")),
+        "{:?}",
+        bare_st.notes
+    );
+    assert_eq!(
+        x12_997(&bare_st, &control()),
+        Err(AckError::NoEnvelope("ISA"))
+    );
+    let bare_gs = tidemark_edi::read(
+        b"GS*QO*SENDER*RECEIVER*20230101*1200*1*X*005010~ST*315*0001~\
+          B4***VD*20230105*0800**MSCU*123456*L*45G1*CNSHA*UN~SE*3*0001~GE*1*1~",
+    )
+    .expect("readable");
+    assert_eq!(
+        x12_997(&bare_gs, &control()),
+        Err(AckError::NoEnvelope("ISA"))
+    );
+    let interchange = read_fixture("iftsta_d01b_eancom_bare_message_crlf.edi");
+    assert_eq!(
+        edifact_contrl(&interchange, &control()),
+        Err(AckError::NoEnvelope("UNB"))
+    );
+}

@@ -1,10 +1,11 @@
 //! Status codes keyed by sender, code list and code (SOURCES.md B.3): an IFTSTA STS code goes
-//! through the X12 315 table only when it is an element-157 code — its C555 names no list, or
-//! names agency `22` as CargoSmart does (`STS+1+VD::22`). A code of another named list (UN/
+//! through the X12 315 table only when it is an element-157 code — its C555 names agency
+//! `22` as CargoSmart does (`STS+1+VD::22`), or names no list and is not digits only. A code of another named list (UN/
 //! EDIFACT's, `ZZZ` mutually defined, a carrier's private list such as `HS`) is not read
 //! through the 315 table because it spells a 315 code; it is the sender's table's, its
 //! words', or drift. UN/EDIFACT's own list, UN/ECE Recommendation 24 (agency `6`, codes of
-//! digits), has rows of its own, also read for an STS that names no list and sends a number.
+//! digits), has rows of its own, also read for an STS that names no list and sends a number
+//! its sender's own table has no row for.
 
 use tidemark_carriers::{DcsaCode, ModeOfTransport};
 use tidemark_edi::{CodeList, CodeTable, Interchange, Reader};
@@ -96,10 +97,21 @@ fn a_number_naming_no_list_is_recommendation_24_and_letters_stay_element_157() {
     assert!(only_status(&read("STS+1+24::HS'")).is_drift());
     assert_eq!(
         CodeList::of_sts(None, None, "21"),
-        CodeList::Named("6"),
+        CodeList::Unnamed { digits: true },
         "digits naming no list"
     );
-    assert_eq!(CodeList::of_sts(None, None, "VD"), CodeList::X12);
+    assert_eq!(
+        CodeList::of_sts(None, None, "VD"),
+        CodeList::Unnamed { digits: false }
+    );
+    assert_eq!(
+        CodeList::of_sts(None, Some("6"), "21"),
+        CodeList::Named("6")
+    );
+    assert_eq!(
+        CodeList::of_sts(Some("24"), None, "21"),
+        CodeList::Named("6")
+    );
     assert_eq!(CodeList::of_sts(None, Some("22"), "1"), CodeList::X12);
     assert_eq!(
         CodeList::of_sts(None, Some("87"), "1"),
@@ -268,14 +280,78 @@ fn loads_on_a_feeder_a_barge_or_a_truck_are_element_157_loads_with_their_mode() 
 }
 
 #[test]
-fn a_322_departed_terminal_location_is_a_departure_from_the_activity_place() {
-    // Hamburg Süd's 322 guide lists Q5 `P`, "Departed Terminal Location".
+fn a_322_departed_terminal_location_at_a_rail_ramp_is_an_out_gate_not_a_rail_departure() {
+    // Hamburg Süd's 322 guide lists Q5 `P`, "Departed Terminal Location": the box left the
+    // ramp's gate, as `OA` says, not on a train.
     let text = String::from_utf8(crate::fixture("x12_4010_322_hamsud_rail_arrival.edi"))
         .expect("ASCII")
         .replace("Q5*A*", "Q5*P*");
     let interchange = tidemark_edi::read(text.as_bytes()).expect("readable");
     let status = interchange.statuses().next().expect("one status");
     assert_eq!(status.code, "P");
-    let event = status.to_carrier_event().expect("a departure");
-    assert_eq!(event.dcsa_code, DcsaCode::Depa);
+    let row = status.mapping.as_ref().expect("P has a row");
+    assert_eq!(row.event, Some(DcsaCode::Gtot));
+    assert_eq!(row.mode, None, "the code says no mode of its own");
+    let event = status.to_carrier_event().expect("an out-gate");
+    assert_eq!(event.dcsa_code, DcsaCode::Gtot);
+    // The same out-gate as `OA` at that ramp.
+    let out_gate = tidemark_edi::read(text.replace("Q5*P*", "Q5*OA*").as_bytes())
+        .expect("readable")
+        .statuses()
+        .next()
+        .expect("one status")
+        .to_carrier_event()
+        .expect("an out-gate");
+    assert_eq!(event.dcsa_code, out_gate.dcsa_code);
+    assert_eq!(event.mode_of_transport(), out_gate.mode_of_transport());
+}
+
+#[test]
+fn a_senders_element_157_row_for_a_number_comes_before_recommendation_24_for_an_sts_naming_no_list()
+{
+    // Element 157 has numbers too: this sender's `1` is the 315's "delivered short", not
+    // Recommendation 24's "arrival completed".
+    let reader = reader_with_senders_table(
+        r#"
+        [[code]]
+        code = "1"
+        list = "22"
+        meaning = "Delivered short (the sender's element-157 code)"
+        event = "DROP"
+        source = "the sender's IFTSTA guide"
+        "#,
+    );
+    let own = read_with(&reader, "STS+1+1'");
+    let row = only_status(&own)
+        .mapping
+        .as_ref()
+        .expect("the sender's row");
+    assert_eq!(row.source, "the sender's IFTSTA guide");
+    assert_eq!(row.event, Some(DcsaCode::Drop));
+    // Named as Recommendation 24's, the number is that list's.
+    let unece = read_with(&reader, "STS+1+1::6'");
+    let row = only_status(&unece)
+        .mapping
+        .as_ref()
+        .expect("the Rec 24 row");
+    assert_eq!(row.event, Some(DcsaCode::Arri));
+    // Another sender's number naming no list is still Recommendation 24's.
+    let other = read("STS+1+1'");
+    let row = only_status(&other)
+        .mapping
+        .as_ref()
+        .expect("the Rec 24 row");
+    assert_eq!(row.list.as_deref(), Some("6"));
+}
+
+#[test]
+fn an_sts_naming_recommendation_24_by_its_list_identifier_is_read_through_its_rows() {
+    // C555 1131 `24` without an agency: the list is named, not guessed from the code.
+    let departed = read("STS+1+24:24'");
+    let row = only_status(&departed)
+        .mapping
+        .as_ref()
+        .expect("24: departure completed");
+    assert_eq!(row.event, Some(DcsaCode::Depa));
+    assert_eq!(row.list.as_deref(), Some("6"));
 }

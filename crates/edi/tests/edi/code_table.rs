@@ -136,9 +136,9 @@ fn codes_that_hand_custody_between_carriers_stay_drift_and_a_departure_does_not(
     // Line", `P` "Departure from Location" and `R` "Received from Prior Carrier"
     // (https://stedi.com/edi/x12-002040/element/157). Hamburg Süd's 4010 322 guide lists them
     // as Q5 codes still (`P` "Departed Terminal Location",
-    // https://stedi.com/app/guides/view/hamburg-sud/322/01H4G43PEREDTCJSKG3ETDHJVA): `P` is a
-    // departure (DEPA); `J` and `R`, a handover between carriers, have no DCSA event and stay
-    // raw — a sender's table can map them.
+    // https://stedi.com/app/guides/view/hamburg-sud/322/01H4G43PEREDTCJSKG3ETDHJVA): `P`, the
+    // box leaving the terminal, is an out-gate (GTOT); `J` and `R`, a handover between
+    // carriers, have no DCSA event and stay raw — a sender's table can map them.
     for code in ["J", "R"] {
         let status = status_322(code);
         assert!(status.is_drift(), "{code}");
@@ -147,7 +147,8 @@ fn codes_that_hand_custody_between_carriers_stay_drift_and_a_departure_does_not(
     }
     let departed = status_322("P");
     assert!(!departed.is_drift());
-    assert!(departed.to_carrier_event().is_ok());
+    let event = departed.to_carrier_event().expect("an out-gate");
+    assert_eq!(event.dcsa_code, DcsaCode::Gtot);
 }
 
 #[test]

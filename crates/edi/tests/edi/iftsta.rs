@@ -371,13 +371,34 @@ fn an_eqd_before_the_consignments_first_status_is_the_container_of_its_statuses(
 }
 
 #[test]
-fn a_consignments_two_containers_give_each_of_its_statuses_twice() {
+fn a_status_naming_one_of_its_consignments_two_containers_is_about_that_one_only() {
+    // The status says `RFF+EQ:TRHU4561222`: the consignment's other container did not
+    // depart by rail from Syracuse.
     let text = String::from_utf8(fixture(RAIL)).expect("ASCII");
     let eqd = "EQD+CN+TRHU4561222+45G1:102:5+++5'";
     let moved = text.replace(eqd, "").replace(
         "CNI+1'",
         &format!("CNI+1'\n{eqd}\nEQD+CN+MSKU9070323+22G1+++4'"),
     );
+    let interchange = tidemark_edi::read(moved.as_bytes()).expect("readable");
+    let status = only_status(&interchange);
+    assert_eq!(status.references.container.as_deref(), Some("TRHU4561222"));
+    // The consignment's EQD for that container still gives its size-type and fullness.
+    assert_eq!(status.iso_size_type.as_deref(), Some("45G1"));
+    assert_eq!(status.empty_indicator, Some(EmptyIndicator::Laden));
+}
+
+#[test]
+fn a_consignments_two_containers_give_each_of_its_statuses_naming_none_twice() {
+    let text = String::from_utf8(fixture(RAIL)).expect("ASCII");
+    let eqd = "EQD+CN+TRHU4561222+45G1:102:5+++5'";
+    let moved = text
+        .replace(eqd, "")
+        .replace("RFF+EQ:TRHU4561222'", "")
+        .replace(
+            "CNI+1'",
+            &format!("CNI+1'\n{eqd}\nEQD+CN+MSKU9070323+22G1+++4'"),
+        );
     let interchange = tidemark_edi::read(moved.as_bytes()).expect("readable");
     let containers: Vec<Option<&str>> = interchange
         .statuses()

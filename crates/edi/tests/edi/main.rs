@@ -4,6 +4,7 @@
 mod acknowledgements;
 mod code_lists;
 mod code_table;
+mod consignments;
 mod envelope_and_limits;
 mod iftsta;
 mod own_words;

@@ -160,3 +160,49 @@ fn a_status_whose_only_date_is_an_eancom_qualifier_keeps_it_as_its_time() {
     assert_eq!(time.local, local(2002, 2, 7, 0, 0, 0));
     assert!(!time.has_time);
 }
+
+#[test]
+fn an_x12_group_without_isa_gives_its_statuses_the_gs_sender_and_notes_it() {
+    // The empty-B4 sample's group, printed from its GS: GS02 names who sent it.
+    let text = String::from_utf8(crate::fixture(EMPTY_B4)).expect("ASCII");
+    let from_gs = text
+        .get(text.find("GS*").expect("a GS")..text.find("IEA*").expect("an IEA"))
+        .expect("GS to GE");
+    let interchange = tidemark_edi::read(from_gs.as_bytes()).expect("readable");
+    assert_eq!(
+        interchange.notes,
+        [
+            Note::MissingEnvelopeHeader("ISA"),
+            Note::SenderFromGroup {
+                element: "GS02",
+                sender: "SENDER".to_owned(),
+            },
+        ]
+    );
+    let status = interchange.statuses().next().expect("a status");
+    assert_eq!(status.sender, "SENDER");
+    // The interchange itself still has no envelope.
+    assert_eq!(interchange.envelope.sender_id, "");
+}
+
+#[test]
+fn an_edifact_group_without_unb_gives_its_statuses_the_ung_sender_and_notes_it() {
+    // UPS's D.07B group printed from its UNG: UNG02 names who sent it.
+    let text =
+        String::from_utf8(crate::fixture("iftsta_d07b_ups_functional_group.edi")).expect("ASCII");
+    let from_ung = text
+        .get(text.find("UNG+").expect("a UNG")..)
+        .expect("from the UNG");
+    let interchange = tidemark_edi::read(from_ung.as_bytes()).expect("readable");
+    assert!(
+        interchange.notes.contains(&Note::SenderFromGroup {
+            element: "UNG02",
+            sender: "EURPROD".to_owned(),
+        }),
+        "{:?}",
+        interchange.notes
+    );
+    let statuses: Vec<_> = interchange.statuses().collect();
+    assert!(!statuses.is_empty());
+    assert!(statuses.iter().all(|status| status.sender == "EURPROD"));
+}

@@ -32,6 +32,7 @@ on_both_backends!(
     edi_a_file_of_several_interchanges_is_acknowledged_interchange_by_interchange,
     bodies_that_are_not_edi_are_refused_or_recorded_as_rejected,
     each_interchange_is_acknowledged_in_its_own_syntax,
+    edi_input_without_its_interchange_header_is_read_but_not_acknowledged,
     interchanges_are_listed_by_status_and_seen_only_by_their_account,
     a_ramps_arrival_and_last_free_day_show_on_the_container,
     edi_the_railroad_a_ramp_names_is_the_containers_rail_carrier_for_both_legs,
@@ -458,6 +459,36 @@ async fn each_interchange_is_acknowledged_in_its_own_syntax(app: TestApp) {
     assert_eq!(ack.status, StatusCode::OK);
     assert_eq!(ack.header("content-type"), Some("application/edifact"));
     assert!(String::from_utf8_lossy(&ack.body).contains("CONTRL"));
+}
+
+async fn edi_input_without_its_interchange_header_is_read_but_not_acknowledged(app: TestApp) {
+    // A transaction set and a message printed without ISA / UNB: read, but there is no
+    // envelope (sender, receiver, control number) to address a 997 or CONTRL to.
+    let bare_x12: &[u8] =
+        include_bytes!("../../../edi/tests/fixtures/x12_5010_315_bare_transaction_set.edi");
+    let bare_edifact: &[u8] =
+        include_bytes!("../../../edi/tests/fixtures/iftsta_d01b_eancom_bare_message_crlf.edi");
+    for (media_type, body) in [
+        ("application/edi-x12", bare_x12),
+        ("application/edifact", bare_edifact),
+    ] {
+        let message = posted(&app, media_type, body).await;
+        let ack = app
+            .get(&format!(
+                "/v2/edi_messages/{}/acknowledgement",
+                message["id"].as_str().unwrap()
+            ))
+            .await;
+        assert_eq!(ack.status, StatusCode::CONFLICT, "{media_type}");
+        assert_eq!(ack.error_member("code"), "not_acknowledgeable");
+        assert!(
+            ack.error_member("detail")
+                .as_str()
+                .unwrap()
+                .contains("no envelope to address"),
+            "{media_type}"
+        );
+    }
 }
 
 /// The acknowledgement of `message`, as text.
