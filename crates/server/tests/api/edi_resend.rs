@@ -15,7 +15,6 @@ on_both_backends!(
     edi_a_status_resent_in_a_new_interchange_is_one_raw_event,
     edi_a_resent_interchange_is_processed_and_counts_no_new_event,
     edi_a_status_resent_with_another_time_is_a_new_event,
-    edi_a_last_free_day_resent_daily_announces_no_change,
     edi_an_availability_resent_in_a_new_interchange_is_one_event,
 );
 
@@ -153,45 +152,6 @@ async fn edi_a_status_resent_with_another_time_is_a_new_event(app: TestApp) {
     let discharges = named(&app, &container, DISCHARGED).await;
     assert_eq!(discharges.len(), 2, "{discharges:?}");
     assert_eq!(notified(&app, DISCHARGED).await, 2);
-}
-
-async fn edi_a_last_free_day_resent_daily_announces_no_change(app: TestApp) {
-    const LAST_FREE_DAY: &[u8] =
-        include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_last_free_day.edi");
-    const RAIL_ARRIVAL: &[u8] =
-        include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_rail_arrival.edi");
-    const CHANGED: &str = "container.pickup_lfd.changed";
-    app.clock
-        .set(Utc.with_ymd_and_hms(2016, 5, 27, 12, 0, 0).unwrap());
-    let request = app.track("container", "HASU4316170", "SUDU").await;
-    posted(&app, "application/edi-x12", RAIL_ARRIVAL).await;
-    app.run_pending_jobs().await;
-    // The guide's two examples share one control number; the first day's is renumbered.
-    let first = String::from_utf8(LAST_FREE_DAY.to_vec())
-        .unwrap()
-        .replace("053849086", "053849087");
-    posted(&app, "application/edi-x12", first.as_bytes()).await;
-    app.run_pending_jobs().await;
-    let shipment = shipment_of(&app, &request).await;
-    let container = shipment["data"]["relationships"]["containers"]["data"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    assert_eq!(named(&app, &container, CHANGED).await.len(), 1);
-
-    // The terminal repeats the same day each morning, in a new interchange.
-    for control in ["053849088", "053849089"] {
-        app.clock.advance(Duration::days(1));
-        let again = String::from_utf8(LAST_FREE_DAY.to_vec())
-            .unwrap()
-            .replace("053849086", control);
-        let message = posted(&app, "application/edi-x12", again.as_bytes()).await;
-        assert_eq!(message["attributes"]["status"], "processed", "{message}");
-        app.run_pending_jobs().await;
-    }
-
-    let changes = named(&app, &container, CHANGED).await;
-    assert_eq!(changes.len(), 1, "{changes:?}");
 }
 
 async fn edi_an_availability_resent_in_a_new_interchange_is_one_event(app: TestApp) {
