@@ -80,8 +80,15 @@ pub enum ReceiveError {
     Store(#[from] StoreError),
 }
 
-/// Whether bytes look like an interchange at all: `ISA` (X12), `UNA` or `UNB` (EDIFACT),
-/// after any byte-order mark and white space. Email attachments are routed by it.
+/// Whether bytes look like an interchange at all, after any byte-order mark and white
+/// space: an envelope (`ISA` for X12, `UNA` or `UNB` for EDIFACT), or what the reader also
+/// reads without one, as guides and libraries print it — an X12 functional group or
+/// transaction set whose first segment looks like one (`GS`, its element separator, a
+/// two-letter functional identifier and the separator again: `GS*QO*`; `ST`, the separator,
+/// a three-digit set and the separator: `ST*315*`), or an EDIFACT group or message
+/// (`UNG+IFTSTA+`, `UNH+` a reference `+` a message type and `:`). Every channel but the
+/// API (which reads what it is sent) routes by it: the watched folders and SFTP, and email
+/// attachments; a text that merely starts with `ST` or `UNH` is no interchange.
 pub fn looks_like_edi(bytes: &[u8]) -> bool {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let start = bytes
@@ -89,7 +96,61 @@ pub fn looks_like_edi(bytes: &[u8]) -> bool {
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(bytes.len());
     let head = &bytes[start..];
-    head.starts_with(b"ISA") || head.starts_with(b"UNA") || head.starts_with(b"UNB")
+    head.starts_with(b"ISA")
+        || head.starts_with(b"UNA")
+        || head.starts_with(b"UNB")
+        || bare_x12(head)
+        || bare_edifact(head)
+}
+
+/// `GS*XX*` or `ST*999*`, with any separator the reader takes: punctuation, or a control
+/// character that is no white space.
+fn bare_x12(head: &[u8]) -> bool {
+    let (first, shape): (_, fn(&u8) -> bool) = if head.starts_with(b"GS") {
+        (2, u8::is_ascii_uppercase)
+    } else if head.starts_with(b"ST") {
+        (3, u8::is_ascii_digit)
+    } else {
+        return false;
+    };
+    let Some(&separator) = head.get(2) else {
+        return false;
+    };
+    let element = head.get(3..3 + first).unwrap_or_default();
+    (separator.is_ascii_punctuation() || (separator < 0x20 && !separator.is_ascii_whitespace()))
+        && element.len() == first
+        && element.iter().all(shape)
+        && head.get(3 + first) == Some(&separator)
+}
+
+/// `UNG+` a group of one to six capital letters and `+`, or `UNH+` a message reference, `+`,
+/// a message type of one to six capital letters and `:` — EDIFACT's default separators, as
+/// a message without a UNA has.
+fn bare_edifact(head: &[u8]) -> bool {
+    let letters =
+        |text: &[u8]| (1..=6).contains(&text.len()) && text.iter().all(u8::is_ascii_uppercase);
+    if let Some(rest) = head.strip_prefix(b"UNG+") {
+        return rest
+            .iter()
+            .position(|&b| b == b'+')
+            .is_some_and(|end| letters(&rest[..end]));
+    }
+    let Some(rest) = head.strip_prefix(b"UNH+") else {
+        return false;
+    };
+    let Some(reference) = rest.iter().position(|&b| b == b'+') else {
+        return false;
+    };
+    let reference_ok = (1..=14).contains(&reference)
+        && rest[..reference]
+            .iter()
+            .all(|b| b.is_ascii_graphic() && !b"'+:".contains(b));
+    let kind = &rest[reference + 1..];
+    reference_ok
+        && kind
+            .iter()
+            .position(|&b| b == b':')
+            .is_some_and(|end| letters(&kind[..end]))
 }
 
 /// What receiving and reading EDI needs: the core and the reader with `[edi]`'s code
