@@ -242,14 +242,13 @@ pub async fn process(
             message.status = "rejected".to_owned();
             message.errors = serde_json::json!([{ "reason": error.to_string() }]);
             edi.store
-                .finish_edi_message(&message, None, &[], &[])
+                .finish_edi_message(&message, None, &[], &[], &[])
                 .await?;
             return edi.store.edi_message(account, id).await;
         }
     };
     note_words_read(&interchange);
-    let mut read = Read::of(&interchange, &message);
-    read.summary.events = new_events(edi, account, &read).await?;
+    let read = Read::of(&interchange, &message);
     let requests = edi
         .store
         .tracking_requests_naming(account, &read.all_numbers())
@@ -277,9 +276,12 @@ pub async fn process(
             requests => apply_edi_batch_job(edi, account, id, turn, requests),
         })
         .collect();
+    // The store takes off `events` those an earlier interchange gave (`event_keys`), after
+    // telling a `duplicate`, and records the keys with the transactions.
+    let event_keys = &read.summary.event_keys;
     let finish = match edi
         .store
-        .finish_edi_message(&message, Some(&key), &transactions, &jobs)
+        .finish_edi_message(&message, Some(&key), &transactions, event_keys, &jobs)
         .await
     {
         // Another process finished the same interchange first: this one is its duplicate.
@@ -287,7 +289,7 @@ pub async fn process(
             constraint: "edi_messages_interchange",
         }) => {
             edi.store
-                .finish_edi_message(&message, Some(&key), &transactions, &jobs)
+                .finish_edi_message(&message, Some(&key), &transactions, event_keys, &jobs)
                 .await?
         }
         other => other?,
@@ -418,47 +420,6 @@ fn interchange_key(interchange: &Interchange) -> String {
     key
 }
 
-/// Stored transactions read at most to tell which of an interchange's events were received
-/// before: those naming its numbers, the oldest first.
-const RECEIVED_EVENTS_READ: u32 = 20_000;
-
-/// How many of the events an interchange reads are new: not a status an earlier interchange
-/// of the account already gave (the same event id: sender, code, container or bill, place
-/// and time), nor one given earlier in this one. A status sent again in a new interchange
-/// becomes no second event ([`events_of`]), so it is not counted as one.
-async fn new_events(edi: &Edi<'_>, account: AccountId, read: &Read) -> Result<u32, StoreError> {
-    #[derive(serde::Deserialize)]
-    struct Identified {
-        event_id: Option<String>,
-    }
-
-    let summary = &read.summary;
-    if summary.event_ids.is_empty() {
-        return Ok(summary.events);
-    }
-    let earlier = edi
-        .store
-        .edi_transactions_naming(account, &read.all_numbers(), RECEIVED_EVENTS_READ)
-        .await?;
-    let mut known: std::collections::HashSet<String> = earlier
-        .iter()
-        .flat_map(|transaction| {
-            <Vec<Identified> as serde::Deserialize>::deserialize(&transaction.events)
-                .unwrap_or_default()
-        })
-        .filter_map(|event| event.event_id)
-        .collect();
-    let without_id = summary
-        .events
-        .saturating_sub(u32::try_from(summary.event_ids.len()).unwrap_or(u32::MAX));
-    let fresh = summary
-        .event_ids
-        .iter()
-        .filter(|id| known.insert((*id).clone()))
-        .count();
-    Ok(without_id.saturating_add(u32::try_from(fresh).unwrap_or(u32::MAX)))
-}
-
 fn syntax_name(syntax: Syntax) -> &'static str {
     match syntax {
         Syntax::X12 => "x12",
@@ -480,10 +441,14 @@ struct Summary {
     control_number: String,
     rejected: u32,
     statuses: u32,
-    /// The statuses read as carrier events; [`new_events`] leaves the new ones.
+    /// The statuses read as carrier events, less those an earlier transaction of the
+    /// interchange gave ([`event_keys`]); the store takes off those an earlier interchange
+    /// gave.
     events: u32,
-    /// Those events' ids, in order.
-    event_ids: Vec<String>,
+    /// The keys of the events counted, in order: the store's probe of earlier interchanges.
+    event_keys: Vec<String>,
+    /// Every key read so far in the interchange.
+    keys_seen: std::collections::HashSet<String>,
     drift: u32,
     errors: Vec<serde_json::Value>,
 }
@@ -584,13 +549,23 @@ fn record_of(
             summary.drift += 1;
         }
         if let Ok(event) = status.to_carrier_event() {
-            summary.events += 1;
-            summary.event_ids.extend(event.event_id.clone());
             events.push(event);
         }
         // A status that is no terminal status is kept among the facts for its railroad.
         if let Some(fact) = status.terminal_facts().or_else(|| status.railroad_facts()) {
             facts.push(fact);
+        }
+    }
+    for key in event_keys(&events) {
+        match key {
+            // The same key in an earlier transaction of this interchange is that event.
+            Some(key) if summary.keys_seen.contains(&key) => {}
+            Some(key) => {
+                summary.keys_seen.insert(key.clone());
+                summary.event_keys.push(key);
+                summary.events += 1;
+            }
+            None => summary.events += 1,
         }
     }
     EdiTransactionRecord {
@@ -767,13 +742,36 @@ pub async fn acknowledgement(
 pub const X12_MEDIA_TYPE: &str = "application/edi-x12";
 pub const EDIFACT_MEDIA_TYPE: &str = "application/edifact";
 
+/// What tells one event of a transaction from the others: its EDI event id (sender, code,
+/// container or bill, place and time), and for the second and later event of the same
+/// transaction with that id, the id and its turn (`{id}#2`, …). The id is coarse: one
+/// status about two bookings (`CNI+1`, `CNI+2`), or at two places with no UN/LOCODE, gives
+/// two events with one id, which stay two. An event with no id has no key.
+pub fn event_keys(events: &[tidemark_carriers::CarrierEvent]) -> Vec<Option<String>> {
+    let mut turns: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    events
+        .iter()
+        .map(|event| {
+            let id = event.event_id.as_deref()?;
+            let turn = turns.entry(id).or_default();
+            *turn += 1;
+            Some(match *turn {
+                1 => id.to_owned(),
+                turn => format!("{id}#{turn}"),
+            })
+        })
+        .collect()
+}
+
 /// The carrier events stored transactions stand for, each status once, in the order first
-/// received. A status sent again in a later interchange (a VAN's retransmission, a line
-/// resending the day's statuses, a file received on two channels) has the same event id —
-/// built from its sender, code, container or bill, place and time — and is the same event:
-/// it keeps its place and takes what was sent last. Read twice it would be two events
-/// sharing an id, which a carrier's answer keeps apart under ids naming what each is about
-/// (`report::source_id`): a second transport event beside the first, notified again.
+/// received. A status sent again in a later transaction (a VAN's retransmission, a line
+/// resending the day's statuses, a file received on two channels) has the same key
+/// ([`event_keys`]: its event id — built from its sender, code, container or bill, place
+/// and time — and its turn among the transaction's events with that id) and is the same
+/// event: it keeps its place and takes what was sent last. Read twice it would be two
+/// events sharing an id, which a carrier's answer keeps apart under ids naming what each is
+/// about (`report::source_id`): a second transport event beside the first, notified again.
+/// Distinct statuses of one transaction sharing an id stay distinct events.
 pub fn events_of(transactions: &[&EdiTransactionRecord]) -> Vec<tidemark_carriers::CarrierEvent> {
     use serde::Deserialize;
 
@@ -790,13 +788,14 @@ pub fn events_of(transactions: &[&EdiTransactionRecord]) -> Vec<tidemark_carrier
                 continue;
             }
         };
-        for event in read {
-            let known = event.event_id.as_ref().and_then(|id| at.get(id)).copied();
+        let keys = event_keys(&read);
+        for (event, key) in read.into_iter().zip(keys) {
+            let known = key.as_ref().and_then(|key| at.get(key)).copied();
             match known.and_then(|known| events.get_mut(known)) {
                 Some(slot) => *slot = event,
                 None => {
-                    if let Some(id) = &event.event_id {
-                        at.insert(id.clone(), events.len());
+                    if let Some(key) = key {
+                        at.insert(key, events.len());
                     }
                     events.push(event);
                 }
