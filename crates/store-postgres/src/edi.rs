@@ -119,6 +119,7 @@ impl EdiStore for PgStore {
         m: &EdiMessage,
         interchange_key: Option<&str>,
         transactions: &[EdiTransactionRecord],
+        event_ids: &[String],
         jobs: &[NewJob],
     ) -> StoreResult<EdiFinish> {
         let mut client = self.client().await?;
@@ -172,6 +173,25 @@ impl EdiStore for PgStore {
             tx.commit().await.map_err(backend)?;
             return Ok(EdiFinish::Duplicate(earlier));
         }
+        // One probe of the ids earlier interchanges recorded; a resent status is no new event.
+        let known: std::collections::HashSet<String> = if event_ids.is_empty() {
+            std::collections::HashSet::new()
+        } else {
+            tx.query(
+                "SELECT event_id FROM edi_event_ids WHERE account_id = $1 AND event_id = ANY($2)",
+                &[&m.account_id.0, &event_ids],
+            )
+            .await
+            .map_err(backend)?
+            .iter()
+            .map(|row| row.try_get(0))
+            .collect::<Result<_, _>>()
+            .map_err(backend)?
+        };
+        let resent = event_ids.iter().filter(|id| known.contains(*id)).count();
+        let events = m
+            .events
+            .saturating_sub(u32::try_from(resent).unwrap_or(u32::MAX));
         tx.execute(
             "UPDATE edi_messages SET syntax = $3, sender = $4, receiver = $5,
                     control_number = $6, interchange_key = $7, status = $8, transactions = $9,
@@ -190,7 +210,7 @@ impl EdiStore for PgStore {
                 &to_int(m.transactions)?,
                 &to_int(m.rejected_transactions)?,
                 &to_int(m.statuses)?,
-                &to_int(m.events)?,
+                &to_int(events)?,
                 &to_int(m.drift)?,
                 &to_int(m.unmatched)?,
                 &m.errors,
@@ -249,6 +269,16 @@ impl EdiStore for PgStore {
                  SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::int[])
                  ON CONFLICT DO NOTHING",
                 &[&accounts, &numbers, &messages, &positions],
+            )
+            .await
+            .map_err(backend)?;
+        }
+        if !event_ids.is_empty() {
+            tx.execute(
+                "INSERT INTO edi_event_ids (account_id, event_id)
+                 SELECT $1, id FROM unnest($2::text[]) AS id
+                 ON CONFLICT DO NOTHING",
+                &[&m.account_id.0, &event_ids],
             )
             .await
             .map_err(backend)?;

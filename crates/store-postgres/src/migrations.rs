@@ -98,6 +98,7 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         40,
         include_str!("../migrations/0040_tracked_shipments_by_port.sql"),
     ),
+    (41, include_str!("../migrations/0041_edi_event_ids.sql")),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

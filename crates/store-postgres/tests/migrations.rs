@@ -3,6 +3,7 @@
 
 use tidemark_domain::AccountId;
 use tidemark_store::contract::documents::documents_from_before_the_word_index_are_found;
+use tidemark_store::contract::edi::event_ids_from_before_their_record_are_known;
 use tidemark_store_postgres::testing::temp_schema_from;
 use uuid::Uuid;
 
@@ -39,4 +40,31 @@ async fn documents_stored_before_the_word_index_are_found_after_migrating() {
     };
     let store = schema.store();
     documents_from_before_the_word_index_are_found(store.as_ref(), AccountId(ACME)).await;
+}
+
+/// An interchange as release 40 stored it: finished, its transaction's events in JSON, and
+/// no record of their ids.
+const EDI_SEED: &str = r#"
+INSERT INTO accounts (id, name, created_at) VALUES
+    ('01900000-0000-7000-8000-000000000001', 'acme', '2026-01-01T00:00:00Z');
+INSERT INTO edi_messages (id, account_id, channel, interchange_key, status, transactions,
+    statuses, events, size_bytes, raw, created_at, updated_at)
+VALUES ('01900000-0000-7000-8000-0000000000e1', '01900000-0000-7000-8000-000000000001', 'api',
+    'x12|ZZ|HAMSUD|000720857', 'processed', 1, 1, 1, 1, '\x78', '2026-01-02T00:00:00Z',
+    '2026-01-02T00:00:00Z');
+INSERT INTO edi_transactions (message_id, position, account_id, set_id, control_number,
+    numbers, events, facts, segments, matched, created_at)
+VALUES ('01900000-0000-7000-8000-0000000000e1', 0, '01900000-0000-7000-8000-000000000001',
+    '315', '1883403', '["MRSU4371639"]',
+    '[{"event_id": "edi:HAMSUD:UV:MRSU4371639:MXZLO:2022-11-21T01:24:00Z"}, {"kind": "no id"}]',
+    '[]', '', true, '2026-01-02T00:00:00Z');
+"#;
+
+#[tokio::test]
+async fn edi_event_ids_stored_before_their_record_are_known_after_migrating() {
+    let Some(schema) = temp_schema_from(40, EDI_SEED).await else {
+        return;
+    };
+    let store = schema.store();
+    event_ids_from_before_their_record_are_known(store.as_ref(), AccountId(ACME)).await;
 }

@@ -133,9 +133,11 @@ impl EdiStore for SqliteStore {
         m: &EdiMessage,
         interchange_key: Option<&str>,
         transactions: &[EdiTransactionRecord],
+        event_ids: &[String],
         jobs: &[NewJob],
     ) -> StoreResult<EdiFinish> {
-        let finish = self.finish_edi_message_in(m, interchange_key, transactions, jobs)?;
+        let finish =
+            self.finish_edi_message_in(m, interchange_key, transactions, event_ids, jobs)?;
         if finish == EdiFinish::Finished && !jobs.is_empty() {
             self.wakeups.wake();
         }
@@ -360,6 +362,7 @@ impl SqliteStore {
         m: &EdiMessage,
         interchange_key: Option<&str>,
         transactions: &[EdiTransactionRecord],
+        event_ids: &[String],
         jobs: &[NewJob],
     ) -> StoreResult<EdiFinish> {
         let mut conn = self.writer();
@@ -412,6 +415,25 @@ impl SqliteStore {
             let earlier = Uuid::parse_str(&earlier).map_err(backend)?;
             return Ok(EdiFinish::Duplicate(earlier));
         }
+        // One probe of the ids earlier interchanges recorded; a resent status is no new event.
+        let ids = numbers_json(event_ids)?;
+        let known: std::collections::HashSet<String> = if event_ids.is_empty() {
+            std::collections::HashSet::new()
+        } else {
+            tx.prepare_cached(
+                "SELECT event_id FROM edi_event_ids
+                 WHERE account_id = ?1 AND event_id IN (SELECT value FROM json_each(?2))",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map(params![account, ids], |row| row.get(0))?
+                    .collect::<rusqlite::Result<_>>()
+            })
+            .map_err(backend)?
+        };
+        let resent = event_ids.iter().filter(|id| known.contains(*id)).count();
+        let events = m
+            .events
+            .saturating_sub(u32::try_from(resent).unwrap_or(u32::MAX));
         tx.prepare_cached(
             "UPDATE edi_messages SET syntax = ?3, sender = ?4, receiver = ?5,
                     control_number = ?6, interchange_key = ?7, status = ?8, transactions = ?9,
@@ -432,7 +454,7 @@ impl SqliteStore {
                 m.transactions,
                 m.rejected_transactions,
                 m.statuses,
-                m.events,
+                events,
                 m.drift,
                 m.unmatched,
                 m.errors.to_string(),
@@ -479,6 +501,14 @@ impl SqliteStore {
                         .map_err(backend)?;
                 }
             }
+        }
+        if !event_ids.is_empty() {
+            tx.prepare_cached(
+                "INSERT OR IGNORE INTO edi_event_ids (account_id, event_id)
+                 SELECT ?1, value FROM json_each(?2)",
+            )
+            .and_then(|mut stmt| stmt.execute(params![account, ids]))
+            .map_err(backend)?;
         }
         for job in jobs {
             crate::jobs::enqueue(&tx, job, m.updated_at)?;

@@ -46,6 +46,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0037_pickup_notices.sql"),
     include_str!("../migrations/0038_terminal_checks.sql"),
     include_str!("../migrations/0039_tracked_shipments_by_port.sql"),
+    include_str!("../migrations/0040_edi_event_ids.sql"),
 ];
 
 /// Migrations whose rows need code: the word index of existing documents and the search

@@ -3,6 +3,7 @@
 
 use tidemark_domain::AccountId;
 use tidemark_store::contract::documents::documents_from_before_the_word_index_are_found;
+use tidemark_store::contract::edi::event_ids_from_before_their_record_are_known;
 use tidemark_store_sqlite::SqliteStore;
 use uuid::Uuid;
 
@@ -58,4 +59,31 @@ async fn documents_stored_before_the_word_index_are_found_after_migrating() {
     database_at(&path, 15, SEED);
     let store = SqliteStore::open(&path).unwrap();
     documents_from_before_the_word_index_are_found(&store, AccountId(ACME)).await;
+}
+
+/// An interchange as release 39 stored it: finished, its transaction's events in JSON, and
+/// no record of their ids.
+const EDI_SEED: &str = r#"
+INSERT INTO accounts (id, name, created_at) VALUES
+    ('01900000-0000-7000-8000-000000000001', 'acme', '2026-01-01T00:00:00Z');
+INSERT INTO edi_messages (id, account_id, channel, interchange_key, status, transactions,
+    statuses, events, size_bytes, raw, created_at, updated_at)
+VALUES ('01900000-0000-7000-8000-0000000000e1', '01900000-0000-7000-8000-000000000001', 'api',
+    'x12|ZZ|HAMSUD|000720857', 'processed', 1, 1, 1, 1, X'78', '2026-01-02T00:00:00Z',
+    '2026-01-02T00:00:00Z');
+INSERT INTO edi_transactions (message_id, position, account_id, set_id, control_number,
+    numbers, events, facts, segments, matched, created_at)
+VALUES ('01900000-0000-7000-8000-0000000000e1', 0, '01900000-0000-7000-8000-000000000001',
+    '315', '1883403', '["MRSU4371639"]',
+    '[{"event_id": "edi:HAMSUD:UV:MRSU4371639:MXZLO:2022-11-21T01:24:00Z"}, {"kind": "no id"}]',
+    '[]', '', 1, '2026-01-02T00:00:00Z');
+"#;
+
+#[tokio::test]
+async fn edi_event_ids_stored_before_their_record_are_known_after_migrating() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("release-39.db");
+    database_at(&path, 39, EDI_SEED);
+    let store = SqliteStore::open(&path).unwrap();
+    event_ids_from_before_their_record_are_known(&store, AccountId(ACME)).await;
 }

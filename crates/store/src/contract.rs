@@ -14,6 +14,7 @@ use std::sync::Arc;
 pub mod carriers;
 pub mod custom_fields;
 pub mod documents;
+pub mod edi;
 pub mod terminals;
 pub mod vessels;
 

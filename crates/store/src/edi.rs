@@ -114,11 +114,17 @@ pub trait EdiStore: Send + Sync {
     /// `interchange_key` (sender and control number) already finished for the account, the
     /// interchange becomes a `duplicate` and `jobs` are not queued (nor when it was
     /// finished already).
+    ///
+    /// `event_ids` are the EDI event ids of the events `message.events` counts, one per
+    /// event. Of those, the ones an earlier finished interchange of the account recorded are
+    /// taken off `events` (a status resent is no new event), and all are recorded for the
+    /// interchanges after this one, in the same transaction. A `duplicate` records none.
     async fn finish_edi_message(
         &self,
         message: &EdiMessage,
         interchange_key: Option<&str>,
         transactions: &[EdiTransactionRecord],
+        event_ids: &[String],
         jobs: &[NewJob],
     ) -> StoreResult<EdiFinish>;
 

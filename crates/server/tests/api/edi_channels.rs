@@ -25,6 +25,8 @@ on_both_backends!(
     a_folder_that_creates_shipments_starts_tracking_for_a_transaction_naming_nothing_tracked,
     a_sender_named_by_no_scac_is_tracked_with_the_line_its_container_belongs_to,
     an_unreadable_folder_is_reported_and_the_other_folders_are_still_watched,
+    a_group_transaction_set_or_message_without_its_envelope_is_read_not_rejected,
+    a_text_that_only_begins_like_a_segment_tag_is_still_not_edi,
 );
 
 /// Mail is filed under `acme`, as the email submissions' tests file it.
@@ -34,11 +36,14 @@ mod by_email {
     on_both_backends!(
         settings = crate::email_submissions::EMAIL_SETTINGS;
         an_email_with_an_edi_attachment_becomes_an_edi_message_and_no_document,
+        an_email_attachment_of_a_transaction_set_without_its_envelope_becomes_an_edi_message,
     );
 }
 
 const HAMSUD_DISCHARGED: &[u8] =
     include_bytes!("../../../edi/tests/fixtures/x12_4010_315_hamsud_discharged.edi");
+const EANCOM_BARE_MESSAGE: &[u8] =
+    include_bytes!("../../../edi/tests/fixtures/iftsta_d01b_eancom_bare_message_crlf.edi");
 const CMACGM_DEPARTED: &[u8] =
     include_bytes!("../../../edi/tests/fixtures/x12_4010_315_cmacgm_departed_loaded.edi");
 
@@ -496,4 +501,119 @@ fn edi_settings_errors_name_the_setting() {
         "TIDEMARK_EDI__INBOUND__0__SCAN_SECONDS"
     );
     assert_eq!(unknown_in_edi.setting, "TIDEMARK_EDI__OUTBOUND");
+}
+
+/// The part of an interchange from the first segment tagged `from` to the end of the first
+/// tagged `to` (`~`-terminated X12): a functional group (`GS` to `GE`) or a transaction set
+/// (`ST` to `SE`) printed without the interchange around it.
+fn without_envelope(interchange: &[u8], from: &str, to: &str) -> Vec<u8> {
+    let text = std::str::from_utf8(interchange).unwrap();
+    let segments: Vec<&str> = text.split_inclusive('~').collect();
+    let tagged = |segment: &str, tag: &str| segment.trim_start().starts_with(&format!("{tag}*"));
+    let first = segments.iter().position(|s| tagged(s, from)).unwrap();
+    let last = first
+        + segments[first..]
+            .iter()
+            .position(|s| tagged(s, to))
+            .unwrap();
+    segments[first..=last]
+        .concat()
+        .trim_start()
+        .as_bytes()
+        .to_vec()
+}
+
+async fn a_group_transaction_set_or_message_without_its_envelope_is_read_not_rejected(
+    app: TestApp,
+) {
+    let mut dropbox = Dropbox::new(false);
+    let group = without_envelope(HAMSUD_DISCHARGED, "GS", "GE");
+    let transaction_set = without_envelope(CMACGM_DEPARTED, "ST", "SE");
+    dropbox.drop_complete(&app, "group.edi", &group);
+    dropbox.drop_complete(&app, "transaction-set.edi", &transaction_set);
+    dropbox.drop_complete(&app, "message.edi", EANCOM_BARE_MESSAGE);
+
+    let report = dropbox.scan(&app).await;
+
+    assert_eq!(report.taken.len(), 3, "{report:?}");
+    let list = edi_messages(&app).await;
+    assert_eq!(list["meta"]["total"], 3, "{list}");
+    let mut read: Vec<(String, String)> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["attributes"]["source_name"].as_str().unwrap().to_owned(),
+                m["attributes"]["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    read.sort();
+    assert_eq!(
+        read,
+        [
+            ("group.edi".to_owned(), "processed".to_owned()),
+            ("message.edi".to_owned(), "processed".to_owned()),
+            ("transaction-set.edi".to_owned(), "processed".to_owned()),
+        ]
+    );
+    assert_eq!(
+        dropbox.names_in("processed"),
+        ["group.edi", "message.edi", "transaction-set.edi"]
+    );
+}
+
+async fn a_text_that_only_begins_like_a_segment_tag_is_still_not_edi(app: TestApp) {
+    let mut dropbox = Dropbox::new(false);
+    dropbox.drop_complete(&app, "status.txt", b"STATUS: all boxes delivered\n");
+    dropbox.drop_complete(&app, "gs.txt", b"GS*notes for the yard~\n");
+    dropbox.drop_complete(&app, "unh.txt", b"UNH+ what is this'\n");
+
+    let report = dropbox.scan(&app).await;
+
+    assert_eq!(report.taken.len(), 3, "{report:?}");
+    assert_eq!(edi_messages(&app).await["meta"]["total"], 0);
+    for name in ["status.txt", "gs.txt", "unh.txt"] {
+        let reason =
+            std::fs::read_to_string(dropbox.path(&format!("rejected/{name}.reason.txt"))).unwrap();
+        assert!(reason.contains("not an EDI interchange"), "{reason}");
+    }
+}
+
+async fn an_email_attachment_of_a_transaction_set_without_its_envelope_becomes_an_edi_message(
+    app: TestApp,
+) {
+    let (address, shutdown) = receiver(&app).await;
+    let mut client = Client::connect(address).await;
+    client.send("EHLO carrier.example").await;
+    let transaction_set = without_envelope(HAMSUD_DISCHARGED, "ST", "SE");
+
+    let reply = client
+        .mail(
+            "notices@carrier.example",
+            &message(
+                "notices@carrier.example",
+                "315 status",
+                "Status attached.",
+                &[("status.edi", "application/edi-x12", &transaction_set)],
+            ),
+        )
+        .await;
+    client.send("QUIT").await;
+    shutdown.cancel();
+
+    assert!(reply.starts_with("250"), "{reply}");
+    let list = submissions(&app).await;
+    assert_eq!(
+        list["data"][0]["attributes"]["documents_count"], 0,
+        "{list}"
+    );
+    let messages = edi_messages(&app).await;
+    assert_eq!(messages["meta"]["total"], 1, "{messages}");
+    assert_eq!(messages["data"][0]["attributes"]["channel"], "email");
+    assert_eq!(
+        messages["data"][0]["attributes"]["source_name"],
+        "status.edi"
+    );
 }

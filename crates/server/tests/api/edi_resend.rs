@@ -5,6 +5,9 @@
 
 use chrono::{Duration, TimeZone, Utc};
 use serde_json::Value;
+use tidemark_domain::{AccountId, Clock, JobId, NewJob};
+use tidemark_store::{EdiMessage, EdiTransactionRecord};
+use uuid::Uuid;
 
 use crate::edi_messages::{posted, shipment_of};
 use crate::helpers::TestApp;
@@ -15,8 +18,10 @@ on_both_backends!(
     edi_a_status_resent_in_a_new_interchange_is_one_raw_event,
     edi_a_resent_interchange_is_processed_and_counts_no_new_event,
     edi_a_status_resent_with_another_time_is_a_new_event,
-    edi_a_last_free_day_resent_daily_announces_no_change,
     edi_an_availability_resent_in_a_new_interchange_is_one_event,
+    edi_a_status_resent_after_a_long_history_of_its_numbers_counts_no_new_event,
+    edi_one_status_about_two_bookings_is_an_event_for_each_booking,
+    edi_one_status_about_two_bookings_resent_is_still_one_event_for_each,
 );
 
 const HAMSUD_DISCHARGED: &[u8] =
@@ -155,45 +160,6 @@ async fn edi_a_status_resent_with_another_time_is_a_new_event(app: TestApp) {
     assert_eq!(notified(&app, DISCHARGED).await, 2);
 }
 
-async fn edi_a_last_free_day_resent_daily_announces_no_change(app: TestApp) {
-    const LAST_FREE_DAY: &[u8] =
-        include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_last_free_day.edi");
-    const RAIL_ARRIVAL: &[u8] =
-        include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_rail_arrival.edi");
-    const CHANGED: &str = "container.pickup_lfd.changed";
-    app.clock
-        .set(Utc.with_ymd_and_hms(2016, 5, 27, 12, 0, 0).unwrap());
-    let request = app.track("container", "HASU4316170", "SUDU").await;
-    posted(&app, "application/edi-x12", RAIL_ARRIVAL).await;
-    app.run_pending_jobs().await;
-    // The guide's two examples share one control number; the first day's is renumbered.
-    let first = String::from_utf8(LAST_FREE_DAY.to_vec())
-        .unwrap()
-        .replace("053849086", "053849087");
-    posted(&app, "application/edi-x12", first.as_bytes()).await;
-    app.run_pending_jobs().await;
-    let shipment = shipment_of(&app, &request).await;
-    let container = shipment["data"]["relationships"]["containers"]["data"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    assert_eq!(named(&app, &container, CHANGED).await.len(), 1);
-
-    // The terminal repeats the same day each morning, in a new interchange.
-    for control in ["053849088", "053849089"] {
-        app.clock.advance(Duration::days(1));
-        let again = String::from_utf8(LAST_FREE_DAY.to_vec())
-            .unwrap()
-            .replace("053849086", control);
-        let message = posted(&app, "application/edi-x12", again.as_bytes()).await;
-        assert_eq!(message["attributes"]["status"], "processed", "{message}");
-        app.run_pending_jobs().await;
-    }
-
-    let changes = named(&app, &container, CHANGED).await;
-    assert_eq!(changes.len(), 1, "{changes:?}");
-}
-
 async fn edi_an_availability_resent_in_a_new_interchange_is_one_event(app: TestApp) {
     const RAIL_ARRIVAL: &[u8] =
         include_bytes!("../../../edi/tests/fixtures/x12_4010_322_hamsud_rail_arrival.edi");
@@ -237,4 +203,172 @@ async fn edi_an_availability_resent_in_a_new_interchange_is_one_event(app: TestA
     app.run_pending_jobs().await;
 
     assert_eq!(named(&app, &container, AVAILABLE).await, before);
+}
+
+/// `transactions` stored transactions naming `number` (and saying nothing), received a day
+/// before now: a long history, written as the store keeps it, since sending that many
+/// through the API would only make the test slow.
+async fn history_naming(app: &TestApp, account: AccountId, number: &str, transactions: u32) {
+    let at = app.clock.now() - Duration::days(1);
+    let id = Uuid::from_u128(0x0194_0000_0000_7000_8000_0000_0000_0001);
+    let received = EdiMessage {
+        id,
+        account_id: account,
+        channel: "api".to_owned(),
+        source_name: None,
+        syntax: None,
+        sender: None,
+        receiver: None,
+        control_number: None,
+        status: "received".to_owned(),
+        transactions: 0,
+        rejected_transactions: 0,
+        statuses: 0,
+        events: 0,
+        drift: 0,
+        unmatched: 0,
+        errors: serde_json::json!([]),
+        duplicate_of: None,
+        create_shipments: false,
+        size_bytes: 7,
+        created_at: at,
+        updated_at: at,
+    };
+    let job = NewJob {
+        id: JobId(Uuid::from_u128(0x0194_0000_0000_7000_8000_0000_0000_0002)),
+        kind: "process_edi_message".to_owned(),
+        payload: serde_json::json!({"account_id": account, "edi_message_id": id}),
+        dedup_key: None,
+        run_at: at,
+        max_attempts: 1,
+    };
+    let store = &app.app.store;
+    store
+        .insert_edi_message(&received, b"history", &job)
+        .await
+        .unwrap();
+    let records: Vec<EdiTransactionRecord> = (0..transactions)
+        .map(|position| EdiTransactionRecord {
+            message_id: id,
+            account_id: account,
+            position,
+            set_id: "315".to_owned(),
+            control_number: format!("{position:09}"),
+            numbers: vec![number.to_owned()],
+            scac: None,
+            events: serde_json::json!([]),
+            facts: serde_json::json!([]),
+            segments: String::new(),
+            matched: true,
+            created_at: at,
+        })
+        .collect();
+    let processed = EdiMessage {
+        status: "processed".to_owned(),
+        transactions,
+        ..received
+    };
+    store
+        .finish_edi_message(&processed, Some("history"), &records, &[], &[])
+        .await
+        .unwrap();
+}
+
+async fn edi_a_status_resent_after_a_long_history_of_its_numbers_counts_no_new_event(app: TestApp) {
+    discharged_once(&app).await;
+    let listed = app.get_ok("/v2/edi_messages").await;
+    let account = AccountId(
+        listed["data"][0]["relationships"]["account"]["data"]["id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap(),
+    );
+    // Twenty thousand older transactions naming the bill: more than a read of its history
+    // would take before reaching the discharge.
+    history_naming(&app, account, "SUDUN2SL008733AF", 20_000).await;
+    app.clock.advance(Duration::hours(1));
+
+    let again = posted(
+        &app,
+        "application/edi-x12",
+        &resent(HAMSUD_DISCHARGED, "720858"),
+    )
+    .await;
+
+    assert_eq!(again["attributes"]["statuses_count"], 1, "{again}");
+    assert_eq!(again["attributes"]["events_count"], 0, "{again}");
+}
+
+const DEPARTED: &str = "container.transport.vessel_departed";
+
+/// One IFTSTA whose vessel departure of container ABCD1234567 is given twice, once for each
+/// booking the box carries cargo of (`CNI+1`, `CNI+2`): one status each, with one EDI event
+/// id (sender, code, container, place and time).
+fn departed_for_two_bookings(control: &str) -> String {
+    let status = |consignment: u32, booking: &str| {
+        format!(
+            "CNI+{consignment}'STS+1+VD::22'RFF+BN:{booking}'DTM+334:209904172300:203'\
+             LOC+175+CNXGG:139:6:XINGANG'TDT+20+9996R+1++:172+++9999999:146:11:DUMP VESSEL'\
+             EQD+CN+ABCD1234567+42G0:102:5+++5'"
+        )
+    };
+    format!(
+        "UNB+UNOC:2+IITTRR:ZZZ+999999:ZZZ+110419:0540+{control}'UNH+1+IFTSTA:D:99B:UN'\
+         BGM+23+315+9'DTM+137:209904172300:203'NAD+CA+ABCD:160:87'{}{}UNT+19+1'\
+         UNZ+1+{control}'",
+        status(1, "BKAAA111"),
+        status(2, "BKBBB222"),
+    )
+}
+
+/// The departures listed for the container of `request`'s shipment.
+async fn departures_of(app: &TestApp, request: &str) -> Vec<Value> {
+    let shipment = shipment_of(app, request).await;
+    let container = shipment["data"]["relationships"]["containers"]["data"][0]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the shipment has a container: {shipment}"))
+        .to_owned();
+    named(app, &container, DEPARTED).await
+}
+
+async fn edi_one_status_about_two_bookings_is_an_event_for_each_booking(app: TestApp) {
+    let first = app.track("booking_number", "BKAAA111", "OOLU").await;
+    let second = app.track("booking_number", "BKBBB222", "OOLU").await;
+
+    let message = posted(
+        &app,
+        "application/edifact",
+        departed_for_two_bookings("6771").as_bytes(),
+    )
+    .await;
+    app.run_pending_jobs().await;
+
+    assert_eq!(message["attributes"]["events_count"], 2, "{message}");
+    assert_eq!(departures_of(&app, &first).await.len(), 1);
+    assert_eq!(departures_of(&app, &second).await.len(), 1);
+}
+
+async fn edi_one_status_about_two_bookings_resent_is_still_one_event_for_each(app: TestApp) {
+    let first = app.track("booking_number", "BKAAA111", "OOLU").await;
+    posted(
+        &app,
+        "application/edifact",
+        departed_for_two_bookings("6771").as_bytes(),
+    )
+    .await;
+    app.run_pending_jobs().await;
+    app.clock.advance(Duration::hours(1));
+
+    let again = posted(
+        &app,
+        "application/edifact",
+        departed_for_two_bookings("6772").as_bytes(),
+    )
+    .await;
+    app.run_pending_jobs().await;
+
+    assert_eq!(again["attributes"]["status"], "processed", "{again}");
+    assert_eq!(again["attributes"]["events_count"], 0, "{again}");
+    assert_eq!(departures_of(&app, &first).await.len(), 1);
 }

@@ -307,8 +307,8 @@ pub(super) async fn file_bytes(
             reason: if bytes.is_empty() {
                 "the file is empty".to_owned()
             } else {
-                "not an EDI interchange: it starts with neither ISA (X12) nor UNA or UNB \
-                 (EDIFACT)"
+                "not an EDI interchange: it starts with none of ISA, GS or ST (X12), nor \
+                 UNA, UNB, UNG or UNH (EDIFACT)"
                     .to_owned()
             },
             edi_message: None,

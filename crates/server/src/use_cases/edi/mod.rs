@@ -80,8 +80,15 @@ pub enum ReceiveError {
     Store(#[from] StoreError),
 }
 
-/// Whether bytes look like an interchange at all: `ISA` (X12), `UNA` or `UNB` (EDIFACT),
-/// after any byte-order mark and white space. Email attachments are routed by it.
+/// Whether bytes look like an interchange at all, after any byte-order mark and white
+/// space: an envelope (`ISA` for X12, `UNA` or `UNB` for EDIFACT), or what the reader also
+/// reads without one, as guides and libraries print it — an X12 functional group or
+/// transaction set whose first segment looks like one (`GS`, its element separator, a
+/// two-letter functional identifier and the separator again: `GS*QO*`; `ST`, the separator,
+/// a three-digit set and the separator: `ST*315*`), or an EDIFACT group or message
+/// (`UNG+IFTSTA+`, `UNH+` a reference `+` a message type and `:`). Every channel but the
+/// API (which reads what it is sent) routes by it: the watched folders and SFTP, and email
+/// attachments; a text that merely starts with `ST` or `UNH` is no interchange.
 pub fn looks_like_edi(bytes: &[u8]) -> bool {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let start = bytes
@@ -89,7 +96,61 @@ pub fn looks_like_edi(bytes: &[u8]) -> bool {
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(bytes.len());
     let head = &bytes[start..];
-    head.starts_with(b"ISA") || head.starts_with(b"UNA") || head.starts_with(b"UNB")
+    head.starts_with(b"ISA")
+        || head.starts_with(b"UNA")
+        || head.starts_with(b"UNB")
+        || bare_x12(head)
+        || bare_edifact(head)
+}
+
+/// `GS*XX*` or `ST*999*`, with any separator the reader takes: punctuation, or a control
+/// character that is no white space.
+fn bare_x12(head: &[u8]) -> bool {
+    let (first, shape): (_, fn(&u8) -> bool) = if head.starts_with(b"GS") {
+        (2, u8::is_ascii_uppercase)
+    } else if head.starts_with(b"ST") {
+        (3, u8::is_ascii_digit)
+    } else {
+        return false;
+    };
+    let Some(&separator) = head.get(2) else {
+        return false;
+    };
+    let element = head.get(3..3 + first).unwrap_or_default();
+    (separator.is_ascii_punctuation() || (separator < 0x20 && !separator.is_ascii_whitespace()))
+        && element.len() == first
+        && element.iter().all(shape)
+        && head.get(3 + first) == Some(&separator)
+}
+
+/// `UNG+` a group of one to six capital letters and `+`, or `UNH+` a message reference, `+`,
+/// a message type of one to six capital letters and `:` — EDIFACT's default separators, as
+/// a message without a UNA has.
+fn bare_edifact(head: &[u8]) -> bool {
+    let letters =
+        |text: &[u8]| (1..=6).contains(&text.len()) && text.iter().all(u8::is_ascii_uppercase);
+    if let Some(rest) = head.strip_prefix(b"UNG+") {
+        return rest
+            .iter()
+            .position(|&b| b == b'+')
+            .is_some_and(|end| letters(&rest[..end]));
+    }
+    let Some(rest) = head.strip_prefix(b"UNH+") else {
+        return false;
+    };
+    let Some(reference) = rest.iter().position(|&b| b == b'+') else {
+        return false;
+    };
+    let reference_ok = (1..=14).contains(&reference)
+        && rest[..reference]
+            .iter()
+            .all(|b| b.is_ascii_graphic() && !b"'+:".contains(b));
+    let kind = &rest[reference + 1..];
+    reference_ok
+        && kind
+            .iter()
+            .position(|&b| b == b':')
+            .is_some_and(|end| letters(&kind[..end]))
 }
 
 /// What receiving and reading EDI needs: the core and the reader with `[edi]`'s code
@@ -181,14 +242,13 @@ pub async fn process(
             message.status = "rejected".to_owned();
             message.errors = serde_json::json!([{ "reason": error.to_string() }]);
             edi.store
-                .finish_edi_message(&message, None, &[], &[])
+                .finish_edi_message(&message, None, &[], &[], &[])
                 .await?;
             return edi.store.edi_message(account, id).await;
         }
     };
     note_words_read(&interchange);
-    let mut read = Read::of(&interchange, &message);
-    read.summary.events = new_events(edi, account, &read).await?;
+    let read = Read::of(&interchange, &message);
     let requests = edi
         .store
         .tracking_requests_naming(account, &read.all_numbers())
@@ -216,9 +276,12 @@ pub async fn process(
             requests => apply_edi_batch_job(edi, account, id, turn, requests),
         })
         .collect();
+    // The store takes off `events` those an earlier interchange gave (`event_keys`), after
+    // telling a `duplicate`, and records the keys with the transactions.
+    let event_keys = &read.summary.event_keys;
     let finish = match edi
         .store
-        .finish_edi_message(&message, Some(&key), &transactions, &jobs)
+        .finish_edi_message(&message, Some(&key), &transactions, event_keys, &jobs)
         .await
     {
         // Another process finished the same interchange first: this one is its duplicate.
@@ -226,7 +289,7 @@ pub async fn process(
             constraint: "edi_messages_interchange",
         }) => {
             edi.store
-                .finish_edi_message(&message, Some(&key), &transactions, &jobs)
+                .finish_edi_message(&message, Some(&key), &transactions, event_keys, &jobs)
                 .await?
         }
         other => other?,
@@ -357,47 +420,6 @@ fn interchange_key(interchange: &Interchange) -> String {
     key
 }
 
-/// Stored transactions read at most to tell which of an interchange's events were received
-/// before: those naming its numbers, the oldest first.
-const RECEIVED_EVENTS_READ: u32 = 20_000;
-
-/// How many of the events an interchange reads are new: not a status an earlier interchange
-/// of the account already gave (the same event id: sender, code, container or bill, place
-/// and time), nor one given earlier in this one. A status sent again in a new interchange
-/// becomes no second event ([`events_of`]), so it is not counted as one.
-async fn new_events(edi: &Edi<'_>, account: AccountId, read: &Read) -> Result<u32, StoreError> {
-    #[derive(serde::Deserialize)]
-    struct Identified {
-        event_id: Option<String>,
-    }
-
-    let summary = &read.summary;
-    if summary.event_ids.is_empty() {
-        return Ok(summary.events);
-    }
-    let earlier = edi
-        .store
-        .edi_transactions_naming(account, &read.all_numbers(), RECEIVED_EVENTS_READ)
-        .await?;
-    let mut known: std::collections::HashSet<String> = earlier
-        .iter()
-        .flat_map(|transaction| {
-            <Vec<Identified> as serde::Deserialize>::deserialize(&transaction.events)
-                .unwrap_or_default()
-        })
-        .filter_map(|event| event.event_id)
-        .collect();
-    let without_id = summary
-        .events
-        .saturating_sub(u32::try_from(summary.event_ids.len()).unwrap_or(u32::MAX));
-    let fresh = summary
-        .event_ids
-        .iter()
-        .filter(|id| known.insert((*id).clone()))
-        .count();
-    Ok(without_id.saturating_add(u32::try_from(fresh).unwrap_or(u32::MAX)))
-}
-
 fn syntax_name(syntax: Syntax) -> &'static str {
     match syntax {
         Syntax::X12 => "x12",
@@ -419,10 +441,14 @@ struct Summary {
     control_number: String,
     rejected: u32,
     statuses: u32,
-    /// The statuses read as carrier events; [`new_events`] leaves the new ones.
+    /// The statuses read as carrier events, less those an earlier transaction of the
+    /// interchange gave ([`event_keys`]); the store takes off those an earlier interchange
+    /// gave.
     events: u32,
-    /// Those events' ids, in order.
-    event_ids: Vec<String>,
+    /// The keys of the events counted, in order: the store's probe of earlier interchanges.
+    event_keys: Vec<String>,
+    /// Every key read so far in the interchange.
+    keys_seen: std::collections::HashSet<String>,
     drift: u32,
     errors: Vec<serde_json::Value>,
 }
@@ -523,13 +549,23 @@ fn record_of(
             summary.drift += 1;
         }
         if let Ok(event) = status.to_carrier_event() {
-            summary.events += 1;
-            summary.event_ids.extend(event.event_id.clone());
             events.push(event);
         }
         // A status that is no terminal status is kept among the facts for its railroad.
         if let Some(fact) = status.terminal_facts().or_else(|| status.railroad_facts()) {
             facts.push(fact);
+        }
+    }
+    for key in event_keys(&events) {
+        match key {
+            // The same key in an earlier transaction of this interchange is that event.
+            Some(key) if summary.keys_seen.contains(&key) => {}
+            Some(key) => {
+                summary.keys_seen.insert(key.clone());
+                summary.event_keys.push(key);
+                summary.events += 1;
+            }
+            None => summary.events += 1,
         }
     }
     EdiTransactionRecord {
@@ -706,13 +742,36 @@ pub async fn acknowledgement(
 pub const X12_MEDIA_TYPE: &str = "application/edi-x12";
 pub const EDIFACT_MEDIA_TYPE: &str = "application/edifact";
 
+/// What tells one event of a transaction from the others: its EDI event id (sender, code,
+/// container or bill, place and time), and for the second and later event of the same
+/// transaction with that id, the id and its turn (`{id}#2`, …). The id is coarse: one
+/// status about two bookings (`CNI+1`, `CNI+2`), or at two places with no UN/LOCODE, gives
+/// two events with one id, which stay two. An event with no id has no key.
+pub fn event_keys(events: &[tidemark_carriers::CarrierEvent]) -> Vec<Option<String>> {
+    let mut turns: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    events
+        .iter()
+        .map(|event| {
+            let id = event.event_id.as_deref()?;
+            let turn = turns.entry(id).or_default();
+            *turn += 1;
+            Some(match *turn {
+                1 => id.to_owned(),
+                turn => format!("{id}#{turn}"),
+            })
+        })
+        .collect()
+}
+
 /// The carrier events stored transactions stand for, each status once, in the order first
-/// received. A status sent again in a later interchange (a VAN's retransmission, a line
-/// resending the day's statuses, a file received on two channels) has the same event id —
-/// built from its sender, code, container or bill, place and time — and is the same event:
-/// it keeps its place and takes what was sent last. Read twice it would be two events
-/// sharing an id, which a carrier's answer keeps apart under ids naming what each is about
-/// (`report::source_id`): a second transport event beside the first, notified again.
+/// received. A status sent again in a later transaction (a VAN's retransmission, a line
+/// resending the day's statuses, a file received on two channels) has the same key
+/// ([`event_keys`]: its event id — built from its sender, code, container or bill, place
+/// and time — and its turn among the transaction's events with that id) and is the same
+/// event: it keeps its place and takes what was sent last. Read twice it would be two
+/// events sharing an id, which a carrier's answer keeps apart under ids naming what each is
+/// about (`report::source_id`): a second transport event beside the first, notified again.
+/// Distinct statuses of one transaction sharing an id stay distinct events.
 pub fn events_of(transactions: &[&EdiTransactionRecord]) -> Vec<tidemark_carriers::CarrierEvent> {
     use serde::Deserialize;
 
@@ -729,13 +788,14 @@ pub fn events_of(transactions: &[&EdiTransactionRecord]) -> Vec<tidemark_carrier
                 continue;
             }
         };
-        for event in read {
-            let known = event.event_id.as_ref().and_then(|id| at.get(id)).copied();
+        let keys = event_keys(&read);
+        for (event, key) in read.into_iter().zip(keys) {
+            let known = key.as_ref().and_then(|key| at.get(key)).copied();
             match known.and_then(|known| events.get_mut(known)) {
                 Some(slot) => *slot = event,
                 None => {
-                    if let Some(id) = &event.event_id {
-                        at.insert(id.clone(), events.len());
+                    if let Some(key) = key {
+                        at.insert(key, events.len());
                     }
                     events.push(event);
                 }
