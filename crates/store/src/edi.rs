@@ -54,6 +54,44 @@ pub struct EdiMessage {
     pub updated_at: DateTime<Utc>,
 }
 
+impl EdiMessage {
+    /// An interchange as it arrives, before anything in it is read: `received`, every count
+    /// zero, nothing known of its envelope.
+    pub fn received(
+        id: Uuid,
+        account_id: AccountId,
+        channel: &str,
+        source_name: Option<String>,
+        create_shipments: bool,
+        size_bytes: u64,
+        at: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            id,
+            account_id,
+            channel: channel.to_owned(),
+            source_name,
+            syntax: None,
+            sender: None,
+            receiver: None,
+            control_number: None,
+            status: "received".to_owned(),
+            transactions: 0,
+            rejected_transactions: 0,
+            statuses: 0,
+            events: 0,
+            drift: 0,
+            unmatched: 0,
+            errors: serde_json::json!([]),
+            duplicate_of: None,
+            create_shipments,
+            size_bytes,
+            created_at: at,
+            updated_at: at,
+        }
+    }
+}
+
 /// One accepted transaction of an interchange: the numbers it names and what it said, as
 /// the events the tracking pipeline reads.
 #[derive(Clone, Debug, PartialEq)]

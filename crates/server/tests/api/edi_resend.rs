@@ -211,29 +211,7 @@ async fn edi_an_availability_resent_in_a_new_interchange_is_one_event(app: TestA
 async fn history_naming(app: &TestApp, account: AccountId, number: &str, transactions: u32) {
     let at = app.clock.now() - Duration::days(1);
     let id = Uuid::from_u128(0x0194_0000_0000_7000_8000_0000_0000_0001);
-    let received = EdiMessage {
-        id,
-        account_id: account,
-        channel: "api".to_owned(),
-        source_name: None,
-        syntax: None,
-        sender: None,
-        receiver: None,
-        control_number: None,
-        status: "received".to_owned(),
-        transactions: 0,
-        rejected_transactions: 0,
-        statuses: 0,
-        events: 0,
-        drift: 0,
-        unmatched: 0,
-        errors: serde_json::json!([]),
-        duplicate_of: None,
-        create_shipments: false,
-        size_bytes: 7,
-        created_at: at,
-        updated_at: at,
-    };
+    let received = EdiMessage::received(id, account, "api", None, false, 7, at);
     let job = NewJob {
         id: JobId(Uuid::from_u128(0x0194_0000_0000_7000_8000_0000_0000_0002)),
         kind: "process_edi_message".to_owned(),

@@ -17,29 +17,7 @@ pub async fn event_ids_from_before_their_record_are_known(store: &dyn EdiStore, 
     let at = Utc.with_ymd_and_hms(2026, 2, 1, 0, 0, 0).single().unwrap();
     let finish = async |n: u128, event_id: &str| {
         let id = Uuid::from_u128(0x0195_0000_0000_7000_8000_0000_0000_0000 + n);
-        let received = EdiMessage {
-            id,
-            account_id: acme,
-            channel: "api".to_owned(),
-            source_name: None,
-            syntax: None,
-            sender: None,
-            receiver: None,
-            control_number: None,
-            status: "received".to_owned(),
-            transactions: 0,
-            rejected_transactions: 0,
-            statuses: 0,
-            events: 0,
-            drift: 0,
-            unmatched: 0,
-            errors: serde_json::json!([]),
-            duplicate_of: None,
-            create_shipments: false,
-            size_bytes: 1,
-            created_at: at,
-            updated_at: at,
-        };
+        let received = EdiMessage::received(id, acme, "api", None, false, 1, at);
         let job = NewJob {
             id: JobId(Uuid::from_u128(
                 0x0195_0000_0000_7000_9000_0000_0000_0000 + n,

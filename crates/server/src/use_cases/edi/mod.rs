@@ -189,29 +189,15 @@ pub async fn receive(
         });
     }
     let now = edi.clock.now();
-    let message = EdiMessage {
-        id: edi.ids.next_id(),
-        account_id: account,
-        channel: inbound.channel.as_str().to_owned(),
-        source_name: inbound.source_name.clone(),
-        syntax: None,
-        sender: None,
-        receiver: None,
-        control_number: None,
-        status: "received".to_owned(),
-        transactions: 0,
-        rejected_transactions: 0,
-        statuses: 0,
-        events: 0,
-        drift: 0,
-        unmatched: 0,
-        errors: serde_json::json!([]),
-        duplicate_of: None,
-        create_shipments: inbound.create_shipments,
-        size_bytes: bytes.len() as u64,
-        created_at: now,
-        updated_at: now,
-    };
+    let message = EdiMessage::received(
+        edi.ids.next_id(),
+        account,
+        inbound.channel.as_str(),
+        inbound.source_name.clone(),
+        inbound.create_shipments,
+        bytes.len() as u64,
+        now,
+    );
     let job = queue::new_job(
         edi,
         JobKind::ProcessEdiMessage,
