@@ -488,6 +488,14 @@ async fn edi_input_without_its_interchange_header_is_read_but_not_acknowledged(a
                 .contains("no envelope to address"),
             "{media_type}"
         );
+        // It was read: only the answer is impossible.
+        assert!(
+            !ack.error_member("detail")
+                .as_str()
+                .unwrap()
+                .contains("could not be read"),
+            "{media_type}"
+        );
     }
 }
 

@@ -680,6 +680,10 @@ pub enum AcknowledgementError {
     Unreadable(String),
     #[error("the interchange is still being read")]
     NotReadYet,
+    /// It was read, but cannot be answered (no envelope to address, a control number too
+    /// large for X12): the builder's reason as it stands.
+    #[error("{0}")]
+    NotAnswerable(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -720,7 +724,7 @@ pub async fn acknowledgement(
             tidemark_edi::ack::edifact_contrl(&interchange, &control),
         ),
     };
-    let body = built.map_err(|error| AcknowledgementError::Unreadable(error.to_string()))?;
+    let body = built.map_err(|error| AcknowledgementError::NotAnswerable(error.to_string()))?;
     Ok(Acknowledgement { media_type, body })
 }
 
